@@ -1,0 +1,15 @@
+"""`tapediag gui` (not yet implemented)."""
+from __future__ import annotations
+
+import argparse
+
+from native.errors import TapediagError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("gui", help="(not yet implemented)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    raise TapediagError("'tapediag gui' is not implemented yet")

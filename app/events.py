@@ -1,0 +1,88 @@
+"""What a running test tells the outside world, and how it is told to stop.
+
+Every test engine (tape performance, create data, read data) has the same shape::
+
+    result = SomeTest(params, ...).run(sink, cancel)
+
+``sink`` is called from the engine's thread with the events below; the CLI prints
+them, the GUI forwards them through a Qt signal, pytest collects them in a list.
+Samples are measured on the host side (bytes and monotonic time per I/O) and batched
+so that publishing never costs more than the I/O it describes.
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Callable, Union
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One I/O as the host saw it. ``t`` is seconds since the test started (end of the I/O)."""
+
+    t: float
+    nbytes: int
+    latency: float
+    phase: str  # "write", "read", "create", "read-data", "tree-walk"
+    stream: int = 0
+
+
+@dataclass(frozen=True)
+class SampleBatch:
+    """Samples collected since the last batch; published at 10 Hz or more."""
+
+    samples: tuple[Sample, ...]
+
+
+@dataclass(frozen=True)
+class PhaseStarted:
+    phase: str
+    total_bytes: int | None = None  # None when the phase runs for a duration or to EOD
+
+
+@dataclass(frozen=True)
+class Progress:
+    phase: str
+    done_bytes: int
+    total_bytes: int | None
+    elapsed: float
+    rate_mb_s: float  # decimal MB/s over the whole phase so far
+    eta_s: float | None
+
+
+@dataclass(frozen=True)
+class Message:
+    level: str  # "info", "warning", "error"
+    text: str
+
+
+@dataclass(frozen=True)
+class PhaseFinished:
+    phase: str
+    summary: dict = field(default_factory=dict)
+
+
+Event = Union[SampleBatch, PhaseStarted, Progress, Message, PhaseFinished]
+EventSink = Callable[[Event], None]
+
+
+def discard(_event: Event) -> None:
+    """A sink for callers that do not watch progress."""
+
+
+class CancelToken:
+    """Set from any thread; engines check it between I/Os and stop within one I/O."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+
+    def cancel(self) -> None:
+        self._event.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._event.is_set()
+
+    def wait(self, seconds: float) -> bool:
+        """Sleep up to ``seconds``; True if cancelled meanwhile."""
+        return self._event.wait(seconds)

@@ -1,0 +1,189 @@
+"""The one exception tree of tapediag.
+
+It lives in the lowest layer so that every layer (native transports, the app core,
+the CLI and the GUI) raises and catches the same types. Every error carries a
+``message`` written for a technician (what happened, and where it helps, what to do);
+user-facing code prints ``str(error)`` and never a traceback.
+
+    TapediagError
+    ├── InvalidParameter        bad user input, rejected before anything is touched
+    ├── ParseError              a device answered with bytes we cannot decode
+    ├── SafetyRefusal           a write that would destroy data, refused until confirmed
+    ├── Cancelled               the user cancelled a running test
+    ├── DiskTestError           file-system side failures of the disk tests
+    │   ├── TargetNotEmpty
+    │   └── NoSpace
+    └── DeviceError             anything between us and the drive
+        ├── DeviceNotFound
+        ├── DevicePermissionDenied
+        ├── TransportUnavailable   the library a transport needs is missing
+        ├── TransportError         below SCSI: the command did not complete
+        │   ├── CommandTimeout
+        │   └── ConnectionLost
+        ├── ScsiStatusError        a SCSI status other than GOOD / CHECK CONDITION
+        └── CheckCondition         CHECK CONDITION, with the decoded sense
+            ├── NotReady           (sense key 2)
+            ├── MediumError        (3)
+            ├── HardwareError      (4)
+            ├── IllegalRequest     (5)
+            ├── UnitAttention      (6)
+            ├── DataProtect        (7)
+            ├── BlankCheck         (8)
+            └── AbortedCommand     (0xB)
+"""
+from __future__ import annotations
+
+from typing import Any
+
+
+class TapediagError(Exception):
+    """Root of every error tapediag raises on purpose.
+
+    ``message`` is the one clear sentence a user sees; ``hint`` optionally says how
+    to fix it (install a package, run as root, insert a cartridge...).
+    """
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def __str__(self) -> str:
+        if self.hint:
+            return f"{self.message} ({self.hint})"
+        return self.message
+
+
+class InvalidParameter(TapediagError):
+    """User input that cannot work: rejected before any device or file is touched."""
+
+
+class ParseError(TapediagError):
+    """A response, page or sense buffer that is malformed or truncated."""
+
+
+class SafetyRefusal(TapediagError):
+    """A write refused because it would destroy data (or cannot succeed: WP, WORM).
+
+    ``reason`` says what was found on the cartridge; ``overridable`` tells whether an
+    explicit confirmation (``--force`` / the GUI dialog) may lift the refusal.
+    """
+
+    def __init__(self, message: str, *, reason: str, overridable: bool, hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.reason = reason
+        self.overridable = overridable
+
+
+class Cancelled(TapediagError):
+    """The user cancelled; partial results are kept by whoever catches this."""
+
+
+class DiskTestError(TapediagError):
+    """A file-system failure of the disk tests (create data / read data)."""
+
+
+class TargetNotEmpty(DiskTestError):
+    """The create-data target holds files we did not create."""
+
+
+class NoSpace(DiskTestError):
+    """Not enough free space, before the run or mid-run (ENOSPC)."""
+
+
+class DeviceError(TapediagError):
+    """Anything that goes wrong between tapediag and a drive. ``device`` names it."""
+
+    def __init__(self, message: str, *, device: str = "", hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.device = device
+
+
+class DeviceNotFound(DeviceError):
+    """The device string names nothing that exists or answers."""
+
+
+class DevicePermissionDenied(DeviceError):
+    """The OS refused access to the device node."""
+
+
+class TransportUnavailable(DeviceError):
+    """The library a transport needs (libsgutils2, libiscsi) is not installed."""
+
+
+class TransportError(DeviceError):
+    """The command did not complete below the SCSI layer (OS, HBA, network)."""
+
+
+class CommandTimeout(TransportError):
+    """The command did not complete within its timeout."""
+
+
+class ConnectionLost(TransportError):
+    """The iSCSI session or the device went away mid-command."""
+
+
+class ScsiStatusError(DeviceError):
+    """A SCSI status other than GOOD or CHECK CONDITION (BUSY, RESERVATION CONFLICT...)."""
+
+    def __init__(self, message: str, *, status: int, device: str = "", hint: str | None = None) -> None:
+        super().__init__(message, device=device, hint=hint)
+        self.status = status
+
+
+class CheckCondition(DeviceError):
+    """CHECK CONDITION. ``sense`` is the decoded sense (``app.scsi.sense.Sense``).
+
+    The subclass is chosen by sense key (see ``for_sense_key``) so callers can write
+    ``except IllegalRequest`` for "not supported by this device".
+    """
+
+    sense_key: int | None = None
+
+    def __init__(self, message: str, *, sense: Any, device: str = "", hint: str | None = None) -> None:
+        super().__init__(message, device=device, hint=hint)
+        self.sense = sense
+
+
+class NotReady(CheckCondition):
+    sense_key = 0x2
+
+
+class MediumError(CheckCondition):
+    sense_key = 0x3
+
+
+class HardwareError(CheckCondition):
+    sense_key = 0x4
+
+
+class IllegalRequest(CheckCondition):
+    sense_key = 0x5
+
+
+class UnitAttention(CheckCondition):
+    sense_key = 0x6
+
+
+class DataProtect(CheckCondition):
+    sense_key = 0x7
+
+
+class BlankCheck(CheckCondition):
+    sense_key = 0x8
+
+
+class AbortedCommand(CheckCondition):
+    sense_key = 0xB
+
+
+_BY_SENSE_KEY: dict[int, type[CheckCondition]] = {
+    cls.sense_key: cls
+    for cls in (NotReady, MediumError, HardwareError, IllegalRequest, UnitAttention, DataProtect, BlankCheck, AbortedCommand)
+    if cls.sense_key is not None
+}
+
+
+def check_condition_class(sense_key: int) -> type[CheckCondition]:
+    """The CheckCondition subclass for a sense key (CheckCondition itself if none fits)."""
+    return _BY_SENSE_KEY.get(sense_key, CheckCondition)

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Sets everything up, then runs the whole test suite (unit, real tgtd over iSCSI,
+# virtual drive, GUI offscreen, PDF checks). Extra arguments go to pytest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+export QT_QPA_PLATFORM=offscreen
+exec .venv/bin/python -m pytest -q -p no:cacheprovider "$@"

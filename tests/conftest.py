@@ -1,0 +1,16 @@
+"""Suite-wide fixtures. Area fixtures live in tests/helpers/ and are loaded as plugins."""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+
+@pytest.fixture(autouse=True)
+def isolated_data_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
+    """Every test gets its own data directory: history, virtual cartridges, settings."""
+    path = tmp_path_factory.mktemp("tapediag-data")
+    monkeypatch.setenv("TAPEDIAG_DATA_DIR", str(path))
+    return path
