@@ -25,6 +25,8 @@ COMMAND_MODULES = (
     "clean",
     "troubleshoot",
     "history",
+    "show",
+    "export",
     "report",
     "gui",
 )
