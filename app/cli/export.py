@@ -1,15 +1,42 @@
-"""`tapediag export` (not yet implemented)."""
+"""`tapediag export RUN_ID --csv|--json [-o FILE]`: a run's samples (CSV) or the whole run (JSON)."""
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 
+from app.history import History
+from app.history.export import write_csv, write_json
 from native.errors import TapediagError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("export", help="(not yet implemented)")
+    parser = subparsers.add_parser("export", help="export a past run as CSV (samples) or JSON")
+    parser.add_argument("run_id", type=int, metavar="RUN_ID")
+    fmt = parser.add_mutually_exclusive_group(required=True)
+    fmt.add_argument("--csv", action="store_true", help="one row per I/O sample")
+    fmt.add_argument("--json", action="store_true", help="parameters, results and samples")
+    parser.add_argument("-o", "--output", type=Path, help="write to this file instead of stdout")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    raise TapediagError("'tapediag export' is not implemented yet")
+    with History.open() as hist:
+        got = hist.get_run(args.run_id, samples=args.json)  # checks the id before creating a file
+        try:
+            out = open(args.output, "w", newline="", encoding="utf-8") if args.output else sys.stdout
+        except OSError as err:
+            raise TapediagError(f"cannot write {args.output}: {err.strerror}") from err
+        try:
+            if args.csv:
+                n = write_csv(hist, args.run_id, out)
+                what = f"{n} samples"
+            else:
+                write_json(got, out)
+                what = "run"
+        finally:
+            if args.output:
+                out.close()
+    if args.output:
+        print(f"Exported {what} of run {args.run_id} to {args.output}", file=sys.stderr)
+    return 0

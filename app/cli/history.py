@@ -1,15 +1,54 @@
-"""`tapediag history` (not yet implemented)."""
+"""`tapediag history`: list the stored runs (or print where the database lives)."""
 from __future__ import annotations
 
 import argparse
+import json
 
-from native.errors import TapediagError
+from app.history import KINDS, History, Run, default_path
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("history", help="(not yet implemented)")
+    parser = subparsers.add_parser("history", help="list past test runs")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.add_argument("--path", action="store_true", help="print the history database's path and exit")
+    parser.add_argument("--kind", choices=KINDS, help="only runs of this kind")
+    parser.add_argument("--device", help="only runs on this device")
+    parser.add_argument("--limit", type=int, default=None, help="at most this many (newest first)")
     parser.set_defaults(func=run)
 
 
+def headline(run: Run) -> str:
+    """A short summary of a run's results for one table cell: its main MB/s figures or verdict."""
+    res = run.results or {}
+    if run.status != "complete":
+        return run.error or ""
+    if "verdict" in res and isinstance(res["verdict"], str):
+        return res["verdict"]
+    parts = []
+    for key, value in res.items():
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and "mb_s" in key:
+            parts.append(f"{key.replace('_mb_s', '').replace('mb_s', 'rate')} {value:.1f} MB/s")
+    if not parts and isinstance(res.get("serial"), str):
+        parts.append(f"serial {res['serial']}")
+    return ", ".join(parts[:3])
+
+
 def run(args: argparse.Namespace) -> int:
-    raise TapediagError("'tapediag history' is not implemented yet")
+    if args.path:
+        print(default_path())
+        return 0
+    with History.open() as hist:
+        runs = hist.list_runs(kind=args.kind, device=args.device, limit=args.limit)
+    if args.json:
+        print(json.dumps([r.to_dict(samples=False) for r in runs], indent=2, sort_keys=True))
+        return 0
+    if not runs:
+        print("No runs recorded yet.")
+        return 0
+    rows = [(str(r.id), r.started_at.replace("T", " ").replace("+00:00", "Z"), r.kind, r.device, r.status, headline(r))
+            for r in runs]
+    header = ("ID", "STARTED (UTC)", "KIND", "DEVICE", "STATUS", "RESULT")
+    widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(header)]
+    for row in (header, *rows):
+        print("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip())
+    return 0

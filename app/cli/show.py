@@ -1,15 +1,52 @@
-"""`tapediag show` (not yet implemented)."""
+"""`tapediag show RUN_ID`: one stored run, its parameters and results."""
 from __future__ import annotations
 
 import argparse
+import json
 
-from native.errors import TapediagError
+from app.history import History, throughput_series
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("show", help="(not yet implemented)")
+    parser = subparsers.add_parser("show", help="show one past run")
+    parser.add_argument("run_id", type=int, metavar="RUN_ID")
+    parser.add_argument("--json", action="store_true", help="the whole run, samples included, as JSON")
     parser.set_defaults(func=run)
 
 
+def _flatten(prefix: str, value: object, out: list[tuple[str, str]]) -> None:
+    if isinstance(value, dict):
+        for key, sub in value.items():
+            _flatten(f"{prefix}.{key}" if prefix else str(key), sub, out)
+    elif isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+        for i, sub in enumerate(value):
+            _flatten(f"{prefix}[{i}]", sub, out)
+    else:
+        out.append((prefix, json.dumps(value) if not isinstance(value, str) else value))
+
+
 def run(args: argparse.Namespace) -> int:
-    raise TapediagError("'tapediag show' is not implemented yet")
+    with History.open() as hist:
+        got = hist.get_run(args.run_id, samples=True)
+    if args.json:
+        print(json.dumps(got.to_dict(), indent=2, sort_keys=True))
+        return 0
+    print(f"Run {got.id}: {got.kind} on {got.device or '-'} — {got.status}")
+    print(f"  started {got.started_at}, finished {got.finished_at or '-'} (tapediag {got.version})")
+    if got.error:
+        print(f"  error: {got.error}")
+    for title, section in (("Parameters", got.params), ("Results", got.results or {})):
+        lines: list[tuple[str, str]] = []
+        _flatten("", section, lines)
+        print(f"{title}:")
+        width = max((len(k) for k, _ in lines), default=0)
+        for key, value in lines:
+            print(f"  {key.ljust(width)}  {value}")
+        if not lines:
+            print("  (none)")
+    print(f"Samples: {got.sample_count}")
+    for phase, points in throughput_series(got.samples).items():
+        rates = [p.mb_s for p in points]
+        total = sum(s.nbytes for s in got.samples if s.phase == phase)
+        print(f"  {phase}: {total / 1e6:.1f} MB, binned rate min {min(rates):.1f} / max {max(rates):.1f} MB/s")
+    return 0

@@ -1,0 +1,105 @@
+"""Recording a test run into the history as it happens.
+
+Usage in a CLI command or a GUI worker::
+
+    with record("tape-perf", device, params) as rec:
+        result = TapePerfTest(params, drive).run(rec.sink(print_event), cancel)
+        rec.results = result.to_dict()
+    print(rec.run_id)
+
+The run is committed as ``incomplete`` on entry. Samples from ``SampleBatch`` events
+are buffered and committed every ``flush_samples`` samples or ``flush_seconds``, so a
+crash loses at most one flush interval of samples and never the run itself. On a
+clean exit the run becomes ``complete`` (with ``rec.results``); ``Cancelled`` or
+KeyboardInterrupt make it ``cancelled``, any other exception ``failed`` with the
+error's one-line message; the exception is then re-raised unchanged.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
+
+from app.events import Event, EventSink, Sample, SampleBatch, discard
+from native.errors import Cancelled
+
+from .store import History
+
+
+class Recorder:
+    """The handle ``record()`` yields: a sink wrapper, the run id and the results slot."""
+
+    def __init__(self, history: History, run_id: int, *, flush_samples: int = 20000, flush_seconds: float = 1.0) -> None:
+        self.history = history
+        self.run_id = run_id
+        self.results: dict | None = None
+        self._buffer: list[Sample] = []
+        self._lock = threading.Lock()
+        self._flush_samples = flush_samples
+        self._flush_seconds = flush_seconds
+        self._last_flush = time.monotonic()
+
+    def sink(self, inner: EventSink = discard) -> EventSink:
+        """An event sink that stores samples, then passes every event on to ``inner``."""
+
+        def _sink(event: Event) -> None:
+            if isinstance(event, SampleBatch):
+                self.add(event.samples)
+            inner(event)
+
+        return _sink
+
+    def add(self, samples: tuple[Sample, ...] | list[Sample]) -> None:
+        with self._lock:
+            self._buffer.extend(samples)
+            due = (len(self._buffer) >= self._flush_samples
+                   or time.monotonic() - self._last_flush >= self._flush_seconds)
+        if due:
+            self.flush()
+
+    def flush(self) -> None:
+        with self._lock:
+            pending, self._buffer = self._buffer, []
+            self._last_flush = time.monotonic()
+        self.history.add_samples(self.run_id, pending)
+
+
+@contextmanager
+def record(kind: str, device: str, params: dict | None = None, *, history: History | None = None,
+           flush_samples: int = 20000, flush_seconds: float = 1.0) -> Iterator[Recorder]:
+    """Record one run; see the module docstring. Opens the default history if none given."""
+    own = history is None
+    hist = History.open() if history is None else history
+    try:
+        run_id = hist.start_run(kind, device, params or {})
+        rec = Recorder(hist, run_id, flush_samples=flush_samples, flush_seconds=flush_seconds)
+        try:
+            yield rec
+        except (Cancelled, KeyboardInterrupt) as err:
+            rec.flush()
+            hist.finish_run(run_id, "cancelled", rec.results, error=str(err) or "cancelled by the user")
+            raise
+        except BaseException as err:
+            rec.flush()
+            hist.finish_run(run_id, "failed", rec.results, error=str(err) or type(err).__name__)
+            raise
+        rec.flush()
+        hist.finish_run(run_id, "complete", rec.results)
+    finally:
+        if own:
+            hist.close()
+
+
+def run_recorded(kind: str, device: str, params: dict | None, run_callable: Callable[[EventSink], Any], *,
+                 sink: EventSink = discard, history: History | None = None) -> tuple[int, Any]:
+    """Call ``run_callable(sink)`` inside ``record()``; store its result's ``to_dict()`` (or the dict it returns).
+
+    Returns ``(run_id, result)``. For engines shaped ``Test(...).run(sink, cancel)``:
+    ``run_recorded("tape-perf", dev, params, lambda s: test.run(s, cancel))``.
+    """
+    with record(kind, device, params, history=history) as rec:
+        result = run_callable(rec.sink(sink))
+        to_dict = getattr(result, "to_dict", None)
+        rec.results = to_dict() if callable(to_dict) else (result if isinstance(result, dict) else None)
+    return rec.run_id, result

@@ -1,0 +1,79 @@
+"""The history database schema and its migrations.
+
+The schema version lives in ``PRAGMA user_version``. Each migration is a function
+that takes the schema from version ``n`` to ``n + 1``; they run in order, each in its
+own transaction, so an interrupted upgrade leaves the database at the last version
+that completed (SQLite DDL is transactional). A database written by a newer tapediag
+(``user_version`` above what we know) is refused rather than guessed at.
+"""
+from __future__ import annotations
+
+import sqlite3
+from typing import Callable
+
+from native.errors import TapediagError
+
+
+def _m1_initial(conn: sqlite3.Connection) -> None:
+    """Runs and their samples. JSON columns keep the engines' ``to_dict()`` forms."""
+    conn.execute(
+        """
+        CREATE TABLE runs (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            kind TEXT NOT NULL,
+            device TEXT NOT NULL DEFAULT '',
+            status TEXT NOT NULL DEFAULT 'incomplete',
+            started_at TEXT NOT NULL,
+            finished_at TEXT,
+            params TEXT NOT NULL DEFAULT '{}',
+            results TEXT,
+            error TEXT,
+            version TEXT NOT NULL DEFAULT ''
+        )
+        """
+    )
+    conn.execute("CREATE INDEX runs_kind_device ON runs(kind, device)")
+    conn.execute(
+        """
+        CREATE TABLE samples (
+            run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+            t REAL NOT NULL,
+            nbytes INTEGER NOT NULL,
+            latency REAL NOT NULL,
+            phase TEXT NOT NULL,
+            stream INTEGER NOT NULL DEFAULT 0
+        )
+        """
+    )
+    conn.execute("CREATE INDEX samples_run ON samples(run_id)")
+
+
+def _m2_sample_count(conn: sqlite3.Connection) -> None:
+    """A per-run sample count, so listing thousands of runs never scans the samples."""
+    conn.execute("ALTER TABLE runs ADD COLUMN sample_count INTEGER NOT NULL DEFAULT 0")
+    conn.execute("UPDATE runs SET sample_count = (SELECT COUNT(*) FROM samples WHERE samples.run_id = runs.id)")
+
+
+# Ordered: MIGRATIONS[n] upgrades version n to n + 1. Append only; never edit a shipped one.
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_m1_initial, _m2_sample_count)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def migrate(conn: sqlite3.Connection, migrations: tuple[Callable[[sqlite3.Connection], None], ...] = MIGRATIONS) -> int:
+    """Bring the database up to ``len(migrations)``; returns the version it started at."""
+    start = conn.execute("PRAGMA user_version").fetchone()[0]
+    if start > len(migrations):
+        raise TapediagError(
+            f"the history database has schema version {start}, newer than this tapediag understands ({len(migrations)})",
+            hint="upgrade tapediag, or point TAPEDIAG_DATA_DIR elsewhere",
+        )
+    for version in range(start, len(migrations)):
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            migrations[version](conn)
+            conn.execute(f"PRAGMA user_version = {version + 1}")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+    return start

@@ -1,0 +1,250 @@
+"""``History``: the run history kept in an embedded SQLite database.
+
+Why SQLite in WAL mode: a run is inserted (status ``incomplete``) and committed before
+the test starts, samples are committed batch by batch, and the final status is one
+more small transaction. If the process dies at any point, SQLite's journal leaves the
+file consistent and the run simply stays ``incomplete``: never a corrupt database,
+never a run that silently vanished. WAL lets the GUI read the history while a worker
+thread appends samples.
+
+Everything stored is JSON-safe: engines hand over their results' ``to_dict()`` forms,
+so history does not depend on (or break with) the engines' classes.
+"""
+from __future__ import annotations
+
+import dataclasses
+import enum
+import json
+import math
+import sqlite3
+import threading
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+from app import __version__
+from app.events import Sample
+from app.paths import data_dir
+from native.errors import InvalidParameter, TapediagError
+
+from .schema import migrate
+
+KINDS = ("drive-info", "tape-perf", "create-data", "read-data", "troubleshoot")
+STATUSES = ("incomplete", "complete", "failed", "cancelled")
+DB_NAME = "history.sqlite"
+
+
+def default_path() -> Path:
+    """Where the history lives: ``data_dir()/history.sqlite``."""
+    return data_dir() / DB_NAME
+
+
+def _utc_now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def _json_default(value: Any) -> Any:
+    """Make the usual non-JSON values of result dicts storable (paths, enums, numpy)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        to_dict = getattr(value, "to_dict", None)
+        return to_dict() if callable(to_dict) else dataclasses.asdict(value)
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    if isinstance(value, bytes):
+        return value.hex()
+    item = getattr(value, "item", None)  # numpy scalars
+    if callable(item):
+        return item()
+    tolist = getattr(value, "tolist", None)  # numpy arrays
+    if callable(tolist):
+        return tolist()
+    raise TypeError(f"{type(value).__name__} is not JSON-safe")
+
+
+def _dumps(value: Any) -> str:
+    try:
+        return json.dumps(value, default=_json_default, allow_nan=False, sort_keys=True)
+    except ValueError:
+        # NaN/inf are legal floats in results (e.g. an ETA never reached); store them as null.
+        return json.dumps(_scrub_nan(value), default=_json_default, sort_keys=True)
+    except TypeError as err:
+        raise InvalidParameter(f"cannot store in history: {err}") from err
+
+
+def _scrub_nan(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _scrub_nan(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_scrub_nan(v) for v in value]
+    return value
+
+
+@dataclasses.dataclass(frozen=True)
+class Run:
+    """One stored run. ``samples`` is empty unless asked for (``get_run(id)``)."""
+
+    id: int
+    kind: str
+    device: str
+    status: str
+    started_at: str
+    finished_at: str | None
+    params: dict
+    results: dict | None
+    error: str | None
+    version: str
+    sample_count: int
+    samples: tuple[Sample, ...] = ()
+
+    def to_dict(self, *, samples: bool = True) -> dict:
+        """The JSON form (``tapediag show --json``, ``export --json``, reports)."""
+        out = dataclasses.asdict(self)
+        out["samples"] = [dataclasses.asdict(s) for s in self.samples] if samples else []
+        return out
+
+
+class History:
+    """The run history. Thread-safe: one connection, serialised by a lock.
+
+    ``History.open()`` uses the user's data directory; pass ``path`` for another file
+    (tests, a technician's exported database).
+    """
+
+    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+        self._conn = conn
+        self._lock = threading.RLock()
+        self.path = path
+
+    @classmethod
+    def open(cls, path: str | Path | None = None) -> "History":
+        path = Path(path) if path is not None else default_path()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False, timeout=10.0)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: durable commits, consistent after a crash
+            conn.execute("PRAGMA foreign_keys=ON")
+            migrate(conn)
+        except sqlite3.DatabaseError as err:
+            raise TapediagError(f"cannot open the history database {path}: {err}",
+                                hint="move the file aside to start a new history") from err
+        return cls(conn, path)
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> "History":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- writing ---------------------------------------------------------------------
+
+    def start_run(self, kind: str, device: str, params: dict | None = None) -> int:
+        """Insert a run as ``incomplete`` and commit it before the test touches anything."""
+        if kind not in KINDS:
+            raise InvalidParameter(f"unknown run kind {kind!r} (expected one of {', '.join(KINDS)})")
+        with self._lock:
+            cur = self._conn.execute(
+                "INSERT INTO runs (kind, device, status, started_at, params, version) VALUES (?, ?, 'incomplete', ?, ?, ?)",
+                (kind, device or "", _utc_now(), _dumps(params or {}), __version__),
+            )
+            return int(cur.lastrowid)
+
+    def add_samples(self, run_id: int, samples: Iterable[Sample]) -> int:
+        """Append samples in one transaction; returns how many were stored."""
+        rows = [(run_id, s.t, s.nbytes, s.latency, s.phase, s.stream) for s in samples]
+        if not rows:
+            return 0
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                self._conn.executemany(
+                    "INSERT INTO samples (run_id, t, nbytes, latency, phase, stream) VALUES (?, ?, ?, ?, ?, ?)", rows
+                )
+                self._conn.execute("UPDATE runs SET sample_count = sample_count + ? WHERE id = ?", (len(rows), run_id))
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+        return len(rows)
+
+    def finish_run(self, run_id: int, status: str, results: dict | None = None, error: str | None = None) -> None:
+        """Record how the run ended: ``complete``, ``failed`` or ``cancelled``."""
+        if status not in STATUSES or status == "incomplete":
+            raise InvalidParameter(f"a run cannot finish as {status!r}")
+        with self._lock:
+            cur = self._conn.execute(
+                "UPDATE runs SET status = ?, finished_at = ?, results = ?, error = ? WHERE id = ?",
+                (status, _utc_now(), None if results is None else _dumps(results), error, run_id),
+            )
+            if cur.rowcount != 1:
+                raise InvalidParameter(f"no run {run_id} in the history")
+
+    def delete_run(self, run_id: int) -> None:
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            self._conn.execute("DELETE FROM samples WHERE run_id = ?", (run_id,))
+            cur = self._conn.execute("DELETE FROM runs WHERE id = ?", (run_id,))
+            self._conn.execute("COMMIT")
+        if cur.rowcount != 1:
+            raise InvalidParameter(f"no run {run_id} in the history")
+
+    # -- reading ---------------------------------------------------------------------
+
+    _COLUMNS = "id, kind, device, status, started_at, finished_at, params, results, error, version, sample_count"
+
+    @staticmethod
+    def _row_to_run(row: tuple, samples: tuple[Sample, ...] = ()) -> Run:
+        return Run(
+            id=row[0], kind=row[1], device=row[2], status=row[3], started_at=row[4], finished_at=row[5],
+            params=json.loads(row[6]), results=None if row[7] is None else json.loads(row[7]),
+            error=row[8], version=row[9], sample_count=row[10], samples=samples,
+        )
+
+    def list_runs(self, kind: str | None = None, device: str | None = None, limit: int | None = None) -> list[Run]:
+        """Runs newest first, without samples."""
+        where, args = [], []
+        if kind:
+            where.append("kind = ?")
+            args.append(kind)
+        if device:
+            where.append("device = ?")
+            args.append(device)
+        sql = f"SELECT {self._COLUMNS} FROM runs"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += " ORDER BY id DESC"
+        if limit:
+            sql += f" LIMIT {int(limit)}"
+        with self._lock:
+            rows = self._conn.execute(sql, args).fetchall()
+        return [self._row_to_run(r) for r in rows]
+
+    def get_run(self, run_id: int, *, samples: bool = True) -> Run:
+        """One run (with its samples unless ``samples=False``); InvalidParameter if unknown."""
+        with self._lock:
+            row = self._conn.execute(f"SELECT {self._COLUMNS} FROM runs WHERE id = ?", (run_id,)).fetchone()
+            if row is None:
+                raise InvalidParameter(f"no run {run_id} in the history", hint="'tapediag history' lists the runs")
+            got = tuple(self.iter_samples(run_id)) if samples else ()
+        return self._row_to_run(row, got)
+
+    def iter_samples(self, run_id: int) -> Iterator[Sample]:
+        """Samples in insertion order (the order the engine published them)."""
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT t, nbytes, latency, phase, stream FROM samples WHERE run_id = ? ORDER BY rowid", (run_id,)
+            ).fetchall()
+        for t, nbytes, latency, phase, stream in rows:
+            yield Sample(t=t, nbytes=nbytes, latency=latency, phase=phase, stream=stream)
