@@ -1,0 +1,236 @@
+"""File I/O loops of the disk tests, in C where it is built (``native._diskio``).
+
+The C module releases the GIL for a whole batch of files, which is what lets several
+stream threads create or read small files in parallel. Where it is missing (Windows,
+or a source checkout without a compiler) the same functions run in plain Python: the
+results are correct, only small-file rates with several streams are lower, and
+``NATIVE`` says which one is in use so results can report it.
+
+Records: every batch function returns a list of ``FileRecord`` (errno, bytes, end time
+on the ``time.monotonic_ns`` clock, latency in ns), one per file attempted.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+from dataclasses import dataclass
+from typing import Sequence
+
+try:
+    from native import _diskio as _c
+
+    NATIVE = hasattr(_c, "create_files")
+except ImportError:  # not built (or Windows): the Python loops below
+    _c = None
+    NATIVE = False
+
+FLAG_FSYNC = 1
+FLAG_EVICT = 1
+FLAG_DIRECT = 2
+HAVE_O_DIRECT = hasattr(os, "O_DIRECT")
+# Directory descriptors (openat) exist on POSIX only; on Windows paths are joined.
+HAVE_DIRFD = os.name == "posix"
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_BINARY = getattr(os, "O_BINARY", 0)
+
+
+@dataclass(frozen=True)
+class FileRecord:
+    err: int  # 0, or the errno that stopped this file
+    nbytes: int
+    t_end_ns: int
+    latency_ns: int
+
+
+def _records(raw: bytes) -> list[FileRecord]:
+    mv = memoryview(raw).cast("q")
+    return [FileRecord(mv[i], mv[i + 1], mv[i + 2], mv[i + 3]) for i in range(0, len(mv), 4)]
+
+
+def file_name(prefix: str, index: int) -> str:
+    """The name ``create_files`` gives file ``index`` (at most 16 characters)."""
+    return f"{prefix}{index:06d}.dat"
+
+
+def _xor_slice(pool: memoryview, off: int, n: int, key: int) -> bytes:
+    """Python twin of the C pattern writer: pool[off:off+n] XOR the 64-bit key, 8-byte phase."""
+    chunk = bytes(pool[off : off + n])
+    if not key:
+        return chunk
+    keyb = key.to_bytes(8, "little", signed=False) * ((n + 7) // 8)
+    return (int.from_bytes(chunk, "little") ^ int.from_bytes(keyb[:n], "little")).to_bytes(n, "little")
+
+
+def _py_write(fd: int, pool: memoryview, off: int, nbytes: int, key: int, chunk: int) -> tuple[int, int]:
+    done = 0
+    plen = len(pool)
+    try:
+        while done < nbytes:
+            n = min(nbytes - done, chunk, plen - off)
+            data = _xor_slice(pool, off, n, key)
+            view = memoryview(data)
+            while view:
+                w = os.write(fd, view)
+                view = view[w:]
+            done += n
+            off = (off + n) % plen
+    except OSError as err:
+        return done, err.errno or 5
+    return done, 0
+
+
+def create_files(
+    dirfd: int, dirpath: str, prefix: str, first_index: int, specs: Sequence[tuple[int, int, int]] | bytes,
+    pool: bytes | memoryview, chunk: int, flags: int,
+) -> list[FileRecord]:
+    """Create files ``prefix%06d.dat`` from ``first_index`` in one directory.
+
+    ``specs`` holds int64 triples (size, pool offset, XOR key) per file, packed (C
+    layout) or as tuples. Stops at the first error; a file that failed half-way is
+    removed again (it was ours: O_EXCL), and its record carries the errno.
+    """
+    packed = specs if isinstance(specs, (bytes, bytearray, memoryview)) else _pack(specs)
+    if NATIVE and HAVE_DIRFD:
+        return _records(_c.create_files(dirfd, prefix, first_index, packed, pool, chunk, flags))
+    triples = memoryview(packed).cast("q")
+    view = memoryview(pool)
+    out: list[FileRecord] = []
+    for i in range(len(triples) // 3):
+        size, off, key = triples[3 * i], triples[3 * i + 1], triples[3 * i + 2] & 0xFFFFFFFFFFFFFFFF
+        name = file_name(prefix, first_index + i)
+        t0 = time.monotonic_ns()
+        err, written = 0, 0
+        kw = {"dir_fd": dirfd} if HAVE_DIRFD else {}
+        path = name if HAVE_DIRFD else os.path.join(dirpath, name)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC | _BINARY, 0o644, **kw)
+        except OSError as exc:
+            err = exc.errno or 5
+        else:
+            written, err = _py_write(fd, view, off % len(view), size, key, chunk)
+            try:
+                if not err and flags & FLAG_FSYNC:
+                    os.fsync(fd)
+            except OSError as exc:
+                err = exc.errno or 5
+            os.close(fd)
+            if err:
+                os.unlink(path, **kw)
+        t1 = time.monotonic_ns()
+        out.append(FileRecord(err, 0 if err else written, t1, t1 - t0))
+        if err:
+            break
+    return out
+
+
+def write_fd(fd: int, pool: bytes | memoryview, off: int, nbytes: int, key: int, chunk: int) -> tuple[int, int]:
+    """Write ``nbytes`` of pattern data from pool offset ``off``; (written, errno)."""
+    if NATIVE:
+        return _c.write_fd(fd, pool, off, nbytes, _signed(key), chunk)
+    view = memoryview(pool)
+    return _py_write(fd, view, off % len(view), nbytes, key, chunk)
+
+
+def _open_read(path: str, flags: int, dirfd: int | None) -> int:
+    oflags = os.O_RDONLY | _NOFOLLOW | _CLOEXEC | _BINARY
+    if flags & FLAG_DIRECT and HAVE_O_DIRECT:
+        oflags |= os.O_DIRECT
+    fd = os.open(path, oflags, dir_fd=dirfd) if dirfd is not None else os.open(path, oflags)
+    if flags & FLAG_EVICT and hasattr(os, "posix_fadvise"):
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    return fd
+
+
+def read_files(dirfd: int, dirpath: str, names: Sequence[bytes], buf: bytearray | memoryview, flags: int) -> list[FileRecord]:
+    """Read whole files of one directory with ``len(buf)``-sized reads; errors do not stop the batch."""
+    if NATIVE and HAVE_DIRFD:
+        return _records(_c.read_files(dirfd, names, buf, flags))
+    out = []
+    for name in names:
+        t0 = time.monotonic_ns()
+        err, got = 0, 0
+        try:
+            if HAVE_DIRFD:
+                fd = _open_read(os.fsdecode(name), flags, dirfd)
+            else:
+                fd = _open_read(os.path.join(dirpath, os.fsdecode(name)), flags, None)
+        except OSError as exc:
+            err = exc.errno or 5
+        else:
+            got, err, _eof = read_fd(fd, buf, -1)
+            os.close(fd)
+        t1 = time.monotonic_ns()
+        out.append(FileRecord(err, got, t1, t1 - t0))
+    return out
+
+
+def read_fd(fd: int, buf: bytearray | memoryview, max_bytes: int) -> tuple[int, int, bool]:
+    """Read up to ``max_bytes`` (-1: to EOF) in buffer-sized reads; (bytes, errno, eof)."""
+    if NATIVE:
+        got, err, eof = _c.read_fd(fd, buf, max_bytes)
+        return got, err, bool(eof)
+    total = 0
+    try:
+        while max_bytes < 0 or total < max_bytes:
+            n = os.readv(fd, [buf]) if hasattr(os, "readv") else _readinto(fd, buf)
+            if n == 0:
+                return total, 0, True
+            total += n
+    except OSError as exc:
+        return total, exc.errno or 5, False
+    return total, 0, False
+
+
+def _readinto(fd: int, buf: bytearray | memoryview) -> int:
+    data = os.read(fd, len(buf))
+    memoryview(buf)[: len(data)] = data
+    return len(data)
+
+
+def open_read(path: str, flags: int, dirfd: int | None = None) -> int:
+    """Open a file to read the way ``read_files`` does (no symlinks, optional evict/direct)."""
+    return _open_read(path, flags, dirfd)
+
+
+def sync_filesystem(fd: int) -> None:
+    """Flush the file system that holds ``fd`` (syncfs on Linux, sync elsewhere)."""
+    if NATIVE:
+        _c.syncfs(fd)
+    elif hasattr(os, "sync"):
+        os.sync()
+
+
+def resident_fraction(path: str) -> float | None:
+    """Share of a file's pages now in the page cache; None where that cannot be asked."""
+    if not NATIVE or not path:
+        return None
+    try:
+        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _CLOEXEC)
+    except OSError:
+        return None
+    try:
+        res, total = _c.resident(fd)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return res / total if total else None
+
+
+def _signed(key: int) -> int:
+    key &= 0xFFFFFFFFFFFFFFFF
+    return key - (1 << 64) if key >= 1 << 63 else key
+
+
+def _pack(specs: Sequence[tuple[int, int, int]]) -> bytes:
+    import array
+
+    arr = array.array("q")
+    for size, off, key in specs:
+        arr.extend((size, off, _signed(key)))
+    return arr.tobytes()
+
+
+IS_WINDOWS = sys.platform == "win32"
