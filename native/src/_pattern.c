@@ -1,0 +1,218 @@
+/* Test-data pattern generation: the pool builder and the per-block keyed fill.
+ *
+ * A pattern is a pool (tens of MiB, built once) of self-contained chunks: runs of a
+ * few fresh random bytes, each followed by M bytes copied from an earlier distance d
+ * (a multiple of 8, within the compressor's history and within the chunk). A block is
+ * a chunk-aligned pool slice XOR-ed with a 64-bit key derived from (seed, block number):
+ * distances are multiples of 8 and slices start on 8-byte boundaries, so copies stay
+ * copies (the ratio holds), yet every block is unique and can be regenerated to verify
+ * a read-back. The fill is one pass over memory, as fast as a memcpy.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+static inline uint64_t splitmix64(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+static inline uint64_t xorshift64(uint64_t *s)
+{
+    uint64_t x = *s;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return *s = x;
+}
+
+/* The key of block `block` under `seed`: never zero, so no block is the bare pool. */
+static inline uint64_t block_key(uint64_t seed, uint64_t block)
+{
+    uint64_t st = seed ^ (block * 0xD1B54A32D192ED03ULL);
+    uint64_t k = splitmix64(&st);
+    return k ? k : 0x5DEECE66DULL;
+}
+
+/* build_pool(buf, seed, match_avg, lit_len, history, chunk)
+ * match_avg <= 0 makes the pool plain random bytes (the "random" pattern). */
+static PyObject *py_build_pool(PyObject *self, PyObject *args)
+{
+    Py_buffer buf;
+    unsigned long long seed;
+    double match_avg;
+    Py_ssize_t lit_len, history, chunk;
+    if (!PyArg_ParseTuple(args, "w*Kdnnn", &buf, &seed, &match_avg, &lit_len, &history, &chunk)) return NULL;
+    if (lit_len < 1 || history < 16 || chunk < 16 || buf.len % chunk != 0) {
+        PyBuffer_Release(&buf);
+        PyErr_SetString(PyExc_ValueError, "bad pool parameters (pool length must be a multiple of chunk)");
+        return NULL;
+    }
+    uint8_t *out = (uint8_t *)buf.buf;
+    Py_ssize_t n = buf.len;
+    uint64_t rng = seed * 0x2545F4914F6CDD1DULL + 0x9E3779B97F4A7C15ULL;
+    if (!rng) rng = 1;
+    Py_BEGIN_ALLOW_THREADS
+    if (match_avg <= 0) {
+        Py_ssize_t i = 0;
+        for (; i + 8 <= n; i += 8) {
+            uint64_t v = xorshift64(&rng);
+            memcpy(out + i, &v, 8);
+        }
+        for (; i < n; i++) out[i] = (uint8_t)xorshift64(&rng);
+    } else {
+        /* Largest copy distance: a multiple of 8 strictly inside the history. */
+        Py_ssize_t max_d = ((history - 1) / 8) * 8;
+        double acc = 0.0;
+        for (Py_ssize_t base = 0; base < n; base += chunk) {
+            uint8_t *c = out + base;
+            Py_ssize_t pos = 0;
+            while (pos < chunk) {
+                Py_ssize_t lits = lit_len < chunk - pos ? lit_len : chunk - pos;
+                for (Py_ssize_t k = 0; k < lits; k++) c[pos + k] = (uint8_t)(xorshift64(&rng) >> 24);
+                pos += lits;
+                if (pos >= chunk) break;
+                acc += match_avg;
+                Py_ssize_t m = (Py_ssize_t)acc;
+                acc -= (double)m;
+                if (m > chunk - pos) m = chunk - pos;
+                Py_ssize_t reach = pos < max_d ? pos : max_d;
+                if (m < 1 || reach < 8) continue;
+                Py_ssize_t d = 8 * (1 + (Py_ssize_t)(xorshift64(&rng) % (uint64_t)(reach / 8)));
+                for (Py_ssize_t k = 0; k < m; k++) c[pos + k] = c[pos + k - d]; /* may overlap: LZ77 allows it */
+                pos += m;
+            }
+        }
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&buf);
+    Py_RETURN_NONE;
+}
+
+/* Where block `block` starts in the pool: chunk-aligned, consecutive blocks consecutive. */
+static inline Py_ssize_t block_offset(uint64_t block, Py_ssize_t block_size, Py_ssize_t pool_len, Py_ssize_t chunk)
+{
+    Py_ssize_t per_block = (block_size + chunk - 1) / chunk;
+    Py_ssize_t starts = (pool_len - block_size) / chunk + 1;
+    return (Py_ssize_t)((block * (uint64_t)per_block) % (uint64_t)starts) * chunk;
+}
+
+static inline void xor_copy(uint8_t *dst, const uint8_t *src, Py_ssize_t len, uint64_t key)
+{
+    Py_ssize_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t v;
+        memcpy(&v, src + i, 8);
+        v ^= key;
+        memcpy(dst + i, &v, 8);
+    }
+    for (; i < len; i++) dst[i] = src[i] ^ (uint8_t)(key >> (8 * (i & 7)));
+}
+
+static int check_args(Py_buffer *data, Py_buffer *pool, Py_ssize_t block_size, Py_ssize_t chunk)
+{
+    if (block_size < 1 || chunk < 8 || chunk % 8 != 0 || block_size > pool->len) {
+        PyErr_SetString(PyExc_ValueError, "block size must be between 1 and the pool length");
+        return -1;
+    }
+    return 0;
+}
+
+/* fill(dst, pool, block_size, first_block, seed, chunk, keyed)
+ * dst holds consecutive blocks first_block, first_block+1, ... (the last may be short). */
+static PyObject *py_fill(PyObject *self, PyObject *args)
+{
+    Py_buffer dst, pool;
+    Py_ssize_t block_size, chunk;
+    unsigned long long first, seed;
+    int keyed;
+    if (!PyArg_ParseTuple(args, "w*y*nKKnp", &dst, &pool, &block_size, &first, &seed, &chunk, &keyed)) return NULL;
+    if (check_args(&dst, &pool, block_size, chunk) < 0) {
+        PyBuffer_Release(&dst);
+        PyBuffer_Release(&pool);
+        return NULL;
+    }
+    uint8_t *out = (uint8_t *)dst.buf;
+    const uint8_t *src = (const uint8_t *)pool.buf;
+    Py_ssize_t n = dst.len, plen = pool.len;
+    Py_BEGIN_ALLOW_THREADS
+    uint64_t block = first;
+    for (Py_ssize_t off = 0; off < n; off += block_size, block++) {
+        Py_ssize_t len = n - off < block_size ? n - off : block_size;
+        const uint8_t *s = src + block_offset(block, block_size, plen, chunk);
+        if (keyed)
+            xor_copy(out + off, s, len, block_key(seed, block));
+        else
+            memcpy(out + off, s, (size_t)len);
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&dst);
+    PyBuffer_Release(&pool);
+    Py_RETURN_NONE;
+}
+
+/* mismatch(data, pool, block_size, first_block, seed, chunk, keyed) -> offset of the first
+ * byte that differs from the regenerated blocks, or -1. Allocates nothing. */
+static PyObject *py_mismatch(PyObject *self, PyObject *args)
+{
+    Py_buffer data, pool;
+    Py_ssize_t block_size, chunk;
+    unsigned long long first, seed;
+    int keyed;
+    if (!PyArg_ParseTuple(args, "y*y*nKKnp", &data, &pool, &block_size, &first, &seed, &chunk, &keyed)) return NULL;
+    if (check_args(&data, &pool, block_size, chunk) < 0) {
+        PyBuffer_Release(&data);
+        PyBuffer_Release(&pool);
+        return NULL;
+    }
+    const uint8_t *in = (const uint8_t *)data.buf;
+    const uint8_t *src = (const uint8_t *)pool.buf;
+    Py_ssize_t n = data.len, plen = pool.len, bad = -1;
+    Py_BEGIN_ALLOW_THREADS
+    uint64_t block = first;
+    for (Py_ssize_t off = 0; off < n && bad < 0; off += block_size, block++) {
+        Py_ssize_t len = n - off < block_size ? n - off : block_size;
+        const uint8_t *s = src + block_offset(block, block_size, plen, chunk);
+        uint64_t key = keyed ? block_key(seed, block) : 0;
+        Py_ssize_t i = 0;
+        for (; i + 8 <= len; i += 8) {
+            uint64_t a, b;
+            memcpy(&a, in + off + i, 8);
+            memcpy(&b, s + i, 8);
+            if (a != (b ^ key)) break;
+        }
+        for (; i < len; i++) {
+            if (in[off + i] != (uint8_t)(s[i] ^ (uint8_t)(key >> (8 * (i & 7))))) {
+                bad = off + i;
+                break;
+            }
+        }
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&data);
+    PyBuffer_Release(&pool);
+    return PyLong_FromSsize_t(bad);
+}
+
+static PyObject *py_block_key(PyObject *self, PyObject *args)
+{
+    unsigned long long seed, block;
+    if (!PyArg_ParseTuple(args, "KK", &seed, &block)) return NULL;
+    return PyLong_FromUnsignedLongLong(block_key(seed, block));
+}
+
+static PyMethodDef methods[] = {
+    {"build_pool", py_build_pool, METH_VARARGS, "build_pool(buf, seed, match_avg, lit_len, history, chunk)"},
+    {"fill", py_fill, METH_VARARGS, "fill(dst, pool, block_size, first_block, seed, chunk, keyed)"},
+    {"mismatch", py_mismatch, METH_VARARGS, "mismatch(data, pool, block_size, first_block, seed, chunk, keyed) -> int"},
+    {"block_key", py_block_key, METH_VARARGS, "block_key(seed, block) -> the 64-bit XOR key of a block"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_pattern", "Keyed test-data pattern generation.", -1, methods};
+
+PyMODINIT_FUNC PyInit__pattern(void) { return PyModule_Create(&module); }
