@@ -1,0 +1,41 @@
+"""Entry point of the frozen bundles: one program, two executables.
+
+PyInstaller builds this one script into two executables that share one folder (one
+analysis, so Qt, numpy and the C helpers are collected once). The executable's own
+name chooses what runs: the desktop app for ``tapediag-gui`` (Linux) and
+``tapediag.exe`` (Windows, where the double-clicked program must be the GUI), the
+command line for every other name (``tapediag``, ``tapediag-cli.exe``). The command
+line's own ``tapediag gui`` works in both.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+
+# Executable stems that start the desktop app, per platform.
+GUI_NAMES = {"win32": {"tapediag"}}
+DEFAULT_GUI_NAMES = {"tapediag-gui"}
+
+
+def wants_gui(executable: str, platform: str = sys.platform) -> bool:
+    """True when ``executable`` (a path) is one of the bundle's GUI executables."""
+    stem = os.path.splitext(os.path.basename(executable))[0].lower()
+    return stem in GUI_NAMES.get(platform, DEFAULT_GUI_NAMES)
+
+
+def main() -> int:
+    # A frozen program that uses multiprocessing must say so before anything else, or
+    # each worker process would start a second copy of the application.
+    multiprocessing.freeze_support()
+    if wants_gui(sys.executable):
+        from ui.main import main as gui_main
+
+        return int(gui_main() or 0)
+    from app.cli import main as cli_main
+
+    return cli_main()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
