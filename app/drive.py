@@ -1,0 +1,572 @@
+"""``TapeDrive``: the one object every tape test and panel talks to a drive through.
+
+It takes any ``native.transport.Transport`` (pass-through, iSCSI, the virtual drive,
+a fault-injecting wrapper in tests) and adds SCSI semantics on top:
+
+* every non-GOOD status becomes the same exception whatever the transport:
+  CHECK CONDITION -> the ``CheckCondition`` subclass for the sense key, carrying the
+  decoded ``Sense`` and a one-line message; BUSY & co -> ``ScsiStatusError``;
+* the tape conditions SSC reports through CHECK CONDITION but which are *outcomes*
+  of a read or write (filemark, end of data, short block, early warning) are
+  returned as flags, never raised, and byte counts come from the sense INFO field,
+  not from the transport residual (tgt gets the residual wrong on these errors).
+"""
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, replace
+from typing import Callable, Generic, TypeVar, Union
+
+from app.scsi import cdb as C
+from app.scsi.density import DensitySupport, lto_generation
+from app.scsi.inquiry import VPD_PARSERS, Inquiry
+from app.scsi.logpages import LogPage, SupportedPages, TapeAlertPage, parse_log_page
+from app.scsi.mam import Mam, parse_attribute_list
+from app.scsi.mode import (
+    PAGE_ALL,
+    PAGE_DATA_COMPRESSION,
+    PAGE_DEVICE_CONFIGURATION,
+    CompressionPage,
+    ModeData,
+)
+from app.scsi.sense import (
+    BLANK_CHECK,
+    NO_SENSE,
+    RECOVERED_ERROR,
+    Sense,
+)
+from app.scsi.tape import BlockLimits, LongPosition, Position
+from native.errors import (
+    CheckCondition,
+    IllegalRequest,
+    InvalidParameter,
+    NotReady,
+    ParseError,
+    ScsiStatusError,
+    UnitAttention,
+    check_condition_class,
+)
+from native.transport import (
+    CHECK_CONDITION,
+    CONDITION_MET,
+    DEFAULT_TIMEOUT,
+    GOOD,
+    STATUS_NAMES,
+    CommandResult,
+    Transport,
+    WritableBuffer,
+)
+
+T = TypeVar("T")
+
+# Motion commands can take long on a real drive (a full LTO-9 rewind is ~2 min, a
+# long erase many hours); short timeouts there would abort healthy drives.
+MOTION_TIMEOUT = 3 * 3600.0
+ERASE_LONG_TIMEOUT = 24 * 3600.0
+IO_TIMEOUT = 900.0
+
+# ASCs meaning "the device does not implement this" (invalid opcode, invalid
+# field in CDB / parameter list).
+_NOT_SUPPORTED_ASC = (0x20, 0x24, 0x26)
+
+NOT_SUPPORTED = "not supported by this device"
+
+
+def is_not_supported(err: BaseException) -> bool:
+    """True for the ILLEGAL REQUEST a device gives for a command or field it lacks."""
+    if not isinstance(err, IllegalRequest):
+        return False
+    sense = err.sense
+    return sense is None or sense.asc in _NOT_SUPPORTED_ASC
+
+
+@dataclass(frozen=True)
+class Supported(Generic[T]):
+    """A value the device provided."""
+
+    value: T
+    supported: bool = True
+
+    def __bool__(self) -> bool:
+        return True
+
+
+@dataclass(frozen=True)
+class Unsupported:
+    """Marker for "the device does not implement this"; ``reason`` is shown to the user."""
+
+    reason: str = NOT_SUPPORTED
+    supported: bool = False
+    value: None = None
+
+    def __bool__(self) -> bool:
+        return False
+
+
+NotSupported = Unsupported
+Maybe = Union[Supported[T], Unsupported]
+
+
+def supported(fn: Callable[..., T], *args: object, **kwargs: object) -> "Maybe[T]":
+    """Call ``fn``; an ILLEGAL REQUEST 20/xx or 24/xx becomes ``Unsupported``.
+
+    Other errors propagate: a medium error is not "unsupported".
+    """
+    try:
+        return Supported(fn(*args, **kwargs))
+    except IllegalRequest as err:
+        if is_not_supported(err):
+            return Unsupported()
+        raise
+
+
+@dataclass(frozen=True)
+class WriteOutcome:
+    """A completed WRITE. ``eom_warning``: the early-warning zone was reached; write
+    the remaining data (e.g. a trailer, a filemark) soon. ``residual`` counts
+    blocks (fixed) or bytes (variable) the drive did not take, normally 0."""
+
+    eom_warning: bool = False
+    residual: int = 0
+
+
+@dataclass(frozen=True)
+class ReadOutcome:
+    """One READ, per SSC: conditions that end a read are flags, not exceptions.
+
+    ``nbytes`` bytes of the buffer are valid. ``residual`` is the signed sense INFO
+    value (requested minus actual, in blocks in fixed mode); negative with ``ili``
+    means the block on tape was longer than the request and was truncated.
+    """
+
+    nbytes: int
+    filemark: bool = False
+    eom: bool = False
+    eod: bool = False
+    ili: bool = False
+    residual: int = 0
+    data: memoryview | None = None
+
+    @property
+    def stopped(self) -> bool:
+        """True when the read hit something other than data (filemark, EOD, EOM)."""
+        return self.filemark or self.eod or self.eom
+
+
+@dataclass(frozen=True)
+class SpaceOutcome:
+    """A SPACE. ``residual`` is how many of the requested units were not spaced."""
+
+    residual: int = 0
+    filemark: bool = False
+    eod: bool = False
+    bop: bool = False
+    eom: bool = False
+
+
+@dataclass(frozen=True)
+class CompressionChange:
+    """Result of ``set_compression``: truthy when applied, else ``reason`` says why not."""
+
+    applied: bool
+    enabled: bool | None
+    reason: str = ""
+
+    def __bool__(self) -> bool:
+        return self.applied
+
+
+class TapeDrive:
+    """SCSI semantics over a transport. Not thread-safe: one worker per drive."""
+
+    def __init__(self, transport: Transport, *, device: str | None = None) -> None:
+        self.transport = transport
+        self._device = device if device is not None else (getattr(transport, "device", "") or "")
+        self._mode_ten: bool | None = None  # which MODE SENSE size works, once known
+        self._inquiry: Inquiry | None = None
+        self.last_sense: Sense | None = None
+
+    @classmethod
+    def open(cls, device: str) -> "TapeDrive":
+        from native import open_transport
+
+        return cls(open_transport(device), device=device)
+
+    @property
+    def device(self) -> str:
+        return self._device
+
+    def close(self) -> None:
+        self.transport.close()
+
+    def __enter__(self) -> "TapeDrive":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- the one place statuses become exceptions -------------------------------
+
+    def _execute(self, cdb: bytes, *, data_in: int | WritableBuffer = 0, data_out: bytes | bytearray | memoryview | None = None,
+                 timeout: float = DEFAULT_TIMEOUT) -> tuple[CommandResult, Sense | None]:
+        """Run a command; raise for statuses other than GOOD / CHECK CONDITION.
+
+        Returns the result and, for CHECK CONDITION, the decoded sense (None when the
+        target sent none). Callers that treat some conditions as outcomes use this;
+        everything else goes through ``_command``.
+        """
+        result = self.transport.execute(cdb, data_in=data_in, data_out=data_out, timeout=timeout)
+        if result.status in (GOOD, CONDITION_MET):
+            return result, None
+        op = C.opcode_name(cdb[0])
+        if result.status != CHECK_CONDITION:
+            name = STATUS_NAMES.get(result.status, f"status 0x{result.status:02X}")
+            hint = "the drive is busy with another host or operation; retry later" if name == "BUSY" else None
+            raise ScsiStatusError(f"{op}: the device returned {name}", status=result.status, device=self.device, hint=hint)
+        sense = self._decode_sense(result.sense, op)
+        self.last_sense = sense
+        return result, sense
+
+    def _decode_sense(self, raw: bytes, op: str) -> Sense | None:
+        if not raw:
+            return None
+        try:
+            return Sense.parse(raw)
+        except ParseError:
+            raise CheckCondition(f"{op}: CHECK CONDITION with undecodable sense data ({bytes(raw[:18]).hex()})",
+                                 sense=None, device=self.device) from None
+
+    def _raise(self, cdb: bytes, sense: Sense | None) -> None:
+        op = C.opcode_name(cdb[0])
+        if sense is None:
+            raise CheckCondition(f"{op}: CHECK CONDITION without sense data", sense=None, device=self.device)
+        cls = check_condition_class(sense.key)
+        raise cls(f"{op}: {sense.describe()}", sense=sense, device=self.device)
+
+    def _command(self, cdb: bytes, *, data_in: int | WritableBuffer = 0, data_out: bytes | bytearray | memoryview | None = None,
+                 timeout: float = DEFAULT_TIMEOUT) -> CommandResult:
+        """Run a command that must succeed; RECOVERED ERROR counts as success."""
+        result, sense = self._execute(cdb, data_in=data_in, data_out=data_out, timeout=timeout)
+        if sense is not None and sense.key == RECOVERED_ERROR:
+            return result
+        if result.status == CHECK_CONDITION:
+            self._raise(cdb, sense)
+        return result
+
+    def _data_in(self, cdb: bytes, alloc: int, timeout: float = DEFAULT_TIMEOUT) -> bytes:
+        return bytes(self._command(cdb, data_in=alloc, timeout=timeout).data)
+
+    # -- identity -----------------------------------------------------------------
+
+    def inquiry(self) -> Inquiry:
+        self._inquiry = Inquiry.parse(self._data_in(C.inquiry(96), 96))
+        return self._inquiry
+
+    def vpd(self, page: int):  # -> SupportedVpdPages | UnitSerialNumber | DeviceIdentification | bytes
+        """A VPD page: the typed dataclass for 0x00/0x80/0x83, raw bytes for others."""
+        data = self._data_in(C.inquiry(0xFFFC, evpd=True, page=page), 0xFFFC)
+        parser = VPD_PARSERS.get(page)
+        return parser.parse(data) if parser else data
+
+    def serial_number(self) -> str:
+        return self.vpd(0x80).serial
+
+    # -- readiness ----------------------------------------------------------------
+
+    def test_unit_ready(self) -> None:
+        self._command(C.test_unit_ready(), timeout=60.0)
+
+    def wait_ready(self, timeout: float = 300.0, *, poll: float = 1.0,
+                   sleep: Callable[[float], None] = time.sleep, clock: Callable[[], float] = time.monotonic) -> None:
+        """Wait until TEST UNIT READY succeeds.
+
+        UNIT ATTENTION (after a load or reset) is consumed by the failing TUR itself,
+        so it is simply retried; NOT READY "becoming ready" (04/01, 04/07...) is polled
+        until ``timeout``. NOT READY for any other reason (no medium 3A/xx, manual
+        intervention 04/03) cannot cure itself and is raised at once.
+        """
+        deadline = clock() + timeout
+        attentions = 0
+        while True:
+            try:
+                self.test_unit_ready()
+                return
+            except UnitAttention:
+                attentions += 1
+                if attentions > 16:  # a device that never stops reporting: give up
+                    raise
+                continue
+            except NotReady as err:
+                sense = err.sense
+                transient = sense is not None and sense.asc == 0x04 and sense.ascq in (0x00, 0x01, 0x07, 0x0C, 0x13)
+                if not transient or clock() >= deadline:
+                    raise
+                sleep(poll)
+
+    def request_sense(self) -> Sense:
+        return Sense.parse(self._data_in(C.request_sense(252), 252))
+
+    # -- mode pages -----------------------------------------------------------------
+
+    def read_block_limits(self) -> BlockLimits:
+        return BlockLimits.parse(self._data_in(C.read_block_limits(), 6))
+
+    def mode_sense(self, page: int = PAGE_ALL, subpage: int = 0, *, pc: int = 0) -> ModeData:
+        """MODE SENSE(10), falling back to (6) when rejected (and remembering which works)."""
+        order = [True, False] if self._mode_ten in (None, True) else [False, True]
+        last: IllegalRequest | None = None
+        for ten in order:
+            cdb = C.mode_sense10(page, subpage, pc=pc) if ten else C.mode_sense6(page, subpage, pc=pc)
+            try:
+                data = self._data_in(cdb, 4096 if ten else 255)
+            except IllegalRequest as err:
+                if not (err.sense is not None and err.sense.asc == 0x20) or self._mode_ten is not None:
+                    raise
+                last = err
+                continue
+            self._mode_ten = ten
+            return ModeData.parse(data, ten=ten)
+        assert last is not None
+        raise last
+
+    def mode_select(self, data: ModeData, *, save: bool = False) -> None:
+        """MODE SELECT(6) when the list fits (tgt rejects (10)), else (10)."""
+        six = data.select_data(ten=False) if len(data.block_descriptors) <= 31 else None
+        if six is not None and len(six) <= 255:
+            try:
+                self._command(C.mode_select6(len(six), sp=save), data_out=six)
+                return
+            except IllegalRequest as err:
+                if err.sense is None or err.sense.asc != 0x20:
+                    raise
+        ten = data.select_data(ten=True)
+        self._command(C.mode_select10(len(ten), sp=save), data_out=ten)
+
+    def _mode_header(self) -> ModeData:
+        try:
+            return self.mode_sense(PAGE_DEVICE_CONFIGURATION)
+        except IllegalRequest as err:
+            if not is_not_supported(err):
+                raise
+            return self.mode_sense(PAGE_ALL)
+
+    def block_size(self) -> int | None:
+        """Current block length (0 = variable), None if the drive has no block descriptor."""
+        return self._mode_header().block_length
+
+    def set_block_size(self, size: int) -> None:
+        """Switch to fixed-block mode of ``size`` bytes, or variable mode for 0."""
+        current = self._mode_header()
+        self.mode_select(current.without_pages().with_block_length(size))
+
+    def is_write_protected(self) -> bool:
+        return self._mode_header().write_protected
+
+    def compression(self) -> CompressionPage | None:
+        """The data compression page, or None when the drive has none."""
+        md = self.mode_sense(PAGE_DATA_COMPRESSION)
+        page = md.page(PAGE_DATA_COMPRESSION)
+        return CompressionPage.from_page(page) if page is not None else None
+
+    def set_compression(self, enabled: bool) -> CompressionChange:
+        """Turn hardware compression on/off. A drive that refuses is not an error."""
+        try:
+            md = self.mode_sense(PAGE_DATA_COMPRESSION)
+        except IllegalRequest as err:
+            return CompressionChange(False, None, f"the drive has no data compression page ({err.sense.describe() if err.sense else 'rejected'})")
+        page = md.page(PAGE_DATA_COMPRESSION)
+        if page is None:
+            return CompressionChange(False, None, "the drive returned no data compression page")
+        current = CompressionPage.from_page(page)
+        if not current.dcc:
+            return CompressionChange(False, current.dce, "the drive reports it is not compression capable (DCC=0)")
+        wanted = replace(current, dce=enabled, dde=True if enabled else current.dde)
+        descriptors = tuple(replace(d, blocks=0) for d in md.block_descriptors)
+        try:
+            self.mode_select(replace(md, block_descriptors=descriptors, pages=(wanted.to_page(),)))
+        except IllegalRequest as err:
+            return CompressionChange(False, current.dce, f"the drive refused the change ({err.sense.describe() if err.sense else 'rejected'})")
+        return CompressionChange(True, enabled)
+
+    # -- data transfer ------------------------------------------------------------
+
+    def write(self, buf: bytes | bytearray | memoryview, *, block_size: int | None = None, timeout: float = IO_TIMEOUT) -> WriteOutcome:
+        """WRITE(6): one variable block of ``len(buf)`` bytes, or fixed blocks.
+
+        With ``block_size`` the drive must already be in fixed mode of that size
+        (``set_block_size``) and ``len(buf)`` must be a multiple of it.
+        """
+        size = len(buf) if not isinstance(buf, memoryview) else buf.nbytes
+        if block_size:
+            if size % block_size:
+                raise InvalidParameter(f"{size} bytes is not a multiple of the {block_size}-byte block size")
+            cdb = C.write6(size // block_size, fixed=True)
+        else:
+            cdb = C.write6(size)
+        result, sense = self._execute(cdb, data_out=buf, timeout=timeout)
+        if sense is None:
+            if result.status == CHECK_CONDITION:
+                self._raise(cdb, sense)
+            return WriteOutcome()
+        if sense.key == RECOVERED_ERROR:
+            return WriteOutcome()
+        if sense.key == NO_SENSE and (sense.eom or (sense.asc, sense.ascq) == (0x00, 0x02)):
+            return WriteOutcome(eom_warning=True, residual=sense.info if sense.valid else 0)
+        self._raise(cdb, sense)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def read(self, buffer_or_length: int | WritableBuffer, *, block_size: int | None = None, timeout: float = IO_TIMEOUT) -> ReadOutcome:
+        """READ(6) into a buffer (filled in place) or a new one of the given length."""
+        buf = bytearray(buffer_or_length) if isinstance(buffer_or_length, int) else buffer_or_length
+        view = memoryview(buf).cast("B") if not isinstance(buf, bytearray) else memoryview(buf)
+        size = view.nbytes
+        if block_size:
+            if size % block_size:
+                raise InvalidParameter(f"a {size}-byte buffer is not a multiple of the {block_size}-byte block size")
+            requested, unit = size // block_size, block_size
+            cdb = C.read6(requested, fixed=True)
+        else:
+            requested, unit = size, 1
+            cdb = C.read6(size)
+        result, sense = self._execute(cdb, data_in=view, timeout=timeout)
+        if sense is None:
+            if result.status == CHECK_CONDITION:
+                self._raise(cdb, sense)
+            return ReadOutcome(nbytes=size, data=view[:size])
+        if sense.key == RECOVERED_ERROR:
+            return ReadOutcome(nbytes=size, data=view[:size])
+        info = sense.info if sense.valid else 0
+        if sense.key == BLANK_CHECK:
+            # End of data: 08/00/05 on a real drive, 08/00/00 with EOM on tgt.
+            done = max(0, requested - info) * unit if sense.valid else 0
+            done = min(done, size)
+            return ReadOutcome(nbytes=done, eod=True, eom=sense.eom, residual=info, data=view[:done])
+        if sense.key == NO_SENSE and (sense.filemark or sense.ili or sense.eom or sense.asc == 0x00):
+            if sense.ili and info < 0:
+                done = size  # the block was longer than asked for: truncated to the buffer
+            else:
+                done = min(size, max(0, requested - info) * unit)
+            eod = (sense.asc, sense.ascq) == (0x00, 0x05)
+            return ReadOutcome(nbytes=done, filemark=sense.filemark or (sense.asc, sense.ascq) == (0x00, 0x01),
+                               eom=sense.eom or (sense.asc, sense.ascq) == (0x00, 0x02), eod=eod,
+                               ili=sense.ili, residual=info, data=view[:done])
+        self._raise(cdb, sense)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def write_filemarks(self, count: int = 1, *, immed: bool = False) -> WriteOutcome:
+        cdb = C.write_filemarks(count, immed=immed)
+        result, sense = self._execute(cdb, timeout=MOTION_TIMEOUT)
+        if sense is None and result.status != CHECK_CONDITION:
+            return WriteOutcome()
+        if sense is not None and sense.key == RECOVERED_ERROR:
+            return WriteOutcome()
+        if sense is not None and sense.key == NO_SENSE and (sense.eom or (sense.asc, sense.ascq) == (0x00, 0x02)):
+            return WriteOutcome(eom_warning=True, residual=sense.info if sense.valid else 0)
+        self._raise(cdb, sense)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    # -- positioning ----------------------------------------------------------------
+
+    def rewind(self, *, immed: bool = False) -> None:
+        self._command(C.rewind(immed=immed), timeout=MOTION_TIMEOUT)
+
+    def space(self, count: int, kind: C.SpaceCode | int = C.SpaceCode.BLOCKS) -> SpaceOutcome:
+        """SPACE; hitting a filemark, BOP or EOD early is an outcome with a residual."""
+        cdb = C.space(count, kind)
+        result, sense = self._execute(cdb, timeout=MOTION_TIMEOUT)
+        if sense is None and result.status != CHECK_CONDITION:
+            return SpaceOutcome()
+        if sense is not None and sense.key in (NO_SENSE, BLANK_CHECK, RECOVERED_ERROR):
+            aa = (sense.asc, sense.ascq)
+            return SpaceOutcome(
+                residual=sense.info if sense.valid else 0,
+                filemark=sense.filemark or aa == (0x00, 0x01),
+                eod=sense.key == BLANK_CHECK or aa == (0x00, 0x05),
+                bop=aa == (0x00, 0x04),
+                eom=sense.eom,
+            )
+        self._raise(cdb, sense)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def read_position(self) -> Position:
+        return Position.parse(self._data_in(C.read_position(), 20))
+
+    def read_position_long(self) -> LongPosition:
+        return LongPosition.parse(self._data_in(C.read_position(C.PositionForm.LONG), 32))
+
+    def locate(self, block: int, *, partition: int | None = None) -> None:
+        cdb = C.locate10(block, partition=partition) if block <= 0xFFFFFFFF else C.locate16(block, partition=partition)
+        self._command(cdb, timeout=MOTION_TIMEOUT)
+
+    def load(self, *, immed: bool = False) -> None:
+        self._command(C.load_unload(load=True, immed=immed), timeout=MOTION_TIMEOUT)
+
+    def unload(self, *, immed: bool = False) -> None:
+        self._command(C.load_unload(load=False, immed=immed), timeout=MOTION_TIMEOUT)
+
+    def erase(self, *, long: bool = False, immed: bool = False) -> None:
+        self._command(C.erase(long=long, immed=immed), timeout=ERASE_LONG_TIMEOUT if long else MOTION_TIMEOUT)
+
+    # -- logs, density, cartridge memory -----------------------------------------------
+
+    def report_density_support(self, *, media: bool = True) -> DensitySupport:
+        return DensitySupport.parse(self._data_in(C.report_density_support(media=media), 8192), media=media)
+
+    def log_sense(self, page: int, subpage: int = 0, *, pc: int = C.LogPageControl.CUMULATIVE) -> LogPage:
+        """A log page, typed when tapediag knows it (see ``app.scsi.logpages``)."""
+        return parse_log_page(self._data_in(C.log_sense(page, subpage, pc=pc), 0xFFFC))
+
+    def supported_log_pages(self) -> tuple[int, ...]:
+        page = self.log_sense(0x00)
+        assert isinstance(page, SupportedPages)
+        return page.pages
+
+    def tapealert(self) -> TapeAlertPage:
+        """The TapeAlert page. Reading it clears the flags: call once and keep the result."""
+        page = self.log_sense(0x2E)
+        if not isinstance(page, TapeAlertPage):
+            raise ParseError("LOG SENSE 0x2E did not return a TapeAlert page")
+        return page
+
+    def read_attributes(self, *, partition: int = 0) -> Mam:
+        """All readable MAM attributes of the loaded cartridge."""
+        alloc = 0x2000
+        data = self._data_in(C.read_attribute(C.AttributeAction.VALUES, alloc=alloc, partition=partition), alloc)
+        if len(data) >= 4 and int.from_bytes(data[:4], "big") + 4 > alloc:
+            alloc = min(0xFFFFFF, int.from_bytes(data[:4], "big") + 4)
+            data = self._data_in(C.read_attribute(C.AttributeAction.VALUES, alloc=alloc, partition=partition), alloc)
+        return Mam.parse(data)
+
+    def attribute_list(self, *, partition: int = 0) -> tuple[int, ...]:
+        data = self._data_in(C.read_attribute(C.AttributeAction.LIST, alloc=0x1000, partition=partition), 0x1000)
+        return parse_attribute_list(data)
+
+    def generation(self) -> int | None:
+        """LTO generation from the current density code, else from the product name."""
+        try:
+            density = self._mode_header().density_code
+        except CheckCondition:
+            density = None
+        gen = lto_generation(density) if density else None
+        if gen is not None:
+            return gen
+        inq = self._inquiry or self.inquiry()
+        return generation_from_product(inq.product)
+
+
+_PRODUCT_GEN = (
+    re.compile(r"ULTRIUM[ -]?(?:HH|TD|FH)?(\d{1,2})", re.IGNORECASE),  # HP "Ultrium 6-SCSI", Quantum "ULTRIUM-HH8"
+    re.compile(r"ULT3580-(?:HH|TD)(\d{1,2})", re.IGNORECASE),  # IBM "ULT3580-TD9"
+    re.compile(r"\bLTO[ -]?(\d{1,2})", re.IGNORECASE),
+)
+
+
+def generation_from_product(product: str) -> int | None:
+    for pattern in _PRODUCT_GEN:
+        m = pattern.search(product)
+        if m:
+            gen = int(m.group(1))
+            if 1 <= gen <= 12:
+                return gen
+    return None
