@@ -1,15 +1,33 @@
-"""`tapediag gui` (not yet implemented)."""
+"""`tapediag gui`: start the desktop app.
+
+The GUI lives in ``ui/`` and is imported only when this command runs, so the core
+(and every other command) stays free of Qt.
+"""
 from __future__ import annotations
 
 import argparse
+import importlib
 
-from native.errors import TapediagError
+from native.errors import TransportUnavailable
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("gui", help="(not yet implemented)")
+    parser = subparsers.add_parser("gui", help="start the desktop app (drive info, tests, live plots, reports)")
+    parser.add_argument("--device", help="select this device at start (e.g. virtual:lto9)")
+    parser.add_argument("--self-test", action="store_true",
+                        help="show the main window, list the devices, then exit (smoke test)")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    raise TapediagError("'tapediag gui' is not implemented yet")
+    try:
+        gui = importlib.import_module("ui.main")
+    except ImportError as err:
+        raise TransportUnavailable(f"the desktop app cannot start: {err}",
+                                   hint="pip install 'tapediag[gui]' (PySide6 and pyqtgraph)") from err
+    argv = []
+    if args.device:
+        argv += ["--device", args.device]
+    if args.self_test:
+        argv.append("--self-test")
+    return int(gui.main(argv))

@@ -1,0 +1,170 @@
+"""The device pane: discovered drives, virtual drives, remembered iSCSI targets.
+
+Listing and identifying devices touches hardware (sysfs, INQUIRY over iSCSI), so both
+run on workers; the pane only shows what comes back.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ui import engines
+from ui.worker import DeviceWorkers, Job, describe_error
+
+DISCOVERY_KEY = "discovery"  # worker key for listing (never a device string)
+
+
+class DevicePane(QWidget):
+    """Emits ``device_selected(device_string)``."""
+
+    device_selected = Signal(str)
+
+    def __init__(self, workers: DeviceWorkers, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.workers = workers
+        title = QLabel("Devices")
+        font = title.font()
+        font.setBold(True)
+        title.setFont(font)
+        self.list = QListWidget()
+        self.list.setObjectName("deviceList")
+        self.list.setAccessibleName("Devices")
+        self.list.currentItemChanged.connect(self._on_current)
+        self.refresh_button = QPushButton("&Refresh")
+        self.refresh_button.clicked.connect(self.refresh)
+        self.add_button = QPushButton("Add &iSCSI target…")
+        self.add_button.clicked.connect(self.ask_add_target)
+        self.forget_button = QPushButton("Forget")
+        self.forget_button.setToolTip("Forget the selected remembered iSCSI target")
+        self.forget_button.clicked.connect(self.forget_selected)
+        QShortcut(QKeySequence(QKeySequence.StandardKey.Refresh), self, activated=self.refresh)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.refresh_button)
+        buttons.addWidget(self.forget_button)
+        self.identity_box = QGroupBox("Selected device")
+        form = QFormLayout(self.identity_box)
+        self.identity: dict[str, QLabel] = {}
+        for key, caption in (("device", "Device"), ("vendor", "Vendor"), ("product", "Product"),
+                             ("revision", "Firmware"), ("serial", "Serial"), ("status", "Status")):
+            label = QLabel("–")
+            label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            label.setWordWrap(True)
+            self.identity[key] = label
+            form.addRow(caption + ":", label)
+        layout = QVBoxLayout(self)
+        layout.addWidget(title)
+        layout.addWidget(self.list, 1)
+        layout.addLayout(buttons)
+        layout.addWidget(self.add_button)
+        layout.addWidget(self.identity_box)
+        self.selected: str | None = None
+        self._wanted: str | None = None
+        self.last_error: str | None = None
+        self.identity_cache: dict[str, dict] = {}
+
+    # -- listing -------------------------------------------------------------------------
+    def refresh(self, select: str | None = None) -> Job:
+        """List devices on a worker; then select ``select`` (or keep the selection)."""
+        self._wanted = select or self.selected
+        self.refresh_button.setEnabled(False)
+        return self.workers.submit(
+            Job(DISCOVERY_KEY, "device discovery", lambda job: engines.list_devices(),
+                on_done=self._listed, on_error=self._list_failed)
+        )
+
+    def _listed(self, entries: list[engines.DeviceRow]) -> None:
+        self.refresh_button.setEnabled(True)
+        self.list.blockSignals(True)
+        self.list.clear()
+        for row in entries:
+            item = QListWidgetItem(f"{row.label}\n{row.device}")
+            item.setData(Qt.ItemDataRole.UserRole, row.device)
+            item.setData(Qt.ItemDataRole.UserRole + 1, row.kind)
+            item.setToolTip(row.description)
+            self.list.addItem(item)
+        self.list.blockSignals(False)
+        wanted = self._wanted or (entries[0].device if entries else None)
+        if wanted:
+            self.select(wanted)
+
+    def _list_failed(self, err: BaseException) -> None:
+        self.refresh_button.setEnabled(True)
+        self.last_error = describe_error(err)
+        self.identity["status"].setText(self.last_error)
+
+    def devices(self) -> list[str]:
+        return [self.list.item(i).data(Qt.ItemDataRole.UserRole) for i in range(self.list.count())]
+
+    def select(self, device: str) -> bool:
+        for i in range(self.list.count()):
+            if self.list.item(i).data(Qt.ItemDataRole.UserRole) == device:
+                self.list.setCurrentRow(i)
+                return True
+        return False
+
+    # -- remembered iSCSI targets --------------------------------------------------------
+    def ask_add_target(self) -> None:
+        url, ok = QInputDialog.getText(
+            self, "Add iSCSI target", "Target URL (iscsi://host[:port]/iqn/lun):", QLineEdit.EchoMode.Normal, "iscsi://"
+        )
+        if ok and url.strip():
+            self.add_target(url.strip())
+
+    def add_target(self, url: str) -> Job:
+        return self.workers.submit(
+            Job(DISCOVERY_KEY, "add iSCSI target", lambda job: engines.add_target(url),
+                on_done=lambda _r: self.refresh(select=url), on_error=self._list_failed)
+        )
+
+    def forget_selected(self) -> None:
+        item = self.list.currentItem()
+        if item is None or item.data(Qt.ItemDataRole.UserRole + 1) != "iscsi":
+            return
+        url = item.data(Qt.ItemDataRole.UserRole)
+        self.workers.submit(
+            Job(DISCOVERY_KEY, "forget iSCSI target", lambda job: engines.forget_target(url),
+                on_done=lambda _r: self.refresh(), on_error=self._list_failed)
+        )
+
+    # -- selection and identity ----------------------------------------------------------
+    def _on_current(self, current: QListWidgetItem | None, _previous: object) -> None:
+        if current is None:
+            return
+        device = current.data(Qt.ItemDataRole.UserRole)
+        self.selected = device
+        self.forget_button.setEnabled(current.data(Qt.ItemDataRole.UserRole + 1) == "iscsi")
+        for label in self.identity.values():
+            label.setText("–")
+        self.identity["device"].setText(device)
+        self.identity["status"].setText("Identifying…")
+        self.device_selected.emit(device)
+        self.workers.submit(
+            Job(device, "identify", lambda job: engines.identify(device),
+                on_done=lambda ident, d=device: self._identified(d, ident),
+                on_error=lambda err, d=device: self._identify_failed(d, err))
+        )
+
+    def _identified(self, device: str, ident: dict) -> None:
+        self.identity_cache[device] = ident
+        if device != self.selected:
+            return
+        for key in ("vendor", "product", "revision", "serial"):
+            self.identity[key].setText(str(ident.get(key) or "–"))
+        self.identity["status"].setText(ident.get("status", "Ready"))
+
+    def _identify_failed(self, device: str, err: BaseException) -> None:
+        if device == self.selected:
+            self.identity["status"].setText(describe_error(err))

@@ -1,0 +1,331 @@
+"""The GUI's one door to the Qt-free engines in ``app/``.
+
+Every function here runs on a worker thread (never on the GUI thread) and calls the
+engines exactly as the CLI does. Engines land independently, so each import is made
+where it is needed: a missing engine turns into one clear ``NotAvailable`` error and
+the panel says so, rather than the whole window failing to start.
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from native.errors import TapediagError
+
+
+class NotAvailable(TapediagError):
+    """An engine this build does not have (yet)."""
+
+
+def engine(module: str) -> Any:
+    try:
+        return importlib.import_module(module)
+    except ImportError as err:
+        raise NotAvailable(f"{module} is not available in this build ({err})") from err
+
+
+def available(module: str) -> bool:
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        return False
+    return True
+
+
+# -- devices -----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class DeviceRow:
+    device: str
+    kind: str
+    label: str
+    description: str
+
+
+VIRTUAL_DRIVES = tuple(f"virtual:lto{n}" for n in range(5, 10))
+
+
+def list_devices() -> list[DeviceRow]:
+    """Discovered drives, remembered iSCSI targets and the virtual drives."""
+    discovery = engine("app.discovery")
+    rows = []
+    for entry in discovery.discover():
+        d = entry.to_dict() if hasattr(entry, "to_dict") else vars(entry)
+        device = d.get("device") or d.get("path")
+        kind = d.get("kind", "")
+        label = " ".join(x for x in (d.get("vendor"), d.get("product")) if x) or d.get("description") or device
+        rows.append(DeviceRow(device, kind, label, d.get("description") or label))
+    return rows
+
+
+def add_target(url: str) -> None:
+    engine("app.targets").add(url)
+
+
+def forget_target(url: str) -> None:
+    engine("app.targets").remove(url)
+
+
+def open_drive(device: str):  # -> app.drive.TapeDrive
+    return engine("app.drive").TapeDrive.open(device)
+
+
+def identify(device: str) -> dict:
+    """Vendor, product, firmware and serial: the at-a-glance identity (one INQUIRY)."""
+    with open_drive(device) as drive:
+        inq = drive.inquiry()
+        try:
+            serial = drive.serial_number()
+        except TapediagError:
+            serial = None
+        return {"vendor": inq.vendor, "product": inq.product, "revision": inq.revision, "serial": serial,
+                "status": "Ready"}
+
+
+# -- history and reports -----------------------------------------------------------------
+def list_runs() -> list:
+    history = engine("app.history")
+    with history.History.open() as h:
+        return h.list_runs()
+
+
+def get_run(run_id: int):
+    history = engine("app.history")
+    with history.History.open() as h:
+        return h.get_run(run_id)
+
+
+def delete_runs(ids: list[int]) -> None:
+    history = engine("app.history")
+    with history.History.open() as h:
+        for run_id in ids:
+            h.delete_run(run_id)
+
+
+def export_csv(run_id: int, path: Path) -> Path:
+    history = engine("app.history")
+    from app.history.export import write_csv
+
+    with history.History.open() as h, open(path, "w", newline="") as out:
+        write_csv(h, run_id, out)
+    return path
+
+
+def run_headline(run) -> str:
+    """One line for the run list: the figure a technician looks for first."""
+    if run.error:
+        return run.error
+    r = run.results or {}
+    for key in ("headline", "summary", "verdict"):
+        if isinstance(r.get(key), str):
+            return r[key]
+    figures = []
+    for key in ("write_mb_s", "read_mb_s", "mb_s", "rate_mb_s"):
+        if isinstance(r.get(key), (int, float)):
+            figures.append(f"{key.split('_')[0]} {r[key]:.1f} MB/s" if key != "mb_s" else f"{r[key]:.1f} MB/s")
+    return ", ".join(figures)
+
+
+def reference_rates_for_run(run) -> list[tuple[str, float]]:
+    r = run.results or {}
+    return reference_rates(r.get("rated_native_mb_s"), r.get("rated_compressed_mb_s"), r.get("generation"))
+
+
+def reference_rates(native: float | None, compressed: float | None, generation: Any = None) -> list[tuple[str, float]]:
+    name = f"LTO-{generation} " if isinstance(generation, int) else ""
+    refs = []
+    if native:
+        refs.append((f"{name}native", float(native)))
+    if compressed:
+        refs.append((f"{name}compressed", float(compressed)))
+    return refs
+
+
+def reports_available() -> bool:
+    return available("app.report") and available("ui.pdf")
+
+
+def save_report(run_ids: list[int], path: Path, meta: dict) -> Path:
+    raise NotAvailable("PDF reports are not available in this build yet")
+
+
+# -- parsing as typed (pure functions: safe on the GUI thread) ---------------------------
+def check_size(text: str) -> int:
+    from app.disk.sizes import parse_size
+
+    from native.errors import InvalidParameter
+
+    value = parse_size(text)
+    if value <= 0:
+        raise InvalidParameter("must be more than zero")
+    return value
+
+
+def check_size_or_zero(text: str) -> int:
+    from app.disk.sizes import parse_size
+
+    return parse_size(text or "0")
+
+
+def check_pattern(text: str):
+    return engine("app.patterns").Pattern.parse(text.strip())
+
+
+def _int(text: str, what: str, lo: int, hi: int) -> int:
+    from native.errors import InvalidParameter
+
+    try:
+        value = int(text.strip())
+    except ValueError:
+        raise InvalidParameter(f"'{text}' is not a whole number") from None
+    if not lo <= value <= hi:
+        raise InvalidParameter(f"{what} must be between {lo} and {hi}")
+    return value
+
+
+def check_count(text: str) -> int:
+    return _int(text, "the value", 0, 1_000_000)
+
+
+def check_streams(text: str) -> int:
+    return _int(text, "streams", 1, 8)
+
+
+def check_optional_count(text: str) -> int | None:
+    return _int(text, "the value", 1, 256) if text.strip() else None
+
+
+def check_figure(text: str) -> tuple[str, float] | None:
+    """'154' / '154.2 MB/s' -> ("mb_s", 154.0); 'run 12' / '#12' -> ("run", 12)."""
+    import re
+
+    from native.errors import InvalidParameter
+
+    t = text.strip().lower()
+    if not t:
+        return None
+    m = re.fullmatch(r"(?:run\s*|#)(\d+)", t)
+    if m:
+        return ("run", int(m.group(1)))
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)\s*(?:mb/s)?", t)
+    if not m:
+        raise InvalidParameter(f"'{text}' is neither MB/s nor 'run N'")
+    return ("mb_s", float(m.group(1)))
+
+
+def check_optional_block(text: str) -> int | None:
+    return engine("app.troubleshoot.parse").parse_block_size(text) if text.strip() else None
+
+
+def check_optional_link(text: str):
+    return engine("app.troubleshoot.parse").parse_link(text) if text.strip() else None
+
+
+def check_optional_generation(text: str):
+    return engine("app.troubleshoot.parse").parse_generation(text) if text.strip() else None
+
+
+# -- troubleshooting -----------------------------------------------------------------------
+_STEP_OF_FIELD = {"tape_write": "tape_write", "tape_read": "tape_read", "disk_read": "disk_read",
+                  "disk_read_parallel": "disk_read", "disk_write": "disk_write"}
+
+
+def run_troubleshoot(values: dict) -> tuple[dict, int | None]:
+    """Build the input from typed figures / run ids, diagnose, record it in the history."""
+    ts = engine("app.troubleshoot")
+    from app.troubleshoot.fromhistory import drive_from_run, figure_from_run
+
+    history = engine("app.history")
+    with history.History.open() as h:
+        figures: dict[str, Any] = {}
+        drive = None
+        for key, step in _STEP_OF_FIELD.items():
+            parsed = check_figure(values.get(key, ""))
+            if parsed is None:
+                continue
+            if parsed[0] == "run":
+                figures[key] = figure_from_run(h, parsed[1], step)
+                if drive is None and step.startswith("tape"):
+                    drive = drive_from_run(h.get_run(parsed[1], samples=False))
+            else:
+                figures[key] = ts.Figure(parsed[1])
+        m = ts.Measurements(
+            tape_write=figures.get("tape_write"), tape_read=figures.get("tape_read"),
+            disk_read_single=figures.get("disk_read"), disk_read_parallel=figures.get("disk_read_parallel"),
+            disk_write_single=figures.get("disk_write"),
+        )
+        backup, restore = check_figure(values.get("backup", "")), check_figure(values.get("restore", ""))
+        link = check_optional_link(values.get("network", ""))
+        w = ts.Workload(
+            backup_mb_s=backup[1] if backup and backup[0] == "mb_s" else None,
+            restore_mb_s=restore[1] if restore and restore[0] == "mb_s" else None,
+            streams=check_optional_count(values.get("streams", "")),
+            block_size=check_optional_block(values.get("block_size", "")),
+            software_compression=values.get("software_compression"),
+            link=getattr(link, "key", None),
+        )
+        gen = check_optional_generation(values.get("generation", ""))
+        if gen is not None:
+            drive = ts.DriveContext(generation=gen[0], half_height=gen[1])
+        inp = ts.TroubleshootInput(m, w, drive or ts.DriveContext())
+        dx = ts.diagnose(inp)
+        result = dx.to_dict()
+        run_id = h.start_run("troubleshoot", "", inp.to_dict())
+        h.finish_run(run_id, "complete", result)
+    return result, run_id
+
+
+def latest_figures() -> dict[str, str]:
+    """'run N' for the newest complete run of each kind, to fill the troubleshooting form."""
+    history = engine("app.history")
+    out: dict[str, str] = {}
+    with history.History.open() as h:
+        for kind, keys in (("tape-perf", ("tape_write", "tape_read")), ("read-data", ("disk_read",)),
+                           ("create-data", ("disk_write",))):
+            runs = [r for r in h.list_runs(kind=kind) if r.status == "complete"]
+            if runs:
+                for key in keys:
+                    out[key] = f"run {runs[0].id}"
+    return out
+
+
+# -- engines still landing --------------------------------------------------------------
+def drive_info(device: str) -> tuple[dict, int | None]:
+    engine("app.info")
+    raise NotAvailable("drive information is not available in this build yet")
+
+
+def tapeperf_params(values: dict):
+    engine("app.tapeperf")
+    raise NotAvailable("the tape performance engine is not available in this build yet")
+
+
+def run_tapeperf(job, device: str, params, force: bool):
+    raise NotAvailable("the tape performance engine is not available in this build yet")
+
+
+def tapeperf_headline(r: dict) -> str:
+    return ""
+
+
+def create_params(values: dict):
+    engine("app.disk.create")
+    raise NotAvailable("the create-data engine is not available in this build yet")
+
+
+def run_create(job, params):
+    raise NotAvailable("the create-data engine is not available in this build yet")
+
+
+def read_params(values: dict):
+    engine("app.disk.read")
+    raise NotAvailable("the read-data engine is not available in this build yet")
+
+
+def run_read(job, params):
+    raise NotAvailable("the read-data engine is not available in this build yet")
+
+
+def disk_headline(r: dict, verb: str) -> str:
+    return ""

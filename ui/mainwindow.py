@@ -1,0 +1,132 @@
+"""The main window: device pane on the left, one wizard panel per task on the right."""
+from __future__ import annotations
+
+import logging
+
+from PySide6.QtCore import QByteArray, Qt
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import QApplication, QLabel, QMainWindow, QMessageBox, QSplitter, QTabWidget, QWidget
+
+from app import __version__
+from ui.devices import DevicePane
+from ui.settings import settings
+from ui.worker import DeviceWorkers
+from ui.wizard import WizardPanel
+
+log = logging.getLogger(__name__)
+
+
+def _panel_classes() -> list[type[WizardPanel]]:
+    from ui.panels.diskpanels import CreateDataPanel, ReadDataPanel
+    from ui.panels.history import HistoryPanel
+    from ui.panels.info import InfoPanel
+    from ui.panels.tapeperf import TapePerfPanel
+    from ui.panels.troubleshoot import TroubleshootPanel
+
+    return [InfoPanel, TapePerfPanel, CreateDataPanel, ReadDataPanel, TroubleshootPanel, HistoryPanel]
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(f"tapediag {__version__} — tape drive diagnostics")
+        self.workers = DeviceWorkers(self)
+        self.devices = DevicePane(self.workers)
+        self.tabs = QTabWidget()
+        self.tabs.setObjectName("panels")
+        self.tabs.setDocumentMode(True)
+        self.panels: dict[str, WizardPanel] = {}
+        for cls in _panel_classes():
+            panel = cls(self.workers)
+            self.panels[cls.key] = panel
+            self.tabs.addTab(panel, cls.tab_title)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(self.devices)
+        self.splitter.addWidget(self.tabs)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([280, 900])
+        self.setCentralWidget(self.splitter)
+        self.devices.device_selected.connect(self._device_selected)
+        self.workers.busy_changed.connect(self._busy_changed)
+        self.busy_label = QLabel("Ready")
+        self.statusBar().addPermanentWidget(self.busy_label)
+        self._menus()
+        self._restore()
+        self.devices.refresh(select=settings().value("last_device"))
+
+    def _menus(self) -> None:
+        file_menu = self.menuBar().addMenu("&File")
+        refresh = QAction("&Refresh devices", self, shortcut=QKeySequence(QKeySequence.StandardKey.Refresh))
+        refresh.triggered.connect(lambda: self.devices.refresh())
+        file_menu.addAction(refresh)
+        add = QAction("Add &iSCSI target…", self)
+        add.triggered.connect(self.devices.ask_add_target)
+        file_menu.addAction(add)
+        file_menu.addSeparator()
+        quit_action = QAction("&Quit", self, shortcut=QKeySequence(QKeySequence.StandardKey.Quit))
+        quit_action.triggered.connect(self.close)
+        file_menu.addAction(quit_action)
+        view = self.menuBar().addMenu("&Panels")
+        for i, panel in enumerate(self.panels.values()):
+            action = QAction(type(panel).tab_title.replace("&", ""), self, shortcut=QKeySequence(f"Ctrl+{i + 1}"))
+            action.triggered.connect(lambda _=False, p=panel: self.show_panel(p.key))
+            view.addAction(action)
+        help_menu = self.menuBar().addMenu("&Help")
+        about = QAction("&About tapediag", self)
+        about.triggered.connect(self._about)
+        help_menu.addAction(about)
+
+    def _about(self) -> None:
+        QMessageBox.about(
+            self,
+            "About tapediag",
+            f"<b>tapediag {__version__}</b><p>Open diagnostics for tape drives and the disks that feed them: "
+            "drive health, tape and disk performance, bottleneck analysis, reports.</p>",
+        )
+
+    def show_panel(self, key: str) -> WizardPanel:
+        panel = self.panels[key]
+        self.tabs.setCurrentWidget(panel)
+        return panel
+
+    def _device_selected(self, device: str) -> None:
+        s = settings()
+        s.setValue("last_device", device)
+        for panel in self.panels.values():
+            panel.set_device(device)
+        self.statusBar().showMessage(f"Selected {device}", 3000)
+
+    def _busy_changed(self, device: str, busy: bool) -> None:
+        jobs = self.workers.active_jobs()
+        self.busy_label.setText(f"Working: {', '.join(j.title for j in jobs)}" if jobs else "Ready")
+
+    # -- settings ----------------------------------------------------------------------
+    def _restore(self) -> None:
+        s = settings()
+        geometry = s.value("geometry")
+        if isinstance(geometry, QByteArray) and not geometry.isEmpty():
+            self.restoreGeometry(geometry)
+        else:
+            self.resize(1280, 860)
+        split = s.value("splitter")
+        if isinstance(split, QByteArray) and not split.isEmpty():
+            self.splitter.restoreState(split)
+        tab = s.value("panel")
+        if tab in self.panels:
+            self.tabs.setCurrentWidget(self.panels[tab])
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        """Cancel running tests and wait for the device threads before closing."""
+        s = settings()
+        s.setValue("geometry", self.saveGeometry())
+        s.setValue("splitter", self.splitter.saveState())
+        current = self.tabs.currentWidget()
+        s.setValue("panel", getattr(current, "key", ""))
+        for panel in self.panels.values():
+            panel.save_settings()
+        s.sync()
+        if self.workers.active_jobs():
+            self.statusBar().showMessage("Cancelling the running test…")
+            QApplication.processEvents()
+        self.workers.shutdown()
+        super().closeEvent(event)

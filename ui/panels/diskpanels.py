@@ -1,0 +1,145 @@
+"""Create test data and Read test data: the disk side of a backup, measured like
+HPCreateData / HPReadData (the white paper's "Disk write" and "Disk read" steps)."""
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from PySide6.QtWidgets import QCheckBox, QFormLayout, QHBoxLayout, QLabel, QVBoxLayout
+
+from ui import engines
+from ui.panels.testpanel import TestPanel, combo, path_picker
+from ui.widgets import ValidatedField
+from ui.worker import Job
+
+PAPER_TYPICAL = "White paper typical: 64 KB–64 MB files, 2:1, 10 GB"
+PAPER_SMALL = "White paper small files: 4–16 KB, 2:1, equal per directory (depth 3 × breadth 5 × 160)"
+QUICK_CREATE = "Quick check: 1 MB files, 2:1, 256 MB, 4 streams"
+
+
+def _check_dir(text: str) -> str:
+    from native.errors import InvalidParameter
+
+    if not text.strip():
+        raise InvalidParameter("choose a directory")
+    return os.path.abspath(os.path.expanduser(text.strip()))
+
+
+class _DiskPanel(TestPanel):
+    kind = ""
+
+    def build_choose(self, layout: QVBoxLayout) -> None:
+        self.dir_field = ValidatedField(_check_dir, "")
+        self.dir_field.setObjectName("directory")
+        row = QHBoxLayout()
+        row.addWidget(self.dir_field, 1)
+        row.addWidget(path_picker(self.dir_field, self, "Choose a directory"))
+        form = QFormLayout()
+        form.addRow("&Directory:", row)
+        layout.addWidget(QLabel(self.choose_help))
+        layout.addLayout(form)
+        module = "app.disk"
+        if not engines.available(module):
+            layout.addWidget(QLabel(f"<b>The disk test engine ({module}) is not available in this build.</b>"))
+
+    choose_help = ""
+
+    def target(self) -> str | None:
+        return f"disk:{self.dir_field.value}" if self.dir_field.ok else None
+
+    def directory(self) -> str:
+        return self.dir_field.value
+
+    def values(self) -> dict[str, Any]:
+        out = super().values()
+        out["directory"] = self.dir_field.text()
+        return out
+
+    def apply_values(self, values: dict[str, Any]) -> None:
+        super().apply_values(values)
+        if values.get("directory") and hasattr(self, "dir_field"):
+            self.dir_field.setText(values["directory"])
+
+
+class CreateDataPanel(_DiskPanel):
+    key = "create"
+    tab_title = "&Create test data"
+    title = "Create test data"
+    description = ("Creates a tree of files with a known compression ratio — the restore side of a backup, and "
+                   "the data set for the Read test. Each stream writes its own subtree; a manifest records what "
+                   "was created so Clean up removes exactly that.")
+    choose_help = "Where to create the test data (an empty directory, or one tapediag created before):"
+    presets = [
+        (PAPER_TYPICAL, {"min_size": "64K", "max_size": "64M", "distribution": "log-uniform", "pattern": "2:1",
+                         "total_size": "10G", "streams": "4", "depth": "3", "breadth": "5", "files_per_dir": "160"}),
+        (PAPER_SMALL, {"min_size": "4K", "max_size": "16K", "distribution": "uniform", "pattern": "2:1",
+                       "total_size": "0", "streams": "4", "depth": "3", "breadth": "5", "files_per_dir": "160"}),
+        (QUICK_CREATE, {"min_size": "1M", "max_size": "1M", "distribution": "fixed", "pattern": "2:1",
+                        "total_size": "256M", "streams": "4", "depth": "2", "breadth": "4", "files_per_dir": "16"}),
+    ]
+
+    def build_fields(self, form) -> None:
+        self.add_field("depth", "Tree &depth:", ValidatedField(engines.check_count, "3"))
+        self.add_field("breadth", "&Breadth (subdirectories):", ValidatedField(engines.check_count, "5"))
+        self.add_field("files_per_dir", "&Files per directory:", ValidatedField(engines.check_count, "160"))
+        self.add_field("min_size", "M&inimum file size:", ValidatedField(engines.check_size, "4K"))
+        self.add_field("max_size", "Ma&ximum file size:", ValidatedField(engines.check_size, "16K"))
+        self.add_field("distribution", "Size d&istribution:",
+                       combo([("Uniform", "uniform"), ("Log-uniform", "log-uniform"), ("Fixed", "fixed")]))
+        self.add_field("pattern", "Data &pattern:", ValidatedField(engines.check_pattern, "2:1"))
+        self.add_field("total_size", "&Total size (0 = fill the tree):",
+                       ValidatedField(engines.check_size_or_zero, "0"))
+        self.add_field("streams", "Parallel &streams:", ValidatedField(engines.check_streams, "4"))
+        self.add_field("allow_non_empty", "", QCheckBox("Allow a non-&empty directory (files of others are kept)"))
+
+    def make_params(self) -> Any:
+        return engines.create_params(self.values())
+
+    def confirm_text(self, params: Any) -> str:
+        v = self.values()
+        limit = f"up to {v['total_size']}B" if v["total_size"] not in ("0", "") else "the whole tree"
+        return (f"<p>Creates {limit} of {v['pattern']} files of {v['min_size']}B–{v['max_size']}B in "
+                f"<b>{self.directory()}</b> (depth {v['depth']}, breadth {v['breadth']}, {v['files_per_dir']} files "
+                f"per directory) with {v['streams']} parallel streams.</p>"
+                "<p>Only new files are written inside this directory; nothing outside it is touched. "
+                "The free space is checked first.</p>")
+
+    def run_engine(self, job: Job, params: Any, force: bool):
+        return engines.run_create(job, params)
+
+    def result_headline(self, r: dict) -> str:
+        return engines.disk_headline(r, "Created")
+
+
+class ReadDataPanel(_DiskPanel):
+    key = "read"
+    tab_title = "&Read test data"
+    title = "Read test data"
+    description = ("Reads a tree of files the way a backup agent does: a timed tree walk, then whole-file reads "
+                   "by 1–8 parallel streams. The page cache is bypassed so the figure is the disk's, not memory's. "
+                   "Works on test data or on the customer's real file system; nothing is written.")
+    choose_help = "The directory to read (test data, or real data to be backed up):"
+    presets = [
+        ("Backup agent, 1 stream, 1 MB buffer", {"streams": "1", "buffer": "1M", "direct": False}),
+        ("Parallel streams: 4 × 1 MB buffer", {"streams": "4", "buffer": "1M", "direct": False}),
+        ("Direct I/O: 8 streams × 1 MB (O_DIRECT)", {"streams": "8", "buffer": "1M", "direct": True}),
+    ]
+
+    def build_fields(self, form) -> None:
+        self.add_field("streams", "Parallel &streams:", ValidatedField(engines.check_streams, "4"))
+        self.add_field("buffer", "Read &buffer:", ValidatedField(engines.check_size, "1M"))
+        self.add_field("direct", "", QCheckBox("&Direct I/O (O_DIRECT, bypasses the page cache entirely)"))
+
+    def make_params(self) -> Any:
+        return engines.read_params(self.values())
+
+    def confirm_text(self, params: Any) -> str:
+        v = self.values()
+        return (f"<p>Walks and reads every file under <b>{self.directory()}</b> with {v['streams']} streams "
+                f"and a {v['buffer']}B buffer.</p><p>Nothing is written.</p>")
+
+    def run_engine(self, job: Job, params: Any, force: bool):
+        return engines.run_read(job, params)
+
+    def result_headline(self, r: dict) -> str:
+        return engines.disk_headline(r, "Read")

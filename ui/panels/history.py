@@ -1,0 +1,187 @@
+"""History & reports: every recorded run, its figures and curve; export and PDF report."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QPushButton,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ui import engines
+from ui.plot import ThroughputPlot
+from ui.widgets import SEVERITY_COLOURS, ResultTree
+from ui.wizard import WizardPanel
+from ui.worker import Job
+
+HISTORY_KEY = "history"  # worker key: the SQLite file, not a device
+
+STATUS_COLOURS = {"complete": SEVERITY_COLOURS["healthy"], "failed": SEVERITY_COLOURS["critical"],
+                  "cancelled": SEVERITY_COLOURS["warning"], "incomplete": SEVERITY_COLOURS["warning"]}
+
+
+class HistoryPanel(WizardPanel):
+    key = "history"
+    tab_title = "&History && reports"
+    title = "History & reports"
+    description = ("Every test run is recorded with its parameters, results and samples. "
+                   "Select runs to review them, export the samples, or save a PDF report.")
+    steps = ("Choose runs", "Review", "Report")
+
+    def __init__(self, workers, parent: QWidget | None = None) -> None:
+        super().__init__(workers, parent)
+        self.table = QTableWidget(0, 6)
+        self.table.setObjectName("runTable")
+        self.table.setHorizontalHeaderLabels(["Run", "Kind", "Device", "Status", "Started (UTC)", "Result"])
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setSectionResizeMode(5, QHeaderView.ResizeMode.Stretch)
+        self.table.itemSelectionChanged.connect(self._selection_changed)
+        self.details = ResultTree()
+        self.plot = ThroughputPlot()
+        detail_tabs = QTabWidget()
+        detail_tabs.addTab(self.plot, "Throughput")
+        detail_tabs.addTab(self.details, "Parameters && results")
+        self.detail_tabs = detail_tabs
+        self.refresh_button = QPushButton("&Refresh")
+        self.refresh_button.clicked.connect(self.refresh)
+        self.csv_button = QPushButton("Export samples (CSV)…")
+        self.csv_button.clicked.connect(self.export_csv)
+        self.report_button = QPushButton("&Save report…")
+        self.report_button.clicked.connect(self.ask_save_report)
+        self.delete_button = QPushButton("&Delete")
+        self.delete_button.clicked.connect(self.delete_selected)
+        row = QHBoxLayout()
+        for b in (self.refresh_button, self.csv_button, self.delete_button):
+            row.addWidget(b)
+        row.addStretch(1)
+        row.addWidget(self.report_button)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.table)
+        split.addWidget(detail_tabs)
+        split.setSizes([260, 420])
+        page = QWidget()
+        layout = QVBoxLayout(page)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(split, 1)
+        layout.addLayout(row)
+        self.add_page("runs", page, 0)
+        self.show_page("runs")
+        self.runs: list = []
+        self.current_run = None
+        self.last_report: Path | None = None
+        self._update_buttons()
+        self.refresh()
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt)
+        super().showEvent(event)
+        self.refresh()
+
+    # -- listing ------------------------------------------------------------------------
+    def refresh(self) -> Job:
+        return self.workers.submit(Job(HISTORY_KEY, "history", lambda job: engines.list_runs(),
+                                       on_done=self._listed, on_error=lambda e: self.show_error("History", e)))
+
+    def _listed(self, runs: list) -> None:
+        selected = self.selected_ids()
+        self.runs = runs
+        self.table.setRowCount(len(runs))
+        for r, run in enumerate(runs):
+            cells = [str(run.id), run.kind, run.device, run.status, run.started_at.replace("T", " ")[:19],
+                     engines.run_headline(run)]
+            for c, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                if c == 0:
+                    item.setData(Qt.ItemDataRole.UserRole, run.id)
+                if c == 3 and run.status in STATUS_COLOURS:
+                    item.setForeground(STATUS_COLOURS[run.status])
+                self.table.setItem(r, c, item)
+        self.table.resizeColumnsToContents()
+        for r, run in enumerate(runs):
+            if run.id in selected:
+                self.table.selectRow(r)
+        self._update_buttons()
+
+    def selected_ids(self) -> list[int]:
+        rows = sorted({i.row() for i in self.table.selectedItems()})
+        return [self.table.item(r, 0).data(Qt.ItemDataRole.UserRole) for r in rows]
+
+    def select_run(self, run_id: int) -> bool:
+        for r in range(self.table.rowCount()):
+            if self.table.item(r, 0).data(Qt.ItemDataRole.UserRole) == run_id:
+                self.table.selectRow(r)
+                return True
+        return False
+
+    def _selection_changed(self) -> None:
+        self._update_buttons()
+        ids = self.selected_ids()
+        if len(ids) >= 1:
+            self.show_page("runs")
+            run_id = ids[-1]
+            self.workers.submit(Job(HISTORY_KEY, "load run", lambda job: engines.get_run(run_id),
+                                    on_done=self._loaded, on_error=lambda e: self.show_error("History", e)))
+
+    def _loaded(self, run) -> None:
+        self.current_run = run
+        self.details.clear()
+        self.details.add_section("Run", {"id": run.id, "kind": run.kind, "device": run.device, "status": run.status,
+                                         "started": run.started_at, "finished": run.finished_at, "error": run.error,
+                                         "samples": run.sample_count})
+        self.details.add_section("Parameters", run.params)
+        if run.results:
+            self.details.add_section("Results", run.results)
+        self.plot.clear()
+        self.plot.add_samples(list(run.samples), final=True)
+        self.plot.set_reference_rates(engines.reference_rates_for_run(run))
+
+    def _update_buttons(self) -> None:
+        n = len(self.selected_ids())
+        self.csv_button.setEnabled(n == 1)
+        self.delete_button.setEnabled(n >= 1)
+        self.report_button.setEnabled(n >= 1 and engines.reports_available())
+        if not engines.reports_available():
+            self.report_button.setToolTip("PDF reports are not available in this build")
+
+    # -- actions --------------------------------------------------------------------------
+    def export_csv(self) -> None:
+        ids = self.selected_ids()
+        if len(ids) != 1:
+            return
+        path, _ = QFileDialog.getSaveFileName(self, "Export samples", f"tapediag-run-{ids[0]}.csv", "CSV (*.csv)")
+        if path:
+            self.workers.submit(Job(HISTORY_KEY, "export", lambda job: engines.export_csv(ids[0], Path(path)),
+                                    on_error=lambda e: self.show_error("Export", e)))
+
+    def delete_selected(self) -> None:
+        ids = self.selected_ids()
+        self.workers.submit(Job(HISTORY_KEY, "delete", lambda job: engines.delete_runs(ids),
+                                on_done=lambda _r: self.refresh(), on_error=lambda e: self.show_error("Delete", e)))
+
+    def ask_save_report(self) -> None:
+        ids = self.selected_ids()
+        if not ids:
+            return
+        path, _ = QFileDialog.getSaveFileName(self, "Save report", f"tapediag-report-{ids[0]}.pdf", "PDF (*.pdf)")
+        if path:
+            self.save_report(ids, Path(path))
+
+    def save_report(self, ids: list[int], path: Path, meta: dict | None = None) -> Job:
+        self.show_page("runs")
+        return self.workers.submit(Job(HISTORY_KEY, "report", lambda job: engines.save_report(ids, path, meta or {}),
+                                       on_done=self._report_saved, on_error=lambda e: self.show_error("Report", e)))
+
+    def _report_saved(self, path: Path) -> None:
+        self.last_report = Path(path)
+        self.window().statusBar().showMessage(f"Report saved to {path}", 8000) if hasattr(self.window(), "statusBar") else None

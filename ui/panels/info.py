@@ -1,0 +1,100 @@
+"""Drive information: identity, firmware, cartridge (MAM), TapeAlert, error counters, health."""
+from __future__ import annotations
+
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from ui import engines
+from ui.widgets import SEVERITY_COLOURS, ResultTree, headline
+from ui.wizard import WizardPanel, button_row
+from ui.worker import Job
+
+
+class InfoPanel(WizardPanel):
+    key = "info"
+    tab_title = "Drive &information"
+    title = "Drive information"
+    description = ("Reads the drive's identity, firmware, the cartridge's memory (MAM), active TapeAlert flags "
+                   "and error counters, and gives a health verdict. Reading TapeAlert clears the drive's flags, "
+                   "so the page is read once per run. Nothing is written to the tape.")
+    steps = ("Choose", "Read", "Results")
+
+    def __init__(self, workers, parent: QWidget | None = None) -> None:
+        super().__init__(workers, parent)
+        choose = QWidget()
+        self.device_label = QLabel("Select a drive in the device list.")
+        self.device_label.setWordWrap(True)
+        self.run_button = QPushButton("&Read drive information")
+        self.run_button.setDefault(True)
+        self.run_button.clicked.connect(self.start)
+        lay = QVBoxLayout(choose)
+        lay.addWidget(self.device_label)
+        lay.addLayout(button_row(self.run_button))
+        lay.addStretch(1)
+        self.add_page("choose", choose, 0)
+        running = QWidget()
+        self.running_label = QLabel("Reading…")
+        QVBoxLayout(running).addWidget(self.running_label)
+        self.add_page("running", running, 1)
+        results = QWidget()
+        self.verdict = headline("")
+        self.verdict.setObjectName("healthVerdict")
+        self.tree = ResultTree()
+        self.tree.setObjectName("infoTree")
+        self.again_button = QPushButton("Read &again")
+        self.again_button.clicked.connect(self.start)
+        self.back_button = QPushButton("&Back")
+        self.back_button.clicked.connect(lambda: self.show_page("choose"))
+        lay = QVBoxLayout(results)
+        lay.addWidget(self.verdict)
+        lay.addWidget(self.tree, 1)
+        row = QHBoxLayout()
+        row.addWidget(self.back_button)
+        row.addStretch(1)
+        row.addWidget(self.again_button)
+        lay.addLayout(row)
+        self.add_page("results", results, 2)
+        self.show_page("choose")
+        self.info: dict | None = None
+        self.run_id: int | None = None
+        self.set_device(None)
+
+    def set_device(self, device: str | None) -> None:
+        super().set_device(device)
+        self.run_button.setEnabled(device is not None)
+        if device:
+            self.device_label.setText(f"Drive: <b>{device}</b>")
+
+    def start(self) -> Job | None:
+        if not self.device:
+            return None
+        device = self.device
+        self.running_label.setText(f"Reading drive information from {device}…")
+        self.show_page("running")
+        return self.workers.submit(Job(device, "drive information", lambda job: engines.drive_info(device),
+                                       on_done=self._done, on_error=self._failed))
+
+    def _failed(self, err: BaseException) -> None:
+        self.show_page("choose")
+        self.show_error("Drive information", err)
+
+    def _done(self, outcome: tuple[dict, int | None]) -> None:
+        info, self.run_id = outcome
+        self.info = info
+        self.tree.clear()
+        health = info.get("health") or {}
+        verdict = str(health.get("verdict", "unknown"))
+        reasons = health.get("reasons") or []
+        colour = SEVERITY_COLOURS.get(verdict.lower())
+        text = f"<b>Health: {verdict}</b>"
+        if reasons:
+            text += " — " + "; ".join(str(r) for r in reasons)
+        self.verdict.setText(text)
+        if colour is not None:
+            pal = self.verdict.palette()
+            pal.setColor(self.verdict.foregroundRole(), colour)
+            self.verdict.setPalette(pal)
+        for section, value in info.items():
+            if section == "health":
+                continue
+            self.tree.add_section(section.replace("_", " ").capitalize(), value)
+        self.show_page("results")

@@ -1,0 +1,105 @@
+"""Tape performance: write and/or read a pattern with a known compression ratio and
+watch the drive's throughput live, against its rated native and compressed rates."""
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtWidgets import QCheckBox, QLabel, QVBoxLayout, QWidget
+
+from ui import engines
+from ui.format import human_rate
+from ui.panels.testpanel import TestPanel, combo
+from ui.widgets import ValidatedField
+from ui.worker import Job
+
+LTT_DEFAULT = "L&TT Windows default: 256 KB fixed blocks, 1 MB I/O, 2:1, 32 GB, no filemarks"
+HPUX = "HP-UX style: 128 KB × 8 blocks × 8192 repeats (8 GB), 2:1"
+QUICK = "Quick check: 256 KB variable blocks, 2:1, 1 GB"
+NATIVE = "Native rate: incompressible (random) data, 256 KB fixed blocks, 1 MB I/O, 8 GB"
+
+
+class TapePerfPanel(TestPanel):
+    key = "tapeperf"
+    tab_title = "&Tape performance"
+    title = "Tape performance"
+    description = ("Writes data with a known compression ratio to the cartridge and reads it back, measuring "
+                   "throughput on the host side (no drive polling while streaming, which would disturb it). "
+                   "Writing destroys what is on the cartridge: you will be asked before anything is overwritten.")
+    destructive = True
+    presets = [
+        (LTT_DEFAULT, {"direction": "write,read", "pattern": "2:1", "block_size": "256K", "mode": "fixed",
+                       "io_size": "1M", "size": "32G", "filemarks_every": "0", "compression": "on", "start": "bot",
+                       "verify": False}),
+        (HPUX, {"direction": "write,read", "pattern": "2:1", "block_size": "128K", "mode": "fixed",
+                "io_size": "1M", "size": "8G", "filemarks_every": "0", "compression": "on", "start": "bot",
+                "verify": False}),
+        (QUICK, {"direction": "write,read", "pattern": "2:1", "block_size": "256K", "mode": "variable",
+                 "io_size": "256K", "size": "1G", "filemarks_every": "0", "compression": "on", "start": "bot",
+                 "verify": False}),
+        (NATIVE, {"direction": "write,read", "pattern": "random", "block_size": "256K", "mode": "fixed",
+                  "io_size": "1M", "size": "8G", "filemarks_every": "0", "compression": "on", "start": "bot",
+                  "verify": False}),
+    ]
+
+    def build_choose(self, layout: QVBoxLayout) -> None:
+        self.device_label = QLabel("Select a tape drive in the device list.")
+        self.device_label.setWordWrap(True)
+        layout.addWidget(self.device_label)
+        if not engines.available("app.tapeperf"):
+            layout.addWidget(QLabel("<b>The tape performance engine is not available in this build.</b>"))
+
+    def set_device(self, device: str | None) -> None:
+        super().set_device(device)
+        if device:
+            self.device_label.setText(f"Drive: <b>{device}</b><br>Choose the test on the next page; "
+                                      "presets reproduce the settings technicians know from L&amp;TT and HP-UX.")
+
+    def build_fields(self, form) -> None:
+        self.add_field("direction", "&Direction:", combo([("Write, then read back", "write,read"),
+                                                          ("Write only", "write"), ("Read only", "read")]))
+        self.add_field("pattern", "Data &pattern:",
+                       ValidatedField(engines.check_pattern, "2:1"),
+                       "random, zeros, or N:1 — the ratio the drive's own compressor (SLDC) will achieve")
+        self.add_field("block_size", "&Block size:", ValidatedField(engines.check_size, "256K"),
+                       "bytes per tape block, e.g. 256K, 1M")
+        self.add_field("mode", "Block &mode:", combo([("Fixed", "fixed"), ("Variable", "variable")]))
+        self.add_field("io_size", "&I/O size:", ValidatedField(engines.check_size, "1M"),
+                       "bytes per WRITE/READ command (a multiple of the block size in fixed mode)")
+        self.add_field("size", "&Amount of data:", ValidatedField(engines.check_size, "32G"),
+                       "how much to write, e.g. 32G")
+        self.add_field("filemarks_every", "&Filemark every:", ValidatedField(engines.check_size_or_zero, "0"),
+                       "0 = no filemarks (each filemark flushes the drive's buffer)")
+        self.add_field("compression", "Drive &compression:", combo([("On", "on"), ("Off", "off"),
+                                                                    ("Leave as it is", "leave")]))
+        self.add_field("start", "&Start at:", combo([("Beginning of tape (overwrite)", "bot"),
+                                                      ("End of data (append)", "eod")]))
+        self.add_field("verify", "", QCheckBox("&Verify data read back against what was written"))
+
+    def make_params(self) -> Any:
+        return engines.tapeperf_params(self.values())
+
+    def confirm_text(self, params: Any) -> str:
+        v = self.values()
+        where = "the beginning of the tape" if v["start"] == "bot" else "the end of the recorded data"
+        writes = "write" in v["direction"]
+        text = f"<p>Drive: <b>{self.device}</b></p><p>"
+        if writes:
+            text += (f"This test <b>writes {v['size']}B</b> of {v['pattern']} data in {v['mode']} "
+                     f"{v['block_size']}B blocks ({v['io_size']}B per command), starting at {where}.</p>")
+            if v["start"] == "bot":
+                text += "<p><b>Everything on the cartridge will be overwritten.</b></p>"
+            else:
+                text += "<p>Data already on the cartridge is kept; the test data is appended after it.</p>"
+        if "read" in v["direction"]:
+            text += "<p>It then reads the data back" if writes else "<p>This test reads the cartridge from the beginning"
+            text += " to the end of the test data" + (" and verifies every block" if v["verify"] else "") + ".</p>"
+        if not writes:
+            text += "<p>Nothing is written.</p>"
+        text += "<p>Before the first write the engine checks the cartridge; if it holds data you will be asked.</p>" if writes else ""
+        return text
+
+    def run_engine(self, job: Job, params: Any, force: bool):
+        return engines.run_tapeperf(job, self.device or "", params, force)
+
+    def result_headline(self, r: dict) -> str:
+        return engines.tapeperf_headline(r)

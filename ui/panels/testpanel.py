@@ -1,0 +1,424 @@
+"""The shape shared by the three test panels (tape performance, create data, read data):
+choose → parameters (with presets) → confirm → run (live plot) → results.
+
+Subclasses describe their fields and call their engine through ``ui.engines``; this
+base does the page flow, validation display, the destructive-step confirmation,
+running on the device's worker, and settings persistence.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFileDialog,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from native.errors import Cancelled, SafetyRefusal, TapediagError
+from ui.runview import RunView
+from ui.settings import load_json, save_json
+from ui.widgets import SEVERITY_COLOURS, ResultTree, ValidatedField, headline
+from ui.wizard import WizardPanel, button_row
+from ui.worker import Job, describe_error
+
+Field = ValidatedField | QComboBox | QCheckBox
+
+
+class TestPanel(WizardPanel):
+    """Subclasses set ``presets`` and implement the ``_``-less hooks below."""
+
+    presets: list[tuple[str, dict[str, Any]]] = []
+    destructive = False  # tape writes: the confirm page demands an explicit tick when data was found
+
+    def __init__(self, workers, parent: QWidget | None = None) -> None:
+        super().__init__(workers, parent)
+        self.fields: dict[str, Field] = {}
+        self.job: Job | None = None
+        self.result: Any = None
+        self.result_dict: dict | None = None
+        self.run_id: int | None = None
+        self.refusal: SafetyRefusal | None = None
+        self.outcome: str = ""
+        self._build_choose()
+        self._build_params()
+        self._build_confirm()
+        self._build_run()
+        self._build_results()
+        self.show_page("choose")
+        saved = load_json(f"{self.key}/params")
+        if isinstance(saved, dict):
+            self.apply_values(saved)
+
+    # -- hooks ---------------------------------------------------------------------------
+    def build_choose(self, layout: QVBoxLayout) -> None:
+        """Widgets of the first page (device or directory)."""
+
+    def build_fields(self, form: QFormLayout) -> None:
+        """Add the parameter fields (``self.add_field``)."""
+
+    def target(self) -> str | None:
+        """The worker key: the device string, or the directory for disk tests."""
+        return self.device
+
+    def make_params(self) -> Any:
+        """The engine's parameter object from the fields; raises InvalidParameter."""
+        raise NotImplementedError
+
+    def confirm_text(self, params: Any) -> str:
+        raise NotImplementedError
+
+    def run_engine(self, job: Job, params: Any, force: bool) -> tuple[Any, dict, int | None]:
+        """Worker thread: run the engine; returns (result, result dict, history run id)."""
+        raise NotImplementedError
+
+    def references(self, params: Any) -> list[tuple[str, float]]:
+        return []
+
+    def result_headline(self, result: dict) -> str:
+        return ""
+
+    # -- pages ---------------------------------------------------------------------------
+    def _build_choose(self) -> None:
+        page = QWidget()
+        lay = QVBoxLayout(page)
+        self.build_choose(lay)
+        self.choose_next = QPushButton("&Next")
+        self.choose_next.setDefault(True)
+        self.choose_next.clicked.connect(self.go_params)
+        lay.addStretch(1)
+        lay.addLayout(button_row(self.choose_next))
+        self.add_page("choose", page, 0)
+
+    def _build_params(self) -> None:
+        page = QWidget()
+        lay = QVBoxLayout(page)
+        self.preset = QComboBox()
+        self.preset.setObjectName("preset")
+        self.preset.addItem("Custom")
+        for name, _ in self.presets:
+            self.preset.addItem(name)
+        self.preset.activated.connect(self._preset_chosen)
+        preset_row = QFormLayout()
+        preset_row.addRow("&Preset:", self.preset)
+        lay.addLayout(preset_row)
+        box = QGroupBox("Parameters")
+        self.form = QFormLayout(box)
+        self.form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        self.build_fields(self.form)
+        lay.addWidget(box)
+        self.params_error = QLabel("")
+        self.params_error.setObjectName("paramsError")
+        self.params_error.setWordWrap(True)
+        pal = self.params_error.palette()
+        pal.setColor(self.params_error.foregroundRole(), SEVERITY_COLOURS["critical"])
+        self.params_error.setPalette(pal)
+        lay.addWidget(self.params_error)
+        lay.addStretch(1)
+        back = QPushButton("&Back")
+        back.clicked.connect(lambda: self.show_page("choose"))
+        self.params_next = QPushButton("&Next")
+        self.params_next.setDefault(True)
+        self.params_next.clicked.connect(self.go_confirm)
+        row = QHBoxLayout()
+        row.addWidget(back)
+        row.addStretch(1)
+        row.addWidget(self.params_next)
+        lay.addLayout(row)
+        self.add_page("params", page, 1)
+
+    def _build_confirm(self) -> None:
+        page = QWidget()
+        lay = QVBoxLayout(page)
+        self.confirm_label = QLabel("")
+        self.confirm_label.setObjectName("confirmText")
+        self.confirm_label.setWordWrap(True)
+        self.confirm_label.setTextFormat(Qt.TextFormat.RichText)
+        self.found_label = headline("")
+        self.found_label.setObjectName("cartridgeFinding")
+        self.confirm_box = QCheckBox("")
+        self.confirm_box.setObjectName("confirmOverwrite")
+        self.confirm_box.toggled.connect(self._update_start)
+        self.confirm_box.hide()
+        lay.addWidget(self.confirm_label)
+        lay.addWidget(self.found_label)
+        lay.addWidget(self.confirm_box)
+        lay.addStretch(1)
+        back = QPushButton("&Back")
+        back.clicked.connect(lambda: self.show_page("params"))
+        self.start_button = QPushButton("&Start test")
+        self.start_button.setDefault(True)
+        self.start_button.clicked.connect(self.start)
+        row = QHBoxLayout()
+        row.addWidget(back)
+        row.addStretch(1)
+        row.addWidget(self.start_button)
+        lay.addLayout(row)
+        self.add_page("confirm", page, 2)
+
+    def _build_run(self) -> None:
+        self.runview = RunView()
+        self.add_page("run", self.runview, 3)
+
+    def _build_results(self) -> None:
+        page = QWidget()
+        lay = QVBoxLayout(page)
+        self.result_label = headline("")
+        self.result_label.setObjectName("resultHeadline")
+        self.result_tree = ResultTree()
+        self.result_tree.setObjectName("resultTree")
+        self.results_plot_holder = QVBoxLayout()
+        lay.addWidget(self.result_label)
+        lay.addLayout(self.results_plot_holder, 3)
+        lay.addWidget(self.result_tree, 2)
+        self.new_button = QPushButton("&New test")
+        self.new_button.clicked.connect(self._new_test)
+        self.report_button = QPushButton("&Save report…")
+        self.report_button.clicked.connect(self.ask_save_report)
+        row = QHBoxLayout()
+        row.addWidget(self.new_button)
+        row.addStretch(1)
+        row.addWidget(self.report_button)
+        lay.addLayout(row)
+        self.add_page("results", page, 4)
+
+    # -- fields and presets --------------------------------------------------------------
+    def add_field(self, name: str, label: str, field: Field, tip: str = "") -> Field:
+        self.fields[name] = field
+        if tip:
+            field.setToolTip(tip)
+        if isinstance(field, ValidatedField):
+            field.edit.textChanged.connect(self._field_changed)
+        elif isinstance(field, QComboBox):
+            field.currentIndexChanged.connect(self._field_changed)
+        else:
+            field.toggled.connect(self._field_changed)
+        self.form.addRow(label, field)
+        return field
+
+    def values(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for name, f in self.fields.items():
+            if isinstance(f, ValidatedField):
+                out[name] = f.text()
+            elif isinstance(f, QComboBox):
+                out[name] = f.currentData() if f.currentData() is not None else f.currentText()
+            else:
+                out[name] = f.isChecked()
+        return out
+
+    def apply_values(self, values: dict[str, Any]) -> None:
+        for name, v in values.items():
+            f = self.fields.get(name)
+            if isinstance(f, ValidatedField):
+                f.setText(str(v))
+            elif isinstance(f, QComboBox):
+                i = f.findData(v)
+                if i < 0:
+                    i = f.findText(str(v))
+                if i >= 0:
+                    f.setCurrentIndex(i)
+                elif f.isEditable():
+                    f.setEditText(str(v))
+            elif isinstance(f, QCheckBox):
+                f.setChecked(bool(v))
+
+    def apply_preset(self, name: str) -> None:
+        for i, (preset_name, values) in enumerate(self.presets):
+            if preset_name == name or preset_name.startswith(name):
+                self.apply_values(values)
+                self.preset.setCurrentIndex(i + 1)
+                return
+        raise KeyError(name)
+
+    def _preset_chosen(self, index: int) -> None:
+        if index > 0:
+            self._applying = True
+            self.apply_values(self.presets[index - 1][1])
+            self._applying = False
+            self.preset.setCurrentIndex(index)
+
+    def _field_changed(self, *_: object) -> None:
+        if not getattr(self, "_applying", False) and self.preset.currentIndex() > 0:
+            name, values = self.presets[self.preset.currentIndex() - 1]
+            if any(str(self.values().get(k)) != str(v) for k, v in values.items()):
+                self.preset.setCurrentIndex(0)
+        self.validate()
+
+    def validate(self) -> Any:
+        """Fields first (reason beside each), then the engine's own cross-checks."""
+        bad = [f for f in self.fields.values() if isinstance(f, ValidatedField) and not f.ok]
+        params = None
+        if bad:
+            self.params_error.setText("Correct the highlighted fields.")
+        else:
+            try:
+                params = self.make_params()
+                self.params_error.setText("")
+            except (TapediagError, ValueError) as err:
+                self.params_error.setText(str(err))
+        self.params_next.setEnabled(params is not None)
+        return params
+
+    def save_settings(self) -> None:
+        save_json(f"{self.key}/params", self.values())
+
+    # -- flow -------------------------------------------------------------------------
+    def go_params(self) -> None:
+        if self.target() is None:
+            self.show_error(self.title, "Choose a device first.")
+            return
+        self.show_page("params")
+        self.validate()
+
+    def go_confirm(self) -> None:
+        params = self.validate()
+        if params is None:
+            return
+        self.save_settings()
+        self.params = params
+        self.refusal = None
+        self.confirm_label.setText(self.confirm_text(params))
+        self.found_label.setText("")
+        self.confirm_box.hide()
+        self.confirm_box.setChecked(False)
+        self._update_start()
+        self.show_page("confirm")
+
+    def _update_start(self) -> None:
+        if self.refusal is None:
+            self.start_button.setEnabled(True)
+            self.start_button.setText("&Start test")
+        elif self.refusal.overridable:
+            self.start_button.setEnabled(self.confirm_box.isChecked())
+            self.start_button.setText("&Overwrite and start")
+        else:
+            self.start_button.setEnabled(False)
+
+    def start(self) -> Job | None:
+        target = self.target()
+        if target is None or self.workers.is_busy(target):
+            self.show_error(self.title, f"{target} is busy with another task; wait for it to finish.")
+            return None
+        force = self.refusal is not None and self.refusal.overridable and self.confirm_box.isChecked()
+        params = self.params
+        self.result = self.result_dict = self.run_id = None
+        job = Job(target, self.title.lower(), lambda j: self.run_engine(j, params, force),
+                  on_done=self._done, on_error=self._failed)
+        self.job = job
+        self._plot_to_run_page()
+        self.runview.attach(job, references=self.references(params))
+        self.show_page("run")
+        return self.workers.submit(job)
+
+    def cancel(self) -> None:
+        if self.job is not None:
+            self.runview.cancel_button.click()
+
+    def _done(self, outcome: tuple[Any, dict, int | None]) -> None:
+        self.result, self.result_dict, self.run_id = outcome
+        cancelled = bool(self.job and self.job.cancel.cancelled)
+        self.outcome = "cancelled" if cancelled else "complete"
+        self.runview.detach("Cancelled: partial results below." if cancelled else "Finished.")
+        self._show_results()
+
+    def _failed(self, err: BaseException) -> None:
+        if isinstance(err, SafetyRefusal):
+            self.runview.detach("Refused: nothing was written.")
+            self.refusal = err
+            self.found_label.setText(f"<b>{'Found on the cartridge' if err.overridable else 'Cannot write'}:</b> "
+                                     f"{err.reason}")
+            pal = self.found_label.palette()
+            pal.setColor(self.found_label.foregroundRole(), SEVERITY_COLOURS["critical"])
+            self.found_label.setPalette(pal)
+            if err.overridable:
+                self.confirm_box.setText("I understand: &overwrite this cartridge; its data will be destroyed")
+                self.confirm_box.show()
+            else:
+                self.confirm_box.hide()
+            self._update_start()
+            self.show_page("confirm")
+            return
+        if isinstance(err, Cancelled):
+            self.outcome = "cancelled"
+            self.runview.detach("Cancelled.")
+            self.show_page("params")
+            return
+        self.outcome = "failed"
+        self.runview.detach(f"Failed: {describe_error(err)}")
+        self.show_error(self.title, err)
+
+    def _show_results(self) -> None:
+        data = self.result_dict or {}
+        text = self.result_headline(data)
+        if self.outcome == "cancelled":
+            text = "<b>Cancelled</b> — partial results. " + text
+        self.result_label.setText(text)
+        self.result_tree.show_dict(data, expand_depth=1)
+        self.report_button.setEnabled(self.run_id is not None)
+        self._plot_to_results_page()
+        self.show_page("results")
+
+    def _plot_to_results_page(self) -> None:
+        self.results_plot_holder.addWidget(self.runview.plot)
+
+    def _plot_to_run_page(self) -> None:
+        layout = self.runview.layout()
+        if self.runview.plot.parent() is not self.runview:
+            layout.insertWidget(1, self.runview.plot, 1)
+
+    def _new_test(self) -> None:
+        self._plot_to_run_page()
+        self.show_page("params")
+
+    # -- report ----------------------------------------------------------------------------
+    def ask_save_report(self) -> None:
+        if self.run_id is None:
+            return
+        path, _ = QFileDialog.getSaveFileName(self, "Save report", f"tapediag-run-{self.run_id}.pdf", "PDF (*.pdf)")
+        if path:
+            self.save_report(path)
+
+    def save_report(self, path: str) -> Job | None:
+        from pathlib import Path
+
+        from ui import engines
+
+        if self.run_id is None:
+            return None
+        run_id = self.run_id
+        return self.workers.submit(Job("history", "report", lambda j: engines.save_report([run_id], Path(path), {}),
+                                       on_done=lambda p: setattr(self, "last_report", p),
+                                       on_error=lambda e: self.show_error("Report", e)))
+
+
+def path_picker(edit: ValidatedField, parent: QWidget, title: str) -> QPushButton:
+    button = QPushButton("&Browse…")
+
+    def pick() -> None:
+        path = QFileDialog.getExistingDirectory(parent, title, edit.text() or "")
+        if path:
+            edit.setText(path)
+
+    button.clicked.connect(pick)
+    return button
+
+
+def combo(items: list[tuple[str, Any]], *, editable: bool = False) -> QComboBox:
+    box = QComboBox()
+    box.setEditable(editable)
+    for text, data in items:
+        box.addItem(text, data)
+    return box
+
+
+def checker(fn: Callable[[str], Any]) -> Callable[[str], Any]:
+    return fn

@@ -1,0 +1,228 @@
+"""Guided troubleshooting: the white paper's five steps, the bottleneck table and
+recommendations. Figures are typed in or taken from recorded runs ("run 12")."""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ui import engines
+from ui.settings import load_json, save_json
+from ui.widgets import SEVERITY_COLOURS, ValidatedField, headline
+from ui.wizard import WizardPanel
+from ui.worker import Job
+
+FIGURES = [
+    ("tape_write", "Tape &write (MB/s or run N):", "step 1: a tape performance run's write rate"),
+    ("tape_read", "Tape r&ead:", "step 2: the tape read rate"),
+    ("disk_read", "Disk read, &single stream:", "step 3: the backup source, one reader"),
+    ("disk_read_parallel", "Disk read, &parallel:", "step 3: the backup source, several readers"),
+    ("disk_write", "Disk write (restore &target):", "step 4: create-data on the restore target"),
+    ("backup", "&Backup application achieved:", "step 5: what the backup job reported"),
+    ("restore", "Restore application achie&ved:", "step 5: what the restore job reported"),
+]
+REC_COLOURS = {"high": SEVERITY_COLOURS["critical"], "medium": SEVERITY_COLOURS["warning"],
+               "info": SEVERITY_COLOURS["info"]}
+
+
+class TroubleshootPanel(WizardPanel):
+    key = "troubleshoot"
+    tab_title = "Trouble&shooting"
+    title = "Troubleshooting"
+    description = ("Finds the bottleneck of a slow backup or restore the way HP's white paper does: measure the "
+                   "tape, the disk that is read and the disk that is written, compare with what the backup "
+                   "application achieved. Enter MB/s figures, or 'run 12' to take one from the history.")
+    steps = ("Figures", "Workload", "Results")
+
+    def __init__(self, workers, parent: QWidget | None = None) -> None:
+        super().__init__(workers, parent)
+        self.fields: dict[str, ValidatedField] = {}
+        figures = QWidget()
+        box = QGroupBox("Measured figures (leave blank what was not measured)")
+        form = QFormLayout(box)
+        for key, label, tip in FIGURES:
+            f = ValidatedField(engines.check_figure, "")
+            f.setToolTip(tip)
+            f.edit.setPlaceholderText("MB/s, or run N")
+            self.fields[key] = f
+            form.addRow(label, f)
+        self.latest_button = QPushButton("Use the &latest recorded runs")
+        self.latest_button.clicked.connect(self.fill_from_history)
+        lay = QVBoxLayout(figures)
+        lay.addWidget(box)
+        lay.addWidget(self.latest_button, 0, Qt.AlignmentFlag.AlignLeft)
+        lay.addStretch(1)
+        nxt = QPushButton("&Next")
+        nxt.setDefault(True)
+        nxt.clicked.connect(lambda: self.show_page("workload"))
+        lay.addLayout(_row(None, nxt))
+        self.add_page("figures", figures, 0)
+
+        workload = QWidget()
+        box = QGroupBox("The backup job")
+        form = QFormLayout(box)
+        self.fields["streams"] = ValidatedField(engines.check_optional_count, "")
+        self.fields["block_size"] = ValidatedField(engines.check_optional_block, "")
+        self.fields["block_size"].edit.setPlaceholderText("e.g. 64K, 256K")
+        self.fields["network"] = ValidatedField(engines.check_optional_link, "")
+        self.fields["network"].edit.setPlaceholderText("blank = local; 1GbE, 10GbE, or a measured 940Mbit")
+        self.fields["generation"] = ValidatedField(engines.check_optional_generation, "")
+        self.fields["generation"].edit.setPlaceholderText("e.g. LTO-9 (taken from a tape run when blank)")
+        self.sw_compression = QComboBox()
+        for text, data in (("Unknown", None), ("Off", False), ("On", True)):
+            self.sw_compression.addItem(text, data)
+        form.addRow("Parallel &streams:", self.fields["streams"])
+        form.addRow("&Block size:", self.fields["block_size"])
+        form.addRow("&Network link:", self.fields["network"])
+        form.addRow("Drive &generation:", self.fields["generation"])
+        form.addRow("Software &compression:", self.sw_compression)
+        self.input_error = QLabel("")
+        self.input_error.setWordWrap(True)
+        pal = self.input_error.palette()
+        pal.setColor(self.input_error.foregroundRole(), SEVERITY_COLOURS["critical"])
+        self.input_error.setPalette(pal)
+        lay = QVBoxLayout(workload)
+        lay.addWidget(box)
+        lay.addWidget(self.input_error)
+        lay.addStretch(1)
+        back = QPushButton("&Back")
+        back.clicked.connect(lambda: self.show_page("figures"))
+        self.analyse_button = QPushButton("&Find the bottleneck")
+        self.analyse_button.setDefault(True)
+        self.analyse_button.clicked.connect(self.analyse)
+        lay.addLayout(_row(back, self.analyse_button))
+        self.add_page("workload", workload, 1)
+
+        results = QWidget()
+        self.verdict = headline("")
+        self.verdict.setObjectName("troubleshootVerdict")
+        self.table = QTableWidget(0, 4)
+        self.table.setObjectName("bottleneckTable")
+        self.table.setHorizontalHeaderLabels(["Test", "Performance (MB/s)", "Bottleneck?", "Source"])
+        self.table.verticalHeader().setVisible(False)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.recommendations = QListWidget()
+        self.recommendations.setObjectName("recommendations")
+        self.recommendations.setWordWrap(True)
+        self.recommendations.setAlternatingRowColors(True)
+        lay = QVBoxLayout(results)
+        lay.addWidget(self.verdict)
+        lay.addWidget(self.table, 2)
+        lay.addWidget(QLabel("<b>Recommendations</b>"))
+        lay.addWidget(self.recommendations, 3)
+        again = QPushButton("&Change figures")
+        again.clicked.connect(lambda: self.show_page("figures"))
+        self.report_button = QPushButton("&Save report…")
+        self.report_button.clicked.connect(self.ask_save_report)
+        lay.addLayout(_row(again, self.report_button))
+        self.add_page("results", results, 2)
+        self.show_page("figures")
+        self.diagnosis: dict | None = None
+        self.run_id: int | None = None
+        saved = load_json("troubleshoot/values")
+        if isinstance(saved, dict):
+            for k, v in saved.items():
+                if k in self.fields:
+                    self.fields[k].setText(str(v))
+
+    def values(self) -> dict:
+        out = {k: f.text().strip() for k, f in self.fields.items()}
+        out["software_compression"] = self.sw_compression.currentData()
+        return out
+
+    def save_settings(self) -> None:
+        save_json("troubleshoot/values", {k: v for k, v in self.values().items() if k != "software_compression"})
+
+    def fill_from_history(self) -> Job:
+        return self.workers.submit(Job("history", "latest runs", lambda job: engines.latest_figures(),
+                                       on_done=self._filled, on_error=lambda e: self.show_error(self.title, e)))
+
+    def _filled(self, figures: dict[str, str]) -> None:
+        for key, text in figures.items():
+            if key in self.fields:
+                self.fields[key].setText(text)
+
+    def analyse(self) -> Job | None:
+        bad = [k for k, f in self.fields.items() if not f.ok]
+        if bad:
+            self.input_error.setText("Correct the highlighted fields.")
+            return None
+        self.input_error.setText("")
+        values = self.values()
+        self.save_settings()
+        return self.workers.submit(Job("history", "troubleshoot", lambda job: engines.run_troubleshoot(values),
+                                       on_done=self._done, on_error=self._failed))
+
+    def _failed(self, err: BaseException) -> None:
+        self.input_error.setText(str(err))
+        self.show_error(self.title, err)
+
+    def _done(self, outcome: tuple[dict, int | None]) -> None:
+        self.diagnosis, self.run_id = outcome
+        d = self.diagnosis
+        self.verdict.setText(f"<b>{d.get('verdict', '')}</b>")
+        rows = [(t["direction"], r) for t in d.get("tables", []) for r in t["rows"]]
+        self.table.setRowCount(len(rows))
+        for i, (direction, r) in enumerate(rows):
+            mb_s = r.get("mb_s")
+            cells = [f"{direction.capitalize()}: {r['test']}", "–" if mb_s is None else f"{mb_s:,.2f}",
+                     r.get("bottleneck_text", ""), r.get("source", "")]
+            for c, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                if r.get("bottleneck"):
+                    font = item.font()
+                    font.setBold(True)
+                    item.setFont(font)
+                    if c == 2:
+                        item.setForeground(SEVERITY_COLOURS["critical"])
+                self.table.setItem(i, c, item)
+        self.table.resizeColumnsToContents()
+        self.recommendations.clear()
+        for rec in d.get("recommendations", []):
+            item = QListWidgetItem(f"{rec['title']}\n{rec['advice']}\nWhy: {rec['reason']} ({rec['source']})")
+            colour = REC_COLOURS.get(rec.get("severity", ""))
+            if colour is not None:
+                item.setForeground(colour)
+            self.recommendations.addItem(item)
+        if not d.get("recommendations"):
+            self.recommendations.addItem("No rule applies to these figures.")
+        self.report_button.setEnabled(self.run_id is not None and engines.reports_available())
+        self.show_page("results")
+
+    def ask_save_report(self) -> None:
+        from pathlib import Path
+
+        from PySide6.QtWidgets import QFileDialog
+
+        if self.run_id is None:
+            return
+        path, _ = QFileDialog.getSaveFileName(self, "Save report", f"tapediag-troubleshoot-{self.run_id}.pdf",
+                                              "PDF (*.pdf)")
+        if path:
+            run_id = self.run_id
+            self.workers.submit(Job("history", "report", lambda j: engines.save_report([run_id], Path(path), {}),
+                                    on_error=lambda e: self.show_error("Report", e)))
+
+
+def _row(left: QPushButton | None, right: QPushButton) -> QHBoxLayout:
+    row = QHBoxLayout()
+    if left is not None:
+        row.addWidget(left)
+    row.addStretch(1)
+    row.addWidget(right)
+    return row

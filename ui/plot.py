@@ -1,0 +1,223 @@
+"""The live throughput plot: MB/s against time, one curve per phase.
+
+Samples arrive in batches from the engine (host-side bytes and timestamps per I/O,
+never drive polling). Each I/O's bytes are spread over the interval it took
+(``t - latency`` .. ``t``) into fixed time bins, so a slow I/O does not show as one
+spike followed by silence. Curves are created once per phase and updated with
+``setData``; ``setDownsampling(mode='peak')`` and ``setClipToView(True)`` keep hours
+of samples cheap (pyqtgraph ``examples/scrollingPlots.py``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+from app.events import Sample
+
+BIN_S = 0.1  # width of one rate bin, seconds
+AVG_S = 2.0  # rolling-average window, seconds
+STALL_MIN_S = 0.5  # an I/O this long (and far above the median) is a stall
+
+PHASE_COLOURS = {
+    "write": "#1f77b4",
+    "read": "#2ca02c",
+    "create": "#9467bd",
+    "read-data": "#ff7f0e",
+    "tree-walk": "#8c564b",
+}
+PHASE_LABELS = {
+    "write": "Write",
+    "read": "Read",
+    "create": "Create files",
+    "read-data": "Read files",
+    "tree-walk": "Tree walk",
+}
+
+
+@dataclass
+class _Series:
+    """Byte totals per bin for one phase; grows by doubling."""
+
+    bins: np.ndarray = field(default_factory=lambda: np.zeros(1024))
+    used: int = 0  # highest bin index touched + 1
+    first: int | None = None  # first bin with data
+
+    def add(self, starts: np.ndarray, ends: np.ndarray, nbytes: np.ndarray) -> None:
+        if len(ends) == 0:
+            return
+        b0 = np.maximum((starts / BIN_S).astype(np.int64), 0)
+        b1 = np.maximum((ends / BIN_S).astype(np.int64), 0)
+        need = int(b1.max()) + 1
+        if need > len(self.bins):
+            grown = np.zeros(max(need, 2 * len(self.bins)))
+            grown[: len(self.bins)] = self.bins
+            self.bins = grown
+        same = b0 == b1
+        np.add.at(self.bins, b1[same], nbytes[same])
+        for s, e, n in zip(starts[~same], ends[~same], nbytes[~same]):
+            # An I/O spanning bins (a slow one, or a stall): spread its bytes evenly.
+            edges = np.arange(int(s / BIN_S), int(e / BIN_S) + 1)
+            lo = np.maximum(edges * BIN_S, s)
+            hi = np.minimum((edges + 1) * BIN_S, e)
+            self.bins[edges] += n * (hi - lo) / max(e - s, 1e-9)
+        self.used = max(self.used, need)
+        first = int(b0.min())
+        self.first = first if self.first is None else min(self.first, first)
+
+    def curve(self, upto: int) -> tuple[np.ndarray, np.ndarray]:
+        """(t, MB/s) from the first bin with data to ``upto`` (the last complete bin)."""
+        if self.first is None or upto <= self.first:
+            return np.zeros(0), np.zeros(0)
+        idx = np.arange(self.first, upto)
+        return (idx + 0.5) * BIN_S, self.bins[self.first : upto] / BIN_S / 1e6
+
+
+def rolling_mean(values: np.ndarray, window: int) -> np.ndarray:
+    """Trailing mean over ``window`` points (shorter at the start)."""
+    if len(values) == 0:
+        return values
+    csum = np.cumsum(np.insert(values, 0, 0.0))
+    idx = np.arange(1, len(values) + 1)
+    lo = np.maximum(idx - window, 0)
+    return (csum[idx] - csum[lo]) / (idx - lo)
+
+
+class ThroughputPlot(QWidget):
+    """MB/s vs time; call ``add_samples`` from the GUI thread (the run view's timer)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        pal = self.palette()
+        self.view = pg.PlotWidget(background=pal.color(QPalette.ColorRole.Base))
+        self.view.setObjectName("throughputPlot")
+        fg = pal.color(QPalette.ColorRole.Text)
+        item = self.view.getPlotItem()
+        for axis in ("left", "bottom"):
+            item.getAxis(axis).setPen(pg.mkPen(fg))
+            item.getAxis(axis).setTextPen(pg.mkPen(fg))
+        item.setLabel("left", "Throughput", units="MB/s", **{"color": fg.name()})
+        item.getAxis("left").enableAutoSIPrefix(False)
+        item.setLabel("bottom", "Time", units="s", **{"color": fg.name()})
+        item.showGrid(x=True, y=True, alpha=0.2)
+        item.setClipToView(True)
+        item.setDownsampling(mode="peak")
+        self.legend = item.addLegend(offset=(-10, 10), labelTextColor=fg)
+        self.view.setMinimumHeight(220)
+        self.view.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.view)
+        self._series: dict[str, _Series] = {}
+        self._curves: dict[str, tuple[pg.PlotDataItem, pg.PlotDataItem]] = {}
+        self._latencies: list[np.ndarray] = []
+        self._stall_x: list[float] = []
+        self._stalls = pg.ScatterPlotItem(symbol="t", size=12, brush=pg.mkBrush("#d62728"), pen=pg.mkPen("#d62728"), name="Stall")
+        item.addItem(self._stalls)
+        self._refs: list[pg.InfiniteLine] = []
+        self.t_max = 0.0
+        self.sample_count = 0
+
+    # -- data --------------------------------------------------------------------------
+    def clear(self) -> None:
+        item = self.view.getPlotItem()
+        for raw, avg in self._curves.values():
+            item.removeItem(raw)
+            item.removeItem(avg)
+            self.legend.removeItem(raw)
+            self.legend.removeItem(avg)
+        self._series.clear()
+        self._curves.clear()
+        self._latencies.clear()
+        self._stall_x.clear()
+        self._stalls.setData([], [])
+        self.t_max = 0.0
+        self.sample_count = 0
+
+    def add_samples(self, samples: Sequence[Sample], *, final: bool = False) -> None:
+        """Fold a batch of samples in and redraw (the curve objects are reused)."""
+        if samples:
+            by_phase: dict[str, list[Sample]] = {}
+            for s in samples:
+                by_phase.setdefault(s.phase, []).append(s)
+            for phase, group in by_phase.items():
+                t = np.fromiter((s.t for s in group), float, len(group))
+                lat = np.fromiter((s.latency for s in group), float, len(group))
+                n = np.fromiter((s.nbytes for s in group), float, len(group))
+                self._series.setdefault(phase, _Series()).add(np.maximum(t - lat, 0.0), t, n)
+                self._find_stalls(t, lat)
+            self.sample_count += len(samples)
+            self.t_max = max(self.t_max, max(s.t for s in samples))
+        self._redraw(final)
+
+    def _find_stalls(self, t: np.ndarray, lat: np.ndarray) -> None:
+        self._latencies.append(lat)
+        recent = np.concatenate(self._latencies[-50:])
+        median = float(np.median(recent)) if len(recent) else 0.0
+        mask = lat > max(STALL_MIN_S, 10 * median)
+        self._stall_x.extend((t[mask] - lat[mask]).tolist())
+
+    def _redraw(self, final: bool) -> None:
+        # The bin still being filled would show a false dip: draw complete bins only.
+        upto_all = int(self.t_max / BIN_S) + (1 if final else 0)
+        for phase, series in self._series.items():
+            upto = min(series.used, upto_all) if not final else series.used
+            x, y = series.curve(upto)
+            raw, avg = self._curve_pair(phase)
+            raw.setData(x, y)
+            avg.setData(x, rolling_mean(y, max(1, int(AVG_S / BIN_S))))
+        if self._stall_x:
+            self._stalls.setData(self._stall_x, [0.0] * len(self._stall_x))
+
+    def _curve_pair(self, phase: str) -> tuple[pg.PlotDataItem, pg.PlotDataItem]:
+        pair = self._curves.get(phase)
+        if pair is None:
+            colour = QColor(PHASE_COLOURS.get(phase, "#7f7f7f"))
+            label = PHASE_LABELS.get(phase, phase)
+            faint = QColor(colour)
+            faint.setAlpha(110)
+            raw = self.view.plot(pen=pg.mkPen(faint, width=1), name=label)
+            avg = self.view.plot(pen=pg.mkPen(colour, width=2.5), name=f"{label}, {AVG_S:g} s average")
+            for c in (raw, avg):
+                c.setDownsampling(auto=True, method="peak")
+                c.setClipToView(True)
+            pair = self._curves[phase] = (raw, avg)
+        return pair
+
+    # -- reference lines -------------------------------------------------------------
+    def set_reference_rates(self, refs: Iterable[tuple[str, float]]) -> None:
+        """Horizontal lines such as ("LTO-9 native", 400.0)."""
+        item = self.view.getPlotItem()
+        for line in self._refs:
+            item.removeItem(line)
+        self._refs.clear()
+        fg = self.palette().color(QPalette.ColorRole.Text)
+        for label, rate in refs:
+            line = pg.InfiniteLine(
+                pos=rate,
+                angle=0,
+                pen=pg.mkPen(fg, width=1, style=Qt.PenStyle.DashLine),
+                label=f"{label} {rate:g} MB/s",
+                labelOpts={"position": 0.02, "color": fg, "anchors": [(0, 1), (0, 1)]},
+            )
+            item.addItem(line)
+            self._refs.append(line)
+
+    # -- inspection (tests, screenshots) --------------------------------------------------
+    def phases(self) -> list[str]:
+        return list(self._curves)
+
+    def curve_points(self, phase: str) -> int:
+        pair = self._curves.get(phase)
+        if pair is None:
+            return 0
+        x, _ = pair[0].getData()
+        return 0 if x is None else len(x)
+
+    def stall_count(self) -> int:
+        return len(self._stall_x)

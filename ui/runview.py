@@ -1,0 +1,176 @@
+"""The "run" page every test panel shares: live plot, progress, figures, Cancel.
+
+A QTimer (50 ms) drains the job's thread-safe event queue on the GUI thread; the
+engine's thread never touches a widget. Between ticks samples pile up in the queue,
+so the cost of drawing does not depend on how fast the drive goes.
+"""
+from __future__ import annotations
+
+import time
+from collections import deque
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QProgressBar,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.events import Message, PhaseFinished, PhaseStarted, Progress, SampleBatch
+from ui.format import human_bytes, human_duration, human_rate
+from ui.plot import PHASE_LABELS, ThroughputPlot
+from ui.worker import Job
+
+DRAIN_MS = 50
+CURRENT_WINDOW_S = 1.0  # "current rate" is measured over the last second of samples
+
+
+class RunView(QWidget):
+    """Attach a running job with ``attach``; emits ``cancel_requested`` on Cancel."""
+
+    cancel_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.plot = ThroughputPlot(self)
+        self.phase_label = QLabel("Waiting to start…")
+        self.phase_label.setObjectName("phaseLabel")
+        font = self.phase_label.font()
+        font.setBold(True)
+        self.phase_label.setFont(font)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1000)
+        self.progress.setTextVisible(True)
+        self.cancel_button = QPushButton("&Cancel")
+        self.cancel_button.clicked.connect(self._on_cancel)
+        self.figures: dict[str, QLabel] = {}
+        grid = QGridLayout()
+        for i, (key, title) in enumerate(
+            [("bytes", "Transferred"), ("current", "Current rate"), ("average", "Average rate"), ("eta", "Time left"),
+             ("elapsed", "Elapsed"), ("samples", "I/Os")]
+        ):
+            caption = QLabel(title + ":")
+            caption.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            value = QLabel("–")
+            value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            value.setMinimumWidth(110)
+            self.figures[key] = value
+            grid.addWidget(caption, i // 3, (i % 3) * 2)
+            grid.addWidget(value, i // 3, (i % 3) * 2 + 1)
+        self.messages = QListWidget()
+        self.messages.setMaximumHeight(90)
+        self.messages.setObjectName("runMessages")
+        top = QHBoxLayout()
+        top.addWidget(self.phase_label, 1)
+        top.addWidget(self.cancel_button)
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(self.plot, 1)
+        layout.addWidget(self.progress)
+        layout.addLayout(grid)
+        layout.addWidget(self.messages)
+        self.timer = QTimer(self)
+        self.timer.setInterval(DRAIN_MS)
+        self.timer.timeout.connect(self.drain)
+        self.job: Job | None = None
+        self._recent: deque[tuple[float, int]] = deque()
+        self._started = 0.0
+        self._ios = 0
+        self.events_seen = 0
+
+    # -- lifecycle --------------------------------------------------------------------
+    def attach(self, job: Job, *, references: list[tuple[str, float]] | None = None) -> None:
+        self.job = job
+        self.plot.clear()
+        self.plot.set_reference_rates(references or [])
+        self.messages.clear()
+        self.progress.setValue(0)
+        self.progress.setFormat("%p%")
+        self._recent.clear()
+        self._ios = 0
+        self.events_seen = 0
+        self._started = time.monotonic()
+        for value in self.figures.values():
+            value.setText("–")
+        self.phase_label.setText(f"Starting {job.title}…")
+        self.cancel_button.setEnabled(True)
+        self.cancel_button.setText("&Cancel")
+        self.timer.start()
+
+    def detach(self, outcome: str) -> None:
+        """The job ended: take the last events, stop the timer, say how it ended."""
+        self.drain(final=True)
+        self.timer.stop()
+        self.cancel_button.setEnabled(False)
+        self.phase_label.setText(outcome)
+
+    def _on_cancel(self) -> None:
+        if self.job is not None:
+            self.job.cancel.cancel()
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.setText("Cancelling…")
+        self.cancel_requested.emit()
+
+    # -- events -------------------------------------------------------------------------
+    def drain(self, final: bool = False) -> None:
+        if self.job is None:
+            return
+        events = self.job.drain()
+        samples = []
+        for event in events:
+            self.events_seen += 1
+            if isinstance(event, SampleBatch):
+                samples.extend(event.samples)
+            elif isinstance(event, Progress):
+                self._progress(event)
+            elif isinstance(event, PhaseStarted):
+                label = PHASE_LABELS.get(event.phase, event.phase)
+                size = f" ({human_bytes(event.total_bytes)})" if event.total_bytes else ""
+                self.phase_label.setText(f"{label}{size}…")
+                self.progress.setValue(0)
+            elif isinstance(event, Message):
+                self._message(event)
+            elif isinstance(event, PhaseFinished):
+                self._message(Message("info", f"{PHASE_LABELS.get(event.phase, event.phase)} finished"))
+        if samples:
+            self._ios += len(samples)
+            for s in samples:
+                self._recent.append((s.t, s.nbytes))
+            horizon = samples[-1].t - CURRENT_WINDOW_S
+            while self._recent and self._recent[0][0] < horizon:
+                self._recent.popleft()
+            span = max(samples[-1].t - self._recent[0][0], 1e-3) if len(self._recent) > 1 else 0
+            if span:
+                rate = sum(n for _, n in self._recent) / span / 1e6
+                self.figures["current"].setText(human_rate(rate))
+            self.figures["samples"].setText(f"{self._ios:,}")
+        if samples or final:
+            self.plot.add_samples(samples, final=final)
+        self.figures["elapsed"].setText(human_duration(time.monotonic() - self._started))
+
+    def _progress(self, p: Progress) -> None:
+        if p.total_bytes:
+            self.progress.setRange(0, 1000)
+            self.progress.setValue(int(1000 * min(p.done_bytes / p.total_bytes, 1.0)))
+        else:
+            self.progress.setRange(0, 0)  # running to a duration / EOD: busy indicator
+        self.figures["bytes"].setText(
+            human_bytes(p.done_bytes) + (f" of {human_bytes(p.total_bytes)}" if p.total_bytes else "")
+        )
+        self.figures["average"].setText(human_rate(p.rate_mb_s))
+        self.figures["eta"].setText(human_duration(p.eta_s) if p.eta_s is not None else "–")
+
+    def _message(self, m: Message) -> None:
+        item = QListWidgetItem(m.text)
+        if m.level == "error":
+            item.setForeground(Qt.GlobalColor.red)
+        elif m.level == "warning":
+            item.setForeground(Qt.GlobalColor.darkYellow)
+        self.messages.addItem(item)
+        self.messages.scrollToBottom()

@@ -1,0 +1,162 @@
+"""Small shared widgets: result trees from ``to_dict()`` forms, validated fields."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import QHBoxLayout, QHeaderView, QLabel, QLineEdit, QTreeWidget, QTreeWidgetItem, QWidget
+
+SEVERITY_COLOURS = {
+    # TapeAlert severities and health verdicts; readable on light and dark palettes.
+    "critical": QColor("#d62728"),
+    "failing": QColor("#d62728"),
+    "warning": QColor("#e08a00"),
+    "attention": QColor("#e08a00"),
+    "information": QColor("#1f77b4"),
+    "info": QColor("#1f77b4"),
+    "healthy": QColor("#2ca02c"),
+}
+
+
+def _label(key: str) -> str:
+    return key.replace("_", " ").capitalize()
+
+
+def _scalar(value: Any) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:,.3f}".rstrip("0").rstrip(".") if abs(value) < 1e6 else f"{value:,.0f}"
+    if isinstance(value, int):
+        return f"{value:,}" if abs(value) >= 10000 else str(value)
+    return str(value)
+
+
+class ResultTree(QTreeWidget):
+    """A two-column Field/Value tree for nested JSON-safe dicts."""
+
+    def __init__(self, parent: QWidget | None = None, *, skip: tuple[str, ...] = ("samples",)) -> None:
+        super().__init__(parent)
+        self.setColumnCount(2)
+        self.setHeaderLabels(["Field", "Value"])
+        self.setAlternatingRowColors(True)
+        self.setUniformRowHeights(True)
+        self.header().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        self.skip = skip
+
+    def show_dict(self, data: dict, *, expand_depth: int = 1) -> None:
+        self.clear()
+        self._add(self.invisibleRootItem(), data)
+        self.expandToDepth(expand_depth - 1)
+
+    def add_section(self, title: str, data: Any, *, colour: QColor | None = None) -> QTreeWidgetItem:
+        item = QTreeWidgetItem([title, "" if isinstance(data, (dict, list)) else _scalar(data)])
+        font = item.font(0)
+        font.setBold(True)
+        item.setFont(0, font)
+        if colour is not None:
+            item.setForeground(1, colour)
+        self.addTopLevelItem(item)
+        if isinstance(data, (dict, list)):
+            self._add(item, data)
+        item.setExpanded(True)
+        return item
+
+    def _add(self, parent: QTreeWidgetItem, data: Any) -> None:
+        if isinstance(data, dict):
+            items = data.items()
+        else:
+            items = ((f"#{i + 1}", v) for i, v in enumerate(data))
+        for key, value in items:
+            if key in self.skip:
+                continue
+            if isinstance(value, (dict, list)):
+                if isinstance(value, list) and len(value) > 200:
+                    QTreeWidgetItem(parent, [_label(str(key)), f"{len(value)} entries"])
+                    continue
+                child = QTreeWidgetItem(parent, [_label(str(key)), "" if value else "none"])
+                self._add(child, value)
+            else:
+                child = QTreeWidgetItem(parent, [_label(str(key)), _scalar(value)])
+                colour = SEVERITY_COLOURS.get(str(value).lower()) if isinstance(value, str) else None
+                if colour is not None:
+                    child.setForeground(1, colour)
+
+    def find_value(self, field: str) -> str | None:
+        """The value shown for the first row named ``field`` (tests and screenshots)."""
+        wanted = _label(field).lower()
+        stack = [self.topLevelItem(i) for i in range(self.topLevelItemCount())]
+        while stack:
+            item = stack.pop(0)
+            if item.text(0).lower() == wanted:
+                return item.text(1)
+            stack.extend(item.child(i) for i in range(item.childCount()))
+        return None
+
+
+class ValidatedField(QWidget):
+    """A line edit with the reason it is wrong shown beside it, checked as typed.
+
+    ``check(text)`` returns the parsed value or raises ``InvalidParameter`` (the
+    engine's own parsing/validation, so the GUI rejects what the CLI rejects).
+    """
+
+    def __init__(self, check: Callable[[str], Any], text: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.check = check
+        self.edit = QLineEdit(text)
+        self.error = QLabel("")
+        self.error.setObjectName("fieldError")
+        self.error.setWordWrap(True)
+        pal = self.error.palette()
+        pal.setColor(QPalette.ColorRole.WindowText, SEVERITY_COLOURS["critical"])
+        self.error.setPalette(pal)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.edit, 1)
+        layout.addWidget(self.error, 2)
+        self.setFocusProxy(self.edit)
+        self.edit.textChanged.connect(self.revalidate)
+        self.value: Any = None
+        self.revalidate()
+
+    def revalidate(self) -> bool:
+        from native.errors import TapediagError
+
+        try:
+            self.value = self.check(self.edit.text())
+        except (TapediagError, ValueError) as err:
+            self.value = None
+            self.error.setText(str(err))
+            self.edit.setStyleSheet("QLineEdit { border: 1px solid #d62728; }")
+            return False
+        self.error.setText("")
+        self.edit.setStyleSheet("")
+        return True
+
+    @property
+    def ok(self) -> bool:
+        return self.error.text() == ""
+
+    def text(self) -> str:
+        return self.edit.text()
+
+    def setText(self, text: str) -> None:
+        self.edit.setText(text)
+
+
+def headline(text: str, colour: QColor | None = None) -> QLabel:
+    label = QLabel(text)
+    label.setWordWrap(True)
+    label.setTextFormat(Qt.TextFormat.RichText)
+    font = label.font()
+    font.setPointSizeF(font.pointSizeF() * 1.15)
+    label.setFont(font)
+    if colour is not None:
+        pal = label.palette()
+        pal.setColor(QPalette.ColorRole.WindowText, colour)
+        label.setPalette(pal)
+    return label

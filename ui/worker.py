@@ -1,0 +1,151 @@
+"""Device work off the GUI thread: one single-thread worker per device.
+
+Why one per device: a tape drive executes one command stream; two panels issuing
+commands to the same drive at once would interleave a REWIND into a running write.
+Every job for a device string therefore queues on that device's own thread, while
+different devices (and the disk tests, keyed by their directory) run side by side.
+
+The engine's ``sink`` runs on the worker thread. It never touches a widget: events
+go into the job's thread-safe ``events`` deque, which the GUI drains on a QTimer
+(see ``ui.runview``). Completion and failure come back as signals queued to the
+GUI thread, so callbacks always run there (the Anki ``taskman`` idiom).
+"""
+from __future__ import annotations
+
+import collections
+import itertools
+import logging
+import traceback
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from PySide6.QtCore import QObject, Signal, Slot
+
+from app.events import CancelToken, Event
+
+log = logging.getLogger(__name__)
+
+_ids = itertools.count(1)
+
+
+@dataclass(eq=False)
+class Job:
+    """One unit of work for one device. ``fn(job)`` runs on the device's thread."""
+
+    device: str
+    title: str
+    fn: Callable[["Job"], Any]
+    on_done: Callable[[Any], None] | None = None
+    on_error: Callable[[BaseException], None] | None = None
+    cancel: CancelToken = field(default_factory=CancelToken)
+    events: collections.deque = field(default_factory=collections.deque)
+    id: int = field(default_factory=lambda: next(_ids))
+    finished: bool = False
+
+    def sink(self, event: Event) -> None:
+        """The engine's event sink: called on the worker thread, so only queue."""
+        self.events.append(event)
+
+    def drain(self) -> list[Event]:
+        """Everything queued so far (GUI thread). deque.popleft is thread-safe."""
+        out = []
+        while True:
+            try:
+                out.append(self.events.popleft())
+            except IndexError:
+                return out
+
+
+class DeviceWorkers(QObject):
+    """The per-device executors of one window. ``shutdown`` cancels and waits.
+
+    Lives on the GUI thread: ``_done``/``_failed`` are emitted by worker threads and
+    delivered (queued) to this object's slots, so job callbacks run on the GUI thread.
+    """
+
+    busy_changed = Signal(str, bool)
+    _done = Signal(object, object)
+    _failed = Signal(object, object)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._executors: dict[str, ThreadPoolExecutor] = {}
+        self._active: dict[int, Job] = {}
+        self._closed = False
+        self._done.connect(self._on_done)
+        self._failed.connect(self._on_failed)
+
+    def submit(self, job: Job) -> Job:
+        """Queue ``job`` on its device's thread (created on first use)."""
+        if self._closed:
+            raise RuntimeError("workers are shut down")
+        executor = self._executors.get(job.device)
+        if executor is None:
+            executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"tapediag-{job.device}")
+            self._executors[job.device] = executor
+        self._active[job.id] = job
+        self.busy_changed.emit(job.device, True)
+        executor.submit(self._run, job)
+        return job
+
+    def _run(self, job: Job) -> None:
+        """Worker thread: run, then hand the outcome to the GUI thread."""
+        try:
+            result = job.fn(job)
+        except Exception as err:  # every failure must reach a dialog, never only the console
+            if not _is_expected(err):
+                log.error("unexpected error in %s:\n%s", job.title, "".join(traceback.format_exception(err)))
+            self._failed.emit(job, err)
+            return
+        self._done.emit(job, result)
+
+    @Slot(object, object)
+    def _on_done(self, job: Job, result: Any) -> None:
+        self._settle(job)
+        if job.on_done:
+            job.on_done(result)
+
+    @Slot(object, object)
+    def _on_failed(self, job: Job, err: Exception) -> None:
+        self._settle(job)
+        if job.on_error:
+            job.on_error(err)
+
+    def _settle(self, job: Job) -> None:
+        job.finished = True
+        self._active.pop(job.id, None)
+        self.busy_changed.emit(job.device, self.is_busy(job.device))
+
+    def is_busy(self, device: str) -> bool:
+        return any(j.device == device for j in self._active.values())
+
+    def active_jobs(self) -> list[Job]:
+        return list(self._active.values())
+
+    def cancel_all(self) -> None:
+        for job in list(self._active.values()):
+            job.cancel.cancel()
+
+    def shutdown(self) -> None:
+        """Cancel every running job and wait for the threads (window close)."""
+        self._closed = True
+        self.cancel_all()
+        for executor in self._executors.values():
+            executor.shutdown(wait=True, cancel_futures=True)
+        self._executors.clear()
+
+
+def _is_expected(err: BaseException) -> bool:
+    from native.errors import TapediagError
+
+    return isinstance(err, TapediagError)
+
+
+def describe_error(err: BaseException) -> str:
+    """The one line a technician sees: the decoded cause, or the type for a bug."""
+    from native.errors import TapediagError
+
+    if isinstance(err, TapediagError):
+        return str(err)
+    return f"Internal error ({type(err).__name__}): {err}"
