@@ -1,15 +1,232 @@
-"""`tapediag troubleshoot` (not yet implemented)."""
+"""`tapediag troubleshoot`: the white paper's five steps, the bottleneck table, advice.
+
+Figures come from flags (typed-in MB/s or history run ids), or from prompts on a
+terminal. The session is recorded in the history as a ``troubleshoot`` run, and with
+``--report FILE.pdf`` handed to the customer as a PDF.
+"""
 from __future__ import annotations
 
 import argparse
+import json
+import sys
+import textwrap
+from dataclasses import replace
+from pathlib import Path
 
-from native.errors import TapediagError
+from app.history import History, record
+from app.troubleshoot import (COMPONENT_LABELS, Diagnosis, DriveContext, Figure, Measurements, TroubleshootInput,
+                              Workload, diagnose, fmt)
+from app.troubleshoot.fromhistory import drive_from_run, figure_from_run, streams_of
+from app.troubleshoot.parse import parse_block_size, parse_generation, parse_link, parse_on_off
+from native.errors import InvalidParameter
+
+
+def _mb_s(text: str) -> float:
+    try:
+        value = float(text.strip().lower().removesuffix("mb/s").strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a rate in MB/s") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError("a rate must be positive")
+    return value
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("troubleshoot", help="(not yet implemented)")
-    parser.set_defaults(func=run)
+    p = subparsers.add_parser(
+        "troubleshoot", help="find the bottleneck of a slow backup or restore",
+        description="Compare tape, disk and network rates with what the backup application achieved "
+                    "(HP white paper 'Finding bottlenecks'). Rates are decimal MB/s.")
+    steps = p.add_argument_group("component measurements (MB/s, or a history run id)")
+    for name, what in (("tape-write", "tape write"), ("tape-read", "tape read"),
+                       ("disk-read", "disk read, one stream (backup source)"),
+                       ("disk-read-parallel", "disk read, parallel streams"),
+                       ("disk-write", "disk write, one stream (restore target)"),
+                       ("disk-write-parallel", "disk write, parallel streams")):
+        steps.add_argument(f"--{name}", type=_mb_s, metavar="MB/s", help=what)
+    for name, kind in (("tape-write", "tape-perf"), ("tape-read", "tape-perf"),
+                       ("disk-read", "read-data"), ("disk-write", "create-data")):
+        steps.add_argument(f"--{name}-run", type=int, action="append", default=[], metavar="RUN_ID",
+                           help=f"take the {name.replace('-', ' ')} rate from a {kind} run"
+                                + (" (single or parallel by its stream count; repeatable)" if "disk" in name else ""))
+    app = p.add_argument_group("what the backup application achieved")
+    app.add_argument("--backup", type=_mb_s, metavar="MB/s", help="backup throughput")
+    app.add_argument("--restore", type=_mb_s, metavar="MB/s", help="restore throughput")
+    app.add_argument("--streams", type=int, metavar="N", help="streams (multiplexing/concurrency) into the drive")
+    app.add_argument("--block-size", metavar="SIZE", help="tape block size, e.g. 64K, 256K")
+    app.add_argument("--software-compression", metavar="on|off")
+    app.add_argument("--network", metavar="LINK", help="data crosses a network: 1GbE, 10GbE, 100Mb, 940Mbit...")
+    app.add_argument("--network-rate", type=_mb_s, metavar="MB/s", help="a measured network rate (e.g. iperf)")
+    app.add_argument("--small-files", action=argparse.BooleanOptionalAction, default=None,
+                     help="the data set is millions of small files")
+    app.add_argument("--file-count", type=int, metavar="N")
+    app.add_argument("--application", metavar="NAME", help="backup application (for the report)")
+    drive = p.add_argument_group("the drive")
+    drive.add_argument("--drive", metavar="GEN", help="LTO generation, e.g. LTO-4, LTO-9, ULTRIUM-HH8")
+    drive.add_argument("--drive-run", type=int, metavar="RUN_ID", help="take the drive from a drive-info/tape-perf run")
+    drive.add_argument("--compression-ratio", type=float, metavar="R", help="the data's compression ratio (default: nominal)")
+    out = p.add_argument_group("output")
+    out.add_argument("--json", action="store_true", help="machine-readable diagnosis")
+    out.add_argument("--interactive", action=argparse.BooleanOptionalAction, default=None,
+                     help="ask for each figure (default: on a terminal when no figure is given)")
+    out.add_argument("--report", type=Path, metavar="FILE.pdf", help="also write a PDF report")
+    for field in ("customer", "site", "technician", "ticket"):
+        out.add_argument(f"--{field}", default="", help=f"report cover: {field}")
+    p.set_defaults(func=run)
+
+
+def _has_figures(args: argparse.Namespace) -> bool:
+    keys = ("tape_write", "tape_read", "disk_read", "disk_read_parallel", "disk_write", "disk_write_parallel",
+            "backup", "restore")
+    return any(getattr(args, k) is not None for k in keys) or any(
+        getattr(args, f"{k}_run") for k in ("tape_write", "tape_read", "disk_read", "disk_write"))
+
+
+def _ask(prompt: str, parse, default=None):
+    """Ask until the answer parses; blank keeps ``default``."""
+    while True:
+        try:
+            answer = input(f"{prompt}{f' [{default}]' if default not in (None, '') else ''}: ").strip()
+        except EOFError:
+            return default
+        if not answer:
+            return default
+        try:
+            return parse(answer)
+        except (InvalidParameter, argparse.ArgumentTypeError, ValueError) as err:
+            print(f"  {err}")
+
+
+def _figure_or_run(text: str):
+    """'154' (MB/s) or '#12' / 'run 12' (a history run)."""
+    t = text.strip().lower()
+    if t.startswith("#") or t.startswith("run"):
+        return int(t.lstrip("#").removeprefix("run").strip())
+    return _mb_s(text)
+
+
+def _prompt(args: argparse.Namespace) -> None:
+    """Walk the technician through the white paper's five steps, filling ``args``."""
+    print("Finding the bottleneck (HP white paper, 'Finding bottlenecks'). Enter MB/s, '#ID' for a "
+          "history run, or nothing to skip.")
+    for key, text in (("tape_write", "1. Tape write"), ("tape_read", "2. Tape read"),
+                      ("disk_write", "3. Disk write, one stream (restore target)"),
+                      ("disk_write_parallel", "   Disk write, parallel streams"),
+                      ("disk_read", "4. Disk read, one stream (backup source)"),
+                      ("disk_read_parallel", "   Disk read, parallel streams")):
+        got = _ask(text, _figure_or_run, getattr(args, key))
+        if isinstance(got, int) and not isinstance(got, bool) and key in ("tape_write", "tape_read", "disk_read", "disk_write"):
+            getattr(args, f"{key}_run").append(got)
+        elif isinstance(got, int) and not isinstance(got, bool):
+            base = key.replace("_parallel", "")
+            getattr(args, f"{base}_run").append(got)
+        else:
+            setattr(args, key, got)
+    print("5. What the backup application achieved")
+    args.backup = _ask("   Backup MB/s", _mb_s, args.backup)
+    args.restore = _ask("   Restore MB/s", _mb_s, args.restore)
+    args.streams = _ask("   Streams into the drive", int, args.streams)
+    args.block_size = _ask("   Tape block size (e.g. 64K, 256K)", lambda s: (parse_block_size(s), s)[1], args.block_size)
+    args.software_compression = _ask("   Software compression (on/off)", lambda s: (parse_on_off(s), s)[1],
+                                     args.software_compression)
+    args.network = _ask("   Network link (blank: local; 1GbE, 10GbE...)", lambda s: (parse_link(s), s)[1], args.network)
+    args.small_files = _ask("   Millions of small files (yes/no)", parse_on_off, args.small_files)
+    if not args.drive and not args.drive_run:
+        args.drive = _ask("   Drive generation (e.g. LTO-4)", lambda s: (parse_generation(s), s)[1], None)
+
+
+def build_input(args: argparse.Namespace, hist: History) -> tuple[TroubleshootInput, str]:
+    """The typed input from flags and history runs; also the device to file the session under."""
+    device = ""
+    m = {}
+    for key in ("tape_write", "tape_read", "disk_read_single", "disk_read_parallel", "disk_write_single", "disk_write_parallel"):
+        flag = key.removesuffix("_single")
+        if getattr(args, flag) is not None:
+            m[key] = Figure(getattr(args, flag))
+    drive_ctx = DriveContext()
+    for step in ("tape_write", "tape_read", "disk_read", "disk_write"):
+        for run_id in getattr(args, f"{step}_run"):
+            fig = figure_from_run(hist, run_id, step)
+            run = hist.get_run(run_id, samples=False)
+            if step.startswith("tape"):
+                m[step] = fig
+                device = device or run.device
+                found = drive_from_run(run)
+                if found and drive_ctx.generation is None:
+                    drive_ctx = found
+            else:
+                n = streams_of(run)
+                m[f"{step}_{'parallel' if n and n > 1 else 'single'}"] = fig
+    if args.drive_run:
+        run = hist.get_run(args.drive_run, samples=False)
+        found = drive_from_run(run)
+        if not found:
+            raise InvalidParameter(f"run {args.drive_run} does not say which drive it was")
+        drive_ctx, device = found, run.device
+    if args.drive:
+        gen, half = parse_generation(args.drive)
+        drive_ctx = replace(drive_ctx, generation=gen, half_height=half)
+    if args.compression_ratio:
+        drive_ctx = replace(drive_ctx, compression_ratio=args.compression_ratio)
+    if args.network:
+        parse_link(args.network)  # reject a bad link before anything is recorded
+    workload = Workload(
+        backup_mb_s=args.backup, restore_mb_s=args.restore, streams=args.streams,
+        block_size=parse_block_size(args.block_size) if args.block_size else None,
+        software_compression=parse_on_off(args.software_compression) if args.software_compression else None,
+        link=args.network, network_mb_s=args.network_rate, small_files=args.small_files,
+        file_count=args.file_count, application=args.application,
+    )
+    return TroubleshootInput(Measurements(**m), workload, drive_ctx), device
+
+
+def format_text(dx: Diagnosis) -> str:
+    lines: list[str] = []
+    for table in dx.tables:
+        lines.append(f"{table.direction.capitalize()} — bottleneck determination")
+        width = max(len(r.test) for r in table.rows) + 4
+        lines.append(f"  {'Test'.ljust(width)}{'Performance (MB/s)':>20}  Bottleneck?")
+        for i, row in enumerate(table.rows, 1):
+            src = f"  ({row.source})" if row.source and row.source != "entered" else ""
+            lines.append(f"  {f'{i}. {row.test}'.ljust(width)}{fmt(row.mb_s):>20}  {row.bottleneck_text}{src}")
+        lines.append(f"  {table.verdict}")
+        lines.append("")
+    if not dx.tables:
+        lines += [dx.verdict, ""]
+    for note in dx.notes:
+        lines += textwrap.wrap(f"Note: {note}", 88) + [""]
+    if dx.recommendations:
+        lines.append("Recommendations")
+        for rec in dx.recommendations:
+            lines.append(f"  [{rec.severity}] {rec.title}")
+            for label, text in (("", rec.advice), ("Why: ", rec.reason), ("Source: ", rec.source)):
+                lines += textwrap.wrap(label + text, 86, initial_indent="    ", subsequent_indent="      ")
+    return "\n".join(lines).rstrip()
 
 
 def run(args: argparse.Namespace) -> int:
-    raise TapediagError("'tapediag troubleshoot' is not implemented yet")
+    interactive = args.interactive if args.interactive is not None else (sys.stdin.isatty() and not _has_figures(args))
+    if interactive:
+        _prompt(args)
+    with History.open() as hist:
+        inp, device = build_input(args, hist)
+        if not any(vars(inp.measurements).values()) and inp.workload.backup_mb_s is None and inp.workload.restore_mb_s is None:
+            raise InvalidParameter("no figures given", hint="pass e.g. --tape-write 154 --disk-read 10.59 --backup 22.98, "
+                                                            "or run on a terminal to be asked")
+        with record("troubleshoot", device, inp.to_dict(), history=hist) as rec:
+            dx = diagnose(inp)
+            rec.results = dx.to_dict()
+    if args.json:
+        print(json.dumps({"run_id": rec.run_id, **dx.to_dict()}, indent=2, sort_keys=True))
+    else:
+        print(format_text(dx))
+        print(f"\nRecorded as run {rec.run_id} ('tapediag show {rec.run_id}').")
+    if args.report:
+        from app.cli.report import write_report
+
+        write_report([rec.run_id], args.report, customer=args.customer, site=args.site,
+                     technician=args.technician, ticket=args.ticket)
+        print(f"Report written to {args.report}", file=sys.stderr if args.json else sys.stdout)
+    return 0
+
+
+__all__ = ["COMPONENT_LABELS", "build_input", "format_text", "register", "run"]

@@ -1,0 +1,86 @@
+"""`tapediag troubleshoot`: flags, history runs, prompts, JSON, and the recorded session."""
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+from app.cli import main
+from app.events import Sample
+from app.history import History
+
+TABLE2 = ["troubleshoot", "--tape-write", "154", "--tape-read", "156", "--disk-read", "10.59",
+          "--disk-read-parallel", "29.02", "--backup", "22.98", "--streams", "4", "--block-size", "64K",
+          "--software-compression", "on", "--small-files", "--drive", "LTO-4"]
+
+
+def test_table2_from_flags_prints_the_table_and_records_a_run(capsys) -> None:
+    assert main(TABLE2) == 0
+    out = capsys.readouterr().out
+    assert "Backup — bottleneck determination" in out
+    assert "Disk read, parallel streams" in out and "29.02  Yes (File system)" in out
+    assert "the bottleneck is the file system" in out
+    assert "Use a tape block size of 256 KB or more" in out and "Turn software compression off" in out
+    with History.open() as hist:
+        (run,) = hist.list_runs(kind="troubleshoot")
+    assert run.status == "complete"
+    assert run.results["tables"][0]["bottleneck"] == "disk"
+    assert run.params["workload"]["block_size"] == 65536
+
+
+def test_json_output(capsys) -> None:
+    assert main(TABLE2 + ["--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["run_id"] == 1 and "file system" in data["verdict"]
+    assert {r["id"] for r in data["recommendations"]} >= {"block-size-below-256k", "software-compression-with-hardware-compression"}
+
+
+def test_figures_from_history_runs(capsys) -> None:
+    with History.open() as hist:
+        tape = hist.start_run("tape-perf", "virtual:lto9", {"block_size": 262144})
+        # 100 I/Os of 2 MB in 1 s = 200 MB/s computed from the samples; no rate in the results.
+        hist.add_samples(tape, [Sample(t=(i + 1) * 0.01, nbytes=2_000_000, latency=0.01, phase="write") for i in range(100)])
+        hist.finish_run(tape, "complete", {"drive": {"vendor": "HPE", "product": "Ultrium 9-SCSI", "serial": "VX9001"}})
+        disk = hist.start_run("read-data", "/srv/data", {"threads": 8})
+        hist.finish_run(disk, "complete", {"read-data": {"mb_s": 350.5}})
+    assert main(["troubleshoot", "--tape-write-run", str(tape), "--disk-read-run", str(disk),
+                 "--backup", "190", "--streams", "8", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    rows = {r["test"]: r for r in data["tables"][0]["rows"]}
+    assert rows["Tape write"]["mb_s"] == 200.0 and rows["Tape write"]["source"] == f"run {tape}"
+    assert rows["Disk read, parallel streams"]["mb_s"] == 350.5
+    assert data["tables"][0]["bottleneck"] == "tape"
+    assert data["input"]["drive"]["generation"] == 9 and data["input"]["drive"]["serial"] == "VX9001"
+    with History.open() as hist:
+        assert hist.list_runs(kind="troubleshoot")[0].device == "virtual:lto9"
+
+
+def test_a_run_of_the_wrong_kind_is_refused(capsys) -> None:
+    with History.open() as hist:
+        disk = hist.start_run("read-data", "/srv/data", {})
+        hist.finish_run(disk, "complete", {"mb_s": 50})
+    assert main(["troubleshoot", "--tape-write-run", str(disk), "--backup", "40"]) == 2
+    err = capsys.readouterr().err
+    assert "is a read-data run" in err and err.count("\n") == 1
+
+
+def test_no_figures_is_a_usage_error(capsys) -> None:
+    assert main(["troubleshoot", "--no-interactive"]) == 2
+    assert "no figures given" in capsys.readouterr().err
+
+
+def test_bad_block_size_is_one_line(capsys) -> None:
+    assert main(["troubleshoot", "--backup", "20", "--block-size", "huge"]) == 2
+    assert "block size" in capsys.readouterr().err
+
+
+def test_interactive_prompts_walk_the_five_steps(monkeypatch, capsys) -> None:
+    answers = ["154", "156", "", "", "10.59", "29.02",  # steps 1-4
+               "22.98", "", "4", "64K", "off", "", "yes", "LTO-4"]  # step 5, drive
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(answers) + "\n"))
+    assert main(["troubleshoot", "--interactive"]) == 0
+    out = capsys.readouterr().out
+    assert "1. Tape write" in out and "5. What the backup application achieved" in out
+    assert "Yes (File system)" in out and "Turn software compression off" not in out
+    assert "Use a tape block size of 256 KB or more" in out
