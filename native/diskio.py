@@ -6,8 +6,10 @@ or a source checkout without a compiler) the same functions run in plain Python:
 results are correct, only small-file rates with several streams are lower, and
 ``NATIVE`` says which one is in use so results can report it.
 
-Records: every batch function returns a list of ``FileRecord`` (errno, bytes, end time
-on the ``time.monotonic_ns`` clock, latency in ns), one per file attempted.
+Records: every batch function returns packed int64 records, four per file attempted
+(errno, bytes, end time on the ``time.monotonic_ns`` clock, latency in ns), as one
+bytes object: the engine reads them with numpy, so no Python object is made per file.
+``unpack`` turns them into ``FileRecord``s where that is easier (tests, tools).
 """
 from __future__ import annotations
 
@@ -44,7 +46,8 @@ class FileRecord:
     latency_ns: int
 
 
-def _records(raw: bytes) -> list[FileRecord]:
+def unpack(raw: bytes) -> list[FileRecord]:
+    """Packed records as ``FileRecord``s."""
     mv = memoryview(raw).cast("q")
     return [FileRecord(mv[i], mv[i + 1], mv[i + 2], mv[i + 3]) for i in range(0, len(mv), 4)]
 
@@ -84,7 +87,7 @@ def _py_write(fd: int, pool: memoryview, off: int, nbytes: int, key: int, chunk:
 def create_files(
     dirfd: int, dirpath: str, prefix: str, first_index: int, specs: Sequence[tuple[int, int, int]] | bytes,
     pool: bytes | memoryview, chunk: int, flags: int,
-) -> list[FileRecord]:
+) -> bytes:
     """Create files ``prefix%06d.dat`` from ``first_index`` in one directory.
 
     ``specs`` holds int64 triples (size, pool offset, XOR key) per file, packed (C
@@ -93,7 +96,7 @@ def create_files(
     """
     packed = specs if isinstance(specs, (bytes, bytearray, memoryview)) else _pack(specs)
     if NATIVE and HAVE_DIRFD:
-        return _records(_c.create_files(dirfd, prefix, first_index, packed, pool, chunk, flags))
+        return bytes(_c.create_files(dirfd, prefix, first_index, packed, pool, chunk, flags))
     triples = memoryview(packed).cast("q")
     view = memoryview(pool)
     out: list[FileRecord] = []
@@ -122,7 +125,7 @@ def create_files(
         out.append(FileRecord(err, 0 if err else written, t1, t1 - t0))
         if err:
             break
-    return out
+    return _pack_records(out)
 
 
 def write_fd(fd: int, pool: bytes | memoryview, off: int, nbytes: int, key: int, chunk: int) -> tuple[int, int]:
@@ -143,10 +146,10 @@ def _open_read(path: str, flags: int, dirfd: int | None) -> int:
     return fd
 
 
-def read_files(dirfd: int, dirpath: str, names: Sequence[bytes], buf: bytearray | memoryview, flags: int) -> list[FileRecord]:
+def read_files(dirfd: int, dirpath: str, names: Sequence[bytes], buf: bytearray | memoryview, flags: int) -> bytes:
     """Read whole files of one directory with ``len(buf)``-sized reads; errors do not stop the batch."""
     if NATIVE and HAVE_DIRFD:
-        return _records(_c.read_files(dirfd, names, buf, flags))
+        return _c.read_files(dirfd, names, buf, flags)
     out = []
     for name in names:
         t0 = time.monotonic_ns()
@@ -163,7 +166,7 @@ def read_files(dirfd: int, dirpath: str, names: Sequence[bytes], buf: bytearray 
             os.close(fd)
         t1 = time.monotonic_ns()
         out.append(FileRecord(err, got, t1, t1 - t0))
-    return out
+    return _pack_records(out)
 
 
 def read_fd(fd: int, buf: bytearray | memoryview, max_bytes: int) -> tuple[int, int, bool]:
@@ -222,6 +225,15 @@ def resident_fraction(path: str) -> float | None:
 def _signed(key: int) -> int:
     key &= 0xFFFFFFFFFFFFFFFF
     return key - (1 << 64) if key >= 1 << 63 else key
+
+
+def _pack_records(records: list[FileRecord]) -> bytes:
+    import array
+
+    arr = array.array("q")
+    for r in records:
+        arr.extend((r.err, r.nbytes, r.t_end_ns, r.latency_ns))
+    return arr.tobytes()
 
 
 def _pack(specs: Sequence[tuple[int, int, int]]) -> bytes:

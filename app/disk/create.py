@@ -1,0 +1,391 @@
+"""Create test data: HPCreateData's job, the disk-write half of the white paper.
+
+Each stream builds its own tree ``sNN/dNN/dNN/...`` (like one HPCreateData instance
+each), pre-order: a directory's files, then its subdirectories. Files are created in
+batches by ``native.diskio`` with O_CREAT|O_EXCL|O_NOFOLLOW relative to directory
+descriptors that were themselves opened with O_NOFOLLOW, so nothing outside the
+target is ever written and no symbolic link is ever followed.
+
+The default fsync policy is ``end``: each stream flushes the file system (syncfs)
+when it has written its last file, inside its timed span. Without that, a run of a
+few GB only measures how fast the page cache fills; per-file fsync (``file``) is the
+pessimistic case of an application that makes every file durable before the next.
+"""
+from __future__ import annotations
+
+import datetime
+import errno as errno_mod
+import os
+import time
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Iterator
+
+import numpy as np
+
+from app.disk import content as content_mod
+from app.disk.manifest import DirEntry, Manifest, RunRecord
+from app.disk.results import CreateDataResult, LatencyStats
+from app.disk.runner import BATCH_SECONDS, Stream, StreamRunner
+from app.disk.sizes import DISTRIBUTIONS, draw_sizes, format_size, mean_size, parse_size
+from app.events import CancelToken, EventSink, Message, PhaseFinished, PhaseStarted, discard
+from native import diskio
+from native.errors import DiskTestError, InvalidParameter, NoSpace, TargetNotEmpty
+
+FSYNC_POLICIES = ("none", "file", "end")
+MAX_STREAMS = 8
+#: Files above this are written slice by slice from Python (the GIL is no issue at that
+#: size), so that samples and cancellation stay live inside a 64 MiB file.
+LARGE_FILE = 4 << 20
+SLICE = 8 << 20
+MAX_BATCH_FILES = 512
+MAX_BATCH_BYTES = 32 << 20
+_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+#: The white paper's data sets ("Test data"). Both used 2:1 data and "an equal
+#: distribution of files in each directory"; a log-uniform size spread reproduces
+#: their mean file sizes (11.4 MB over 64 KB-64 MB, 8.9 KB over 4-16 KB).
+PRESETS: dict[str, dict] = {
+    "typical": dict(depth=1, breadth=20, files_per_dir=220, min_size=64 << 10, max_size=64 << 20,
+                    distribution="log-uniform", pattern="2:1"),
+    "small": dict(depth=5, breadth=6, files_per_dir=750, min_size=4 << 10, max_size=16 << 10,
+                  distribution="log-uniform", pattern="2:1"),
+}
+
+
+@dataclass(frozen=True)
+class CreateDataParams:
+    """What to create. ``total_size`` / ``files`` cap the whole run (shared evenly by the
+    streams); without them every stream fills its tree."""
+
+    target: str
+    depth: int = 3
+    breadth: int = 5
+    files_per_dir: int = 160
+    min_size: int = 4 << 10
+    max_size: int = 16 << 10
+    distribution: str = "uniform"  # fixed (every file max_size) | uniform | log-uniform
+    pattern: str = "2:1"
+    streams: int = 1
+    total_size: int | None = None
+    files: int | None = None
+    fsync: str = "end"
+    write_size: int = 1 << 20
+    allow_non_empty: bool = False
+    seed: int = 0
+
+    @classmethod
+    def preset(cls, name: str, target: str, **overrides: object) -> "CreateDataParams":
+        if name not in PRESETS:
+            raise InvalidParameter(f"unknown preset '{name}'", hint=f"use one of {', '.join(PRESETS)}")
+        return cls(target=target, **{**PRESETS[name], **overrides})
+
+    @property
+    def dirs_per_stream(self) -> int:
+        return sum(self.breadth**level for level in range(1, self.depth + 1))
+
+    @property
+    def capacity_per_stream(self) -> int:
+        return self.dirs_per_stream * self.files_per_dir
+
+    def validate(self) -> None:
+        checks = [
+            (1 <= self.depth <= 10, "depth must be 1 to 10"),
+            (1 <= self.breadth <= 100, "breadth must be 1 to 100"),
+            (1 <= self.files_per_dir <= 999_999, "files per directory must be 1 to 999999"),
+            (0 <= self.min_size <= self.max_size, "min size must not exceed max size"),
+            (self.max_size <= 1 << 40, "max size is at most 1 TiB"),
+            (self.distribution in DISTRIBUTIONS, f"distribution must be one of {', '.join(DISTRIBUTIONS)}"),
+            (1 <= self.streams <= MAX_STREAMS, f"streams must be 1 to {MAX_STREAMS}"),
+            (self.fsync in FSYNC_POLICIES, f"fsync must be one of {', '.join(FSYNC_POLICIES)}"),
+            (4096 <= self.write_size <= 64 << 20, "write size must be 4K to 64M"),
+            (self.total_size is None or self.files is None, "give a total size or a file count, not both"),
+            (self.total_size is None or self.total_size > 0, "total size must be positive"),
+            (self.files is None or self.files > 0, "file count must be positive"),
+            (self.dirs_per_stream <= 1_000_000, "the tree would have more than a million directories per stream"),
+        ]
+        for ok, text in checks:
+            if not ok:
+                raise InvalidParameter(text)
+        if self.files is not None and -(-self.files // self.streams) > self.capacity_per_stream:
+            raise InvalidParameter(
+                f"{self.files} files do not fit: each stream's tree holds {self.capacity_per_stream} "
+                f"({self.dirs_per_stream} directories x {self.files_per_dir} files)",
+                hint="raise --depth, --breadth or --files-per-dir",
+            )
+        if self.total_size is not None and self.total_size / self.streams > self.capacity_per_stream * max(self.max_size, 1):
+            raise InvalidParameter(
+                f"{format_size(self.total_size)} does not fit in the tree even with every file at the maximum size",
+                hint="raise --depth, --breadth, --files-per-dir or --max-size",
+            )
+
+    def share(self, stream: int) -> tuple[int, int | None]:
+        """(files, bytes or None) stream ``stream`` (1-based) must create."""
+        if self.files is not None:
+            base, extra = divmod(self.files, self.streams)
+            return base + (1 if stream <= extra else 0), None
+        if self.total_size is not None:
+            base, extra = divmod(self.total_size, self.streams)
+            return self.capacity_per_stream, base + (1 if stream <= extra else 0)
+        return self.capacity_per_stream, None
+
+    def expected_files(self) -> int:
+        return sum(self.share(s)[0] for s in range(1, self.streams + 1)) if self.total_size is None else \
+            min(self.streams * self.capacity_per_stream, int(self.total_size / max(mean_size(self.distribution, self.min_size, self.max_size), 1)) + self.streams)
+
+    def expected_bytes(self) -> int:
+        if self.total_size is not None:
+            return self.total_size + self.streams * self.max_size  # the last file of a stream may overshoot
+        return int(self.expected_files() * mean_size(self.distribution, self.min_size, self.max_size))
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+class _StreamStopped(Exception):
+    """A file-system error that ends the run cleanly (ENOSPC, EACCES...)."""
+
+    def __init__(self, message: str, no_space: bool) -> None:
+        super().__init__(message)
+        self.no_space = no_space
+
+
+def _stop_for(err: int, where: str, done: int) -> _StreamStopped:
+    if err in (errno_mod.ENOSPC, errno_mod.EDQUOT):
+        return _StreamStopped(f"the disk filled up at {where} after {done} files: stopped", True)
+    if err in (errno_mod.EACCES, errno_mod.EPERM, errno_mod.EROFS):
+        return _StreamStopped(f"permission denied at {where} after {done} files: stopped", False)
+    return _StreamStopped(f"{os.strerror(err)} at {where} after {done} files: stopped", False)
+
+
+class CreateDataTest:
+    """``CreateDataTest(params).run(sink, cancel) -> CreateDataResult`` (CLI, GUI and tests)."""
+
+    def __init__(self, params: CreateDataParams) -> None:
+        params.validate()
+        self.params = params
+
+    def run(self, sink: EventSink = discard, cancel: CancelToken | None = None) -> CreateDataResult:
+        p = self.params
+        cancel = cancel or CancelToken()
+        target = Path(p.target).absolute()
+        exists = target.exists()
+        if exists and not target.is_dir():
+            raise InvalidParameter(f"{target} is not a directory")
+        if exists and any(os.scandir(target)) and not p.allow_non_empty:
+            raise TargetNotEmpty(
+                f"{target} is not empty: create-data only writes into an empty directory",
+                hint="choose an empty directory, or pass --allow-non-empty (the data then goes into a new subdirectory)",
+            )
+        self._check_space(target if exists else _existing_parent(target))
+        sink(Message("info", f"building the {p.pattern} data pattern"))
+        content = content_mod.load(p.pattern, p.seed)
+        created_target = False
+        if not exists:
+            target.mkdir(parents=True)
+            created_target = True
+        manifest = Manifest.load_or_new(target, created_target)
+        run_root = ""
+        created_root = False
+        if p.allow_non_empty and any(e.name != ".tapediag-manifest.json" for e in os.scandir(target)):
+            run_root = _new_run_dir(target)
+            created_root = True
+        stamp = datetime.datetime.now(datetime.timezone.utc)
+        prefix = f"{run_root}/" if run_root else ""
+        record = RunRecord(stamp.strftime("%Y%m%dT%H%M%S%fZ"), stamp.isoformat(timespec="seconds"), "running", run_root,
+                           created_root, [f"{prefix}s{i:02d}" for i in range(1, p.streams + 1)], p.to_dict())
+        manifest.runs.append(record)
+        manifest.save()
+
+        base_fd = os.open(target / run_root if run_root else target, _DIR_FLAGS)
+        try:
+            sink(PhaseStarted("create", p.total_size if p.total_size is not None else None))
+            runner = StreamRunner("create", p.streams, sink, cancel, p.total_size, tick=manifest.save)
+            sync_times: list[float] = []
+            runner.run(lambda s: self._stream(s, base_fd, prefix, content, record, sync_times))
+        finally:
+            os.close(base_fd)
+        stops = [e for e in runner.errors if isinstance(e, _StreamStopped)]
+        others = [e for e in runner.errors if not isinstance(e, _StreamStopped)]
+        record.state = "stopped" if runner.errors else "cancelled" if runner.cancelled else "complete"
+        manifest.save()
+        if others:
+            raise others[0]
+        status = "stopped" if stops else "cancelled" if runner.cancelled else "complete"
+        warnings = []
+        if p.fsync == "none":
+            warnings.append("fsync none: part of the data may still sit in the page cache, so the rate can be "
+                            "higher than the disk sustains")
+        if not diskio.NATIVE:
+            warnings.append("native I/O module not available: small-file rates with several streams are understated")
+        lat = np.concatenate([s.all_latencies() for s in runner.streams]) if runner.streams else np.zeros(0)
+        result = CreateDataResult(
+            kind="create-data", target=str(target), status=status, streams=[s.result() for s in runner.streams],
+            latency=LatencyStats.from_ns(lat), params=p.to_dict(), native=diskio.NATIVE,
+            error=str(stops[0]) if stops else None, warnings=warnings, dirs_created=len(record.dirs),
+            pattern=content.name, predicted_ratio=content.predicted_ratio, fsync=p.fsync,
+            manifest=str(manifest.path), run_root=run_root,
+        )
+        for w in warnings:
+            sink(Message("warning", w))
+        if stops:
+            sink(Message("error", str(stops[0])))
+        sink(PhaseFinished("create", {"mb_s": result.mb_s, "files_s": result.files_s, "status": status}))
+        return result
+
+    # -- one stream ---------------------------------------------------------------
+
+    def _stream(self, stream: Stream, base_fd: int, prefix: str, content: content_mod.Content,
+                record: RunRecord, sync_times: list[float]) -> None:
+        p = self.params
+        files_left, bytes_left = p.share(stream.index)
+        rng = np.random.default_rng([p.seed, stream.index])
+        name = f"s{stream.index:02d}"
+        try:
+            os.mkdir(name, 0o755, dir_fd=base_fd)
+            root_fd = os.open(name, _DIR_FLAGS, dir_fd=base_fd)
+        except OSError as err:
+            raise _stop_for(err.errno or errno_mod.EIO, prefix + name, 0) from None
+        flags = diskio.FLAG_FSYNC if p.fsync == "file" else 0
+        batch = 8
+        walker = self._dirs(root_fd, prefix + name, 1)
+        try:
+            for rel, dfd in walker:
+                if files_left <= 0 or (bytes_left is not None and bytes_left <= 0) or stream.stop.is_set():
+                    break
+                entry = DirEntry(rel, 0)
+                record.dirs.append(entry)
+                n = min(p.files_per_dir, files_left)
+                sizes = draw_sizes(rng, p.distribution, p.min_size, p.max_size, n)
+                offsets, keys = content.draw(rng, n)
+                if bytes_left is not None:
+                    cum = np.cumsum(sizes)
+                    n = min(n, int(np.searchsorted(cum, bytes_left)) + 1)
+                i = 0
+                while i < n and not stream.stop.is_set():
+                    if sizes[i] > LARGE_FILE:
+                        self._large(stream, dfd, rel, i, int(sizes[i]), int(offsets[i]), int(keys[i]), content, flags)
+                        entry.files = i = i + 1
+                        bytes_left = None if bytes_left is None else bytes_left - int(sizes[i - 1])
+                        files_left -= 1
+                        continue
+                    j = i
+                    total = 0
+                    while j < n and j - i < batch and sizes[j] <= LARGE_FILE and total < MAX_BATCH_BYTES:
+                        total += int(sizes[j])
+                        j += 1
+                    specs = np.stack([sizes[i:j], offsets[i:j], keys[i:j]], axis=1).astype(np.int64)
+                    raw = diskio.create_files(dfd, rel, "f", i, specs.tobytes(), content.pool, p.write_size, flags)
+                    rec = np.frombuffer(raw, dtype=np.int64).reshape(-1, 4)
+                    stream.add_batch(rec)
+                    ok = int((rec[:, 0] == 0).sum())
+                    entry.files = i + ok
+                    files_left -= ok
+                    if bytes_left is not None:
+                        bytes_left -= int(rec[:, 1].sum())
+                    if ok < rec.shape[0]:
+                        raise _stop_for(int(rec[ok, 0]), f"{rel}/f{i + ok:06d}.dat", stream.files)
+                    per_file = max(float(rec[:, 3].mean()) / 1e9, 1e-7)
+                    batch = max(1, min(MAX_BATCH_FILES, int(BATCH_SECONDS / per_file)))
+                    i = j
+                if bytes_left is not None and bytes_left <= 0:
+                    break
+        except OSError as err:
+            raise _stop_for(err.errno or errno_mod.EIO, str(err.filename or prefix + name), stream.files) from None
+        finally:
+            walker.close()
+        try:
+            if p.fsync == "end" and not stream.stop.is_set():
+                diskio.sync_filesystem(root_fd)
+        finally:
+            os.close(root_fd)
+
+    def _dirs(self, parent_fd: int, parent_rel: str, level: int) -> Iterator[tuple[str, int]]:
+        """Pre-order walk that creates the directories as it goes; yields (relpath, fd)."""
+        for i in range(self.params.breadth):
+            name = f"d{i:02d}"
+            os.mkdir(name, 0o755, dir_fd=parent_fd)
+            fd = os.open(name, _DIR_FLAGS, dir_fd=parent_fd)
+            try:
+                rel = f"{parent_rel}/{name}"
+                yield rel, fd
+                if level < self.params.depth:
+                    yield from self._dirs(fd, rel, level + 1)
+            finally:
+                os.close(fd)
+
+    def _large(self, stream: Stream, dfd: int, rel: str, index: int, size: int, off: int, key: int,
+               content: content_mod.Content, flags: int) -> None:
+        """One big file in slices, each sampled; a file cut short (stop, error) is removed."""
+        name = f"f{index:06d}.dat"
+        start = _now()
+        try:
+            fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+                         | getattr(os, "O_CLOEXEC", 0), 0o644, dir_fd=dfd)
+        except OSError as err:
+            raise _stop_for(err.errno or errno_mod.EIO, f"{rel}/{name}", stream.files) from None
+        written, err = 0, 0
+        try:
+            while written < size and not stream.stop.is_set():
+                s0 = _now()
+                w, err = diskio.write_fd(fd, content.pool, off + written, min(SLICE, size - written), key, self.params.write_size)
+                written += w
+                stream.add_bytes(w, _now(), _now() - s0)
+                if err:
+                    break
+            if not err and written == size and flags & diskio.FLAG_FSYNC:
+                try:
+                    os.fsync(fd)
+                except OSError as exc:
+                    err = exc.errno or errno_mod.EIO
+        finally:
+            os.close(fd)
+        if err or written < size:
+            os.unlink(name, dir_fd=dfd)
+            stream.bytes -= written
+            if err:
+                raise _stop_for(err, f"{rel}/{name}", stream.files)
+            return
+        stream.add_file(_now() - start)
+
+    def _check_space(self, where: Path) -> None:
+        p = self.params
+        try:
+            st = os.statvfs(where)
+        except (OSError, AttributeError):
+            return  # Windows: no statvfs; ENOSPC mid-run still stops cleanly
+        files = p.expected_files()
+        dirs = p.streams * (p.dirs_per_stream + 1)
+        block = st.f_frsize or st.f_bsize or 4096
+        need = p.expected_bytes() + files * block // 2 + dirs * block
+        free = st.f_bavail * st.f_frsize
+        if need > free:
+            raise NoSpace(f"{where} has {format_size(free)} free, the run needs about {format_size(need)}: nothing written",
+                          hint="choose another target, lower --total-size/--files, or free some space")
+        if st.f_files and files + dirs > st.f_favail:
+            raise NoSpace(f"{where} has {st.f_favail} free inodes, the run needs about {files + dirs}: nothing written")
+
+
+def _now() -> int:
+    return time.monotonic_ns()
+
+
+def _existing_parent(path: Path) -> Path:
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    return path
+
+
+def _new_run_dir(target: Path) -> str:
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%y%m%d%H%M%S")
+    for n in range(100):
+        name = f"td{stamp}" + (f"{n:02d}" if n else "")
+        try:
+            os.mkdir(target / name, 0o755)
+            return name
+        except FileExistsError:
+            continue
+    raise DiskTestError(f"could not make a new run directory in {target}")
+
+
+__all__ = ["CreateDataParams", "CreateDataTest", "PRESETS", "FSYNC_POLICIES", "replace"]

@@ -1,0 +1,308 @@
+"""Read data: HPReadData's job, the disk-read half of the white paper.
+
+Like a backup application's disk agent: first a tree walk (timed and reported on its
+own — the white paper's "first tree walk", which is what makes millions of small
+files slow), then whole-file sequential reads with a fixed buffer, the walk order
+split into contiguous shares for 1 to 8 streams. Any tree will do: the test data, or
+the customer's real file system; files that cannot be read are counted and listed,
+and the run goes on.
+
+The page cache must not flatter the figure: each file is evicted (posix_fadvise
+DONTNEED) right before it is read, or read with O_DIRECT, and a sample of files is
+checked with mincore() to warn when eviction cannot work (tmpfs, dirty pages).
+"""
+from __future__ import annotations
+
+import errno as errno_mod
+import mmap
+import os
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from app.disk.results import LatencyStats, ReadDataResult, TreeWalk, Unreadable
+from app.disk.runner import BATCH_SECONDS, Stream, StreamRunner
+from app.disk.sizes import format_size
+from app.events import CancelToken, EventSink, Message, PhaseFinished, PhaseStarted, Progress, discard
+from native import diskio
+from native.errors import DiskTestError, InvalidParameter
+
+MAX_STREAMS = 8
+LARGE_FILE = 4 << 20
+SLICE = 8 << 20
+MAX_BATCH_FILES = 512
+#: Per-file cost, in bytes, when shares are balanced: opening a file costs about as
+#: much as reading this much, so a share of small files is not a share of bytes only.
+FILE_COST = 64 << 10
+_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+@dataclass(frozen=True)
+class ReadDataParams:
+    target: str
+    streams: int = 1
+    buffer_size: int = 1 << 20
+    direct: bool = False
+    evict: bool = True
+    max_listed_unreadable: int = 1000
+
+    def validate(self) -> None:
+        if not 1 <= self.streams <= MAX_STREAMS:
+            raise InvalidParameter(f"streams must be 1 to {MAX_STREAMS}")
+        if not 4096 <= self.buffer_size <= 64 << 20:
+            raise InvalidParameter("buffer size must be 4K to 64M")
+        if self.direct and self.buffer_size % 4096:
+            raise InvalidParameter("direct reads need a buffer size that is a multiple of 4K")
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class _Dir:
+    path: bytes
+    names: list[bytes] = field(default_factory=list)
+    sizes: list[int] = field(default_factory=list)
+
+
+class ReadDataTest:
+    """``ReadDataTest(params).run(sink, cancel) -> ReadDataResult``."""
+
+    def __init__(self, params: ReadDataParams) -> None:
+        params.validate()
+        self.params = params
+        self.unreadable: list[Unreadable] = []
+        self.unreadable_count = 0
+
+    def run(self, sink: EventSink = discard, cancel: CancelToken | None = None) -> ReadDataResult:
+        p = self.params
+        cancel = cancel or CancelToken()
+        target = Path(p.target).absolute()
+        if not target.is_dir():
+            raise InvalidParameter(f"{target} is not a directory")
+        sink(PhaseStarted("tree-walk"))
+        dirs, walk = self._walk(os.fsencode(target), sink, cancel)
+        sink(PhaseFinished("tree-walk", {**asdict(walk), "files_s": walk.files_s}))
+        warnings: list[str] = []
+        streams: list[Stream] = []
+        status = "cancelled" if cancel.cancelled else "complete"
+        if walk.files == 0:
+            warnings.append(f"{target} holds no regular files to read")
+        if not cancel.cancelled and walk.files:
+            if p.direct:
+                self._probe_direct(dirs)
+            warnings += self._cache_warnings(dirs, walk)
+            for w in warnings:
+                sink(Message("warning", w))
+            shares = _split(dirs, p.streams)
+            sink(PhaseStarted("read-data", walk.bytes))
+            runner = StreamRunner("read-data", p.streams, sink, cancel, walk.bytes)
+            streams = runner.run(lambda s: self._stream(s, dirs, shares[s.index - 1]))
+            if runner.errors:
+                raise runner.errors[0]
+            status = "cancelled" if runner.cancelled else "complete"
+        if not diskio.NATIVE:
+            warnings.append("native I/O module not available: small-file rates with several streams are understated")
+        lat = np.concatenate([s.all_latencies() for s in streams]) if streams else np.zeros(0, dtype=np.int64)
+        result = ReadDataResult(
+            kind="read-data", target=str(target), status=status, streams=[s.result() for s in streams],
+            latency=LatencyStats.from_ns(lat), params=p.to_dict(), native=diskio.NATIVE, warnings=warnings,
+            tree_walk=walk, unreadable=self.unreadable, unreadable_count=self.unreadable_count,
+            buffer_size=p.buffer_size, direct=p.direct, evict=p.evict,
+        )
+        if self.unreadable_count:
+            sink(Message("warning", f"{self.unreadable_count} files or directories could not be read"))
+        sink(PhaseFinished("read-data", {"mb_s": result.mb_s, "files_s": result.files_s, "status": status}))
+        return result
+
+    # -- tree walk ------------------------------------------------------------------
+
+    def _walk(self, top: bytes, sink: EventSink, cancel: CancelToken) -> tuple[list[_Dir], TreeWalk]:
+        walk = TreeWalk()
+        dirs: list[_Dir] = []
+        t0 = time.monotonic()
+        last = t0
+        stack = [top]
+        while stack and not cancel.cancelled:
+            path = stack.pop()
+            d = _Dir(path)
+            try:
+                with os.scandir(path) as it:
+                    subdirs = []
+                    for entry in it:
+                        try:
+                            if entry.is_symlink():
+                                walk.skipped_symlinks += 1
+                            elif entry.is_dir(follow_symlinks=False):
+                                subdirs.append(entry.path)
+                            elif entry.is_file(follow_symlinks=False):
+                                size = entry.stat(follow_symlinks=False).st_size
+                                d.names.append(entry.name)
+                                d.sizes.append(size)
+                            else:
+                                walk.skipped_other += 1
+                        except OSError as err:
+                            self._unreadable(entry.path, err.errno)
+            except OSError as err:
+                self._unreadable(path, err.errno)
+                continue
+            walk.dirs += 1
+            walk.files += len(d.names)
+            walk.bytes += sum(d.sizes)
+            if d.names:
+                dirs.append(d)
+            stack.extend(sorted(subdirs, reverse=True))  # pre-order, names ascending
+            now = time.monotonic()
+            if now - last >= 0.1:
+                sink(Progress("tree-walk", walk.bytes, None, now - t0, 0.0, None))
+                last = now
+        walk.seconds = time.monotonic() - t0
+        walk.dirs = max(walk.dirs - 1, 0)  # the top itself is not counted
+        return dirs, walk
+
+    def _unreadable(self, path: bytes | str, err: int | None) -> None:
+        self.unreadable_count += 1
+        if len(self.unreadable) < self.params.max_listed_unreadable:
+            text = os.strerror(err) if err else "unreadable"
+            self.unreadable.append(Unreadable(os.fsdecode(path), text))
+
+    # -- checks before reading ----------------------------------------------------------
+
+    def _probe_direct(self, dirs: list[_Dir]) -> None:
+        d = dirs[0]
+        try:
+            fd = diskio.open_read(os.fsdecode(os.path.join(d.path, d.names[0])), diskio.FLAG_DIRECT)
+            os.close(fd)
+        except OSError as err:
+            if err.errno == errno_mod.EINVAL:
+                raise DiskTestError(f"the file system at {os.fsdecode(d.path)} does not support direct I/O",
+                                    hint="run without --direct") from None
+
+    def _cache_warnings(self, dirs: list[_Dir], walk: TreeWalk) -> list[str]:
+        p = self.params
+        if p.direct:
+            return []
+        if sys.platform == "win32" or not diskio.NATIVE:
+            return ["the page cache cannot be bypassed on this platform: re-reading recently written data may "
+                    "be served from memory"] if not p.direct else []
+        paths = [os.path.join(d.path, n) for d in dirs for n, s in zip(d.names, d.sizes) if s >= 4096]
+        if not paths:
+            return []
+        sample = [os.fsdecode(paths[i]) for i in np.linspace(0, len(paths) - 1, min(16, len(paths))).astype(int)]
+        fractions = []
+        for path in sample:
+            if p.evict:
+                try:
+                    os.close(diskio.open_read(path, diskio.FLAG_EVICT))
+                except OSError:
+                    continue
+            frac = diskio.resident_fraction(path)
+            if frac is not None:
+                fractions.append(frac)
+        if not fractions:
+            return []
+        resident = float(np.mean(fractions))
+        if p.evict and resident > 0.5:
+            return [f"{resident:.0%} of sampled file data stayed in memory after eviction (tmpfs, or data not yet "
+                    "written back): the result may be served from memory, not from the disk"]
+        if not p.evict and resident > 0.2:
+            return [f"{resident:.0%} of sampled file data is in the page cache and eviction is off: "
+                    f"the result may be flattered (data set {format_size(walk.bytes)})"]
+        return []
+
+    # -- one stream -------------------------------------------------------------------
+
+    def _stream(self, stream: Stream, dirs: list[_Dir], share: list[tuple[int, int, int]]) -> None:
+        p = self.params
+        buf = mmap.mmap(-1, p.buffer_size)  # page-aligned, as O_DIRECT needs
+        flags = (diskio.FLAG_EVICT if p.evict else 0) | (diskio.FLAG_DIRECT if p.direct else 0)
+        batch = 8
+        try:
+            for di, a, b in share:
+                if stream.stop.is_set():
+                    break
+                d = dirs[di]
+                try:
+                    dfd = os.open(d.path, _DIR_FLAGS)
+                except OSError as err:
+                    for name in d.names[a:b]:
+                        self._unreadable(os.path.join(d.path, name), err.errno)
+                    stream.errors += b - a
+                    continue
+                try:
+                    i = a
+                    while i < b and not stream.stop.is_set():
+                        if d.sizes[i] > LARGE_FILE:
+                            self._large(stream, dfd, d, i, buf, flags)
+                            i += 1
+                            continue
+                        j = i
+                        while j < b and j - i < batch and d.sizes[j] <= LARGE_FILE:
+                            j += 1
+                        raw = diskio.read_files(dfd, os.fsdecode(d.path), d.names[i:j], buf, flags)
+                        rec = np.frombuffer(raw, dtype=np.int64).reshape(-1, 4)
+                        stream.add_batch(rec)
+                        for k in np.nonzero(rec[:, 0])[0]:
+                            self._unreadable(os.path.join(d.path, d.names[i + int(k)]), int(rec[k, 0]))
+                        per_file = max(float(rec[:, 3].mean()) / 1e9, 1e-7)
+                        batch = max(1, min(MAX_BATCH_FILES, int(BATCH_SECONDS / per_file)))
+                        i = j
+                finally:
+                    os.close(dfd)
+        finally:
+            buf.close()
+
+    def _large(self, stream: Stream, dfd: int, d: _Dir, i: int, buf: mmap.mmap, flags: int) -> None:
+        start = time.monotonic_ns()
+        name = d.names[i]
+        try:
+            fd = diskio.open_read(os.fsdecode(name), flags, dfd)
+        except OSError as err:
+            stream.errors += 1
+            self._unreadable(os.path.join(d.path, name), err.errno)
+            return
+        try:
+            while not stream.stop.is_set():
+                s0 = time.monotonic_ns()
+                got, err, eof = diskio.read_fd(fd, buf, SLICE)
+                now = time.monotonic_ns()
+                if got:
+                    stream.add_bytes(got, now, now - s0)
+                if err:
+                    stream.errors += 1
+                    self._unreadable(os.path.join(d.path, name), err)
+                    return
+                if eof:
+                    stream.add_file(time.monotonic_ns() - start)
+                    return
+        finally:
+            os.close(fd)
+
+
+def _split(dirs: list[_Dir], nstreams: int) -> list[list[tuple[int, int, int]]]:
+    """Contiguous shares of the walk order, balanced by bytes plus a per-file cost.
+
+    Contiguous, like several disk agents each given a part of the tree, rather than a
+    shared queue: each stream reads its own region, and an unlucky share shows up in
+    the slowest-stream figure instead of being smoothed away.
+    """
+    costs = [sum(d.sizes) + FILE_COST * len(d.names) for d in dirs]
+    total = sum(costs)
+    shares: list[list[tuple[int, int, int]]] = [[] for _ in range(nstreams)]
+    acc = 0
+    for di, d in enumerate(dirs):
+        start = 0
+        for k, size in enumerate(d.sizes):
+            cost = size + FILE_COST
+            stream_of = min(int(acc * nstreams / total), nstreams - 1) if total else 0
+            acc += cost
+            nxt = min(int(acc * nstreams / total), nstreams - 1) if total else 0
+            if nxt != stream_of and k + 1 < len(d.sizes):
+                shares[stream_of].append((di, start, k + 1))
+                start = k + 1
+            elif k + 1 == len(d.sizes):
+                shares[stream_of].append((di, start, k + 1))
+    return shares
