@@ -29,6 +29,10 @@ EXCLUDES = [
 # in a ctypes call.)
 SYSTEM_ONLY_LINUX = ["libsgutils2*", "libiscsi*"]
 
+# Qt's GTK3 theme plugin would load the machine's GTK 3 against the bundle's own (older
+# or newer) GLib: a known crash at start-up. Qt's built-in style is used instead.
+UNWANTED_LINUX = ["libqgtk3.so"]
+
 
 def hidden_imports() -> list[str]:
     """Every module of tapediag's packages, including the compiled ``native._*``."""
