@@ -1,0 +1,14 @@
+"""The tape performance test: parameters, safety checks, the engine and its results.
+
+    from app.tapeperf import TapePerfParams, TapePerfTest
+    result = TapePerfTest(drive, TapePerfParams(...)).run(sink, cancel)
+"""
+from app.tapeperf.params import TapePerfParams, parse_amount, parse_direction, parse_duration, parse_size
+from app.tapeperf.results import LogDelta, PhaseResult, Stall, TapePerfResult
+from app.tapeperf.safety import CartridgeState, check_before_write
+from app.tapeperf.engine import TapePerfTest  # noqa: E402  (engine imports safety via the package)
+
+__all__ = [
+    "TapePerfParams", "TapePerfTest", "TapePerfResult", "PhaseResult", "Stall", "LogDelta",
+    "CartridgeState", "check_before_write", "parse_size", "parse_duration", "parse_amount", "parse_direction",
+]

@@ -1,0 +1,439 @@
+"""The tape performance test: one object for the CLI, the GUI and pytest.
+
+    result = TapePerfTest(drive, params).run(sink, cancel)
+
+Order of work, so that nothing is written before everything is known to be right:
+parameters checked against READ BLOCK LIMITS -> safety probe (write tests) -> block
+mode and compression set -> log pages read -> write phase -> read-back phase -> log
+pages read again (deltas) and TapeAlert once.
+
+While streaming, the only commands sent are the WRITEs/READs (and the filemarks asked
+for): no LOG SENSE or READ POSITION polling, which disturbs a real drive. Every sample
+is host-side: bytes and monotonic end time per I/O, kept in flat arrays and published
+in batches at 10 Hz or more. The hot loop allocates nothing: one preallocated I/O
+buffer, refilled in place by the pattern generator (one C pass).
+"""
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+from app.drive import TapeDrive, supported
+from app.events import CancelToken, EventSink, Message, PhaseFinished, PhaseStarted, Progress, SampleBatch, discard
+from app.patterns import DEFAULT_POOL_BYTES, BlockGenerator
+from app.scsi.cdb import SpaceCode
+from app.tapeperf import safety
+from app.tapeperf.params import TapePerfParams
+from app.tapeperf.rated import rated
+from app.tapeperf.results import MB, LogDelta, PhaseResult, SampleLog, TapePerfResult, summarize
+from native import sldc
+from native.errors import ConnectionLost, DataProtect, DeviceError, SafetyRefusal
+
+PUBLISH_INTERVAL = 0.1  # seconds: samples reach the sink at 10 Hz or more
+
+# (page, attribute, label) of the counters read before and after the test.
+_COUNTERS = (
+    (0x02, "total_corrected", "write errors corrected"),
+    (0x02, "total_uncorrected", "write errors uncorrected"),
+    (0x03, "total_corrected", "read errors corrected"),
+    (0x03, "total_uncorrected", "read errors uncorrected"),
+    (0x1B, "bytes_from_host", "bytes from host (compression page)"),
+    (0x1B, "bytes_written_to_tape", "bytes written to tape (compression page)"),
+    (0x1B, "bytes_read_from_tape", "bytes read from tape (compression page)"),
+    (0x1B, "bytes_to_host", "bytes to host (compression page)"),
+)
+_PAGE_NAMES = {0x02: "write error counters (0x02)", 0x03: "read error counters (0x03)", 0x1B: "data compression (0x1B)",
+               0x2E: "TapeAlert (0x2E)"}
+
+
+class _Publisher:
+    """Turns the phase's sample arrays into SampleBatch/Progress events at a bounded rate."""
+
+    def __init__(self, sink: EventSink, log: SampleLog, result: TapePerfResult, total: int | None,
+                 deadline: float | None, start: float, t0: float, clock: Callable[[], float]) -> None:
+        self.sink, self.log, self.result = sink, log, result
+        self.total, self.deadline, self.start, self.t0, self.clock = total, deadline, start, t0, clock
+        self.sent = 0
+        self.last = clock()
+
+    def __call__(self, done: int, now: float) -> None:
+        self.last = now
+        batch = self.log.samples(self.sent)
+        self.sent = len(self.log)
+        if batch:
+            self.result.samples.extend(batch)
+            self.sink(SampleBatch(batch))
+        elapsed = now - self.t0 - self.start
+        rate = done / elapsed / MB if elapsed > 0 else 0.0
+        eta = None
+        if self.total is not None and rate > 0:
+            eta = (self.total - done) / (rate * MB)
+        if self.deadline is not None:
+            left = max(0.0, self.deadline - now)
+            eta = left if eta is None else min(eta, left)
+        self.sink(Progress(self.log.phase, done, self.total, elapsed, rate, eta))
+
+
+class TapePerfTest:
+    """One run of the tape performance test on one drive.
+
+    ``clock`` is the monotonic clock samples are taken from; ``pool_bytes`` the
+    pattern pool size (tests use smaller pools to save memory).
+    """
+
+    def __init__(self, drive: TapeDrive, params: TapePerfParams, *, clock: Callable[[], float] = time.perf_counter,
+                 pool_bytes: int = DEFAULT_POOL_BYTES) -> None:
+        self.drive = drive
+        self.params = params
+        self.clock = clock
+        self.pool_bytes = pool_bytes
+        self._supported_pages: tuple[int, ...] | None = None
+        self._connection_lost = False
+
+    # -- the run -----------------------------------------------------------------------
+
+    def run(self, sink: EventSink = discard, cancel: CancelToken | None = None) -> TapePerfResult:
+        """Run the test. Bad parameters and safety refusals raise before anything is
+        written; failures once streaming end the run with ``status='failed'`` and the
+        partial results; cancelling ends it with ``status='cancelled'``."""
+        cancel = cancel or CancelToken()
+        p, drive = self.params, self.drive
+        p.validate(None)
+        result = TapePerfResult(device=drive.device, params=p.to_dict())
+        inq = drive.inquiry()
+        result.vendor, result.product = inq.vendor, inq.product
+        try:
+            result.generation = drive.generation()
+        except DeviceError:
+            result.generation = None
+        if p.history:
+            result.history = p.history
+        elif result.generation:
+            result.history = sldc.history_for_generation(result.generation)
+        else:
+            result.history = sldc.HISTORY_LTO6_PLUS
+            self._note(result, sink, "info", "generation unknown: patterns calibrated for a 16 KiB SLDC history")
+        result.rated_native_mb_s, result.rated_compressed_mb_s = rated(result.generation)
+        limits = supported(drive.read_block_limits)
+        p.validate(limits.value if limits else None)
+
+        if p.writes:
+            state = safety.check_before_write(drive, at_bot=p.start == "bot", force=p.force)
+            if state.holds_data:
+                self._note(result, sink, "warning", f"overwriting by request: {state.found or state.probe_error}")
+        drive.set_block_size(p.block_size if p.fixed else 0)
+        self._set_compression(result, sink)
+        gen = p.pattern.generator(p.block_size, result.history, p.seed, self.pool_bytes)
+        result.predicted_ratio = gen.predicted_ratio
+        before = self._counters(result)
+
+        start_block = 0
+        if p.start == "eod" and p.writes:
+            drive.space(1, SpaceCode.END_OF_DATA)
+            start_block = drive.read_position().first_block
+        else:
+            drive.rewind()
+
+        buf = bytearray(p.io_size)
+        t0 = self.clock()
+        write_phase: PhaseResult | None = None
+        try:
+            if p.writes:
+                write_phase = self._write(gen, buf, result, sink, cancel, t0)
+            if p.reads and result.status == "complete":
+                if p.start == "eod" and p.writes:
+                    drive.locate(start_block)
+                else:
+                    drive.rewind()
+                self._read(gen, buf, result, sink, cancel, t0, write_phase)
+        except DeviceError as err:  # positioning between phases failed
+            self._fail(result, sink, f"positioning for the read-back failed: {err}", err)
+        finally:
+            if not self._connection_lost:
+                self._after(result, before, sink)
+        return result
+
+    # -- phases ------------------------------------------------------------------------
+
+    def _write(self, gen: BlockGenerator, buf: bytearray, result: TapePerfResult, sink: EventSink,
+               cancel: CancelToken, t0: float) -> PhaseResult:
+        p, drive, clock = self.params, self.drive, self.clock
+        ph, log = PhaseResult("write"), SampleLog("write")
+        result.phases.append(ph)
+        total = (p.size // p.io_size) * p.io_size if p.size is not None else None
+        start = clock() - t0
+        deadline = t0 + start + p.duration if p.duration is not None else None
+        sink(PhaseStarted("write", total))
+        publish = _Publisher(sink, log, result, total, deadline, start, t0, clock)
+
+        write, fill, io, bs = drive.write, gen.fill, p.io_size, p.block_size
+        fixed_bs = bs if p.fixed else None
+        per_io = io // bs if p.fixed else 1
+        unit = bs if p.fixed else 1  # what the sense residual counts
+        t_add, lat_add, n_add = log.t.append, log.latency.append, log.nbytes.append
+        limit = p.host_rate_limit
+        fm_every = p.filemarks_every
+        done = since_fm = block = 0
+        last_was_fm = False
+        reason = ""
+        while True:
+            if total is not None and done >= total:
+                reason = "size reached"
+                break
+            if cancel.cancelled:
+                reason = "cancelled"
+                break
+            fill(buf, block)
+            a = clock()
+            if deadline is not None and a >= deadline:
+                reason = "duration reached"
+                break
+            try:
+                out = write(buf, block_size=fixed_bs)
+            except DataProtect as err:
+                if done == 0:
+                    raise SafetyRefusal(f"the drive refused to write: {err.message}", reason="write-protected",
+                                        overridable=False) from err
+                reason = self._fail(result, sink, f"write failed after {done} bytes: {err}", err, ph)
+                break
+            except DeviceError as err:
+                reason = self._fail(result, sink, f"write failed after {done} bytes: {err}", err, ph)
+                break
+            b = clock()
+            moved = io - out.residual * unit if out.residual > 0 else io
+            t_add(b - t0)
+            lat_add(b - a)
+            n_add(moved)
+            done += moved
+            block += per_io if moved == io else moved // unit if p.fixed else 1
+            since_fm += moved
+            last_was_fm = False
+            if out.eom_warning:
+                reason = "capacity reached"
+                self._note(result, sink, "info", f"early warning: end of medium near after {done} bytes (capacity reached)")
+                break
+            if fm_every and since_fm >= fm_every:
+                try:
+                    drive.write_filemarks(1)
+                except DeviceError as err:
+                    reason = self._fail(result, sink, f"WRITE FILEMARKS failed after {done} bytes: {err}", err, ph)
+                    break
+                ph.filemarks += 1
+                since_fm = 0
+                last_was_fm = True
+            if b - publish.last >= PUBLISH_INTERVAL:
+                publish(done, b)
+            if limit:
+                delay = t0 + start + done / limit - clock()
+                if delay > 0 and cancel.wait(delay):
+                    reason = "cancelled"
+                    break
+        if reason not in ("cancelled", "error") and not last_was_fm:
+            # The closing filemark flushes the drive's buffer: its time belongs to the write.
+            try:
+                drive.write_filemarks(1)
+                ph.filemarks += 1
+            except DeviceError as err:
+                reason = self._fail(result, sink, f"the closing WRITE FILEMARKS failed: {err}", err, ph)
+        if reason == "cancelled":
+            result.status = "cancelled"
+        end = clock() - t0
+        publish(done, clock())
+        ph.bytes, ph.ios, ph.blocks, ph.end_reason = done, len(log), block, reason
+        summarize(ph, log, start, end)
+        sink(PhaseFinished("write", ph.to_dict()))
+        return ph
+
+    def _read(self, gen: BlockGenerator, buf: bytearray, result: TapePerfResult, sink: EventSink,
+              cancel: CancelToken, t0: float, written: PhaseResult | None) -> PhaseResult:
+        p, drive, clock = self.params, self.drive, self.clock
+        ph, log = PhaseResult("read"), SampleLog("read")
+        result.phases.append(ph)
+        if written is not None:
+            total: int | None = written.bytes
+            deadline = None
+        else:
+            total = (p.size // p.io_size) * p.io_size if p.size is not None else None
+            deadline = clock() + p.duration if p.duration is not None else None
+        start = clock() - t0
+        sink(PhaseStarted("read", total))
+        publish = _Publisher(sink, log, result, total, deadline, start, t0, clock)
+
+        read, io, bs = drive.read, p.io_size, p.block_size
+        fixed_bs = bs if p.fixed else None
+        view = memoryview(buf)
+        t_add, lat_add, n_add = log.t.append, log.latency.append, log.nbytes.append
+        expected_fms = written.filemarks if written is not None else None
+        verify = p.verify
+        done = block = 0
+        reason = ""
+        short_noted = False
+        while True:
+            if written is None and total is not None and done >= total:
+                reason = "size reached"
+                break
+            if cancel.cancelled:
+                reason = "cancelled"
+                break
+            a = clock()
+            if deadline is not None and a >= deadline:
+                reason = "duration reached"
+                break
+            try:
+                out = read(buf, block_size=fixed_bs)
+            except DeviceError as err:
+                reason = self._fail(result, sink, f"read failed after {done} bytes: {err}", err, ph)
+                break
+            b = clock()
+            n = out.nbytes
+            if n:
+                t_add(b - t0)
+                lat_add(b - a)
+                n_add(n)
+                nblocks = n // bs if p.fixed else 1
+                if verify:
+                    self._verify(gen, view[:n], block, nblocks, ph, p.fixed)
+                if not p.fixed and n != bs and not short_noted:
+                    short_noted = True
+                    self._note(result, sink, "warning", f"block {block} on tape is {bs - out.residual} bytes, not {bs}")
+                    if verify:
+                        ph.verify_errors += 1
+                done += n
+                block += nblocks
+            if out.filemark:
+                ph.filemarks += 1
+                if expected_fms is None and not p.filemarks_every:
+                    reason = "filemark"
+                    break
+                if expected_fms is not None and ph.filemarks >= expected_fms:
+                    reason = "filemark"
+                    break
+            if out.eod:
+                reason = "end of data"
+                break
+            if out.eom:
+                reason = "end of medium"
+                break
+            if b - publish.last >= PUBLISH_INTERVAL:
+                publish(done, b)
+        if written is not None and reason not in ("cancelled", "error") and done != written.bytes:
+            self._note(result, sink, "warning", f"read back {done} bytes of the {written.bytes} written ({reason})")
+        if reason == "cancelled":
+            result.status = "cancelled"
+        end = clock() - t0
+        publish(done, clock())
+        ph.bytes, ph.ios, ph.blocks, ph.end_reason = done, len(log), block, reason
+        summarize(ph, log, start, end)
+        sink(PhaseFinished("read", ph.to_dict()))
+        return ph
+
+    @staticmethod
+    def _verify(gen: BlockGenerator, data: memoryview, first: int, nblocks: int, ph: PhaseResult, fixed: bool) -> None:
+        """Compare an I/O's blocks with the regenerated ones (allocation-free on success)."""
+        if gen.mismatch(data, first) < 0:
+            ph.verified_blocks += nblocks
+            return
+        bs = gen.block_size
+        for k in range(nblocks):
+            part = data[k * bs:(k + 1) * bs] if fixed else data
+            bad = gen.mismatch(part, first + k)
+            if bad < 0:
+                ph.verified_blocks += 1
+            else:
+                ph.verify_errors += 1
+                if ph.first_verify_error is None:
+                    ph.first_verify_error = f"block {first + k} differs from the data written at byte {bad}"
+
+    # -- around the phases ---------------------------------------------------------------
+
+    def _note(self, result: TapePerfResult, sink: EventSink, level: str, text: str) -> None:
+        result.messages.append(text)
+        sink(Message(level, text))
+
+    def _fail(self, result: TapePerfResult, sink: EventSink, text: str, err: DeviceError,
+              ph: PhaseResult | None = None) -> str:
+        """Record a mid-test failure: the run stops cleanly with the decoded cause."""
+        if isinstance(err, ConnectionLost):
+            self._connection_lost = True
+        result.status = "failed"
+        result.error = text
+        if ph is not None:
+            ph.error = str(err)
+        self._note(result, sink, "error", text)
+        return "error"
+
+    def _set_compression(self, result: TapePerfResult, sink: EventSink) -> None:
+        want = self.params.compression
+        if want == "leave":
+            try:
+                page = self.drive.compression()
+            except DeviceError:
+                page = None
+            result.compression = "unknown" if page is None else ("on" if page.dce else "off")
+            return
+        change = self.drive.set_compression(want == "on")
+        if change:
+            result.compression = want
+        else:
+            state = {True: "on", False: "off", None: "unknown"}[change.enabled]
+            result.compression = state
+            self._note(result, sink, "warning", f"compression left {state}: {change.reason}")
+
+    def _pages(self) -> tuple[int, ...] | None:
+        if self._supported_pages is None:
+            try:
+                self._supported_pages = self.drive.supported_log_pages()
+            except DeviceError:
+                return None
+        return self._supported_pages
+
+    def _counters(self, result: TapePerfResult) -> dict[str, int | None]:
+        """The counters of ``_COUNTERS`` now; pages the drive lacks give None (and a note once)."""
+        pages = self._pages()
+        values: dict[str, int | None] = {}
+        cache: dict[int, object] = {}
+        for page, attr, label in _COUNTERS:
+            if page not in cache:
+                cache[page] = None
+                if pages is None or page in pages:
+                    try:
+                        cache[page] = self.drive.log_sense(page)
+                    except DeviceError:
+                        cache[page] = None
+                if cache[page] is None:
+                    note = f"log page {_PAGE_NAMES[page]}: not supported"
+                    if note not in result.log_notes:
+                        result.log_notes.append(note)
+            obj = cache[page]
+            values[label] = getattr(obj, attr, None) if obj is not None else None
+        return values
+
+    def _after(self, result: TapePerfResult, before: dict[str, int | None], sink: EventSink) -> None:
+        try:
+            after = self._counters(result)
+        except DeviceError as err:
+            result.log_notes.append(f"log pages after the test could not be read: {err}")
+            return
+        result.log_deltas = [LogDelta(name, before.get(name), after.get(name)) for name in after]
+        by = {d.name: d.delta for d in result.log_deltas}
+        host = by.get("bytes from host (compression page)")
+        tape = by.get("bytes written to tape (compression page)")
+        if host and tape:
+            result.drive_ratio = host / tape
+            result.drive_ratio_note = "from the Data Compression log page (0x1B)"
+        else:
+            result.drive_ratio_note = "the drive reports no compression figures for this run"
+        pages = self._pages()
+        if pages is None or 0x2E in pages:
+            try:
+                alert = self.drive.tapealert()  # read once: reading clears the flags
+                result.tapealert = [f"{f.code:02X}h {f.name}" for f in alert.active]
+            except DeviceError:
+                result.log_notes.append(f"log page {_PAGE_NAMES[0x2E]}: not supported")
+        else:
+            result.log_notes.append(f"log page {_PAGE_NAMES[0x2E]}: not supported")
+        for flag in result.tapealert:
+            self._note(result, sink, "warning", f"TapeAlert {flag}")
+
+
+__all__ = ["TapePerfTest", "PUBLISH_INTERVAL"]

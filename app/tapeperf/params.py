@@ -1,0 +1,189 @@
+"""What a tape performance test is asked to do, and the checks made before any write.
+
+``TapePerfParams`` is the one parameter object the CLI, the GUI wizard and the tests
+build; ``validate(limits)`` rejects what the drive cannot do (block size outside READ
+BLOCK LIMITS, I/O size not a multiple of the block size in fixed mode, a size smaller
+than one I/O) with one clear ``InvalidParameter`` *before* the cartridge is touched.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+
+from app.patterns import Pattern
+from app.scsi.tape import BlockLimits
+from native.errors import InvalidParameter
+
+DIRECTIONS = ("write", "read", "write+read")
+MODES = ("fixed", "variable")
+COMPRESSION = ("on", "off", "leave")
+STARTS = ("bot", "eod")
+
+#: WRITE(6)/READ(6) carry a 24-bit transfer length: bytes in variable mode.
+MAX_TRANSFER_FIELD = 0xFFFFFF
+
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgtp]i?b?|b)?\s*$", re.IGNORECASE)
+_BINARY = {"": 1, "b": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40, "p": 1 << 50}
+_DECIMAL = {"kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12, "pb": 10**15}
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|sec|m|min|h|hr)\s*$", re.IGNORECASE)
+_SECONDS = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "hr": 3600}
+
+
+def parse_size(text: str | int, what: str = "size") -> int:
+    """'256K', '1M', '32G', '1.5GB', '4096' -> bytes.
+
+    K/M/G/T (and KiB...) are binary, as block sizes are always meant; KB/MB/GB are
+    decimal, as drive vendors quote capacities.
+    """
+    if isinstance(text, int):
+        return text
+    match = _SIZE.match(text)
+    if not match:
+        raise InvalidParameter(f"{what} '{text}' is not a size", hint="use e.g. 262144, 256K, 1M, 32G or 100GB")
+    number, unit = match.group(1), (match.group(2) or "").lower()
+    mult = _DECIMAL[unit] if unit in _DECIMAL else _BINARY[unit[:1]]
+    return int(float(number) * mult)
+
+
+def parse_duration(text: str) -> float:
+    """'90s', '10m', '1.5h' -> seconds."""
+    match = _DURATION.match(text)
+    if not match:
+        raise InvalidParameter(f"'{text}' is not a duration", hint="use e.g. 90s, 10m or 1h")
+    return float(match.group(1)) * _SECONDS[match.group(2).lower()]
+
+
+def parse_amount(text: str) -> tuple[int | None, float | None]:
+    """A test size: bytes ('32G') or a duration ('90s', '10min', '1h') -> (size, duration).
+
+    A bare 'M' is mebibytes here, as in block sizes: minutes are spelt 'min'.
+    """
+    if _DURATION.match(text) and not _SIZE.match(text):
+        return None, parse_duration(text)
+    return parse_size(text, "test size"), None
+
+
+def parse_direction(text: str) -> str:
+    """'write', 'read', 'write,read' / 'write+read' / 'both'."""
+    word = text.strip().lower().replace(" ", "").replace(",", "+")
+    if word in ("both", "readback", "write+readback"):
+        word = "write+read"
+    if word not in DIRECTIONS:
+        raise InvalidParameter(f"direction '{text}' is not one of write, read, write,read")
+    return word
+
+
+@dataclass
+class TapePerfParams:
+    """One tape performance test. Sizes are bytes; ``size`` or ``duration`` bounds the write.
+
+    ``io_size`` is the bytes per WRITE/READ command: in fixed mode a multiple of
+    ``block_size`` (the white paper's 256 KB block, 1 MB I/O); in variable mode each
+    command moves one block, so it equals ``block_size``. ``host_rate_limit`` (bytes/s)
+    throttles the host on purpose, to reproduce a slow backup source.
+    """
+
+    direction: str = "write"
+    pattern: Pattern = field(default_factory=lambda: Pattern.parse("2:1"))
+    block_size: int = 256 << 10
+    mode: str = "fixed"
+    io_size: int = 1 << 20
+    size: int | None = 1 << 30
+    duration: float | None = None
+    filemarks_every: int = 0
+    compression: str = "leave"
+    start: str = "bot"
+    verify: bool = False
+    force: bool = False
+    history: int | None = None  # SLDC history override (bytes); None = from the generation
+    seed: int = 0
+    host_rate_limit: float | None = None
+
+    @classmethod
+    def from_hpux(cls, block_size: int, blocks_per_io: int, repeats: int, **kwargs: object) -> "TapePerfParams":
+        """The HP-UX form "block size x blocks per I/O x repeats" as fixed-mode parameters."""
+        if blocks_per_io < 1 or repeats < 1:
+            raise InvalidParameter("blocks per I/O and repeats must be at least 1")
+        io = block_size * blocks_per_io
+        return cls(block_size=block_size, io_size=io, size=io * repeats, mode="fixed", **kwargs)  # type: ignore[arg-type]
+
+    @property
+    def writes(self) -> bool:
+        return self.direction in ("write", "write+read")
+
+    @property
+    def reads(self) -> bool:
+        return self.direction in ("read", "write+read")
+
+    @property
+    def fixed(self) -> bool:
+        return self.mode == "fixed"
+
+    def problems(self, limits: BlockLimits | None = None) -> list[str]:
+        """Every reason this test cannot run, one sentence each (empty when it can)."""
+        out: list[str] = []
+        if self.direction not in DIRECTIONS:
+            out.append(f"direction '{self.direction}' is not one of {', '.join(DIRECTIONS)}")
+        if self.mode not in MODES:
+            out.append(f"block mode '{self.mode}' is not fixed or variable")
+        if self.compression not in COMPRESSION:
+            out.append(f"compression '{self.compression}' is not on, off or leave")
+        if self.start not in STARTS:
+            out.append(f"start '{self.start}' is not bot or eod")
+        if self.block_size < 1:
+            out.append("the block size must be at least 1 byte")
+        if self.io_size < 1:
+            out.append("the I/O size must be at least 1 byte")
+        if out:
+            return out
+        bs, io = self.block_size, self.io_size
+        if limits is not None:
+            if limits.max_length and bs > limits.max_length:
+                out.append(f"block size {bs} is above the drive's maximum of {limits.max_length} bytes (READ BLOCK LIMITS)")
+            if bs < max(limits.min_length, 1):
+                out.append(f"block size {bs} is below the drive's minimum of {limits.min_length} bytes (READ BLOCK LIMITS)")
+            gran = 1 << limits.granularity
+            if bs % gran:
+                out.append(f"block size {bs} is not a multiple of the drive's {gran}-byte granularity (READ BLOCK LIMITS)")
+        if self.fixed:
+            if io % bs:
+                out.append(f"in fixed-block mode the I/O size ({io}) must be a multiple of the block size ({bs})")
+            elif io // bs > MAX_TRANSFER_FIELD:
+                out.append(f"an I/O of {io // bs} blocks does not fit a WRITE(6) command")
+        else:
+            if io != bs:
+                out.append(f"in variable-block mode each I/O is one block: the I/O size ({io}) must equal the block size ({bs})")
+            if bs > MAX_TRANSFER_FIELD:
+                out.append(f"a variable block of {bs} bytes does not fit a WRITE(6) command (max {MAX_TRANSFER_FIELD})")
+        if self.size is None and self.duration is None:
+            out.append("give a test size in bytes or a duration")
+        if self.size is not None and self.size < io:
+            out.append(f"the test size ({self.size} bytes) is smaller than one I/O ({io} bytes)")
+        if self.duration is not None and self.duration <= 0:
+            out.append("the test duration must be positive")
+        if self.filemarks_every < 0:
+            out.append("filemarks-every must be 0 (none) or a number of bytes")
+        elif 0 < self.filemarks_every < io:
+            out.append(f"a filemark every {self.filemarks_every} bytes is less than one I/O ({io} bytes)")
+        if self.history is not None and (self.history < 256 or self.history & (self.history - 1)):
+            out.append(f"SLDC history {self.history} is not a power of two of at least 256 bytes")
+        if self.host_rate_limit is not None and self.host_rate_limit <= 0:
+            out.append("the host rate limit must be positive")
+        if self.verify and not self.reads:
+            out.append("verify needs a read phase: use direction write,read (or read)")
+        return out
+
+    def validate(self, limits: BlockLimits | None = None) -> None:
+        """Raise ``InvalidParameter`` for the first problem (``problems`` lists them all)."""
+        found = self.problems(limits)
+        if found:
+            more = f" (and {len(found) - 1} more problem{'s' if len(found) > 2 else ''})" if len(found) > 1 else ""
+            raise InvalidParameter(found[0] + more)
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["pattern"] = self.pattern.name
+        return d
+
+
+__all__ = ["TapePerfParams", "parse_size", "parse_duration", "parse_amount", "parse_direction", "DIRECTIONS"]

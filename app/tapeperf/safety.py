@@ -1,0 +1,121 @@
+"""Never lose a customer's data: the checks made before a performance test's first write.
+
+* a write-protected cartridge (mode header WP bit) or WORM media: refused, and no
+  ``--force`` lifts it (the write cannot succeed, or would use up a WORM cartridge);
+* a cartridge that holds data, when the test would start at BOT: rewind, read one
+  block; a block or a filemark (rather than BLANK CHECK / EOD) means data. Refused
+  unless forced; the message says what was found, with the cartridge memory's
+  lifetime figure where the drive has one.
+
+Appending at EOD destroys nothing, so it only needs the first check. Read-only tests
+never call this (they never write).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from app.drive import TapeDrive
+from native.errors import CheckCondition, DataProtect, DeviceError, SafetyRefusal
+
+#: The probe read asks for up to this many bytes: enough for any block a test writes;
+#: a longer block is reported by ILI with its true length.
+PROBE_BYTES = 1 << 20
+
+
+@dataclass(frozen=True)
+class CartridgeState:
+    """What the pre-write probe found."""
+
+    write_protected: bool = False
+    worm: bool = False
+    found: str = ""  # "" when the cartridge is blank at BOT, else what was read there
+    mam_mb_written: int | None = None
+    probe_error: str = ""
+
+    @property
+    def holds_data(self) -> bool:
+        return bool(self.found) or bool(self.probe_error)
+
+
+def _mam(drive: TapeDrive):  # -> Mam | None
+    try:
+        return drive.read_attributes()
+    except DeviceError:
+        return None
+
+
+def _worm_from_logs(drive: TapeDrive) -> bool:
+    try:
+        page = drive.log_sense(0x17)
+    except DeviceError:
+        return False
+    value = page.value(0x0081) if hasattr(page, "value") else None
+    return bool(value)
+
+
+def probe(drive: TapeDrive, *, at_bot: bool, probe_bytes: int = PROBE_BYTES) -> CartridgeState:
+    """Look at the cartridge without writing. Leaves it rewound when ``at_bot``."""
+    wp = drive.is_write_protected()
+    mam = _mam(drive)
+    worm = bool(mam is not None and mam.medium_type == "WORM") or _worm_from_logs(drive)
+    mb_written = mam.mb_written_total if mam is not None else None
+    if wp or worm or not at_bot:
+        return CartridgeState(wp, worm, "", mb_written)
+    found, error = "", ""
+    drive.rewind()
+    fixed = drive.block_size() or 0
+    try:
+        if fixed:
+            outcome = drive.read(bytearray(fixed), block_size=fixed)
+        else:
+            outcome = drive.read(bytearray(probe_bytes))
+        if outcome.nbytes > 0:
+            length = outcome.nbytes
+            if outcome.ili and outcome.residual < 0:
+                length = probe_bytes - outcome.residual  # the block was longer than the probe
+            found = f"a {length}-byte block at BOT"
+        elif outcome.filemark:
+            found = "a filemark at BOT"
+        elif not outcome.eod:
+            found = "something other than blank tape at BOT"
+    except DataProtect:
+        wp = True
+    except CheckCondition as err:
+        # A blank cartridge answers BLANK CHECK (an outcome, not this); anything else
+        # (a medium error on a used tape...) means we cannot prove the tape is blank.
+        error = f"the read at BOT failed ({err.message})"
+    finally:
+        drive.rewind()
+    return CartridgeState(wp, worm, found, mb_written, error)
+
+
+def check_before_write(drive: TapeDrive, *, at_bot: bool, force: bool) -> CartridgeState:
+    """Raise ``SafetyRefusal`` if writing would fail or destroy data; else the state found."""
+    state = probe(drive, at_bot=at_bot)
+    if state.write_protected:
+        raise SafetyRefusal(
+            "the cartridge is write-protected: a write test cannot run",
+            reason="write-protected",
+            overridable=False,
+            hint="slide the cartridge's write-protect tab, or run a read test",
+        )
+    if state.worm:
+        raise SafetyRefusal(
+            "the cartridge is WORM media: a test would use it up for good",
+            reason="WORM media",
+            overridable=False,
+            hint="load a scratch rewritable cartridge",
+        )
+    if state.holds_data and not force:
+        what = state.found or state.probe_error
+        mam = f"; MAM says {state.mam_mb_written} MB written in its life" if state.mam_mb_written else ""
+        raise SafetyRefusal(
+            f"the cartridge holds data: {what}{mam}",
+            reason=what,
+            overridable=True,
+            hint="load a scratch cartridge, append with --start eod, or overwrite it with --force",
+        )
+    return state
+
+
+__all__ = ["CartridgeState", "probe", "check_before_write"]
