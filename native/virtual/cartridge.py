@@ -1,0 +1,263 @@
+"""A virtual cartridge in one file: the real block data, an index, and the MAM.
+
+Layout::
+
+    [0, 64 KiB)   header: magic, then JSON metadata (generation, capacity, flags, MAM
+                  counters, where the saved index is, and whether it is valid)
+    [64 KiB, ...) records: 16-byte record header + data, in tape order; at a clean
+                  close the index (offsets, lengths, cumulative tape use) follows EOD
+
+Records describe themselves, so the index is only a cache: the first change after a
+clean state marks the header dirty and cuts the file at EOD (dropping the saved
+index); if the process dies before the next clean close, reopening scans the
+records. Writing in the middle of the data truncates everything after it, as SSC says
+a write does.
+"""
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import struct
+from array import array
+from bisect import bisect_left, bisect_right
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from native.errors import DeviceError, InvalidParameter
+
+MAGIC = b"TDCART01"
+HEADER_SIZE = 64 << 10
+DATA_START = HEADER_SIZE
+_REC = struct.Struct("<IBxxxII")  # magic, kind, data length, tape bytes charged
+REC_MAGIC = 0x52434454  # "TDCR"
+KIND_BLOCK, KIND_FILEMARK = 0, 1
+FILEMARK_TAPE_BYTES = 4096  # what a filemark costs on tape (a small fraction of a dataset)
+
+
+@dataclass
+class CartridgeMeta:
+    """What survives a restart besides the data: identity, flags, lifetime counters."""
+
+    generation: int
+    capacity: int
+    worm: bool = False
+    write_protect: bool = False
+    serial: str = ""
+    barcode: str = ""
+    manufactured: str = ""  # YYYYMMDD
+    load_count: int = 0
+    host_bytes_written: int = 0  # lifetime, before compression
+    host_bytes_read: int = 0
+    tape_bytes_written: int = 0  # lifetime, after compression
+    tape_bytes_read: int = 0
+    index_offset: int = 0
+    index_count: int = 0
+    clean: bool = True
+    extra: dict = field(default_factory=dict)
+
+
+class Cartridge:
+    """The records of one cartridge plus its metadata; positions are record indices.
+
+    A position ``p`` means "before record p" (SSC's logical object number): records
+    are blocks and filemarks alike; ``count`` is the EOD position.
+    """
+
+    def __init__(self, path: Path, fd: int, meta: CartridgeMeta) -> None:
+        self.path = path
+        self._fd = fd
+        self.meta = meta
+        self._offsets = array("q")  # file offset of each record header
+        self._lengths = array("q")  # data length; -1 for a filemark
+        self._tape = array("q")  # cumulative tape bytes after each record
+        self._filemarks = array("q")  # positions of filemarks, ascending
+        self.data_end = DATA_START
+
+    # ---------------------------------------------------------------- open/create
+    @classmethod
+    def open(cls, path: Path, *, generation: int, capacity: int, worm: bool, serial: str, barcode: str) -> "Cartridge":
+        """Open ``path``, creating a blank cartridge there when it does not exist."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_BINARY", 0), 0o644)
+        except OSError as exc:
+            raise DeviceError(f"cannot open virtual cartridge {path}: {exc.strerror}") from None
+        size = os.fstat(fd).st_size
+        if size == 0:
+            meta = CartridgeMeta(
+                generation=generation,
+                capacity=capacity,
+                worm=worm,
+                serial=serial,
+                barcode=barcode,
+                manufactured=datetime.date.today().strftime("%Y%m%d"),
+            )
+            cart = cls(path, fd, meta)
+            cart._write_header()
+            os.fsync(fd)
+            return cart
+        head = os.pread(fd, HEADER_SIZE, 0)
+        if not head.startswith(MAGIC):
+            os.close(fd)
+            raise InvalidParameter(f"{path} is not a tapediag virtual cartridge")
+        (length,) = struct.unpack_from("<I", head, len(MAGIC))
+        try:
+            raw = json.loads(head[len(MAGIC) + 4 : len(MAGIC) + 4 + length])
+            meta = CartridgeMeta(**raw)
+        except (ValueError, TypeError):
+            os.close(fd)
+            raise InvalidParameter(f"{path}: the cartridge header is damaged") from None
+        cart = cls(path, fd, meta)
+        if meta.clean and meta.index_offset >= DATA_START:
+            cart._load_index()
+        else:
+            cart._scan()
+        return cart
+
+    def _load_index(self) -> None:
+        n = self.meta.index_count
+        raw = os.pread(self._fd, 24 * n, self.meta.index_offset)
+        if len(raw) != 24 * n:
+            self._scan()
+            return
+        self._offsets.frombytes(raw[: 8 * n])
+        self._lengths.frombytes(raw[8 * n : 16 * n])
+        self._tape.frombytes(raw[16 * n :])
+        self.data_end = self.meta.index_offset
+        self._filemarks = array("q", (i for i, ln in enumerate(self._lengths) if ln < 0))
+
+    def _scan(self) -> None:
+        """Rebuild the index from the self-describing records (after an unclean stop)."""
+        offset, end, tape = DATA_START, os.fstat(self._fd).st_size, 0
+        while offset + _REC.size <= end:
+            magic, kind, length, charged = _REC.unpack(os.pread(self._fd, _REC.size, offset))
+            if magic != REC_MAGIC or kind not in (KIND_BLOCK, KIND_FILEMARK) or offset + _REC.size + length > end:
+                break
+            tape += charged
+            if kind == KIND_FILEMARK:
+                self._filemarks.append(len(self._offsets))
+            self._offsets.append(offset)
+            self._lengths.append(length if kind == KIND_BLOCK else -1)
+            self._tape.append(tape)
+            offset += _REC.size + length
+        self.data_end = offset
+        self.meta.clean = False  # the saved index (if any) is stale; rewrite at close
+
+    # ---------------------------------------------------------------- persistence
+    def _write_header(self) -> None:
+        body = json.dumps(asdict(self.meta), separators=(",", ":")).encode()
+        if len(body) + len(MAGIC) + 4 > HEADER_SIZE:
+            raise DeviceError("virtual cartridge metadata too large")
+        os.pwrite(self._fd, MAGIC + struct.pack("<I", len(body)) + body, 0)
+
+    def _dirty(self) -> None:
+        if self.meta.clean:
+            self.meta.clean = False
+            self._write_header()
+            os.ftruncate(self._fd, self.data_end)
+
+    def save_meta(self) -> None:
+        """Write the metadata now (counters), keeping the clean/dirty state."""
+        self._write_header()
+
+    def flush(self) -> None:
+        """Save the index after EOD, then the header pointing at it; fsync. Cheap if clean."""
+        if not self.meta.clean:
+            n = len(self._offsets)
+            blob = self._offsets.tobytes() + self._lengths.tobytes() + self._tape.tobytes()
+            os.pwrite(self._fd, blob, self.data_end)
+            os.ftruncate(self._fd, self.data_end + len(blob))
+            os.fsync(self._fd)
+            self.meta.index_offset, self.meta.index_count, self.meta.clean = self.data_end, n, True
+        self._write_header()
+        os.fsync(self._fd)
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            try:
+                self.flush()
+            finally:
+                os.close(self._fd)
+                self._fd = -1
+
+    # ---------------------------------------------------------------- queries
+    @property
+    def count(self) -> int:
+        """Number of records (blocks + filemarks); also the EOD position."""
+        return len(self._offsets)
+
+    def is_filemark(self, pos: int) -> bool:
+        return self._lengths[pos] < 0
+
+    def length(self, pos: int) -> int:
+        return self._lengths[pos]
+
+    def tape_used(self, pos: int | None = None) -> int:
+        """Tape bytes used before position ``pos`` (default: up to EOD)."""
+        pos = self.count if pos is None else pos
+        return self._tape[pos - 1] if pos > 0 else 0
+
+    def charged(self, pos: int) -> int:
+        return self._tape[pos] - (self._tape[pos - 1] if pos > 0 else 0)
+
+    def filemarks_before(self, pos: int) -> int:
+        """Filemarks strictly before position ``pos`` (SSC's logical file identifier)."""
+        return bisect_left(self._filemarks, pos)
+
+    def next_filemark(self, pos: int) -> int | None:
+        """Position of the first filemark at or after ``pos``."""
+        i = bisect_left(self._filemarks, pos)
+        return self._filemarks[i] if i < len(self._filemarks) else None
+
+    def prev_filemark(self, pos: int) -> int | None:
+        """Position of the last filemark strictly before ``pos``."""
+        i = bisect_right(self._filemarks, pos - 1)
+        return self._filemarks[i - 1] if i > 0 else None
+
+    def filemark_position(self, number: int) -> int | None:
+        """Position of filemark number ``number`` (0-based), None if there are fewer."""
+        return self._filemarks[number] if 0 <= number < len(self._filemarks) else None
+
+    def all_filemarks_from(self, pos: int) -> bool:
+        """True if everything from ``pos`` to EOD is filemarks (WORM may overwrite those)."""
+        return len(self._filemarks) - bisect_left(self._filemarks, pos) == self.count - pos
+
+    def read_into(self, pos: int, buf: memoryview) -> int:
+        """Copy up to len(buf) bytes of block ``pos`` into ``buf``; returns bytes copied."""
+        want = min(len(buf), self._lengths[pos])
+        if want <= 0:
+            return 0
+        return os.preadv(self._fd, [buf[:want]], self._offsets[pos] + _REC.size)
+
+    # ---------------------------------------------------------------- changes
+    def truncate(self, pos: int) -> None:
+        """Make ``pos`` the new EOD (a write or erase there drops everything after it)."""
+        if pos >= self.count:
+            return
+        self._dirty()
+        self.data_end = self._offsets[pos]
+        del self._offsets[pos:], self._lengths[pos:], self._tape[pos:]
+        del self._filemarks[bisect_left(self._filemarks, pos) :]
+        os.ftruncate(self._fd, self.data_end)
+
+    def append_block(self, data: memoryview, charged: int) -> None:
+        """Append one block at EOD; ``charged`` is what it costs on tape (compressed)."""
+        self._dirty()
+        n = len(data)
+        written = os.pwritev(self._fd, [_REC.pack(REC_MAGIC, KIND_BLOCK, n, charged), data], self.data_end)
+        if written != _REC.size + n:
+            raise OSError(28, "short write to the virtual cartridge")
+        self._tape.append(self.tape_used() + charged)
+        self._offsets.append(self.data_end)
+        self._lengths.append(n)
+        self.data_end += written
+
+    def append_filemark(self) -> None:
+        self._dirty()
+        os.pwrite(self._fd, _REC.pack(REC_MAGIC, KIND_FILEMARK, 0, FILEMARK_TAPE_BYTES), self.data_end)
+        self._tape.append(self.tape_used() + FILEMARK_TAPE_BYTES)
+        self._filemarks.append(self.count)
+        self._offsets.append(self.data_end)
+        self._lengths.append(-1)
+        self.data_end += _REC.size

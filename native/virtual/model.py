@@ -1,0 +1,170 @@
+"""How long a real LTO drive takes: interface, buffer, speed matching, back-hitches.
+
+Pure arithmetic on simulated time (seconds as floats): no clock, no sleeping, so unit
+tests can check steady-state rates in microseconds and the drive (``pacer.py``) maps
+the answers onto the wall clock.
+
+One quantity describes both directions, ``level``: the tape's pending work in
+compressed bytes. Writing, it is the data in the buffer waiting for tape; reading, it
+is the free space in the buffer the tape may read ahead into. So in both directions
+
+* the tape, while streaming at speed ``v``, lowers ``level`` at ``v``; when it reaches
+  0 the tape stops (write: buffer ran dry; read: buffer full);
+* a host command of ``c`` compressed bytes raises ``level`` by ``c`` and must first
+  wait while ``level + c`` exceeds the buffer (write: no room; read: data not there);
+* a stopped tape restarts when ``level`` reaches ``restart`` x buffer (or a host
+  command is waiting), after a ``backhitch`` (repositioning and getting back up to
+  speed). Since the default restart point is a full buffer, a host that feeds below
+  the lowest speed step waits about ``backhitch`` seconds per cycle: shoe-shining.
+
+Speed matching: the buffer is divided into as many bands as there are speed steps;
+the more pending work, the faster step. A host in the speed-matching range settles
+where the step matches its rate and never stops the tape; a faster host fills the
+buffer and is throttled to the top step times its compression ratio; the link caps
+everything at the interface rate. After an explicit positioning (rewind, locate) the
+tape starts without a back-hitch: it is already sitting at the right place.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+IDLE, RAMP, STREAM = "idle", "ramp", "stream"
+_EPS = 1e-9
+
+
+@dataclass(frozen=True)
+class ModelParams:
+    steps: tuple[float, ...]  # tape speeds, compressed bytes/s, ascending
+    buffer: float  # bytes
+    interface: float  # bytes/s on the host link
+    backhitch: float = 2.0  # s
+    restart: float = 1.0  # fraction of the buffer
+
+    def __post_init__(self) -> None:
+        if not self.steps or any(s <= 0 for s in self.steps) or list(self.steps) != sorted(self.steps):
+            raise ValueError("speed steps must be positive and ascending")
+        if self.buffer <= 0 or self.interface <= 0 or not 0 < self.restart <= 1 or self.backhitch < 0:
+            raise ValueError("bad model parameters")
+
+
+@dataclass
+class ModelStats:
+    """Counters the log pages report (repositions, time streaming) and tests check."""
+
+    stops: int = 0  # tape stopped because the host could not keep up (or a flush)
+    backhitches: int = 0  # restarts that needed a reposition
+    streaming_time: float = 0.0
+    tape_bytes: float = 0.0  # compressed bytes moved by the tape
+    host_bytes: int = 0
+    speeds: dict[float, float] = field(default_factory=dict)  # step -> seconds at it
+
+
+class TapeModel:
+    """The timing state machine of one drive. Times are seconds on any monotonic scale."""
+
+    def __init__(self, params: ModelParams) -> None:
+        self.p = params
+        self.stats = ModelStats()
+        self.direction: str | None = None
+        self.mode = IDLE
+        self.level = 0.0
+        self.t = 0.0
+        self.ready_at = 0.0
+        self.positioned = True  # next start needs no back-hitch
+
+    # ------------------------------------------------------------------ helpers
+    def _band(self) -> int:
+        n = len(self.p.steps)
+        return max(0, min(n - 1, math.ceil(self.level * n / self.p.buffer - _EPS) - 1))
+
+    @property
+    def speed(self) -> float:
+        """Current tape speed (compressed bytes/s); 0 when the tape is not streaming."""
+        return self.p.steps[self._band()] if self.mode == STREAM else 0.0
+
+    def _start(self) -> None:
+        """Begin moving the tape: at once after a positioning, else after a back-hitch."""
+        if self.positioned:
+            self.mode, self.positioned = STREAM, False
+        else:
+            self.mode, self.ready_at = RAMP, self.t + self.p.backhitch
+            self.stats.backhitches += 1
+
+    def advance(self, to: float) -> None:
+        """Let the tape run from ``self.t`` up to ``to`` with no host command arriving."""
+        while self.t < to:
+            if self.mode == IDLE:
+                self.t = to
+            elif self.mode == RAMP:
+                if self.ready_at > to:
+                    self.t = to
+                else:
+                    self.t, self.mode = self.ready_at, STREAM
+            else:
+                if self.level <= _EPS:
+                    self.level, self.mode = 0.0, IDLE
+                    self.stats.stops += 1
+                    continue
+                band = self._band()
+                v = self.p.steps[band]
+                floor = band * self.p.buffer / len(self.p.steps)
+                dt = min(to - self.t, (self.level - floor) / v)
+                self.level -= v * dt
+                self.t += dt
+                self.stats.streaming_time += dt
+                self.stats.tape_bytes += v * dt
+                self.stats.speeds[v] = self.stats.speeds.get(v, 0.0) + dt
+                if self.level - floor <= _EPS * self.p.buffer:
+                    self.level = floor
+
+    def _set_direction(self, direction: str) -> None:
+        if self.direction != direction:
+            self.direction = direction
+            self.mode = IDLE
+            # Writing starts with an empty buffer (no pending work); reading with an
+            # empty buffer, i.e. all of it free for read-ahead.
+            self.level = 0.0 if direction == "write" else float(self.p.buffer)
+
+    # ------------------------------------------------------------------ host side
+    def transfer(self, t: float, nbytes: int, compressed: float, direction: str) -> float:
+        """One host READ or WRITE arriving at ``t``; returns when it completes."""
+        self.advance(max(t, self.t))
+        self._set_direction(direction)
+        need = min(compressed, self.p.buffer)
+        while self.level + need > self.p.buffer * (1 + _EPS) and self.level > _EPS:
+            if self.mode == IDLE:
+                self._start()
+            if self.mode == RAMP:
+                self.advance(self.ready_at)
+            else:
+                v = self.p.steps[self._band()]
+                self.advance(self.t + max((self.level + need - self.p.buffer) / v, 1e-9))
+        self.level += compressed
+        if self.mode == IDLE and self.level >= self.p.restart * self.p.buffer * (1 - _EPS):
+            self._start()
+        self.stats.host_bytes += nbytes
+        self.advance(self.t + nbytes / self.p.interface)
+        return self.t
+
+    def flush(self, t: float) -> float:
+        """Write out the buffer (filemark, rewind, sync); returns when the tape is done."""
+        self.advance(max(t, self.t))
+        if self.direction == "write":
+            while self.level > _EPS:
+                if self.mode == IDLE:
+                    self._start()
+                if self.mode == RAMP:
+                    self.advance(self.ready_at)
+                else:
+                    v = self.p.steps[self._band()]
+                    floor = self._band() * self.p.buffer / len(self.p.steps)
+                    self.advance(self.t + max((self.level - floor) / v, 1e-9))
+            self.advance(self.t + 1e-9)  # let the tape register its stop
+        return self.t
+
+    def reposition(self, t: float) -> float:
+        """A rewind/locate/space: flush writes, drop read-ahead, tape left positioned."""
+        t = self.flush(t)
+        self.direction, self.mode, self.level, self.positioned = None, IDLE, 0.0, True
+        return t

@@ -1,0 +1,155 @@
+"""Parsing ``virtual:ltoN?key=value&...`` into typed options, rejecting anything odd.
+
+The device string is user input (CLI, GUI, saved history), so every option is
+checked here, before a cartridge file is touched: a typo must give one clear
+``InvalidParameter`` line, not a drive that silently ignores it.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import unquote
+
+from native.errors import InvalidParameter
+from native.virtual.specs import GENERATIONS, GenerationSpec, spec_for
+
+#: Default virtual cartridge size in bytes of tape (compressed bytes). Small enough for
+#: any laptop disk; the file grows with the uncompressed data actually written.
+DEFAULT_CAPACITY = 8 << 30
+
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]i?b?|b)?\s*$", re.IGNORECASE)
+_UNITS = {"": 1, "b": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+_DECIMAL = {"kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12}
+
+
+def parse_size(text: str, what: str) -> int:
+    """'8G', '64MiB', '1.5GB', '4096' -> bytes. K/M/G/T and KiB... are binary, KB/MB... decimal."""
+    match = _SIZE.match(text)
+    if not match:
+        raise InvalidParameter(f"{what}={text!r} is not a size", hint="use e.g. 4096, 64M, 8G or 1.5GB")
+    number, unit = match.group(1), (match.group(2) or "").lower()
+    mult = _DECIMAL[unit] if unit in _DECIMAL else _UNITS[unit[:1]]
+    return int(float(number) * mult)
+
+
+def _flag(text: str, what: str) -> bool:
+    low = text.strip().lower()
+    if low in ("1", "yes", "true", "on"):
+        return True
+    if low in ("0", "no", "false", "off"):
+        return False
+    raise InvalidParameter(f"{what}={text!r} must be 0 or 1")
+
+
+def _number(text: str, what: str, *, low: float, high: float) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise InvalidParameter(f"{what}={text!r} is not a number") from None
+    if not (low <= value <= high):
+        raise InvalidParameter(f"{what}={text} is out of range ({low:g} ... {high:g})")
+    return value
+
+
+@dataclass
+class VirtualOptions:
+    """Everything a ``virtual:ltoN`` device string can say. ``None`` = generation default."""
+
+    generation: int
+    cartridge: Path | None = None
+    capacity: int | None = None
+    write_protect: bool = False
+    worm: bool | None = None
+    half_height: bool = False
+    interface_mbs: float | None = None
+    buffer: int | None = None
+    loaded: bool = True
+    backhitch: float = 2.0  # seconds from restart decision to data flowing again
+    restart: float = 1.0  # buffer fill fraction that makes a stopped drive restart
+    realtime: bool = True  # False: no sleeping (functional tests)
+    early_warning: int | None = None  # bytes of tape before the end that raise EOM
+    tapealert: tuple[int, ...] = ()
+    barcode: str | None = None
+    explicit: set[str] = field(default_factory=set)
+
+    @property
+    def spec(self) -> GenerationSpec:
+        base = spec_for(self.generation, half_height=self.half_height)
+        from dataclasses import replace
+
+        changes: dict[str, object] = {}
+        if self.interface_mbs is not None:
+            changes["interface_rate"] = self.interface_mbs * 1_000_000
+        if self.buffer is not None:
+            changes["buffer_size"] = self.buffer
+        return replace(base, **changes) if changes else base
+
+
+def parse_device(device: str) -> VirtualOptions:
+    """``virtual:lto9?cartridge=/tmp/a.cart&capacity=64M&wp=1`` -> VirtualOptions."""
+    head, _, query = device.partition("?")
+    match = re.fullmatch(r"virtual:lto(\d+)", head.strip(), re.IGNORECASE)
+    if not match or int(match.group(1)) not in GENERATIONS:
+        names = ", ".join(f"virtual:lto{g}" for g in GENERATIONS)
+        raise InvalidParameter(f"'{head}' is not a virtual drive", hint=f"use one of {names} or virtual:null")
+    opts = VirtualOptions(generation=int(match.group(1)))
+    for item in filter(None, query.split("&")):
+        key, sep, raw = item.partition("=")
+        key = key.strip().lower()
+        value = unquote(raw)
+        if not sep:
+            raise InvalidParameter(f"option '{item}' in {device!r} needs a value (key=value)")
+        if key in opts.explicit:
+            raise InvalidParameter(f"option '{key}' given twice in {device!r}")
+        opts.explicit.add(key)
+        _apply(opts, key, value)
+    return opts
+
+
+def _apply(opts: VirtualOptions, key: str, value: str) -> None:
+    if key == "cartridge":
+        if not value.strip():
+            raise InvalidParameter("cartridge= needs a file path")
+        opts.cartridge = Path(value).expanduser()
+    elif key == "capacity":
+        opts.capacity = parse_size(value, key)
+        if opts.capacity < 1 << 20:
+            raise InvalidParameter(f"capacity={value} is too small (at least 1 MiB)")
+    elif key == "wp":
+        opts.write_protect = _flag(value, key)
+    elif key == "worm":
+        opts.worm = _flag(value, key)
+    elif key == "halfheight":
+        opts.half_height = _flag(value, key)
+    elif key == "interface":
+        opts.interface_mbs = _number(value, key, low=1, high=100_000)
+    elif key == "buffer":
+        opts.buffer = parse_size(value, key)
+        if not (64 << 10) <= opts.buffer <= (16 << 30):
+            raise InvalidParameter(f"buffer={value} is out of range (64K ... 16G)")
+    elif key == "loaded":
+        opts.loaded = _flag(value, key)
+    elif key == "backhitch":
+        opts.backhitch = _number(value, key, low=0, high=60)
+    elif key == "restart":
+        opts.restart = _number(value, key, low=0.05, high=1.0)
+    elif key == "realtime":
+        opts.realtime = _flag(value, key)
+    elif key == "ew":
+        opts.early_warning = parse_size(value, key)
+    elif key == "tapealert":
+        try:
+            flags = tuple(int(x) for x in value.split(",") if x.strip())
+        except ValueError:
+            raise InvalidParameter(f"tapealert={value!r} must be flag numbers, e.g. 3,20") from None
+        if any(not 1 <= f <= 64 for f in flags):
+            raise InvalidParameter(f"tapealert={value!r}: flags are numbered 1 ... 64")
+        opts.tapealert = flags
+    elif key == "barcode":
+        if not (0 < len(value) <= 32 and value.isprintable() and value.isascii()):
+            raise InvalidParameter(f"barcode={value!r} must be 1-32 printable ASCII characters")
+        opts.barcode = value
+    else:
+        known = "cartridge, capacity, wp, worm, halfheight, interface, buffer, loaded, backhitch, restart, realtime, ew, tapealert, barcode"
+        raise InvalidParameter(f"unknown virtual drive option '{key}'", hint=f"known: {known}")
