@@ -1,15 +1,77 @@
-"""`tapediag create-data` (not yet implemented)."""
+"""`tapediag create-data`: write a test tree and measure how fast the disk takes it."""
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 
-from native.errors import TapediagError
+from app.cli import EXIT_REFUSED
+from app.cli._disk_run import run_disk_test
+from app.disk.create import FSYNC_POLICIES, PRESETS, CreateDataParams, CreateDataTest
+from app.disk.manifest import Manifest, clean
+from app.disk.sizes import DISTRIBUTIONS, parse_size
+from app.disk.text import render_clean
+from native.errors import NoSpace, TargetNotEmpty
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("create-data", help="(not yet implemented)")
+    parser = subparsers.add_parser(
+        "create-data", help="create a test tree and measure the disk's write rate (restore side)",
+        description="Create a tree of files with a known compression ratio, the way HPCreateData did, and "
+        "report MB/s and files/s (total volume / slowest stream). Only writes inside DIR; refuses a "
+        "non-empty DIR unless --allow-non-empty; records what it made in DIR/.tapediag-manifest.json.",
+    )
+    parser.add_argument("dir", help="target directory (created if missing)")
+    parser.add_argument("--preset", choices=sorted(PRESETS), help="a white paper data set: typical (64K-64M) or small (4K-16K)")
+    parser.add_argument("--depth", type=int, help="directory levels under each stream's root (default 3)")
+    parser.add_argument("--breadth", type=int, help="subdirectories per directory (default 5)")
+    parser.add_argument("--files-per-dir", type=int, help="files in every directory (default 160)")
+    parser.add_argument("--min-size", type=parse_size, help="smallest file (default 4K)")
+    parser.add_argument("--max-size", type=parse_size, help="largest file (default 16K)")
+    parser.add_argument("--size", type=parse_size, help="every file this size (fixed distribution)")
+    parser.add_argument("--distribution", choices=DISTRIBUTIONS, help="file sizes between min and max (default uniform)")
+    parser.add_argument("--pattern", help="zeros, random or N:1 (default 2:1)")
+    parser.add_argument("--streams", type=int, default=1, help="parallel writers, each with its own subtree (1-8)")
+    limit = parser.add_mutually_exclusive_group()
+    limit.add_argument("--total-size", type=parse_size, help="stop after this much data (all streams together)")
+    limit.add_argument("--files", type=int, help="stop after this many files (all streams together)")
+    parser.add_argument("--fsync", choices=FSYNC_POLICIES, default="end",
+                        help="end (default): flush the file system at the end of each stream, inside the timing; "
+                        "file: fsync every file; none: page cache only (flattering)")
+    parser.add_argument("--write-size", type=parse_size, default=1 << 20, help="bytes per write call (default 1M)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of sizes and contents (reproducible trees)")
+    parser.add_argument("--allow-non-empty", action="store_true", help="write into a new subdirectory of a non-empty DIR")
+    parser.add_argument("--cleanup", action="store_true", help="remove the created files again after measuring")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.set_defaults(func=run)
 
 
+def params_from_args(args: argparse.Namespace) -> CreateDataParams:
+    values: dict = dict(PRESETS[args.preset]) if args.preset else {}
+    for key in ("depth", "breadth", "files_per_dir", "min_size", "max_size", "distribution", "pattern"):
+        if getattr(args, key) is not None:
+            values[key] = getattr(args, key)
+    if args.size is not None:
+        values.update(min_size=args.size, max_size=args.size, distribution="fixed")
+    return CreateDataParams(
+        target=args.dir, streams=args.streams, total_size=args.total_size, files=args.files, fsync=args.fsync,
+        write_size=args.write_size, seed=args.seed, allow_non_empty=args.allow_non_empty, **values,
+    )
+
+
 def run(args: argparse.Namespace) -> int:
-    raise TapediagError("'tapediag create-data' is not implemented yet")
+    test = CreateDataTest(params_from_args(args))
+    try:
+        return run_disk_test(args, "create-data", lambda sink, cancel: _run(test, sink, cancel, args))
+    except (TargetNotEmpty, NoSpace) as err:  # refused before anything was written
+        print(f"tapediag: refused: {err}", file=sys.stderr)
+        return EXIT_REFUSED
+
+
+def _run(test: CreateDataTest, sink, cancel, args: argparse.Namespace):
+    result = test.run(sink, cancel)
+    if args.cleanup:
+        run_id = Manifest.load(Path(result.target)).runs[-1].run_id
+        removed = clean(result.target, run_id)
+        result.warnings.append("cleanup: " + render_clean(removed))
+    return result

@@ -1,0 +1,82 @@
+"""What create-data and read-data share on the command line: live progress on
+stderr, Ctrl-C as a clean cancel, the history record, the exit status."""
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import time
+from typing import Callable
+
+from app.cli import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK
+from app.disk.results import DiskResult
+from app.disk.text import render
+from app.events import CancelToken, Event, EventSink, Message, Progress
+
+
+def progress_printer(quiet: bool) -> EventSink:
+    """Prints a progress line about once a second, and warnings, to stderr."""
+    last = [0.0]
+
+    def sink(event: Event) -> None:
+        if isinstance(event, Message) and event.level in ("warning", "error"):
+            print(f"tapediag: {event.level}: {event.text}", file=sys.stderr)
+        elif isinstance(event, Progress) and not quiet:
+            now = time.monotonic()
+            if now - last[0] >= 1.0:
+                last[0] = now
+                done = f"{event.done_bytes / 1e6:.0f} MB"
+                rate = f", {event.rate_mb_s:.1f} MB/s" if event.rate_mb_s else ""
+                print(f"  {event.phase}: {done}{rate}, {event.elapsed:.0f} s", file=sys.stderr)
+
+    return sink
+
+
+def run_disk_test(args: argparse.Namespace, kind: str, run: Callable[[EventSink, CancelToken], DiskResult]) -> int:
+    """Run an engine with Ctrl-C wired to cancel, record it in the history, print the result."""
+    cancel = CancelToken()
+    previous = signal.signal(signal.SIGINT, lambda *_: cancel.cancel())
+    try:
+        result, run_id = _run_recorded(kind, args, run, progress_printer(args.json), cancel)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if args.json:
+        out = result.to_dict()
+        out["history_run_id"] = run_id
+        print(json.dumps(out, indent=2))
+    else:
+        print(render(result))
+    if result.status == "cancelled":
+        return EXIT_CANCELLED
+    return EXIT_FAILED if result.status == "stopped" else EXIT_OK
+
+
+def _run_recorded(kind: str, args: argparse.Namespace, run: Callable[[EventSink, CancelToken], DiskResult],
+                  printer: EventSink, cancel: CancelToken) -> tuple[DiskResult, int | None]:
+    """The run, stored in the history when there is one, with its own status: a run
+    that stopped early (full disk) is "failed" with its partial results."""
+    try:
+        from app.history import History, Recorder
+    except ImportError:  # history not available: run unrecorded
+        return run(printer, cancel), None
+    hist = History.open()
+    try:
+        run_id = hist.start_run(kind, str(args.dir), _params(args))
+        rec = Recorder(hist, run_id)
+        try:
+            result = run(rec.sink(printer), cancel)
+        except BaseException as err:
+            rec.flush()
+            hist.finish_run(run_id, "failed", None, error=str(err) or type(err).__name__)
+            raise
+        rec.flush()
+        status = {"complete": "complete", "cancelled": "cancelled"}.get(result.status, "failed")
+        hist.finish_run(run_id, status, result.to_dict(), error=result.error)
+        return result, run_id
+    finally:
+        hist.close()
+
+
+def _params(args: argparse.Namespace) -> dict:
+    return {k: v for k, v in vars(args).items() if k != "func" and isinstance(v, (str, int, float, bool, type(None)))}
