@@ -24,7 +24,19 @@ def wants_gui(executable: str, platform: str = sys.platform) -> bool:
     return stem in GUI_NAMES.get(platform, DEFAULT_GUI_NAMES)
 
 
+def give_windowed_streams_a_sink() -> None:
+    """A windowed Windows executable has no console: sys.stdout/stderr are None.
+
+    Code that writes to them (logging's default handler, faulthandler, a stray print
+    to stderr) would then fail inside the GUI; give them a sink that drops the text.
+    """
+    for name in ("stdout", "stderr"):
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))
+
+
 def main() -> int:
+    give_windowed_streams_a_sink()
     # A frozen program that uses multiprocessing must say so before anything else, or
     # each worker process would start a second copy of the application.
     multiprocessing.freeze_support()
