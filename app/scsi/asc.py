@@ -22,7 +22,7 @@ def asc_text(asc: int, ascq: int) -> str:
         return text
     if asc >= 0x80:
         return f"Vendor specific ASC 0x{asc:02X}, ASCQ 0x{ascq:02X}"
-    if asc in _RANGES and not (asc == 0x40 and ascq == 0):
+    if asc in _RANGES and not (asc == 0x40 and ascq < 0x80):
         return _RANGES[asc] % ascq
     if ascq >= 0x80:
         return f"ASC 0x{asc:02X}, vendor specific ASCQ 0x{ascq:02X}"
