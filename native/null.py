@@ -1,0 +1,138 @@
+"""``virtual:null``: a drive that accepts every WRITE at once and stores nothing.
+
+Its purpose is a benchmark of tapediag itself: with the drive out of the way, the
+write loop (pattern generation, the drive object, sample batching) must still push
+several GB/s with 1 MiB I/Os, or the tool would be the bottleneck of a fast drive.
+
+It answers just enough of the command set for a test engine's pre-checks (INQUIRY,
+TEST UNIT READY, READ BLOCK LIMITS, MODE SENSE/SELECT, REWIND, SPACE, LOCATE, WRITE
+FILEMARKS, READ POSITION) and counts positions so READ POSITION is consistent.
+Choice for reads: since nothing is stored, every READ answers BLANK CHECK / EOD at
+once (08/00/05): a read-back phase ends immediately with zero bytes instead of
+pretending to return data that was never kept. Everything else is ILLEGAL REQUEST
+05/20/00, which the host treats as "not supported by this device".
+"""
+from __future__ import annotations
+
+import struct
+
+from native.errors import ConnectionLost
+from native.transport import CHECK_CONDITION, DEFAULT_TIMEOUT, GOOD, Buffer, CommandResult, Transport, WritableBuffer, make_data_in
+from native.virtual.sense import BLANK_CHECK, fixed_sense
+
+_INQUIRY = bytes([0x01, 0x80, 0x06, 0x12, 91, 0, 0, 0x02]) + b"TAPEDIAG" + b"NULL DEVICE     " + b"0001" + bytes(60)
+_EMPTY = memoryview(b"")
+_BAD_OPCODE = fixed_sense(0x5, 0x20, 0x00)
+_BAD_FIELD = fixed_sense(0x5, 0x24, 0x00)
+_EOD = fixed_sense(BLANK_CHECK, 0x00, 0x05)
+
+
+class NullTransport(Transport):
+    """A bottomless drive; see the module docstring."""
+
+    def __init__(self, device: str = "virtual:null") -> None:
+        self.device = device
+        self.pos = 0
+        self.eod = 0
+        self.block_length = 0
+        self.bytes_written = 0
+        self._closed = False
+
+    def close(self) -> None:
+        self._closed = True
+
+    def execute(self, cdb: bytes, *, data_out: Buffer | None = None, data_in: int | WritableBuffer = 0,
+                timeout: float = DEFAULT_TIMEOUT) -> CommandResult:
+        if self._closed:
+            raise ConnectionLost("the null device is closed", device=self.device)
+        op = cdb[0]
+        if op == 0x0A:  # WRITE(6): the hot path, nothing allocated
+            count = (cdb[2] << 16) | (cdb[3] << 8) | cdb[4]
+            self.pos += count if cdb[1] & 0x01 else 1
+            self.eod = self.pos
+            self.bytes_written += len(data_out) if data_out is not None else 0
+            return CommandResult(GOOD, b"", _EMPTY, 0)
+        reply = self._answer(bytes(cdb), data_out)
+        if isinstance(reply, bytes) and reply[:1] == b"\x70":
+            return CommandResult(CHECK_CONDITION, reply, _EMPTY, 0)
+        if not reply:
+            return CommandResult(GOOD, b"", _EMPTY, 0)
+        buf = make_data_in(data_in) if (not isinstance(data_in, int) or data_in) else _EMPTY
+        data, alloc = reply
+        n = min(len(data), alloc, len(buf))
+        buf[:n] = data[:n]
+        return CommandResult(GOOD, b"", buf[:n], n)
+
+    def _answer(self, cdb: bytes, data_out: Buffer | None) -> bytes | tuple[bytes, int] | None:
+        """None = GOOD without data; bytes starting 0x70 = sense; (data, allocation) = data-in."""
+        op = cdb[0]
+        if op in (0x00, 0x16, 0x17, 0x1E, 0x19):  # TUR, RESERVE, RELEASE, PREVENT, ERASE
+            return None
+        if op in (0x01, 0x1B):  # REWIND, LOAD UNLOAD
+            self.pos = 0
+            return None
+        if op == 0x08:  # READ: nothing was kept
+            return _EOD
+        if op == 0x10:  # WRITE FILEMARKS
+            self.pos += int.from_bytes(cdb[2:5], "big")
+            self.eod = self.pos
+            return None
+        if op in (0x11, 0x91):  # SPACE: only to EOD is meaningful here
+            if cdb[1] & 0x0F == 3:
+                self.pos = self.eod
+                return None
+            return _EOD
+        if op in (0x2B, 0x92):  # LOCATE
+            target = struct.unpack_from(">I", cdb, 3)[0] if op == 0x2B else struct.unpack_from(">Q", cdb, 4)[0]
+            self.pos = min(target, self.eod)
+            return None if target <= self.eod else _EOD
+        if op == 0x12:
+            return self._inquiry(cdb)
+        if op == 0x05:
+            return bytes([0, 0xFF, 0xFF, 0xFF, 0, 1]), 6
+        if op in (0x1A, 0x5A):
+            return self._mode_sense(cdb)
+        if op in (0x15, 0x55):
+            return self._mode_select(cdb, data_out)
+        if op == 0x34:
+            action = cdb[1] & 0x1F
+            bop = 0x80 if self.pos == 0 else 0
+            if action in (0, 1):
+                return struct.pack(">BBxxII4x", bop, 0, self.pos & 0xFFFFFFFF, self.pos & 0xFFFFFFFF), 20
+            if action == 6:
+                return struct.pack(">B3xIQQ8x", bop, 0, self.pos, 0), 32
+            return _BAD_FIELD
+        return _BAD_OPCODE
+
+    @staticmethod
+    def _inquiry(cdb: bytes) -> bytes | tuple[bytes, int]:
+        alloc = struct.unpack_from(">H", cdb, 3)[0]
+        if cdb[1] & 0x01:
+            if cdb[2] == 0x00:
+                return bytes([0x01, 0x00, 0x00, 2, 0x00, 0x80]), alloc
+            if cdb[2] == 0x80:
+                return bytes([0x01, 0x80, 0x00, 10]) + b"NULL000001", alloc
+            return _BAD_FIELD
+        return (_INQUIRY, alloc) if not cdb[2] else _BAD_FIELD
+
+    def _mode_sense(self, cdb: bytes) -> tuple[bytes, int] | bytes:
+        ten = cdb[0] == 0x5A
+        code = cdb[2] & 0x3F
+        if code not in (0x00, 0x0F, 0x10, 0x3F):
+            return _BAD_FIELD
+        alloc = struct.unpack_from(">H", cdb, 7)[0] if ten else cdb[4]
+        bd = b"" if cdb[1] & 0x08 else bytes(5) + self.block_length.to_bytes(3, "big")
+        page = bytes([0x0F, 0x0E, 0x80, 0x80, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0]) if code in (0x0F, 0x3F) else b""
+        if ten:
+            header = struct.pack(">HBBBBH", 6 + len(bd) + len(page), 0, 0x10, 0, 0, len(bd))
+        else:
+            header = bytes([3 + len(bd) + len(page), 0, 0x10, len(bd)])
+        return header + bd + page, alloc
+
+    def _mode_select(self, cdb: bytes, data_out: Buffer | None) -> None:
+        data = bytes(data_out or b"")
+        hlen = 8 if cdb[0] == 0x55 else 4
+        bdlen = (struct.unpack_from(">H", data, 6)[0] if hlen == 8 else data[3]) if len(data) >= hlen else 0
+        if bdlen >= 8 and len(data) >= hlen + 8:
+            self.block_length = int.from_bytes(data[hlen + 5 : hlen + 8], "big")
+        return None
