@@ -51,8 +51,9 @@ class _Series:
     def add(self, starts: np.ndarray, ends: np.ndarray, nbytes: np.ndarray) -> None:
         if len(ends) == 0:
             return
-        b0 = np.maximum((starts / BIN_S).astype(np.int64), 0)
-        b1 = np.maximum((ends / BIN_S).astype(np.int64), 0)
+        # Bin i covers [i*BIN_S, (i+1)*BIN_S); an I/O ending exactly on an edge belongs left.
+        b0 = np.maximum(np.floor(starts / BIN_S + 1e-9).astype(np.int64), 0)
+        b1 = np.maximum(np.ceil(ends / BIN_S - 1e-9).astype(np.int64) - 1, b0)
         need = int(b1.max()) + 1
         if need > len(self.bins):
             grown = np.zeros(max(need, 2 * len(self.bins)))
@@ -60,9 +61,9 @@ class _Series:
             self.bins = grown
         same = b0 == b1
         np.add.at(self.bins, b1[same], nbytes[same])
-        for s, e, n in zip(starts[~same], ends[~same], nbytes[~same]):
+        for s, e, n, i0, i1 in zip(starts[~same], ends[~same], nbytes[~same], b0[~same], b1[~same]):
             # An I/O spanning bins (a slow one, or a stall): spread its bytes evenly.
-            edges = np.arange(int(s / BIN_S), int(e / BIN_S) + 1)
+            edges = np.arange(i0, i1 + 1)
             lo = np.maximum(edges * BIN_S, s)
             hi = np.minimum((edges + 1) * BIN_S, e)
             self.bins[edges] += n * (hi - lo) / max(e - s, 1e-9)
@@ -164,7 +165,7 @@ class ThroughputPlot(QWidget):
 
     def _redraw(self, final: bool) -> None:
         # The bin still being filled would show a false dip: draw complete bins only.
-        upto_all = int(self.t_max / BIN_S) + (1 if final else 0)
+        upto_all = int(self.t_max / BIN_S + 1e-9)
         for phase, series in self._series.items():
             upto = min(series.used, upto_all) if not final else series.used
             x, y = series.curve(upto)

@@ -1,0 +1,42 @@
+"""GUI test fixtures: a main window on the offscreen platform, its own settings.
+
+Settings and history live in the per-test ``TAPEDIAG_DATA_DIR`` (tests/conftest.py),
+so no test sees another's last device or runs.
+"""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+pytest.importorskip("PySide6")
+pytest.importorskip("pyqtgraph")
+
+
+@pytest.fixture
+def window(qtbot):
+    from ui.mainwindow import MainWindow
+
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.resize(1280, 860)
+    w.show()
+    qtbot.waitExposed(w)
+    yield w
+    w.close()
+
+
+def wait_idle(qtbot, window, timeout: int = 20000) -> None:
+    """Until no worker has a job (all callbacks delivered)."""
+    qtbot.waitUntil(lambda: not window.workers.active_jobs(), timeout=timeout)
+
+
+def select_device(qtbot, window, device: str) -> None:
+    wait_idle(qtbot, window)
+    if not window.devices.select(device):
+        window.devices.refresh(select=device)
+        qtbot.waitUntil(lambda: device in window.devices.devices(), timeout=10000)
+        window.devices.select(device)
+    qtbot.waitUntil(lambda: window.devices.selected == device, timeout=5000)

@@ -1,0 +1,62 @@
+"""The main window: panels, keyboard reach, settings that persist, errors as dialogs."""
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox
+
+from tests.gui.conftest import wait_idle
+
+pytestmark = pytest.mark.gui
+
+PANELS = ["info", "tapeperf", "create", "read", "troubleshoot", "history"]
+
+
+def test_every_panel_is_there_and_reachable_by_keyboard(qtbot, window):
+    assert list(window.panels) == PANELS
+    for i, key in enumerate(PANELS):
+        qtbot.keyClick(window, Qt.Key.Key_1 + i, Qt.KeyboardModifier.ControlModifier)
+        assert window.tabs.currentWidget() is window.panels[key]
+    # every push button and line edit of every page can take keyboard focus
+    from PySide6.QtWidgets import QLineEdit, QPushButton
+
+    for panel in window.panels.values():
+        for w in panel.findChildren(QPushButton) + panel.findChildren(QLineEdit):
+            assert w.focusPolicy() & Qt.FocusPolicy.TabFocus, f"{type(panel).__name__}: {w.text()!r}"
+    wait_idle(qtbot, window)
+
+
+def test_geometry_and_panel_persist_between_runs(qtbot):
+    from ui.mainwindow import MainWindow
+
+    first = MainWindow()
+    qtbot.addWidget(first)
+    first.show()
+    first.resize(900, 640)
+    saved = (first.size().width(), first.size().height())
+    first.show_panel("troubleshoot")
+    first.panels["troubleshoot"].fields["tape_write"].setText("154")
+    wait_idle(qtbot, first)
+    first.close()
+    second = MainWindow()
+    qtbot.addWidget(second)
+    second.show()
+    assert second.tabs.currentWidget() is second.panels["troubleshoot"]
+    assert (second.size().width(), second.size().height()) == saved
+    assert second.panels["troubleshoot"].fields["tape_write"].text() == "154"
+    wait_idle(qtbot, second)
+    second.close()
+
+
+def test_a_failure_on_a_worker_becomes_a_dialog_with_the_decoded_cause(qtbot, window):
+    panel = window.show_panel("troubleshoot")
+    panel.fields["tape_write"].setText("run 4242")  # a run that is not in the history
+    panel.show_page("workload")
+    with qtbot.waitSignal(window.workers.busy_changed, timeout=10000):
+        panel.analyse_button.click()
+    qtbot.waitUntil(lambda: panel.last_error is not None, timeout=10000)
+    assert "no run 4242 in the history" in panel.last_error
+    dialogs = [d for d in panel.findChildren(QMessageBox) if d.isVisible()]
+    assert dialogs and "no run 4242" in dialogs[0].text()
+    assert "Traceback" not in dialogs[0].text()
+    dialogs[0].accept()

@@ -1,0 +1,151 @@
+"""Rendering a ``Report`` to PDF with Qt's own PDF writer (no browser, works headless).
+
+Page 1 is a cover drawn with QPainter; the body is a QTextDocument laid out at the
+PDF's resolution and painted page by page, so every page gets the same header
+(customer, ticket) and footer (page n of N). Plots are QImages from
+``ui/report_plot.py`` registered as document resources.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from native.errors import TapediagError
+
+DPI = 300
+MM = DPI / 25.4  # device pixels per millimetre
+
+
+def ensure_gui_application():
+    """A QGuiApplication for fonts and painting; offscreen when there is no display."""
+    if sys.platform.startswith("linux") and not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtGui import QGuiApplication
+
+    return QGuiApplication.instance() or QGuiApplication([sys.argv[0] if sys.argv else "tapediag"])
+
+
+def render_pdf(report, path: str | Path) -> int:
+    """Write ``report`` (an ``app.report.Report``) to ``path``; returns the page count."""
+    app = ensure_gui_application()  # noqa: F841  (must outlive the painting)
+    from PySide6.QtCore import QMarginsF, QRectF, QSizeF, Qt, QUrl
+    from PySide6.QtGui import QColor, QFont, QPageLayout, QPageSize, QPainter, QPdfWriter, QPen, QTextDocument
+
+    from ui.report_html import NAVY, body_html, plot_names
+    from ui.report_plot import render_plot
+
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "wb"):
+            pass  # fail early with a clear message when the file cannot be written
+    except OSError as err:
+        raise TapediagError(f"cannot write the report to {path}: {err.strerror}") from err
+
+    writer = QPdfWriter(str(path))
+    writer.setResolution(DPI)
+    writer.setPageLayout(QPageLayout(QPageSize(QPageSize.PageSizeId.A4), QPageLayout.Orientation.Portrait,
+                                     QMarginsF(0, 0, 0, 0)))
+    writer.setTitle(f"{report.cover.title} — {report.cover.customer}".strip(" —"))
+    writer.setCreator(f"tapediag {report.cover.tool_version}")
+    page_w, page_h = writer.width(), writer.height()
+    margin_x, margin_top, margin_bottom = 18 * MM, 22 * MM, 20 * MM
+    body = QRectF(margin_x, margin_top, page_w - 2 * margin_x, page_h - margin_top - margin_bottom)
+
+    doc = QTextDocument()
+    doc.documentLayout().setPaintDevice(writer)
+    doc.setDefaultFont(QFont("DejaVu Sans", 9))
+    doc.setDocumentMargin(0)
+    img_w, img_h = int(body.width()), int(body.width() * 0.42)
+    for name, plot in plot_names(report).items():
+        doc.addResource(QTextDocument.ResourceType.ImageResource, QUrl(name), render_plot(plot, img_w, img_h, DPI))
+    doc.setHtml(body_html(report, (img_w, img_h)))
+    doc.setPageSize(QSizeF(body.width(), body.height()))
+    body_pages = doc.pageCount()
+    total = body_pages + 1
+
+    painter = QPainter()
+    if not painter.begin(writer):
+        raise TapediagError(f"cannot write the report to {path}")
+    try:
+        _cover(painter, report, page_w, page_h, total, NAVY)
+        small = QFont("DejaVu Sans", 7)
+        for i in range(body_pages):
+            writer.newPage()
+            painter.setFont(small)
+            painter.setPen(QColor("#666666"))
+            left = " · ".join(x for x in (report.cover.customer, report.cover.site,
+                                          f"Ticket {report.cover.ticket}" if report.cover.ticket else "") if x)
+            header = QRectF(margin_x, 10 * MM, body.width(), 6 * MM)
+            painter.drawText(header, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, left)
+            painter.drawText(header, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, report.cover.title)
+            painter.setPen(QPen(QColor("#c8ccd2"), 0.6 * MM / 2))
+            painter.drawLine(header.bottomLeft(), header.bottomRight())
+            footer = QRectF(margin_x, page_h - 13 * MM, body.width(), 6 * MM)
+            painter.setPen(QColor("#666666"))
+            painter.drawText(footer, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                             f"tapediag {report.cover.tool_version} · {report.cover.date}")
+            painter.drawText(footer, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, f"Page {i + 2} of {total}")
+            painter.save()
+            painter.translate(body.left(), body.top() - i * body.height())
+            doc.drawContents(painter, QRectF(0, i * body.height(), body.width(), body.height()))
+            painter.restore()
+    finally:
+        painter.end()
+    return total
+
+
+def _cover(painter, report, page_w: float, page_h: float, total: int, navy: str) -> None:
+    from PySide6.QtCore import QRectF, Qt
+    from PySide6.QtGui import QColor, QFont, QPen
+
+    cover = report.cover
+    band = QRectF(0, 0, page_w, 70 * MM)
+    painter.fillRect(band, QColor(navy))
+    painter.setPen(QColor("white"))
+    painter.setFont(QFont("DejaVu Sans", 11))
+    painter.drawText(QRectF(20 * MM, 18 * MM, page_w - 40 * MM, 10 * MM), Qt.AlignmentFlag.AlignLeft, "tapediag")
+    title = QFont("DejaVu Sans", 24)
+    title.setBold(True)
+    painter.setFont(title)
+    painter.drawText(QRectF(20 * MM, 30 * MM, page_w - 40 * MM, 30 * MM),
+                     Qt.AlignmentFlag.AlignLeft | Qt.TextFlag.TextWordWrap, cover.title)
+
+    label_font, value_font = QFont("DejaVu Sans", 9), QFont("DejaVu Sans", 12)
+    y = 90 * MM
+    for label, value in (("Customer", cover.customer), ("Site", cover.site), ("Technician", cover.technician),
+                         ("Ticket", cover.ticket), ("Date", cover.date)):
+        painter.setFont(label_font)
+        painter.setPen(QColor("#666666"))
+        painter.drawText(QRectF(20 * MM, y, 40 * MM, 8 * MM), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, label)
+        painter.setFont(value_font)
+        painter.setPen(QColor("#222222"))
+        painter.drawText(QRectF(60 * MM, y, page_w - 80 * MM, 8 * MM), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                         value or "—")
+        painter.setPen(QPen(QColor("#dde1e6"), 0.25 * MM))
+        painter.drawLine(QRectF(20 * MM, y, page_w - 40 * MM, 10 * MM).bottomLeft(),
+                         QRectF(20 * MM, y, page_w - 40 * MM, 10 * MM).bottomRight())
+        y += 12 * MM
+
+    if cover.summary:
+        y += 8 * MM
+        painter.setFont(QFont("DejaVu Sans", 10))
+        text_rect = QRectF(26 * MM, y + 14 * MM, page_w - 52 * MM, 200 * MM)
+        bounds = painter.boundingRect(text_rect, Qt.TextFlag.TextWordWrap | Qt.AlignmentFlag.AlignLeft, cover.summary)
+        box = QRectF(20 * MM, y, page_w - 40 * MM, bounds.height() + 22 * MM)
+        painter.fillRect(box, QColor("#eef3f9"))
+        painter.fillRect(QRectF(box.left(), box.top(), 1.5 * MM, box.height()), QColor(navy))
+        head = QFont("DejaVu Sans", 10)
+        head.setBold(True)
+        painter.setFont(head)
+        painter.setPen(QColor(navy))
+        painter.drawText(QRectF(26 * MM, y + 4 * MM, page_w - 52 * MM, 8 * MM), Qt.AlignmentFlag.AlignLeft, "Findings")
+        painter.setFont(QFont("DejaVu Sans", 10))
+        painter.setPen(QColor("#222222"))
+        painter.drawText(text_rect, Qt.TextFlag.TextWordWrap | Qt.AlignmentFlag.AlignLeft, cover.summary)
+
+    painter.setFont(QFont("DejaVu Sans", 7))
+    painter.setPen(QColor("#666666"))
+    painter.drawText(QRectF(20 * MM, page_h - 20 * MM, page_w - 40 * MM, 8 * MM), Qt.AlignmentFlag.AlignLeft,
+                     f"Generated by tapediag {cover.tool_version}, open-source tape and disk diagnostics · {total} pages")
