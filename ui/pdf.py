@@ -60,7 +60,9 @@ def render_pdf(report, path: str | Path) -> int:
     img_w, img_h = int(body.width()), int(body.width() * 0.42)
     for name, plot in plot_names(report).items():
         doc.addResource(QTextDocument.ResourceType.ImageResource, QUrl(name), render_plot(plot, img_w, img_h, DPI))
-    doc.setHtml(body_html(report, (img_w, img_h)))
+    # HTML image sizes are CSS pixels (1/96 in) even when the layout device is the 300 dpi writer.
+    css_px = 96.0 / DPI
+    doc.setHtml(body_html(report, (int(img_w * css_px), int(img_h * css_px))))
     doc.setPageSize(QSizeF(body.width(), body.height()))
     body_pages = doc.pageCount()
     total = body_pages + 1
