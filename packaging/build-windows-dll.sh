@@ -24,6 +24,9 @@ REQUIRED_SYMBOLS=(
   get_scsi_pt_transport_err_str scsi_pt_win32_direct scsi_pt_win32_spt_state
 )
 
+# Wine sees the Linux file system as drive Z:.
+winepath_of() { printf 'Z:%s' "${1//\//\\}"; }
+
 start=$(date +%s)
 need=()
 command -v "$host-gcc" >/dev/null || need+=(mingw-w64)
@@ -90,6 +93,17 @@ if [ "${#missing[@]}" -gt 0 ]; then
   exit 1
 fi
 imports=$("$host-objdump" -p "$dll" | awk '/DLL Name:/{print $3}' | sort -u | tr '\n' ' ')
+
+# 4. With Wine installed (optional: Debian's wine64), load it as Windows would and call it.
+"$host-gcc" -O2 -Wall -Wextra -o "$work/dll_probe.exe" packaging/windows/dll_probe.c
+wine=$(command -v wine64 || command -v wine || ls /usr/lib/wine/wine64 2>/dev/null || true)
+if [ -n "$wine" ]; then
+  echo "build-windows-dll: loading it under Wine ($wine)"
+  WINEPREFIX="$work/wineprefix" WINEDEBUG=-all "$wine" "$work/dll_probe.exe" "$(winepath_of "$dll")" 2>/dev/null \
+    | sed 's/^/  /' || { echo "build-windows-dll: error: the DLL misbehaves under Wine" >&2; exit 1; }
+else
+  echo "build-windows-dll: Wine not installed: skipped loading the DLL (apt-get install wine64 to check)"
+fi
 
 end=$(date +%s)
 echo "build-windows-dll: done in $((end - start)) s"
