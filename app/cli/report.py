@@ -1,15 +1,47 @@
-"""`tapediag report` (not yet implemented)."""
+"""`tapediag report RUN_ID... -o FILE.pdf`: a PDF for the customer from history runs.
+
+The PDF renderer needs Qt; it is imported only when a report is written
+(``importlib.import_module("ui.pdf")``), so ``app/`` stays importable without Qt.
+"""
 from __future__ import annotations
 
 import argparse
+import importlib
+from pathlib import Path
 
-from native.errors import TapediagError
+from app.history import History
+from app.report import build_report
+from native.errors import InvalidParameter, TransportUnavailable
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("report", help="(not yet implemented)")
+    parser = subparsers.add_parser("report", help="write a PDF report from past runs")
+    parser.add_argument("run_ids", type=int, nargs="+", metavar="RUN_ID")
+    parser.add_argument("-o", "--output", type=Path, required=True, metavar="FILE.pdf")
+    for field in ("customer", "site", "technician", "ticket"):
+        parser.add_argument(f"--{field}", default="", help=f"cover page: {field}")
+    parser.add_argument("--title", default="Tape and disk diagnostics report")
     parser.set_defaults(func=run)
 
 
+def write_report(run_ids: list[int], output: Path, *, customer: str = "", site: str = "", technician: str = "",
+                 ticket: str = "", title: str = "Tape and disk diagnostics report") -> int:
+    """Build the report model from the history and render it; returns the page count."""
+    if output.suffix.lower() != ".pdf":
+        raise InvalidParameter(f"the report is a PDF: name it {output.with_suffix('.pdf').name}")
+    with History.open() as hist:
+        report = build_report(hist, run_ids, customer=customer, site=site, technician=technician, ticket=ticket,
+                              title=title)
+    try:
+        pdf = importlib.import_module("ui.pdf")
+    except ImportError as err:
+        raise TransportUnavailable("PDF reports need PySide6, which is not installed",
+                                   hint="pip install 'tapediag[gui]'") from err
+    return pdf.render_pdf(report, output)
+
+
 def run(args: argparse.Namespace) -> int:
-    raise TapediagError("'tapediag report' is not implemented yet")
+    pages = write_report(args.run_ids, args.output, customer=args.customer, site=args.site,
+                         technician=args.technician, ticket=args.ticket, title=args.title)
+    print(f"Report written to {args.output} ({pages} pages)")
+    return 0

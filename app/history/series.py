@@ -43,10 +43,18 @@ def throughput_series(samples: Iterable[Sample], interval: float | None = None, 
         # Bin i holds the I/Os that ended in (start + i*width, start + (i+1)*width].
         idx = np.clip(np.ceil((t - start) / width - 1e-9).astype(np.int64) - 1, 0, nbins - 1)
         sums = np.bincount(idx, weights=nbytes, minlength=nbins)
-        out[phase] = [
+        points = [
             ThroughputPoint(t=round(start + (i + 1) * width, 6), mb_s=float(b) / width / 1e6, phase=phase)
             for i, b in enumerate(sums)
         ]
+        # The last bin is usually cut short by the end of the phase: rate it over the time it covers
+        # (a full-width divisor would draw a false dip), or drop it when it covers under half a bin.
+        last_width = t1 - (start + (nbins - 1) * width)
+        if nbins > 1 and last_width < width * 0.5:
+            points.pop()
+        elif 0 < last_width < width:
+            points[-1] = ThroughputPoint(t=round(t1, 6), mb_s=float(sums[-1]) / last_width / 1e6, phase=phase)
+        out[phase] = points
     return out
 
 

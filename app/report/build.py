@@ -1,0 +1,225 @@
+"""Building a ``Report`` from history runs (any mix of kinds, one or many devices)."""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any, Iterable
+
+from app import __version__
+from app.history import History, Run, throughput_series
+from app.troubleshoot import fmt
+from app.troubleshoot.fromhistory import drive_from_run
+
+from .model import (AppendixBlock, BottleneckRow, BottleneckSection, Cover, DeviceSection, Field, Plot,
+                    RecommendationItem, Report, RunSection, SeriesData)
+
+KIND_TITLES = {
+    "drive-info": "Drive information and health",
+    "tape-perf": "Tape performance",
+    "create-data": "Disk write (create data)",
+    "read-data": "Disk read (read data)",
+    "troubleshoot": "Troubleshooting session",
+}
+_IDENTITY_KEYS = ("vendor", "product", "revision", "serial", "serial_number", "generation", "firmware",
+                  "density", "interface", "media", "cartridge")
+_SKIP_IN_BODY = ("samples", "tables", "recommendations", "facts", "input", "log_deltas", "stalls")
+
+
+def label(path: str) -> str:
+    """'phases.write.mb_s' -> 'Phases › write › MB/s' — readable without a glossary."""
+    parts = []
+    for part in path.split("."):
+        words = part.replace("mb_s", "MB/s").replace("mib_s", "MiB/s").replace("_", " ").strip()
+        parts.append(words)
+    text = " › ".join(parts)
+    return text[:1].upper() + text[1:]
+
+
+def value_text(key: str, value: Any) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"{value:,}" if abs(value) >= 10000 else str(value)
+    if isinstance(value, float):
+        if "mb_s" in key or "mib_s" in key:
+            return fmt(value)
+        return format(value, ".4f").rstrip("0").rstrip(".") if abs(value) < 1000 else f"{value:,.1f}"
+    if isinstance(value, list):
+        return ", ".join(value_text(key, v) for v in value) if all(not isinstance(v, (dict, list)) for v in value) else f"{len(value)} items"
+    return str(value)
+
+
+def flatten(data: Any, prefix: str = "", skip: tuple[str, ...] = ()) -> list[Field]:
+    """Nested dicts/lists to labelled fields; list items named by their 'phase'/'name' when they have one."""
+    out: list[Field] = []
+    if isinstance(data, dict):
+        for key, value in data.items():
+            if key in skip:
+                continue
+            path = f"{prefix}.{key}" if prefix else str(key)
+            if isinstance(value, (dict, list)) and value and (isinstance(value, dict) or all(isinstance(v, dict) for v in value)):
+                out.extend(flatten(value, path, skip))
+            else:
+                out.append(Field(label(path), value_text(str(key), value)))
+    elif isinstance(data, list):
+        for i, item in enumerate(data):
+            name = (item.get("phase") or item.get("name") or item.get("stream")) if isinstance(item, dict) else None
+            out.extend(flatten(item, f"{prefix}.{name if name not in (None, '') else i + 1}", skip))
+    return out
+
+
+def _mb_s_figures(data: Any, path: str = "") -> list[tuple[str, float]]:
+    """Every MB/s figure in a result dict, with its path (headline figures)."""
+    found: list[tuple[str, float]] = []
+    if isinstance(data, dict):
+        for key, value in data.items():
+            if key in _SKIP_IN_BODY:
+                continue
+            sub = f"{path}.{key}" if path else str(key)
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and key.endswith("mb_s") \
+                    and not key.startswith(("rated", "per_second")):
+                found.append((sub, float(value)))
+            else:
+                found.extend(_mb_s_figures(value, sub))
+    elif isinstance(data, list):
+        for i, item in enumerate(data):
+            name = item.get("phase") or item.get("name") if isinstance(item, dict) else None
+            found.extend(_mb_s_figures(item, f"{path}.{name or i + 1}"))
+    return found
+
+
+def _headline(run: Run) -> tuple[Field, ...]:
+    res = run.results or {}
+    if run.kind == "troubleshoot":
+        return tuple(Field(t["direction"].capitalize(), f"bottleneck: {t.get('bottleneck_label') or 'not determined'}")
+                     for t in res.get("tables", []))
+    figures = _mb_s_figures(res)
+    fields = []
+    for path, value in figures[:6]:
+        name = path.replace(".mb_s", "").replace("_mb_s", "").replace("mb_s", "rate").replace("phases.", "")
+        fields.append(Field(label(name), f"{fmt(value)} MB/s"))
+    return tuple(fields)
+
+
+def _plot(runs: Iterable[Run], title: str, with_run_id: bool) -> Plot | None:
+    series = []
+    for run in runs:
+        for phase, points in throughput_series(run.samples).items():
+            name = f"Run {run.id} {phase}" if with_run_id else phase
+            series.append(SeriesData(name, tuple((p.t, p.mb_s) for p in points)))
+    return Plot(title, tuple(series)) if series else None
+
+
+def _device_section(device: str, runs: list[Run]) -> DeviceSection:
+    identity: dict[str, str] = {}
+    health, details, alerts = "", [], []
+    for run in runs:  # newest first: the most recent snapshot wins
+        res = run.results or {}
+        blobs = [res] + [res[k] for k in ("identity", "inquiry", "drive") if isinstance(res.get(k), dict)]
+        for blob in blobs:
+            for key in _IDENTITY_KEYS:
+                v = blob.get(key)
+                if v not in (None, "", [], {}) and not isinstance(v, (dict, list)) and label(key) not in identity:
+                    identity[label(key)] = value_text(key, v)
+        ctx = drive_from_run(run)
+        if ctx and ctx.serial and "Serial" not in identity and "Serial number" not in identity:
+            identity["Serial"] = ctx.serial
+        if ctx and ctx.generation and "Generation" not in identity:
+            identity["Generation"] = f"LTO-{ctx.generation}"
+        h = res.get("health")
+        if run.kind == "drive-info" and h is not None and not health:
+            if isinstance(h, dict):
+                health = str(h.get("verdict") or h.get("status") or h.get("summary") or "")
+                details = [f for f in flatten(h) if f.label not in ("Verdict", "Status", "Summary")]
+            else:
+                health = str(h)
+        for key in ("tapealert", "tapealerts", "alerts", "warnings"):
+            for item in res.get(key) or []:
+                text = item if isinstance(item, str) else (item.get("text") or item.get("message") or str(item)) \
+                    if isinstance(item, dict) else str(item)
+                if text not in alerts:
+                    alerts.append(text)
+    return DeviceSection(device, tuple(Field(k, v) for k, v in identity.items()), health, tuple(details), tuple(alerts))
+
+
+def _run_section(run: Run) -> RunSection:
+    res = run.results or {}
+    messages = [m for m in (res.get("messages") or []) if isinstance(m, str)]
+    if run.error:
+        messages.insert(0, f"Error: {run.error}")
+    return RunSection(
+        run_id=run.id, kind=run.kind, title=f"{KIND_TITLES.get(run.kind, run.kind)} — {run.device or 'no device'}",
+        device=run.device, status=run.status, started_at=run.started_at, finished_at=run.finished_at or "—",
+        headline=_headline(run),
+        parameters=tuple(flatten(run.params, skip=_SKIP_IN_BODY)) if run.kind != "troubleshoot"
+        else tuple(f for f in flatten(run.params.get("workload", {})) if f.value != "—"),
+        results=tuple(f for f in flatten(res, skip=_SKIP_IN_BODY + ("messages", "params"))
+                      if run.kind != "troubleshoot"),
+        messages=tuple(messages),
+        plot=_plot([run], f"Throughput of run {run.id}", with_run_id=False),
+    )
+
+
+def build_report(history: History, run_ids: list[int], *, customer: str = "", site: str = "", technician: str = "",
+                 ticket: str = "", date: str | None = None, title: str = "Tape and disk diagnostics report") -> Report:
+    """The report for ``run_ids`` (in the order given; unknown ids raise InvalidParameter)."""
+    runs = [history.get_run(i) for i in dict.fromkeys(run_ids)]
+    bottlenecks: list[BottleneckSection] = []
+    recommendations: list[RecommendationItem] = []
+    notes: list[str] = []
+    verdicts: list[str] = []
+    for run in runs:
+        if run.kind != "troubleshoot" or not run.results:
+            continue
+        res = run.results
+        verdicts.append(res.get("verdict", ""))
+        notes.extend(res.get("notes", []))
+        for table in res.get("tables", []):
+            rows = tuple(BottleneckRow(r["test"], fmt(r["mb_s"]), r["bottleneck_text"], r.get("source", ""),
+                                       bool(r["bottleneck"])) for r in table["rows"])
+            bottlenecks.append(BottleneckSection(run.id, table["direction"].capitalize(), rows, table["verdict"]))
+        for rec in res.get("recommendations", []):
+            item = RecommendationItem(rec["severity"], rec["title"], rec["advice"], rec["reason"], rec["source"])
+            if item not in recommendations:
+                recommendations.append(item)
+    by_device: dict[str, list[Run]] = {}
+    for run in sorted(runs, key=lambda r: -r.id):
+        if run.device:
+            by_device.setdefault(run.device, []).append(run)
+    sections = tuple(_run_section(r) for r in runs)
+    summary_rows = tuple(
+        (f"#{s.run_id}", KIND_TITLES.get(s.kind, s.kind), s.device or "—",
+         "; ".join(f"{f.label} {f.value}" if s.kind != "troubleshoot" else f"{f.label}: {f.value.split(': ', 1)[-1]}"
+                   for f in s.headline) or s.status)
+        for s in sections
+    )
+    verdict = " ".join(v for v in verdicts if v)
+    if verdict:
+        summary = verdict
+    else:
+        summary = "; ".join(f"{row[1]} on {row[2]}: {row[3]}" for row in summary_rows)
+    plotted = [r for r in runs if r.samples]
+    comparison = _plot(plotted, "Throughput of all runs compared", with_run_id=True) if len(plotted) > 1 else None
+    appendix = []
+    for run in runs:
+        rows = [Field("Kind", run.kind), Field("Device", run.device or "—"), Field("Status", run.status),
+                Field("Started (UTC)", run.started_at), Field("Finished (UTC)", run.finished_at or "—"),
+                Field("tapediag version", run.version), Field("Samples stored", f"{run.sample_count:,}")]
+        if run.samples:
+            total = sum(s.nbytes for s in run.samples)
+            span = max(s.t for s in run.samples) - min(s.t - s.latency for s in run.samples)
+            rows += [Field("Bytes in samples", f"{total:,}"), Field("Sampled time (s)", value_text("t", span))]
+        rows += [Field(f"Parameter › {f.label}", f.value) for f in flatten(run.params, skip=("samples",))
+                 if f.value != "—"]
+        # A troubleshooting run's tables and advice are in the body already; its facts are the raw figures.
+        skip = ("samples", "input") + (("tables", "recommendations", "verdict", "notes") if run.kind == "troubleshoot" else ())
+        rows += [Field(f"Result › {f.label}", f.value) for f in flatten(run.results or {}, skip=skip)
+                 if f.value not in ("—", "")]
+        appendix.append(AppendixBlock(f"Run #{run.id} — {KIND_TITLES.get(run.kind, run.kind)}", tuple(rows)))
+    cover = Cover(title=title, customer=customer, site=site, technician=technician, ticket=ticket,
+                  date=date or datetime.now(timezone.utc).date().isoformat(), tool_version=__version__, summary=summary)
+    return Report(cover=cover, devices=tuple(_device_section(d, rs) for d, rs in by_device.items()),
+                  summary_rows=summary_rows, bottlenecks=tuple(bottlenecks), verdict=verdict,
+                  recommendations=tuple(recommendations), notes=tuple(dict.fromkeys(notes)), runs=sections,
+                  comparison=comparison, appendix=tuple(appendix))

@@ -1,0 +1,119 @@
+"""The report as plain data: what a PDF (or any other renderer) shows, already decided.
+
+The renderer (``ui/pdf.py``) only lays this out; every choice of *what* to say — which
+figures are headline figures, how a value is printed, which runs are plotted together
+— is made here, without Qt, so it is testable and the GUI can show the same model.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+
+@dataclass(frozen=True)
+class Cover:
+    title: str
+    customer: str = ""
+    site: str = ""
+    technician: str = ""
+    ticket: str = ""
+    date: str = ""  # ISO date the report was made (UTC)
+    tool_version: str = ""
+    summary: str = ""  # the one-paragraph verdict on the cover
+
+
+@dataclass(frozen=True)
+class Field:
+    """A labelled, already formatted value (``value`` is what is printed)."""
+
+    label: str
+    value: str
+
+
+@dataclass(frozen=True)
+class DeviceSection:
+    device: str  # the device string the runs used
+    identity: tuple[Field, ...]  # vendor, product, revision, serial, generation...
+    health: str  # one-line verdict ("Healthy", "Attention: ...") or "" when no drive-info run
+    health_details: tuple[Field, ...] = ()
+    alerts: tuple[str, ...] = ()  # TapeAlert flags or warnings, as sentences
+
+
+@dataclass(frozen=True)
+class SeriesData:
+    """One line of a throughput plot: (t seconds, MB/s) points."""
+
+    label: str
+    points: tuple[tuple[float, float], ...]
+
+
+@dataclass(frozen=True)
+class Plot:
+    title: str
+    series: tuple[SeriesData, ...]
+    x_label: str = "Time (s)"
+    y_label: str = "Throughput (MB/s)"
+
+
+@dataclass(frozen=True)
+class RunSection:
+    run_id: int
+    kind: str
+    title: str  # "Tape performance — virtual:lto9"
+    device: str
+    status: str
+    started_at: str
+    finished_at: str
+    headline: tuple[Field, ...]  # the MB/s figures and the like
+    parameters: tuple[Field, ...]
+    results: tuple[Field, ...]
+    messages: tuple[str, ...] = ()
+    plot: Plot | None = None
+
+
+@dataclass(frozen=True)
+class BottleneckRow:
+    test: str
+    mb_s: str
+    bottleneck: str  # "Yes (Tape)" / "No"
+    source: str
+    is_bottleneck: bool
+
+
+@dataclass(frozen=True)
+class BottleneckSection:
+    run_id: int
+    direction: str  # "Backup" / "Restore"
+    rows: tuple[BottleneckRow, ...]
+    verdict: str
+
+
+@dataclass(frozen=True)
+class RecommendationItem:
+    severity: str
+    title: str
+    advice: str
+    reason: str
+    source: str
+
+
+@dataclass(frozen=True)
+class AppendixBlock:
+    title: str
+    rows: tuple[Field, ...]
+
+
+@dataclass(frozen=True)
+class Report:
+    cover: Cover
+    devices: tuple[DeviceSection, ...] = ()
+    summary_rows: tuple[tuple[str, str, str, str], ...] = ()  # run, test, device, result
+    bottlenecks: tuple[BottleneckSection, ...] = ()
+    verdict: str = ""
+    recommendations: tuple[RecommendationItem, ...] = ()
+    notes: tuple[str, ...] = ()
+    runs: tuple[RunSection, ...] = ()
+    comparison: Plot | None = None  # all runs' throughput on one plot, when there are several
+    appendix: tuple[AppendixBlock, ...] = field(default_factory=tuple)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
