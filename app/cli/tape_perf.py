@@ -1,15 +1,216 @@
-"""`tapediag tape-perf` (not yet implemented)."""
+"""`tapediag tape-perf`: how fast does this drive write and read, with this data and these sizes.
+
+Progress (rate, ETA) goes to stderr when it is a terminal; ``--json`` prints one result
+object on stdout; ``--samples FILE.csv`` keeps every I/O (time, bytes, latency). The run
+is recorded in the history. Bad input and safety refusals are one line and an exit code
+(see ``app.cli``), with nothing written.
+"""
 from __future__ import annotations
 
 import argparse
+import csv
+import json
+import signal
+import sys
+from typing import TextIO
 
-from native.errors import TapediagError
+from app.events import CancelToken, Event, Message, PhaseFinished, PhaseStarted, Progress
+from app.patterns import Pattern
+from app.tapeperf import TapePerfParams, TapePerfResult, TapePerfTest, parse_amount, parse_direction, parse_size
+from native.errors import Cancelled, TapediagError
+
+from . import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("tape-perf", help="(not yet implemented)")
+    parser = subparsers.add_parser(
+        "tape-perf",
+        help="measure a tape drive's write/read rate",
+        description="Write (and read back) test data with a known compression ratio and measure the rate. "
+        "Refuses write-protected or WORM cartridges, and cartridges holding data unless --force.",
+    )
+    parser.add_argument("device", metavar="DEVICE", help="e.g. /dev/sg3, iscsi://host/iqn/1, virtual:lto9")
+    parser.add_argument("--pattern", default="2:1", help="zeros, random, or N:1 for 1.0 <= N <= 10 (default 2:1)")
+    parser.add_argument("--block-size", default="256K", help="bytes per tape block: 262144, 256K, 1M (default 256K)")
+    parser.add_argument("--io-size", default=None,
+                        help="bytes per WRITE/READ command; in fixed mode a multiple of the block size (default 1M fixed, "
+                        "the block size in variable mode)")
+    parser.add_argument("--blocks-per-io", type=int, default=None,
+                        help="HP-UX form: blocks per I/O (fixed mode; sets --io-size = block size x this)")
+    parser.add_argument("--repeats", type=int, default=None, help="HP-UX form: number of I/Os (sets --size)")
+    parser.add_argument("--mode", choices=("fixed", "variable"), default="fixed", help="block mode (default fixed)")
+    parser.add_argument("--size", default="1G", help="bytes to write (32G, 100GB) or a duration (90s, 10min, 1h); default 1G")
+    parser.add_argument("--filemarks-every", default="0", help="write a filemark every N bytes (0 = none)")
+    parser.add_argument("--compression", choices=("on", "off", "leave"), default="leave", help="hardware compression")
+    parser.add_argument("--direction", default="write,read", help="write, read, or write,read (default)")
+    parser.add_argument("--start", choices=("bot", "eod"), default="bot", help="write from BOT or append at EOD")
+    parser.add_argument("--verify", action="store_true", help="compare every block read back with the data written")
+    parser.add_argument("--force", action="store_true", help="overwrite a cartridge that holds data")
+    parser.add_argument("--history-size", default=None, help="SLDC history for the pattern (1K or 16K; default from the generation)")
+    parser.add_argument("--seed", type=int, default=0, help="pattern seed (a read-only --verify needs the writer's seed)")
+    parser.add_argument("--host-rate", default=None, help="throttle the host to this many bytes/s (e.g. 50MB) to reproduce a slow source")
+    parser.add_argument("--json", action="store_true", help="print one JSON result object on stdout")
+    parser.add_argument("--samples", metavar="FILE.csv", default=None, help="write every I/O sample to a CSV file")
     parser.set_defaults(func=run)
 
 
+def params_from_args(args: argparse.Namespace) -> TapePerfParams:
+    """The engine's parameters from the command line (raises InvalidParameter on bad input)."""
+    block = parse_size(args.block_size, "block size")
+    size, duration = parse_amount(args.size)
+    if args.io_size is not None:
+        io = parse_size(args.io_size, "I/O size")
+    elif args.blocks_per_io is not None:
+        io = block * args.blocks_per_io
+    else:
+        io = block if args.mode == "variable" else max(block, (1 << 20) // block * block)
+    if args.repeats is not None:
+        size, duration = io * args.repeats, None
+    return TapePerfParams(
+        direction=parse_direction(args.direction),
+        pattern=Pattern.parse(args.pattern),
+        block_size=block,
+        mode=args.mode,
+        io_size=io,
+        size=size,
+        duration=duration,
+        filemarks_every=parse_size(args.filemarks_every, "filemark interval"),
+        compression=args.compression,
+        start=args.start,
+        verify=args.verify,
+        force=args.force,
+        history=parse_size(args.history_size, "history size") if args.history_size else None,
+        seed=args.seed,
+        host_rate_limit=float(parse_size(args.host_rate, "host rate")) if args.host_rate else None,
+    )
+
+
+class _Printer:
+    """Progress on a terminal (one rewritten line), messages always, to stderr."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.tty = stream.isatty()
+        self.line = False
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, Progress) and self.tty:
+            eta = f", ETA {_duration(event.eta_s)}" if event.eta_s is not None else ""
+            total = f" of {event.total_bytes / 1e9:.2f} GB" if event.total_bytes else ""
+            self.stream.write(f"\r{event.phase}: {event.done_bytes / 1e9:.2f} GB{total} at {event.rate_mb_s:.1f} MB/s{eta}   ")
+            self.stream.flush()
+            self.line = True
+        elif isinstance(event, Message):
+            self._end_line()
+            print(f"{event.level}: {event.text}", file=self.stream)
+        elif isinstance(event, PhaseStarted) and self.tty:
+            self._end_line()
+        elif isinstance(event, PhaseFinished):
+            self._end_line()
+
+    def _end_line(self) -> None:
+        if self.line:
+            self.stream.write("\n")
+            self.line = False
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(seconds)
+    if seconds >= 3600:
+        return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+    if seconds >= 60:
+        return f"{seconds // 60}m{seconds % 60:02d}s"
+    return f"{seconds}s"
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value * 1000:.1f} ms"
+
+
+def summary_lines(result: TapePerfResult) -> list[str]:
+    """The human-readable result, one fact a line."""
+    gen = f"LTO-{result.generation}" if result.generation else "generation unknown"
+    lines = [f"{result.device}: {result.vendor} {result.product} ({gen}), compression {result.compression}"]
+    predicted = f"{result.predicted_ratio:.2f}:1" if result.predicted_ratio else "-"
+    drive = f"{result.drive_ratio:.2f}:1" if result.drive_ratio else "not reported"
+    lines.append(f"pattern {result.params['pattern']}: model predicts {predicted}, drive reports {drive}")
+    for ph in result.phases:
+        pct = result.percent_of_rated(ph)
+        rated = f", {pct:.0f}% of rated" if pct is not None else ""
+        lines.append(f"{ph.phase}: {ph.bytes / 1e9:.3f} GB in {ph.elapsed:.1f} s = {ph.mb_s:.1f} MB/s ({ph.mib_s:.1f} MiB/s)"
+                     f"{rated}; ended: {ph.end_reason}")
+        if ph.per_second_min_mb_s is not None:
+            lines.append(f"  per second: min {ph.per_second_min_mb_s:.1f} MB/s, max {ph.per_second_max_mb_s:.1f} MB/s")
+        lines.append(f"  latency p50 {_ms(ph.latency_p50)}, p99 {_ms(ph.latency_p99)}, max {_ms(ph.latency_max)}; "
+                     f"first byte after {_ms(ph.time_to_first_byte)}; {ph.ios} I/Os, {ph.blocks} blocks, {ph.filemarks} filemarks")
+        if ph.stalls:
+            where = ", ".join(f"{s.t:.1f}s" for s in ph.stalls[:8]) + (" ..." if len(ph.stalls) > 8 else "")
+            lines.append(f"  {len(ph.stalls)} stalls (back-hitch signature) at {where}")
+        if ph.verified_blocks or ph.verify_errors:
+            lines.append(f"  verify: {ph.verified_blocks} blocks identical, {ph.verify_errors} differ"
+                         + (f" ({ph.first_verify_error})" if ph.first_verify_error else ""))
+    for d in result.log_deltas:
+        if d.delta:
+            lines.append(f"log: {d.name} +{d.delta}")
+    lines.extend(f"log: {note}" for note in result.log_notes)
+    if result.status != "complete":
+        lines.append(f"status: {result.status}" + (f": {result.error}" if result.error else ""))
+    return lines
+
+
+def write_samples_csv(path: str, result: TapePerfResult) -> None:
+    with open(path, "w", newline="") as fh:
+        out = csv.writer(fh)
+        out.writerow(["phase", "t_s", "bytes", "latency_s"])
+        for s in result.samples:
+            out.writerow([s.phase, f"{s.t:.6f}", s.nbytes, f"{s.latency:.6f}"])
+
+
+def _record(device: str, params: TapePerfParams):  # -> context manager yielding a Recorder, or None
+    try:
+        from app.history import record
+    except ImportError:  # pragma: no cover - history is part of every build today
+        return None
+    return record("tape-perf", device, params.to_dict())
+
+
 def run(args: argparse.Namespace) -> int:
-    raise TapediagError("'tapediag tape-perf' is not implemented yet")
+    from app.drive import TapeDrive
+
+    params = params_from_args(args)
+    params.validate(None)  # what can be rejected without the drive, before opening it
+    cancel = CancelToken()
+    printer = _Printer(sys.stderr)
+    previous = signal.signal(signal.SIGINT, lambda *_: cancel.cancel())
+    try:
+        with TapeDrive.open(args.device) as drive:
+            test = TapePerfTest(drive, params)
+            recorder = _record(args.device, params)
+            if recorder is None:
+                result = test.run(printer, cancel)
+            else:
+                try:
+                    with recorder as rec:
+                        result = test.run(rec.sink(printer), cancel)
+                        rec.results = result.to_dict()
+                        if result.status == "cancelled":
+                            raise Cancelled("cancelled by the user")
+                        if result.status == "failed":
+                            raise _Failed(result.error or "failed")
+                except (Cancelled, _Failed):
+                    pass
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if args.samples:
+        write_samples_csv(args.samples, result)
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2, sort_keys=True))
+    else:
+        print("\n".join(summary_lines(result)))
+    if result.status == "cancelled":
+        return EXIT_CANCELLED
+    return EXIT_FAILED if result.status == "failed" else EXIT_OK
+
+
+class _Failed(TapediagError):
+    """Marks the history run as failed; the CLI has already the partial result to print."""

@@ -18,10 +18,10 @@ MB = 1_000_000
 MiB = 1 << 20
 
 #: An I/O counts as a stall when its latency exceeds both STALL_FACTOR x the median
-#: and the median + STALL_MIN_SECONDS (so microsecond jitter on a fast device is not
-#: called a back-hitch; a real one costs seconds, a virtual one at least tens of ms).
+#: and the median + STALL_MIN_SECONDS (so scheduling jitter on a loaded host is not
+#: called a back-hitch; a real one costs a second or more).
 STALL_FACTOR = 8.0
-STALL_MIN_SECONDS = 0.02
+STALL_MIN_SECONDS = 0.25
 
 
 @dataclass(frozen=True)
@@ -191,6 +191,7 @@ class TapePerfResult:
             pd = p.to_dict()
             pd["percent_of_rated"] = self.percent_of_rated(p)
             d["phases"].append(pd)
+            d[f"{p.phase}_mb_s"] = p.mb_s  # headline figures for history tables and rules
         d["log_deltas"] = [dict(name=x.name, before=x.before, after=x.after, delta=x.delta) for x in self.log_deltas]
         d["sample_count"] = len(self.samples)
         if samples:

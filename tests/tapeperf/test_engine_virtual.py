@@ -1,0 +1,190 @@
+"""The tape performance engine against the virtual drive: phases, verify, safety, faults."""
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from app.drive import TapeDrive
+from app.events import CancelToken, PhaseFinished, PhaseStarted, Progress, SampleBatch
+from app.patterns import Pattern
+from app.tapeperf import TapePerfParams
+from native.errors import InvalidParameter, SafetyRefusal
+from tests.helpers.faults import FaultyTransport, connection_lost, hardware_error, medium_error_read, medium_error_write
+from tests.tapeperf.conftest import blank_at_bot, run_test
+
+MiB = 1 << 20
+
+
+def test_write_then_verified_read_back(lto9: TapeDrive) -> None:
+    events: list = []
+    p = TapePerfParams(direction="write+read", pattern=Pattern.parse("2:1"), size=16 * MiB, verify=True)
+    r = run_test(lto9, p, events)
+    assert r.status == "complete", r.error
+    w, rd = r.phase("write"), r.phase("read")
+    assert (w.bytes, w.ios, w.blocks, w.filemarks, w.end_reason) == (16 * MiB, 16, 64, 1, "size reached")
+    assert (rd.bytes, rd.blocks, rd.filemarks, rd.end_reason) == (16 * MiB, 64, 1, "filemark")
+    assert (rd.verified_blocks, rd.verify_errors) == (64, 0)
+    assert r.generation == 9 and r.history == 16384
+    assert r.predicted_ratio == pytest.approx(2.0, rel=0.02)
+    # The drive's own compression page agrees with the pattern model.
+    assert r.drive_ratio == pytest.approx(r.predicted_ratio, rel=0.05)
+    # Events: each phase starts, streams samples, finishes; samples add up to the bytes moved.
+    kinds = [type(e) for e in events]
+    assert kinds[0] is PhaseStarted and PhaseFinished in kinds and SampleBatch in kinds and Progress in kinds
+    sampled = sum(s.nbytes for e in events if isinstance(e, SampleBatch) for s in e.samples)
+    assert sampled == 32 * MiB == sum(s.nbytes for s in r.samples)
+    assert all(s.latency > 0 for s in r.samples)
+    assert r.phases[0].latency_p50 is not None and r.phases[0].latency_max >= r.phases[0].latency_p99
+    d = r.to_dict()
+    assert d["write_mb_s"] > 0 and d["phases"][1]["verified_blocks"] == 64
+
+
+def test_verify_catches_data_that_differs(lto9: TapeDrive) -> None:
+    """Read-only verify with another seed: every block differs from what that seed makes."""
+    run_test(lto9, TapePerfParams(direction="write", pattern=Pattern.parse("random"), size=4 * MiB))
+    r = run_test(lto9, TapePerfParams(direction="read", pattern=Pattern.parse("random"), size=4 * MiB, verify=True, seed=99))
+    rd = r.phase("read")
+    assert rd.verify_errors == 16 and rd.verified_blocks == 0
+    assert "block 0 differs" in rd.first_verify_error
+    same = run_test(lto9, TapePerfParams(direction="read", pattern=Pattern.parse("random"), size=4 * MiB, verify=True))
+    assert (same.phase("read").verified_blocks, same.phase("read").verify_errors) == (16, 0)
+
+
+def test_variable_mode_with_filemarks(lto9: TapeDrive) -> None:
+    p = TapePerfParams(direction="write+read", mode="variable", block_size=64 << 10, io_size=64 << 10,
+                       size=4 * MiB, filemarks_every=1 * MiB, verify=True, pattern=Pattern.parse("4.3:1"))
+    r = run_test(lto9, p)
+    w, rd = r.phase("write"), r.phase("read")
+    assert (w.ios, w.blocks, w.filemarks) == (64, 64, 4)  # a filemark after each MiB, none doubled at the end
+    assert (rd.blocks, rd.filemarks, rd.verified_blocks, rd.verify_errors) == (64, 4, 64, 0)
+
+
+def test_duration_bounds_the_write(lto9: TapeDrive) -> None:
+    p = TapePerfParams(direction="write", size=None, duration=0.3, pattern=Pattern.parse("random"))
+    r = run_test(lto9, p)
+    w = r.phase("write")
+    assert w.end_reason == "duration reached" and w.bytes > 0 and 0.25 < w.elapsed < 3
+
+
+def test_append_at_eod_keeps_what_is_there(lto9: TapeDrive) -> None:
+    run_test(lto9, TapePerfParams(direction="write", size=2 * MiB))
+    # Appending destroys nothing: no --force needed, and the read-back reads only the new file.
+    r = run_test(lto9, TapePerfParams(direction="write+read", start="eod", size=3 * MiB, verify=True))
+    assert r.status == "complete"
+    assert r.phase("read").bytes == 3 * MiB and r.phase("read").verified_blocks == 12
+    lto9.rewind()
+    lto9.set_block_size(0)
+    assert lto9.read(bytearray(MiB)).nbytes == 256 << 10  # the first test's data is still at BOT
+
+
+def test_data_on_tape_is_refused_unless_forced(lto9: TapeDrive) -> None:
+    run_test(lto9, TapePerfParams(direction="write", size=2 * MiB))
+    with pytest.raises(SafetyRefusal) as info:
+        run_test(lto9, TapePerfParams(direction="write", size=2 * MiB))
+    assert info.value.overridable
+    assert "the cartridge holds data: a 262144-byte block at BOT" in str(info.value)
+    assert "MB written in its life" in str(info.value)
+    r = run_test(lto9, TapePerfParams(direction="write", size=2 * MiB, force=True))
+    assert r.status == "complete" and any("overwriting" in m for m in r.messages)
+
+
+def test_filemark_at_bot_counts_as_data(lto9: TapeDrive) -> None:
+    lto9.rewind()
+    lto9.write_filemarks(1)
+    with pytest.raises(SafetyRefusal, match="a filemark at BOT"):
+        run_test(lto9, TapePerfParams(direction="write", size=2 * MiB))
+
+
+@pytest.mark.parametrize(("option", "words"), [("wp=1", "write-protected"), ("worm=1", "WORM")])
+def test_write_protect_and_worm_are_refused_even_forced(option: str, words: str) -> None:
+    with TapeDrive.open(f"virtual:lto9?realtime=0&{option}") as drive:
+        with pytest.raises(SafetyRefusal, match=words) as info:
+            run_test(drive, TapePerfParams(direction="write", size=2 * MiB, force=True))
+        assert not info.value.overridable
+        assert blank_at_bot(drive)
+
+
+def test_read_only_test_runs_on_a_write_protected_cartridge(tmp_path) -> None:
+    cart = tmp_path / "c.cart"
+    with TapeDrive.open(f"virtual:lto9?realtime=0&cartridge={cart}") as drive:
+        run_test(drive, TapePerfParams(direction="write", size=2 * MiB))
+    with TapeDrive.open(f"virtual:lto9?realtime=0&cartridge={cart}&wp=1") as drive:
+        r = run_test(drive, TapePerfParams(direction="read", size=64 * MiB, verify=True))
+    rd = r.phase("read")
+    assert r.status == "complete" and rd.end_reason == "filemark" and rd.verified_blocks == 8
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "words"),
+    [(dict(block_size=32 << 20, io_size=32 << 20), "above the drive's maximum"),
+     (dict(io_size=1000 << 10), "multiple of the block size"),
+     (dict(size=1000), "smaller than one I/O")],
+)
+def test_bad_parameters_are_rejected_before_any_write(lto9: TapeDrive, kwargs: dict, words: str) -> None:
+    with pytest.raises(InvalidParameter, match=words):
+        run_test(lto9, TapePerfParams(direction="write", force=True, **kwargs))
+    assert blank_at_bot(lto9)
+
+
+def test_early_warning_ends_the_write_as_capacity_reached() -> None:
+    with TapeDrive.open("virtual:lto9?realtime=0&capacity=8M&ew=2M") as drive:
+        r = run_test(drive, TapePerfParams(direction="write+read", pattern=Pattern.parse("random"), size=64 * MiB,
+                                           verify=True))
+    w = r.phase("write")
+    assert r.status == "complete" and w.end_reason == "capacity reached" and w.error is None
+    assert 4 * MiB <= w.bytes < 8 * MiB
+    assert r.phase("read").bytes == w.bytes and r.phase("read").verify_errors == 0
+
+
+def test_cancel_stops_within_one_io_and_keeps_partial_results() -> None:
+    with TapeDrive.open("virtual:lto5?buffer=4M") as drive:  # real time: 140 MB/s
+        cancel = CancelToken()
+        timer = threading.Timer(0.6, cancel.cancel)
+        timer.start()
+        t0 = time.monotonic()
+        r = run_test(drive, TapePerfParams(direction="write+read", pattern=Pattern.parse("random"), size=None,
+                                           duration=60.0), cancel=cancel)
+        stopped = time.monotonic() - t0
+    assert r.status == "cancelled" and r.phase("write").end_reason == "cancelled"
+    assert r.phase("read") is None  # a cancelled test does not go on to the next phase
+    assert r.phase("write").bytes > 0 and r.samples
+    assert stopped < 10  # not the 60 s asked for (setup included; one I/O is ~8 ms)
+
+
+@pytest.mark.parametrize(
+    ("fault", "opcode", "words"),
+    [(medium_error_write, 0x0A, "MEDIUM ERROR"), (hardware_error, 0x0A, "HARDWARE ERROR"),
+     (connection_lost, 0x0A, "connection to the device was lost")],
+)
+def test_mid_write_faults_stop_cleanly_with_the_cause(fault, opcode: int, words: str) -> None:
+    inner = TapeDrive.open("virtual:lto9?realtime=0").transport
+    faulty = FaultyTransport(inner)
+    faulty.inject(fault(), opcode=opcode, after=5, times=1)
+    with TapeDrive(faulty, device="faulty:lto9") as drive:
+        r = run_test(drive, TapePerfParams(direction="write+read", size=16 * MiB))
+    w = r.phase("write")
+    assert r.status == "failed" and w.end_reason == "error"
+    assert words.lower() in r.error.lower() and words.lower() in w.error.lower()
+    assert w.bytes == 5 * MiB and w.ios == 5  # partial results kept
+    assert r.phase("read") is None
+
+
+def test_medium_error_on_read_back(lto9: TapeDrive) -> None:
+    faulty = FaultyTransport(lto9.transport)
+    faulty.inject(medium_error_read(), opcode=0x08, after=4, times=1)  # the safety probe's READ, then 3 I/Os
+    r = run_test(TapeDrive(faulty), TapePerfParams(direction="write+read", size=8 * MiB, verify=True))
+    assert r.status == "failed" and "read failed after 3145728 bytes" in r.error
+    assert r.phase("write").bytes == 8 * MiB and r.phase("read").verified_blocks == 12
+
+
+def test_log_pages_the_drive_lacks_are_not_supported_not_failures(lto9: TapeDrive) -> None:
+    faulty = FaultyTransport(lto9.transport)
+    from tests.helpers.faults import check_condition
+
+    faulty.inject(check_condition(0x5, 0x20, 0x00, "invalid opcode"), opcode=0x4D, times=None)  # no LOG SENSE at all
+    r = run_test(TapeDrive(faulty), TapePerfParams(direction="write", size=2 * MiB))
+    assert r.status == "complete"
+    assert any("data compression (0x1B): not supported" in n for n in r.log_notes)
+    assert r.drive_ratio is None and r.tapealert == []
