@@ -98,7 +98,7 @@ class NullTransport(Transport):
             action = cdb[1] & 0x1F
             bop = 0x80 if self.pos == 0 else 0
             if action in (0, 1):
-                return struct.pack(">BBxxII4x", bop, 0, self.pos & 0xFFFFFFFF, self.pos & 0xFFFFFFFF), 20
+                return struct.pack(">BBxxII8x", bop, 0, self.pos & 0xFFFFFFFF, self.pos & 0xFFFFFFFF), 20
             if action == 6:
                 return struct.pack(">B3xIQQ8x", bop, 0, self.pos, 0), 32
             return _BAD_FIELD

@@ -488,7 +488,7 @@ class VirtualDrive(Transport):
             if pos > 0xFFFFFFFF:
                 data = bytes([flags | 0x04]) + bytes(19)
             else:
-                data = struct.pack(">BBxxII4x", flags, 0, pos, pos)
+                data = struct.pack(">BBxxII8x", flags, 0, pos, pos)
             return self._reply(data, 20, buf)
         if action == 0x06:
             data = struct.pack(">B3xIQQ8x", flags, 0, pos, cart.filemarks_before(pos))

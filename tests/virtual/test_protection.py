@@ -1,0 +1,36 @@
+"""Write-protect tab and WORM media: refusals with DATA PROTECT and the right ASC."""
+from __future__ import annotations
+
+from tests.virtual.conftest import cdb6, decode_sense, filemarks, rewind, sense_fields, write
+
+
+def test_write_protected_cartridge_refuses_every_change(open_drive) -> None:
+    d = open_drive()
+    write(d, b"keep me")
+    d.close()
+    d = open_drive(wp=1)
+    for r in (write(d, b"x"), filemarks(d), d.execute(cdb6(0x19, 1))):
+        assert sense_fields(r.sense)[:3] == (7, 0x27, 0)
+        assert "Write protected" in decode_sense(r.sense)
+    header = d.execute(bytes([0x1A, 0, 0x3F, 0, 255, 0]), data_in=255)
+    assert header.data[2] & 0x80  # WP bit in the mode parameter header
+    assert d.cart.count == 1
+    d.close()
+    d = open_drive(wp=0)  # the tab slid back
+    assert write(d, b"now it works").good
+
+
+def test_worm_appends_but_refuses_overwrite(open_drive) -> None:
+    d = open_drive(worm=1)
+    assert write(d, b"first").good
+    assert filemarks(d).good
+    rewind(d)
+    r = write(d, b"overwrite")
+    assert sense_fields(r.sense)[:3] == (7, 0x30, 0x0C)
+    assert "WORM medium - overwrite attempted" in decode_sense(r.sense)
+    assert sense_fields(d.execute(cdb6(0x19, 0)).sense)[:3] == (7, 0x30, 0x0C)
+    # Overwriting the trailing filemark is allowed (SSC): append after the data.
+    d.execute(bytes([0x11, 0, 0, 0, 1, 0]))
+    assert write(d, b"appended").good
+    mam = d.execute(bytes([0x8C, 0, 0, 0, 0, 0, 0, 0, 0x04, 0x08, 0, 0, 1, 0, 0, 0]), data_in=256)
+    assert mam.good and mam.data[4:9] == bytes([0x04, 0x08, 0x80, 0x00, 0x01]) and mam.data[9] == 0x80
