@@ -19,12 +19,12 @@ import os
 import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 import numpy as np
 
 from app.disk import content as content_mod
-from app.disk.manifest import DirEntry, Manifest, RunRecord
+from app.disk.manifest import MANIFEST_NAME, DirEntry, Manifest, RunRecord
 from app.disk.results import CreateDataResult, LatencyStats
 from app.disk.runner import BATCH_SECONDS, Stream, StreamRunner
 from app.disk.sizes import DISTRIBUTIONS, draw_sizes, format_size, mean_size, parse_size
@@ -172,7 +172,7 @@ class CreateDataTest:
         exists = target.exists()
         if exists and not target.is_dir():
             raise InvalidParameter(f"{target} is not a directory")
-        if exists and any(os.scandir(target)) and not p.allow_non_empty:
+        if exists and not p.allow_non_empty and not _is_empty(target):
             raise TargetNotEmpty(
                 f"{target} is not empty: create-data only writes into an empty directory",
                 hint="choose an empty directory, or pass --allow-non-empty (the data then goes into a new subdirectory)",
@@ -180,39 +180,27 @@ class CreateDataTest:
         self._check_space(target if exists else _existing_parent(target))
         sink(Message("info", f"building the {p.pattern} data pattern"))
         content = content_mod.load(p.pattern, p.seed)
-        created_target = False
-        if not exists:
-            target.mkdir(parents=True)
-            created_target = True
-        manifest = Manifest.load_or_new(target, created_target)
-        run_root = ""
-        created_root = False
-        if p.allow_non_empty and any(e.name != ".tapediag-manifest.json" for e in os.scandir(target)):
-            run_root = _new_run_dir(target)
-            created_root = True
-        stamp = datetime.datetime.now(datetime.timezone.utc)
+        try:
+            manifest, record, run_root = self._prepare(target, exists)
+        except OSError as err:
+            raise DiskTestError(f"cannot write to {target}: {err.strerror or err}: nothing written",
+                                hint="check the directory's permissions and that the file system is writable") from None
         prefix = f"{run_root}/" if run_root else ""
-        record = RunRecord(stamp.strftime("%Y%m%dT%H%M%S%fZ"), stamp.isoformat(timespec="seconds"), "running", run_root,
-                           created_root, [f"{prefix}s{i:02d}" for i in range(1, p.streams + 1)], p.to_dict())
-        manifest.runs.append(record)
-        manifest.save()
-
         base_fd = os.open(target / run_root if run_root else target, _DIR_FLAGS)
         try:
             sink(PhaseStarted("create", p.total_size if p.total_size is not None else None))
-            runner = StreamRunner("create", p.streams, sink, cancel, p.total_size, tick=manifest.save)
-            sync_times: list[float] = []
-            runner.run(lambda s: self._stream(s, base_fd, prefix, content, record, sync_times))
+            runner = StreamRunner("create", p.streams, sink, cancel, p.total_size, tick=manifest.try_save)
+            runner.run(lambda s: self._stream(s, base_fd, prefix, content, record))
         finally:
             os.close(base_fd)
         stops = [e for e in runner.errors if isinstance(e, _StreamStopped)]
         others = [e for e in runner.errors if not isinstance(e, _StreamStopped)]
         record.state = "stopped" if runner.errors else "cancelled" if runner.cancelled else "complete"
-        manifest.save()
+        save_error = manifest.try_save()
         if others:
             raise others[0]
         status = "stopped" if stops else "cancelled" if runner.cancelled else "complete"
-        warnings = []
+        warnings = [save_error] if save_error else []
         if p.fsync == "none":
             warnings.append("fsync none: part of the data may still sit in the page cache, so the rate can be "
                             "higher than the disk sustains")
@@ -233,10 +221,36 @@ class CreateDataTest:
         sink(PhaseFinished("create", {"mb_s": result.mb_s, "files_s": result.files_s, "status": status}))
         return result
 
+    def _prepare(self, target: Path, exists: bool) -> tuple[Manifest, RunRecord, str]:
+        """Create the target if needed, choose the run root, write the manifest first."""
+        p = self.params
+        created_target = False
+        if not exists:
+            target.mkdir(parents=True)
+            created_target = True
+        manifest = Manifest.load_or_new(target, created_target)
+        run_root = ""
+        if p.allow_non_empty and not _is_empty(target, ignore=MANIFEST_NAME):
+            run_root = _new_run_dir(target)
+        stamp = datetime.datetime.now(datetime.timezone.utc)
+        prefix = f"{run_root}/" if run_root else ""
+        record = RunRecord(stamp.strftime("%Y%m%dT%H%M%S%fZ"), stamp.isoformat(timespec="seconds"), "running", run_root,
+                           bool(run_root), [f"{prefix}s{i:02d}" for i in range(1, p.streams + 1)], p.to_dict())
+        manifest.runs.append(record)
+        try:
+            manifest.save()
+        except OSError:
+            if run_root:
+                os.rmdir(target / run_root)
+            if created_target:
+                os.rmdir(target)
+            raise
+        return manifest, record, run_root
+
     # -- one stream ---------------------------------------------------------------
 
     def _stream(self, stream: Stream, base_fd: int, prefix: str, content: content_mod.Content,
-                record: RunRecord, sync_times: list[float]) -> None:
+                record: RunRecord) -> None:
         p = self.params
         files_left, bytes_left = p.share(stream.index)
         rng = np.random.default_rng([p.seed, stream.index])
@@ -248,13 +262,11 @@ class CreateDataTest:
             raise _stop_for(err.errno or errno_mod.EIO, prefix + name, 0) from None
         flags = diskio.FLAG_FSYNC if p.fsync == "file" else 0
         batch = 8
-        walker = self._dirs(root_fd, prefix + name, 1)
+        done = lambda: files_left <= 0 or (bytes_left is not None and bytes_left <= 0) or stream.stop.is_set()  # noqa: E731
+        walker = self._dirs(root_fd, prefix + name, 1, record, done)
         try:
-            for rel, dfd in walker:
-                if files_left <= 0 or (bytes_left is not None and bytes_left <= 0) or stream.stop.is_set():
-                    break
-                entry = DirEntry(rel, 0)
-                record.dirs.append(entry)
+            for entry, dfd in walker:
+                rel = entry.path
                 n = min(p.files_per_dir, files_left)
                 sizes = draw_sizes(rng, p.distribution, p.min_size, p.max_size, n)
                 offsets, keys = content.draw(rng, n)
@@ -300,17 +312,25 @@ class CreateDataTest:
         finally:
             os.close(root_fd)
 
-    def _dirs(self, parent_fd: int, parent_rel: str, level: int) -> Iterator[tuple[str, int]]:
-        """Pre-order walk that creates the directories as it goes; yields (relpath, fd)."""
+    def _dirs(self, parent_fd: int, parent_rel: str, level: int, record: RunRecord,
+              stop: Callable[[], bool]) -> Iterator[tuple[DirEntry, int]]:
+        """Pre-order walk that creates directories as it goes; yields (manifest entry, fd).
+
+        Each directory enters the manifest the moment it exists, and none is made once
+        ``stop()`` is true, so cleanup always knows every directory the run created.
+        """
         for i in range(self.params.breadth):
+            if stop():
+                return
             name = f"d{i:02d}"
             os.mkdir(name, 0o755, dir_fd=parent_fd)
+            entry = DirEntry(f"{parent_rel}/{name}", 0)
+            record.dirs.append(entry)
             fd = os.open(name, _DIR_FLAGS, dir_fd=parent_fd)
             try:
-                rel = f"{parent_rel}/{name}"
-                yield rel, fd
+                yield entry, fd
                 if level < self.params.depth:
-                    yield from self._dirs(fd, rel, level + 1)
+                    yield from self._dirs(fd, entry.path, level + 1, record, stop)
             finally:
                 os.close(fd)
 
@@ -368,6 +388,14 @@ class CreateDataTest:
 
 def _now() -> int:
     return time.monotonic_ns()
+
+
+def _is_empty(path: Path, ignore: str = "") -> bool:
+    try:
+        with os.scandir(path) as it:
+            return not any(e.name != ignore for e in it)
+    except OSError as err:
+        raise DiskTestError(f"cannot list {path}: {err.strerror or err}") from None
 
 
 def _existing_parent(path: Path) -> Path:

@@ -92,15 +92,44 @@ class Manifest:
             return cls.load(target)
         return cls(target, created_target)
 
+    def try_save(self) -> str | None:
+        """``save``, but a failure (disk full, permissions changed) is returned, not raised:
+        the periodic save must not end a run; the final one reports it."""
+        try:
+            self.save()
+        except OSError as err:
+            return f"could not update the manifest {self.path}: {err.strerror or err}"
+        return None
+
     def save(self) -> None:
-        data = {"format": FORMAT, "version": 1, "created_target": self.created_target,
-                "runs": [r.to_dict() for r in self.runs]}
+        """Atomic replace; on a full disk, an in-place rewrite into the old file's blocks.
+
+        Should even that fail, the manifest on disk still says "running" for this run,
+        and cleanup then goes by name inside the run's own stream roots.
+        """
+        data = json.dumps({"format": FORMAT, "version": 1, "created_target": self.created_target,
+                           "runs": [r.to_dict() for r in self.runs]}, separators=(",", ":")).encode()
         tmp = self.target / (MANIFEST_NAME + ".tmp")
-        with open(tmp, "w") as f:
-            json.dump(data, f, separators=(",", ":"))
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, self.path)
+        try:
+            _write_synced(tmp, data, "wb")
+            os.replace(tmp, self.path)
+        except OSError:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            if not self.path.exists() or self.path.is_symlink():
+                raise
+            _write_synced(self.path, data, "r+b")
+
+
+def _write_synced(path: Path, data: bytes, mode: str) -> None:
+    with open(path, mode) as f:
+        if mode == "r+b":
+            f.truncate(0)
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
 
 
 @dataclass
@@ -151,9 +180,26 @@ def _unlink_file(path: Path, result: CleanResult) -> None:
         result.bytes_removed += st.st_size
 
 
-def _rmdir(path: Path, rel: str, result: CleanResult) -> None:
-    if path.is_symlink() or not path.is_dir():
+def _real_dir(root: Path, rel: str) -> bool:
+    """True if every component of ``rel`` under ``root`` is a real directory (no symlink):
+    a link swapped into the tree must never lead cleanup outside it."""
+    path = root
+    for part in Path(rel).parts:
+        if part in ("..", "/") or not part:
+            return False
+        path = path / part
+        try:
+            if not stat.S_ISDIR(os.lstat(path).st_mode):
+                return False
+        except OSError:
+            return False
+    return True
+
+
+def _rmdir(root: Path, rel: str, result: CleanResult) -> None:
+    if not _real_dir(root, rel):
         return
+    path = root / rel
     try:
         path.rmdir()
         result.dirs_removed += 1
@@ -167,23 +213,23 @@ def _clean_run(root: Path, run: RunRecord, result: CleanResult) -> None:
     else:
         for entry in run.dirs:
             base = root / entry.path
-            if base.is_symlink() or not base.is_dir():
+            if not _real_dir(root, entry.path):
                 continue
             for i in range(entry.files):
                 _unlink_file(base / file_name(i), result)
         for entry in sorted(run.dirs, key=lambda e: e.path.count("/"), reverse=True):
-            _rmdir(root / entry.path, entry.path, result)
+            _rmdir(root, entry.path, result)
     for rel in sorted(run.stream_roots, key=lambda p: p.count("/"), reverse=True):
-        _rmdir(root / rel, rel, result)
+        _rmdir(root, rel, result)
     if run.created_root and run.root:
-        _rmdir(root / run.root, run.root, result)
+        _rmdir(root, run.root, result)
 
 
 def _clean_by_name(root: Path, run: RunRecord, result: CleanResult) -> None:
     """An unfinished run: inside its stream roots, our names only, never following links."""
     for rel in run.stream_roots:
         top = root / rel
-        if top.is_symlink() or not top.is_dir():
+        if not _real_dir(root, rel):
             continue
         for dirpath, dirnames, filenames in os.walk(top, topdown=False, followlinks=False):
             for name in filenames:
@@ -191,4 +237,4 @@ def _clean_by_name(root: Path, run: RunRecord, result: CleanResult) -> None:
                     _unlink_file(Path(dirpath) / name, result)
             for name in dirnames:
                 if _DIR_RE.match(name):
-                    _rmdir(Path(dirpath) / name, os.path.relpath(os.path.join(dirpath, name), root), result)
+                    _rmdir(root, os.path.relpath(os.path.join(dirpath, name), root), result)

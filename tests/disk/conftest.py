@@ -1,0 +1,55 @@
+"""Fixtures of the disk tests: real directories, real small file systems."""
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+from typing import Callable, Iterator
+
+import pytest
+
+from app.events import Event
+
+
+@pytest.fixture
+def events() -> list[Event]:
+    return []
+
+
+@pytest.fixture
+def tmpfs(tmp_path: Path) -> Iterator[Callable[[str], Path]]:
+    """mount(size) -> a fresh tmpfs of that size (e.g. "4m"); skipped where mounting is not allowed."""
+    mounts: list[Path] = []
+
+    def mount(size: str) -> Path:
+        point = tmp_path / f"mnt{len(mounts)}"
+        point.mkdir()
+        proc = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size},mode=0755", "tmpfs", str(point)],
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            pytest.skip(f"cannot mount a tmpfs here: {proc.stderr.strip()}")
+        mounts.append(point)
+        return point
+
+    yield mount
+    for point in reversed(mounts):
+        subprocess.run(["umount", "-l", str(point)], capture_output=True)
+
+
+def tree_files(root: Path) -> dict[str, int]:
+    """Every regular file under root (relative path -> size), without following links."""
+    out = {}
+    for dirpath, _dirs, files in os.walk(root, followlinks=False):
+        for name in files:
+            path = Path(dirpath) / name
+            if path.is_file() and not path.is_symlink():
+                out[str(path.relative_to(root))] = path.stat().st_size
+    return out
+
+
+def all_entries(root: Path) -> set[str]:
+    out = set()
+    for dirpath, dirs, files in os.walk(root, followlinks=False):
+        for name in dirs + files:
+            out.add(str((Path(dirpath) / name).relative_to(root)))
+    return out

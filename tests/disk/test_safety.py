@@ -1,0 +1,191 @@
+"""The refusals and the cleanup: nothing is left behind but what the manifest lists."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from app.disk import MANIFEST_NAME, CreateDataParams, CreateDataTest, clean
+from app.disk.manifest import Manifest
+from app.events import PhaseStarted, SampleBatch
+from native.errors import DiskTestError, NoSpace, TargetNotEmpty
+
+from .conftest import all_entries, tree_files
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _listed_files(target: Path) -> set[str]:
+    """What the manifest says the runs created (complete/stopped/cancelled runs)."""
+    out = set()
+    for run in Manifest.load(target).runs:
+        for entry in run.dirs:
+            out |= {f"{entry.path}/f{i:06d}.dat" for i in range(entry.files)}
+    return out
+
+
+def test_refuses_a_non_empty_target_and_touches_nothing(tmp_path: Path) -> None:
+    (tmp_path / "precious.txt").write_text("customer data")
+    with pytest.raises(TargetNotEmpty):
+        CreateDataTest(CreateDataParams(str(tmp_path))).run()
+    assert all_entries(tmp_path) == {"precious.txt"}
+
+
+def test_allow_non_empty_writes_into_its_own_subdirectory(tmp_path: Path) -> None:
+    (tmp_path / "precious.txt").write_text("customer data")
+    outside = tmp_path.parent / (tmp_path.name + "-outside")
+    outside.mkdir()
+    (tmp_path / "s01").symlink_to(outside)  # a link named like our stream root
+    result = CreateDataTest(CreateDataParams(str(tmp_path), depth=1, breadth=2, files_per_dir=3,
+                                             allow_non_empty=True)).run()
+    assert result.run_root.startswith("td") and len(result.run_root) <= 16
+    assert os.listdir(outside) == []
+    assert set(tree_files(tmp_path)) - {MANIFEST_NAME, "precious.txt"} == _listed_files(tmp_path)
+    clean(tmp_path)
+    assert all_entries(tmp_path) == {"precious.txt", "s01"} and os.listdir(outside) == []
+
+
+def test_cleanup_removes_exactly_the_created_files(tmp_path: Path) -> None:
+    target = tmp_path / "t"
+    CreateDataTest(CreateDataParams(str(target), depth=2, breadth=2, files_per_dir=4, streams=2)).run()
+    (target / "s01" / "d00" / "notes.txt").write_text("added by someone else")
+    (target / "s02" / "d01" / "d00" / "f000099.dat").write_text("not one of ours: index beyond the count")
+    result = clean(target)
+    assert result.files_removed == 2 * 6 * 4
+    assert all_entries(target) == {"s01", "s01/d00", "s01/d00/notes.txt", "s02", "s02/d01", "s02/d01/d00",
+                                   "s02/d01/d00/f000099.dat"}
+    assert sorted(result.kept_dirs) == sorted(["s01/d00", "s02/d01/d00", "s02/d01", "s01", "s02"])
+
+
+def test_cleanup_never_follows_a_link_swapped_into_the_tree(tmp_path: Path) -> None:
+    target = tmp_path / "t"
+    CreateDataTest(CreateDataParams(str(target), depth=1, breadth=1, files_per_dir=2)).run()
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "f000000.dat").write_text("must survive")
+    shutil.rmtree(target / "s01")
+    (target / "s01").symlink_to(outside)
+    clean(target)
+    assert (outside / "f000000.dat").read_text() == "must survive"
+
+
+def test_cleanup_of_a_run_that_never_finished(tmp_path: Path) -> None:
+    target = tmp_path / "t"
+    CreateDataTest(CreateDataParams(str(target), depth=2, breadth=2, files_per_dir=3)).run()
+    manifest = Manifest.load(target)
+    manifest.runs[0].state = "running"  # as if the process had been killed mid-run
+    manifest.runs[0].dirs = manifest.runs[0].dirs[:1]  # and the last saves were lost
+    manifest.save()
+    (target / "s01" / "d01" / "mine.doc").write_text("x")
+    clean(target)
+    assert all_entries(target) == {"s01", "s01/d01", "s01/d01/mine.doc"}
+
+
+def test_clean_refuses_a_directory_without_manifest(tmp_path: Path) -> None:
+    (tmp_path / "f000000.dat").write_text("x")
+    with pytest.raises(DiskTestError):
+        clean(tmp_path)
+    assert (tmp_path / "f000000.dat").exists()
+
+
+def test_no_space_is_refused_before_writing(tmpfs) -> None:
+    mnt = tmpfs("2m")
+    target = mnt / "t"
+    with pytest.raises(NoSpace):
+        CreateDataTest(CreateDataParams(str(target), depth=1, breadth=1, files_per_dir=500)).run()
+    assert all_entries(mnt) == set()
+
+
+def test_disk_full_mid_run_stops_cleanly(tmpfs) -> None:
+    mnt = tmpfs("8m")
+    target = mnt / "t"
+
+    def fill_disk(event) -> None:  # someone else fills the disk once the run has started
+        if isinstance(event, PhaseStarted) and event.phase == "create":
+            st = os.statvfs(mnt)
+            (mnt / "filler").write_bytes(b"\0" * (st.f_bavail * st.f_frsize - 200_000))
+
+    result = CreateDataTest(CreateDataParams(str(target), depth=2, breadth=2, files_per_dir=50, min_size=8192,
+                                             max_size=8192, streams=2)).run(fill_disk)
+    assert result.status == "stopped" and "disk filled up" in result.error
+    files = tree_files(target)
+    files.pop(MANIFEST_NAME)
+    assert 0 < result.total_files == len(files)  # no partial file left behind
+    assert set(files.values()) == {8192}
+    assert set(files) == _listed_files(target)
+    assert Manifest.load(target).runs[0].state == "stopped"
+    clean(target)
+    assert all_entries(mnt) == {"filler"}
+
+
+def _chattr(flag: str, path: Path) -> bool:
+    return subprocess.run(["chattr", flag, str(path)], capture_output=True).returncode == 0
+
+
+def test_permission_denied_mid_run_stops_cleanly(tmp_path: Path) -> None:
+    target = tmp_path / "t"
+    locked: list[Path] = []
+
+    def lock(event) -> None:  # the stream root becomes immutable while the run goes on
+        if isinstance(event, SampleBatch) and not locked and (target / "s01").exists():
+            if _chattr("+i", target / "s01"):
+                locked.append(target / "s01")
+
+    try:
+        result = CreateDataTest(CreateDataParams(str(target), depth=2, breadth=3, files_per_dir=60,
+                                                 fsync="file")).run(lock)
+    finally:
+        for path in locked:
+            _chattr("-i", path)
+    if not locked:
+        pytest.skip("chattr +i not supported on this file system")
+    assert result.status == "stopped" and "permission denied" in result.error
+    files = tree_files(target)
+    files.pop(MANIFEST_NAME)
+    assert 0 < result.total_files == len(files) < 12 * 60
+    assert set(files) == _listed_files(target)
+    clean(target)
+    assert all_entries(target) == set()
+
+
+def test_permission_denied_target_as_a_normal_user() -> None:
+    """Root ignores permissions, so the CLI runs as 'nobody' against a root-owned directory."""
+    if shutil.which("setpriv") is None:
+        pytest.skip("setpriv not installed")
+    base = Path(tempfile.mkdtemp(prefix="tapediag-perm-"))
+    try:
+        os.chmod(base, 0o755)
+        target = base / "ro"
+        target.mkdir(mode=0o755)
+        data = base / "data-nobody"
+        data.mkdir()
+        os.chown(data, 65534, 65534)
+        env = {**os.environ, "TAPEDIAG_DATA_DIR": str(data)}
+        proc = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-m",
+                               "app", "create-data", str(target), "--files", "5", "--json"],
+                              capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
+        if "setpriv:" in proc.stderr:
+            pytest.skip(f"setpriv cannot switch user here: {proc.stderr.strip()}")
+        assert proc.returncode == 1, proc.stderr
+        assert "Permission denied" in proc.stderr and "Traceback" not in proc.stderr
+        assert len(proc.stderr.strip().splitlines()) == 1
+        assert all_entries(target) == set()
+    finally:
+        shutil.rmtree(base)
+
+
+def test_cli_cleanup_flag_leaves_an_empty_target(tmp_path: Path, capsys) -> None:
+    from app.cli import main
+
+    target = tmp_path / "t"
+    assert main(["create-data", str(target), "--depth", "1", "--breadth", "2", "--files-per-dir", "5",
+                 "--cleanup", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["total_files"] == 10 and any("removed 10 files" in w for w in out["warnings"])
+    assert not target.exists()  # it created the target, so cleanup removed it too
