@@ -5,7 +5,8 @@ real drive would need. Sleeping for every 4 KiB block would cost more than the b
 so the pacer keeps a debt: a command may return up to ``slack`` early, and the next
 command is treated as arriving no earlier than the previous one completed; once the
 debt exceeds ``slack`` it sleeps it off. Over any window longer than a few ``slack``
-the host sees the model's rate.
+the host sees the model's rate; oversleeping shows up as a late host, exactly as if
+the host itself had been slow.
 """
 from __future__ import annotations
 
@@ -31,4 +32,6 @@ class Pacer:
         if self.realtime:
             debt = self._done - (time.monotonic() - self._origin)
             if debt > self.slack:
-                time.sleep(debt)
+                # Wake a little early: sleep overshoots (more so on a loaded machine),
+                # and what is left of the debt is carried into the next command.
+                time.sleep(debt - self.slack / 2)
