@@ -258,8 +258,8 @@ _RAW = """
 23 0A Invalid token operation, invalid token length
 24 00 Invalid field in cdb
 24 01 CDB decryption error
-24 02 Invalid cdb field while in explicit block address model
-24 03 Invalid cdb field while in implicit block address model
+24 02 Invalid cdb field while in explicit block model
+24 03 Invalid cdb field while in implicit block model
 24 04 Security audit value frozen
 24 05 Security working key frozen
 24 06 Nonce not unique
