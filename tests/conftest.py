@@ -5,6 +5,8 @@ import os
 
 import pytest
 
+pytest_plugins = ["tests.helpers.tgt"]
+
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 
