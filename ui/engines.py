@@ -147,7 +147,11 @@ def reports_available() -> bool:
 
 
 def save_report(run_ids: list[int], path: Path, meta: dict) -> Path:
-    raise NotAvailable("PDF reports are not available in this build yet")
+    """Build the report model from the history and render the PDF (as ``tapediag report``)."""
+    report_cli = engine("app.cli.report")
+    fields = {k: str(meta.get(k) or "") for k in ("customer", "site", "technician", "ticket")}
+    report_cli.write_report(list(run_ids), Path(path), **fields)
+    return Path(path)
 
 
 # -- parsing as typed (pure functions: safe on the GUI thread) ---------------------------
@@ -296,17 +300,107 @@ def drive_info(device: str) -> tuple[dict, int | None]:
     raise NotAvailable("drive information is not available in this build yet")
 
 
+def check_tape_size(text: str) -> int:
+    return engine("app.tapeperf").parse_size(text, "size")
+
+
+def check_tape_size_or_zero(text: str) -> int:
+    return engine("app.tapeperf").parse_size(text or "0", "filemark interval")
+
+
+def check_amount(text: str) -> tuple[int | None, float | None]:
+    """A test size ('32G') or a duration ('90s', '10min'), as the CLI's --size takes it."""
+    return engine("app.tapeperf").parse_amount(text)
+
+
 def tapeperf_params(values: dict):
-    engine("app.tapeperf")
-    raise NotAvailable("the tape performance engine is not available in this build yet")
+    """The engine's parameters from the form, exactly as ``tapediag tape-perf`` builds them."""
+    tp = engine("app.tapeperf")
+    from app.patterns import Pattern
+
+    block = tp.parse_size(values["block_size"], "block size")
+    io = block if values["mode"] == "variable" else tp.parse_size(values["io_size"], "I/O size")
+    size, duration = tp.parse_amount(values["size"])
+    params = tp.TapePerfParams(
+        direction=tp.parse_direction(values["direction"]),
+        pattern=Pattern.parse(values["pattern"]),
+        block_size=block,
+        mode=values["mode"],
+        io_size=io,
+        size=size,
+        duration=duration,
+        filemarks_every=tp.parse_size(values.get("filemarks_every") or "0", "filemark interval"),
+        compression=values["compression"],
+        start=values["start"],
+        verify=bool(values.get("verify")),
+    )
+    params.validate(None)  # what can be rejected without the drive (the engine checks the limits again)
+    return params
+
+
+def tapeperf_probe(device: str, params) -> dict:
+    """What is on the cartridge, as the engine's own safety probe finds it (no write)."""
+    from app.tapeperf import safety
+
+    with open_drive(device) as drive:
+        state = safety.probe(drive, at_bot=params.start == "bot")
+    return {"write_protected": state.write_protected, "worm": state.worm, "found": state.found,
+            "probe_error": state.probe_error, "mam_mb_written": state.mam_mb_written,
+            "holds_data": state.holds_data}
+
+
+class _Failed(TapediagError):
+    """Marks a history run failed when the engine ended with status 'failed' (as the CLI does)."""
 
 
 def run_tapeperf(job, device: str, params, force: bool):
-    raise NotAvailable("the tape performance engine is not available in this build yet")
+    """Open the drive, announce its rated rates, run the engine recorded in the history."""
+    import dataclasses
+
+    from native.errors import Cancelled
+
+    tp = engine("app.tapeperf")
+    from app.tapeperf.rated import rated
+
+    from ui.runview import ReferenceRates
+
+    history = engine("app.history")
+    params = dataclasses.replace(params, force=force)
+    result = None
+    with open_drive(device) as drive:
+        try:
+            generation = drive.generation()
+        except TapediagError:
+            generation = None
+        job.sink(ReferenceRates(reference_rates(*rated(generation), generation)))
+        test = tp.TapePerfTest(drive, params)
+        try:
+            with history.record("tape-perf", device, params.to_dict()) as rec:
+                result = test.run(rec.sink(job.sink), job.cancel)
+                rec.results = result.to_dict()
+                if result.status == "cancelled":
+                    raise Cancelled("cancelled by the user")
+                if result.status == "failed":
+                    raise _Failed(result.error or "failed")
+        except (Cancelled, _Failed):
+            pass
+    return result, result.to_dict(), rec.run_id
 
 
 def tapeperf_headline(r: dict) -> str:
-    return ""
+    parts = []
+    for ph in r.get("phases", []):
+        pct = ph.get("percent_of_rated")
+        stalls = ph.get("stall_count", len(ph.get("stalls", []) or []))
+        text = f"<b>{ph['phase'].capitalize()}: {ph['mb_s']:,.1f} MB/s</b>"
+        if pct is not None:
+            text += f" ({pct:.0f}% of rated)"
+        if stalls:
+            text += f", {stalls} stall{'s' if stalls != 1 else ''}"
+        parts.append(text)
+    if r.get("status") == "failed":
+        parts.append(f"<b>failed:</b> {r.get('error')}")
+    return " · ".join(parts)
 
 
 def create_params(values: dict):

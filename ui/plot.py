@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 from app.events import Sample
 
 BIN_S = 0.1  # width of one rate bin, seconds
-AVG_S = 2.0  # rolling-average window, seconds
+AVG_S = 2.0  # rolling-average window, seconds (shorter for short tests: see _avg_window)
 STALL_MIN_S = 0.5  # an I/O this long (and far above the median) is a stall
 
 PHASE_COLOURS = {
@@ -171,9 +171,14 @@ class ThroughputPlot(QWidget):
             x, y = series.curve(upto)
             raw, avg = self._curve_pair(phase)
             raw.setData(x, y)
-            avg.setData(x, rolling_mean(y, max(1, int(AVG_S / BIN_S))))
+            avg.setData(x, rolling_mean(y, self._avg_bins()))
         if self._stall_x:
             self._stalls.setData(self._stall_x, [0.0] * len(self._stall_x))
+
+    def _avg_bins(self) -> int:
+        """A 2 s average, shortened for tests of a few seconds so it does not lag a whole phase."""
+        window = min(AVG_S, max(0.3, self.t_max / 20))
+        return max(1, int(round(window / BIN_S)))
 
     def _curve_pair(self, phase: str) -> tuple[pg.PlotDataItem, pg.PlotDataItem]:
         pair = self._curves.get(phase)
@@ -183,7 +188,7 @@ class ThroughputPlot(QWidget):
             faint = QColor(colour)
             faint.setAlpha(110)
             raw = self.view.plot(pen=pg.mkPen(faint, width=1), name=label)
-            avg = self.view.plot(pen=pg.mkPen(colour, width=2.5), name=f"{label}, {AVG_S:g} s average")
+            avg = self.view.plot(pen=pg.mkPen(colour, width=2.5), name=f"{label}, rolling average")
             for c in (raw, avg):
                 c.setDownsampling(auto=True, method="peak")
                 c.setClipToView(True)

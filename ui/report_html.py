@@ -15,7 +15,7 @@ RULE = "#c8ccd2"
 SEVERITY_COLOURS = {"high": "#b3261e", "medium": "#b86e00", "info": "#2e6b30"}
 
 CSS = f"""
-body {{ font-family: 'DejaVu Sans'; font-size: 9pt; color: #222; }}
+body {{ font-size: 9pt; color: #222; }}
 h1 {{ font-size: 15pt; color: {NAVY}; margin-top: 0; margin-bottom: 6pt; }}
 h2 {{ font-size: 12pt; color: {NAVY}; margin-top: 14pt; margin-bottom: 5pt; }}
 h3 {{ font-size: 10pt; color: {NAVY}; margin-top: 10pt; margin-bottom: 3pt; }}
@@ -26,6 +26,9 @@ td.num {{ text-align: right; }}
 .muted {{ color: #666; font-size: 8pt; }}
 .verdict {{ font-weight: bold; }}
 """
+
+
+SPACER = '<p style="margin: 0; font-size: 5pt;">&nbsp;</p>'  # QTextDocument drops heading margins after tables
 
 
 def _e(text: str) -> str:
@@ -84,11 +87,11 @@ def body_html(report: Report, image_size: tuple[int, int]) -> str:
                            widths=(8, 26, 22, 44)))
 
     if report.bottlenecks:
-        parts.append("<h2>Bottleneck analysis</h2>")
+        parts.append(SPACER + "<h2>Bottleneck analysis</h2>")
         parts.append('<p class="muted">Each component measured on its own, compared with what the backup '
                      "application achieved (HP Data Protector performance white paper, “Finding bottlenecks”).</p>")
         for section in report.bottlenecks:
-            parts.append(f"<h3>{_e(section.direction)} — bottleneck determination</h3>")
+            parts.append(SPACER + f"<h3>{_e(section.direction)} — bottleneck determination</h3>")
             rows = [(f"{i}. {r.test}", r.mb_s, r.bottleneck, "" if r.source == "entered" else r.source)
                     for i, r in enumerate(section.rows, 1)]
             parts.append(_grid(("Test", "Performance (MB/s)", "Bottleneck?", "Source"), rows, numeric=(1,),
@@ -99,19 +102,19 @@ def body_html(report: Report, image_size: tuple[int, int]) -> str:
             parts.append(f'<p class="muted">Note: {_e(note)}</p>')
 
     if report.recommendations:
-        parts.append("<h2>Recommendations</h2>")
+        parts.append(SPACER + "<h2>Recommendations</h2>")
         for i, rec in enumerate(report.recommendations, 1):
             colour = SEVERITY_COLOURS.get(rec.severity, "#444")
-            parts.append(f'<h3>{i}. {_e(rec.title)} <span style="color:{colour}; font-size:8pt;">'
+            parts.append(SPACER + f'<h3>{i}. {_e(rec.title)} <span style="color:{colour}; font-size:8pt;">'
                          f"[{_e(rec.severity)}]</span></h3>")
             parts.append(f"<p>{_e(rec.advice)}</p>")
             parts.append(f"<p><i>Why:</i> {_e(rec.reason)}</p>")
             parts.append(f'<p class="muted">Source: {_e(rec.source)}</p>')
 
     if report.devices:
-        parts.append("<h2>Devices</h2>")
+        parts.append(SPACER + "<h2>Devices</h2>")
         for dev in report.devices:
-            parts.append(f"<h3>{_e(dev.device)}</h3>")
+            parts.append(SPACER + f"<h3>{_e(dev.device)}</h3>")
             if dev.identity:
                 parts.append(_fields(dev.identity, ("Identity", "")))
             if dev.health:
@@ -126,7 +129,7 @@ def body_html(report: Report, image_size: tuple[int, int]) -> str:
     if report.runs:
         parts.append('<h2 style="page-break-before: always;">Test runs</h2>')
     for run in report.runs:
-        parts.append(f"<h3>Run #{run.run_id}: {_e(run.title)}</h3>")
+        parts.append(SPACER + f"<h3>Run #{run.run_id}: {_e(run.title)}</h3>")
         parts.append(f'<p class="muted">Status {_e(run.status)} · started {_e(run.started_at)} · '
                      f"finished {_e(run.finished_at)} (UTC)</p>")
         for msg in run.messages:
@@ -144,13 +147,13 @@ def body_html(report: Report, image_size: tuple[int, int]) -> str:
             if more > 0:
                 parts.append(f'<p class="muted">{more} more figures in the appendix.</p>')
     if report.comparison is not None:
-        parts.append("<h2>Runs compared</h2>")
+        parts.append(SPACER + "<h2>Runs compared</h2>")
         parts.append(_img("plot:comparison", w, h))
 
     if report.appendix:
         parts.append('<h2 style="page-break-before: always;">Appendix: raw figures</h2>')
         for block in report.appendix:
-            parts.append(f"<h3>{_e(block.title)}</h3>")
+            parts.append(SPACER + f"<h3>{_e(block.title)}</h3>")
             parts.append(_fields(block.rows, ("Field", "Value")))
     parts.append("</body></html>")
     return "".join(parts)

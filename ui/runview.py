@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
+from dataclasses import dataclass
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
@@ -28,6 +29,14 @@ from ui.plot import PHASE_LABELS, ThroughputPlot
 from ui.worker import Job
 
 DRAIN_MS = 50
+
+
+@dataclass(frozen=True)
+class ReferenceRates:
+    """A GUI-only event the job posts before the engine starts: the drive's rated rates."""
+
+    rates: list[tuple[str, float]]
+
 CURRENT_WINDOW_S = 1.0  # "current rate" is measured over the last second of samples
 
 
@@ -136,6 +145,8 @@ class RunView(QWidget):
                 self.progress.setValue(0)
             elif isinstance(event, Message):
                 self._message(event)
+            elif isinstance(event, ReferenceRates):
+                self.plot.set_reference_rates(event.rates)
             elif isinstance(event, PhaseFinished):
                 self._message(Message("info", f"{PHASE_LABELS.get(event.phase, event.phase)} finished"))
         if samples:

@@ -20,7 +20,8 @@ SEVERITY_COLOURS = {
 
 
 def _label(key: str) -> str:
-    return key.replace("_", " ").capitalize()
+    text = key.replace("_", " ")
+    return text[:1].upper() + text[1:]
 
 
 def _scalar(value: Any) -> str:
@@ -52,7 +53,13 @@ class ResultTree(QTreeWidget):
         self._add(self.invisibleRootItem(), data)
         self.expandToDepth(expand_depth - 1)
 
-    def add_section(self, title: str, data: Any, *, colour: QColor | None = None) -> QTreeWidgetItem:
+    def show_sections(self, sections: list[tuple[str, Any, bool]]) -> None:
+        self.clear()
+        for title, data, expanded in sections:
+            self.add_section(title, data, expanded=expanded)
+
+    def add_section(self, title: str, data: Any, *, colour: QColor | None = None,
+                    expanded: bool = True) -> QTreeWidgetItem:
         item = QTreeWidgetItem([title, "" if isinstance(data, (dict, list)) else _scalar(data)])
         font = item.font(0)
         font.setBold(True)
@@ -62,7 +69,7 @@ class ResultTree(QTreeWidget):
         self.addTopLevelItem(item)
         if isinstance(data, (dict, list)):
             self._add(item, data)
-        item.setExpanded(True)
+        item.setExpanded(expanded)
         return item
 
     def _add(self, parent: QTreeWidgetItem, data: Any) -> None:

@@ -110,6 +110,11 @@ class CreateDataPanel(_DiskPanel):
     def result_headline(self, r: dict) -> str:
         return engines.disk_headline(r, "Created")
 
+    def result_sections(self, r: dict):
+        from ui.summaries import disk_sections
+
+        return disk_sections(r)
+
 
 class ReadDataPanel(_DiskPanel):
     key = "read"
@@ -143,3 +148,8 @@ class ReadDataPanel(_DiskPanel):
 
     def result_headline(self, r: dict) -> str:
         return engines.disk_headline(r, "Read")
+
+    def result_sections(self, r: dict):
+        from ui.summaries import disk_sections
+
+        return disk_sections(r)

@@ -173,9 +173,11 @@ class HistoryPanel(WizardPanel):
         ids = self.selected_ids()
         if not ids:
             return
-        path, _ = QFileDialog.getSaveFileName(self, "Save report", f"tapediag-report-{ids[0]}.pdf", "PDF (*.pdf)")
-        if path:
-            self.save_report(ids, Path(path))
+        from ui.reportdialog import ask_report
+
+        answer = ask_report(self, f"tapediag-report-{'-'.join(map(str, ids))}.pdf")
+        if answer:
+            self.save_report(ids, *answer)
 
     def save_report(self, ids: list[int], path: Path, meta: dict | None = None) -> Job:
         self.show_page("runs")
@@ -184,4 +186,6 @@ class HistoryPanel(WizardPanel):
 
     def _report_saved(self, path: Path) -> None:
         self.last_report = Path(path)
-        self.window().statusBar().showMessage(f"Report saved to {path}", 8000) if hasattr(self.window(), "statusBar") else None
+        window = self.window()
+        if hasattr(window, "statusBar"):
+            window.statusBar().showMessage(f"Report saved to {path}", 8000)

@@ -27,16 +27,16 @@ class TapePerfPanel(TestPanel):
                    "Writing destroys what is on the cartridge: you will be asked before anything is overwritten.")
     destructive = True
     presets = [
-        (LTT_DEFAULT, {"direction": "write,read", "pattern": "2:1", "block_size": "256K", "mode": "fixed",
+        (LTT_DEFAULT, {"direction": "write+read", "pattern": "2:1", "block_size": "256K", "mode": "fixed",
                        "io_size": "1M", "size": "32G", "filemarks_every": "0", "compression": "on", "start": "bot",
                        "verify": False}),
-        (HPUX, {"direction": "write,read", "pattern": "2:1", "block_size": "128K", "mode": "fixed",
+        (HPUX, {"direction": "write+read", "pattern": "2:1", "block_size": "128K", "mode": "fixed",
                 "io_size": "1M", "size": "8G", "filemarks_every": "0", "compression": "on", "start": "bot",
                 "verify": False}),
-        (QUICK, {"direction": "write,read", "pattern": "2:1", "block_size": "256K", "mode": "variable",
+        (QUICK, {"direction": "write+read", "pattern": "2:1", "block_size": "256K", "mode": "variable",
                  "io_size": "256K", "size": "1G", "filemarks_every": "0", "compression": "on", "start": "bot",
                  "verify": False}),
-        (NATIVE, {"direction": "write,read", "pattern": "random", "block_size": "256K", "mode": "fixed",
+        (NATIVE, {"direction": "write+read", "pattern": "random", "block_size": "256K", "mode": "fixed",
                   "io_size": "1M", "size": "8G", "filemarks_every": "0", "compression": "on", "start": "bot",
                   "verify": False}),
     ]
@@ -55,25 +55,34 @@ class TapePerfPanel(TestPanel):
                                       "presets reproduce the settings technicians know from L&amp;TT and HP-UX.")
 
     def build_fields(self, form) -> None:
-        self.add_field("direction", "&Direction:", combo([("Write, then read back", "write,read"),
+        self.add_field("direction", "&Direction:", combo([("Write, then read back", "write+read"),
                                                           ("Write only", "write"), ("Read only", "read")]))
         self.add_field("pattern", "Data &pattern:",
                        ValidatedField(engines.check_pattern, "2:1"),
                        "random, zeros, or N:1 — the ratio the drive's own compressor (SLDC) will achieve")
-        self.add_field("block_size", "&Block size:", ValidatedField(engines.check_size, "256K"),
+        self.add_field("block_size", "&Block size:", ValidatedField(engines.check_tape_size, "256K"),
                        "bytes per tape block, e.g. 256K, 1M")
         self.add_field("mode", "Block &mode:", combo([("Fixed", "fixed"), ("Variable", "variable")]))
-        self.add_field("io_size", "&I/O size:", ValidatedField(engines.check_size, "1M"),
+        self.add_field("io_size", "&I/O size:", ValidatedField(engines.check_tape_size, "1M"),
                        "bytes per WRITE/READ command (a multiple of the block size in fixed mode)")
-        self.add_field("size", "&Amount of data:", ValidatedField(engines.check_size, "32G"),
-                       "how much to write, e.g. 32G")
-        self.add_field("filemarks_every", "&Filemark every:", ValidatedField(engines.check_size_or_zero, "0"),
+        self.add_field("size", "&Amount of data:", ValidatedField(engines.check_amount, "32G"),
+                       "how much to write (32G) or for how long (90s, 10min)")
+        self.add_field("filemarks_every", "&Filemark every:", ValidatedField(engines.check_tape_size_or_zero, "0"),
                        "0 = no filemarks (each filemark flushes the drive's buffer)")
         self.add_field("compression", "Drive &compression:", combo([("On", "on"), ("Off", "off"),
                                                                     ("Leave as it is", "leave")]))
         self.add_field("start", "&Start at:", combo([("Beginning of tape (overwrite)", "bot"),
                                                       ("End of data (append)", "eod")]))
         self.add_field("verify", "", QCheckBox("&Verify data read back against what was written"))
+        self.fields["mode"].currentIndexChanged.connect(self._mode_changed)
+        self._mode_changed()
+
+    def _mode_changed(self, *_: object) -> None:
+        # In variable-block mode every command moves one block: the I/O size is the block size.
+        variable = self.fields["mode"].currentData() == "variable"
+        self.fields["io_size"].setEnabled(not variable)
+        if variable:
+            self.fields["io_size"].setText(self.fields["block_size"].text())
 
     def make_params(self) -> Any:
         return engines.tapeperf_params(self.values())
@@ -98,8 +107,44 @@ class TapePerfPanel(TestPanel):
         text += "<p>Before the first write the engine checks the cartridge; if it holds data you will be asked.</p>" if writes else ""
         return text
 
+    def probe(self, params: Any) -> Job | None:
+        """Read what is on the cartridge (the engine's own safety probe) for the confirm page."""
+        if not params.writes or not self.device:
+            return None
+        device = self.device
+        self.found_label.setText("Checking what is on the cartridge…")
+        return self.workers.submit(Job(device, "cartridge check", lambda job: engines.tapeperf_probe(device, params),
+                                       on_done=self._probed, on_error=self._probe_failed))
+
+    def _probed(self, state: dict) -> None:
+        from native.errors import SafetyRefusal
+
+        if state["write_protected"] or state["worm"]:
+            what = "write-protected" if state["write_protected"] else "WORM media"
+            self.refusal = SafetyRefusal(f"the cartridge is {what}", reason=f"the cartridge is {what}: "
+                                         "a write test cannot run", overridable=False)
+        elif state["holds_data"]:
+            what = state["found"] or state["probe_error"]
+            mam = f"; MAM says {state['mam_mb_written']:,} MB written in its life" if state["mam_mb_written"] else ""
+            self.refusal = SafetyRefusal(f"the cartridge holds data: {what}", reason=what + mam, overridable=True)
+        else:
+            written = f" (MAM: {state['mam_mb_written']:,} MB written in its life)" if state["mam_mb_written"] else ""
+            self.found_label.setText(f"Checked: the cartridge is blank at the start of the tape{written}.")
+            return
+        self.show_refusal(self.refusal)
+
+    def _probe_failed(self, err: BaseException) -> None:
+        from ui.worker import describe_error
+
+        self.found_label.setText(f"Could not check the cartridge: {describe_error(err)}")
+
     def run_engine(self, job: Job, params: Any, force: bool):
         return engines.run_tapeperf(job, self.device or "", params, force)
 
     def result_headline(self, r: dict) -> str:
         return engines.tapeperf_headline(r)
+
+    def result_sections(self, r: dict):
+        from ui.summaries import tapeperf_sections
+
+        return tapeperf_sections(r)

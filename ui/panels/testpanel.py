@@ -48,6 +48,7 @@ class TestPanel(WizardPanel):
         self.run_id: int | None = None
         self.refusal: SafetyRefusal | None = None
         self.outcome: str = ""
+        self.last_report = None
         self._build_choose()
         self._build_params()
         self._build_confirm()
@@ -80,11 +81,18 @@ class TestPanel(WizardPanel):
         """Worker thread: run the engine; returns (result, result dict, history run id)."""
         raise NotImplementedError
 
+    def probe(self, params: Any) -> Job | None:
+        """Optionally look at the target before the confirm page's Start (no writes)."""
+        return None
+
     def references(self, params: Any) -> list[tuple[str, float]]:
         return []
 
     def result_headline(self, result: dict) -> str:
         return ""
+
+    def result_sections(self, result: dict) -> list[tuple[str, Any, bool]]:
+        return [("Results", result, True)]
 
     # -- pages ---------------------------------------------------------------------------
     def _build_choose(self) -> None:
@@ -288,10 +296,12 @@ class TestPanel(WizardPanel):
         self.refusal = None
         self.confirm_label.setText(self.confirm_text(params))
         self.found_label.setText("")
+        self.found_label.setPalette(self.palette())
         self.confirm_box.hide()
         self.confirm_box.setChecked(False)
         self._update_start()
         self.show_page("confirm")
+        self.probe(params)
 
     def _update_start(self) -> None:
         if self.refusal is None:
@@ -325,26 +335,20 @@ class TestPanel(WizardPanel):
 
     def _done(self, outcome: tuple[Any, dict, int | None]) -> None:
         self.result, self.result_dict, self.run_id = outcome
-        cancelled = bool(self.job and self.job.cancel.cancelled)
-        self.outcome = "cancelled" if cancelled else "complete"
-        self.runview.detach("Cancelled: partial results below." if cancelled else "Finished.")
+        status = (self.result_dict or {}).get("status", "complete")
+        if self.job and self.job.cancel.cancelled:
+            status = "cancelled"
+        self.outcome = status
+        self.runview.detach({"cancelled": "Cancelled: partial results below.",
+                             "failed": "Failed: partial results below."}.get(status, "Finished."))
         self._show_results()
+        if status == "failed":
+            self.show_error(self.title, str((self.result_dict or {}).get("error") or "the test failed"))
 
     def _failed(self, err: BaseException) -> None:
         if isinstance(err, SafetyRefusal):
             self.runview.detach("Refused: nothing was written.")
-            self.refusal = err
-            self.found_label.setText(f"<b>{'Found on the cartridge' if err.overridable else 'Cannot write'}:</b> "
-                                     f"{err.reason}")
-            pal = self.found_label.palette()
-            pal.setColor(self.found_label.foregroundRole(), SEVERITY_COLOURS["critical"])
-            self.found_label.setPalette(pal)
-            if err.overridable:
-                self.confirm_box.setText("I understand: &overwrite this cartridge; its data will be destroyed")
-                self.confirm_box.show()
-            else:
-                self.confirm_box.hide()
-            self._update_start()
+            self.show_refusal(err)
             self.show_page("confirm")
             return
         if isinstance(err, Cancelled):
@@ -356,13 +360,29 @@ class TestPanel(WizardPanel):
         self.runview.detach(f"Failed: {describe_error(err)}")
         self.show_error(self.title, err)
 
+    def show_refusal(self, err: SafetyRefusal) -> None:
+        """The confirm page says what the engine found and, if it may be overridden, asks."""
+        self.refusal = err
+        self.found_label.setText(f"<b>{'Found on the cartridge' if err.overridable else 'Cannot write'}:</b> "
+                                 f"{err.reason}" + ("" if err.overridable else f"<br>{err}"))
+        pal = self.found_label.palette()
+        pal.setColor(self.found_label.foregroundRole(), SEVERITY_COLOURS["critical"])
+        self.found_label.setPalette(pal)
+        if err.overridable:
+            self.confirm_box.setText("I understand: &overwrite this cartridge; its data will be destroyed")
+            self.confirm_box.setChecked(False)
+            self.confirm_box.show()
+        else:
+            self.confirm_box.hide()
+        self._update_start()
+
     def _show_results(self) -> None:
         data = self.result_dict or {}
         text = self.result_headline(data)
-        if self.outcome == "cancelled":
-            text = "<b>Cancelled</b> — partial results. " + text
+        if self.outcome in ("cancelled", "failed"):
+            text = f"<b>{self.outcome.capitalize()}</b> — partial results. " + text
         self.result_label.setText(text)
-        self.result_tree.show_dict(data, expand_depth=1)
+        self.result_tree.show_sections(self.result_sections(data))
         self.report_button.setEnabled(self.run_id is not None)
         self._plot_to_results_page()
         self.show_page("results")
@@ -381,23 +401,28 @@ class TestPanel(WizardPanel):
 
     # -- report ----------------------------------------------------------------------------
     def ask_save_report(self) -> None:
+        from ui.reportdialog import ask_report
+
         if self.run_id is None:
             return
-        path, _ = QFileDialog.getSaveFileName(self, "Save report", f"tapediag-run-{self.run_id}.pdf", "PDF (*.pdf)")
-        if path:
-            self.save_report(path)
+        answer = ask_report(self, f"tapediag-{self.key}-run-{self.run_id}.pdf")
+        if answer:
+            self.save_report(*answer)
 
-    def save_report(self, path: str) -> Job | None:
+    def save_report(self, path, meta: dict | None = None) -> Job | None:
         from pathlib import Path
 
         from ui import engines
 
         if self.run_id is None:
             return None
-        run_id = self.run_id
-        return self.workers.submit(Job("history", "report", lambda j: engines.save_report([run_id], Path(path), {}),
-                                       on_done=lambda p: setattr(self, "last_report", p),
-                                       on_error=lambda e: self.show_error("Report", e)))
+        run_id, meta = self.run_id, meta or {}
+        return self.workers.submit(Job("history", "report", lambda j: engines.save_report([run_id], Path(path), meta),
+                                       on_done=self._report_saved, on_error=lambda e: self.show_error("Report", e)))
+
+    def _report_saved(self, path) -> None:
+        self.last_report = path
+        self.result_label.setText(self.result_label.text() + f"<br>Report saved to {path}")
 
 
 def path_picker(edit: ValidatedField, parent: QWidget, title: str) -> QPushButton:

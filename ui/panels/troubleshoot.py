@@ -134,6 +134,7 @@ class TroubleshootPanel(WizardPanel):
         self.show_page("figures")
         self.diagnosis: dict | None = None
         self.run_id: int | None = None
+        self.last_report = None
         saved = load_json("troubleshoot/values")
         if isinstance(saved, dict):
             for k, v in saved.items():
@@ -205,17 +206,16 @@ class TroubleshootPanel(WizardPanel):
         self.show_page("results")
 
     def ask_save_report(self) -> None:
-        from pathlib import Path
-
-        from PySide6.QtWidgets import QFileDialog
+        from ui.reportdialog import ask_report
 
         if self.run_id is None:
             return
-        path, _ = QFileDialog.getSaveFileName(self, "Save report", f"tapediag-troubleshoot-{self.run_id}.pdf",
-                                              "PDF (*.pdf)")
-        if path:
+        answer = ask_report(self, f"tapediag-troubleshoot-{self.run_id}.pdf")
+        if answer:
+            path, meta = answer
             run_id = self.run_id
-            self.workers.submit(Job("history", "report", lambda j: engines.save_report([run_id], Path(path), {}),
+            self.workers.submit(Job("history", "report", lambda j: engines.save_report([run_id], path, meta),
+                                    on_done=lambda p: setattr(self, "last_report", p),
                                     on_error=lambda e: self.show_error("Report", e)))
 
 
