@@ -88,6 +88,7 @@ class TapePerfTest:
         self.clock = clock
         self.pool_bytes = pool_bytes
         self._supported_pages: tuple[int, ...] | None = None
+        self._pages_unknown = False
         self._connection_lost = False
 
     # -- the run -----------------------------------------------------------------------
@@ -127,10 +128,10 @@ class TapePerfTest:
         result.predicted_ratio = gen.predicted_ratio
         before = self._counters(result)
 
-        start_block = 0
+        start_block: int | None = 0
         if p.start == "eod" and p.writes:
             drive.space(1, SpaceCode.END_OF_DATA)
-            start_block = drive.read_position().first_block
+            start_block = self._position()
         else:
             drive.rewind()
 
@@ -142,7 +143,8 @@ class TapePerfTest:
                 write_phase = self._write(gen, buf, result, sink, cancel, t0)
             if p.reads and result.status == "complete":
                 if p.start == "eod" and p.writes:
-                    drive.locate(start_block)
+                    assert write_phase is not None
+                    self._back_to(start_block, write_phase)
                 else:
                     drive.rewind()
                 self._read(gen, buf, result, sink, cancel, t0, write_phase)
@@ -346,6 +348,35 @@ class TapePerfTest:
 
     # -- around the phases ---------------------------------------------------------------
 
+    def _position(self) -> int | None:
+        """The logical block number here, or None when the drive cannot say.
+
+        Some targets (tgt) answer READ POSITION with all zeros: block 0 is believed
+        only with the BOP flag, as a real drive at BOT sets it.
+        """
+        pos = supported(self.drive.read_position)
+        if not pos or pos.value is None or pos.value.bpu:
+            return None
+        if pos.value.first_block == 0 and not pos.value.bop:
+            return None
+        return pos.value.first_block
+
+    def _back_to(self, start_block: int | None, written: PhaseResult) -> None:
+        """Position at the first block the write phase wrote (after an append at EOD).
+
+        LOCATE where the drive has it; otherwise space back over the filemarks written
+        plus the one that ended the previous file, and forward over that one.
+        """
+        drive = self.drive
+        if start_block == 0:
+            drive.rewind()
+            return
+        if start_block is not None and supported(drive.locate, start_block):
+            return
+        back = drive.space(-(written.filemarks + 1), SpaceCode.FILEMARKS)
+        if not (back.bop or back.residual):
+            drive.space(1, SpaceCode.FILEMARKS)
+
     def _note(self, result: TapePerfResult, sink: EventSink, level: str, text: str) -> None:
         result.messages.append(text)
         sink(Message(level, text))
@@ -380,11 +411,11 @@ class TapePerfTest:
             self._note(result, sink, "warning", f"compression left {state}: {change.reason}")
 
     def _pages(self) -> tuple[int, ...] | None:
-        if self._supported_pages is None:
+        if self._supported_pages is None and not self._pages_unknown:
             try:
                 self._supported_pages = self.drive.supported_log_pages()
             except DeviceError:
-                return None
+                self._pages_unknown = True  # try each page instead; ask only once
         return self._supported_pages
 
     def _counters(self, result: TapePerfResult) -> dict[str, int | None]:

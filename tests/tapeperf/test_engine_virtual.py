@@ -79,6 +79,21 @@ def test_append_at_eod_keeps_what_is_there(lto9: TapeDrive) -> None:
     assert lto9.read(bytearray(MiB)).nbytes == 256 << 10  # the first test's data is still at BOT
 
 
+def test_append_read_back_without_read_position_spaces_over_filemarks(lto9: TapeDrive) -> None:
+    """A drive without READ POSITION/LOCATE (as tgt): the read-back finds the start by filemarks."""
+    from tests.helpers.faults import check_condition
+
+    run_test(lto9, TapePerfParams(direction="write", size=2 * MiB))
+    faulty = FaultyTransport(lto9.transport)
+    for opcode in (0x34, 0x2B, 0x92):  # READ POSITION, LOCATE(10), LOCATE(16)
+        faulty.inject(check_condition(0x5, 0x20, 0x00, "invalid opcode"), opcode=opcode, times=None)
+    p = TapePerfParams(direction="write+read", start="eod", size=3 * MiB, filemarks_every=1 * MiB, verify=True, seed=5)
+    r = run_test(TapeDrive(faulty), p)
+    rd = r.phase("read")
+    assert r.status == "complete", r.error
+    assert (rd.bytes, rd.filemarks, rd.verified_blocks, rd.verify_errors) == (3 * MiB, 3, 12, 0)
+
+
 def test_data_on_tape_is_refused_unless_forced(lto9: TapeDrive) -> None:
     run_test(lto9, TapePerfParams(direction="write", size=2 * MiB))
     with pytest.raises(SafetyRefusal) as info:
