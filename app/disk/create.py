@@ -262,7 +262,7 @@ class CreateDataTest:
             raise _stop_for(err.errno or errno_mod.EIO, prefix + name, 0) from None
         flags = diskio.FLAG_FSYNC if p.fsync == "file" else 0
         batch = 8
-        done = lambda: files_left <= 0 or (bytes_left is not None and bytes_left <= 0) or stream.stop.is_set()  # noqa: E731
+        done = lambda: files_left <= 0 or (bytes_left is not None and bytes_left <= 0) or stream.halted  # noqa: E731
         walker = self._dirs(root_fd, prefix + name, 1, record, done)
         try:
             for entry, dfd in walker:
@@ -274,7 +274,7 @@ class CreateDataTest:
                     cum = np.cumsum(sizes)
                     n = min(n, int(np.searchsorted(cum, bytes_left)) + 1)
                 i = 0
-                while i < n and not stream.stop.is_set():
+                while i < n and not stream.halted:
                     if sizes[i] > LARGE_FILE:
                         self._large(stream, dfd, rel, i, int(sizes[i]), int(offsets[i]), int(keys[i]), content, flags)
                         entry.files = i = i + 1
@@ -307,7 +307,7 @@ class CreateDataTest:
         finally:
             walker.close()
         try:
-            if p.fsync == "end" and not stream.stop.is_set():
+            if p.fsync == "end" and not stream.halted:
                 diskio.sync_filesystem(root_fd)
         finally:
             os.close(root_fd)
@@ -346,7 +346,7 @@ class CreateDataTest:
             raise _stop_for(err.errno or errno_mod.EIO, f"{rel}/{name}", stream.files) from None
         written, err = 0, 0
         try:
-            while written < size and not stream.stop.is_set():
+            while written < size and not stream.halted:
                 s0 = _now()
                 w, err = diskio.write_fd(fd, content.pool, off + written, min(SLICE, size - written), key, self.params.write_size)
                 written += w

@@ -222,7 +222,7 @@ class ReadDataTest:
         batch = 8
         try:
             for di, a, b in share:
-                if stream.stop.is_set():
+                if stream.halted:
                     break
                 d = dirs[di]
                 try:
@@ -234,7 +234,7 @@ class ReadDataTest:
                     continue
                 try:
                     i = a
-                    while i < b and not stream.stop.is_set():
+                    while i < b and not stream.halted:
                         if d.sizes[i] > LARGE_FILE:
                             self._large(stream, dfd, d, i, buf, flags)
                             i += 1
@@ -265,7 +265,7 @@ class ReadDataTest:
             self._unreadable(os.path.join(d.path, name), err.errno)
             return
         try:
-            while not stream.stop.is_set():
+            while not stream.halted:
                 s0 = time.monotonic_ns()
                 got, err, eof = diskio.read_fd(fd, buf, SLICE)
                 now = time.monotonic_ns()

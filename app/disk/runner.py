@@ -32,11 +32,17 @@ class Stream:
     phase: str
     _samples: collections.deque = field(repr=False, default_factory=collections.deque)
     stop: threading.Event = field(default_factory=threading.Event)
+    cancel: CancelToken = field(default_factory=CancelToken)
     files: int = 0
     bytes: int = 0
     errors: int = 0
     end_ns: int = 0
     latencies: list[np.ndarray] = field(default_factory=list, repr=False)
+
+    @property
+    def halted(self) -> bool:
+        """Checked between batches: another stream failed, or the user cancelled."""
+        return self.stop.is_set() or self.cancel.cancelled
 
     def add_batch(self, records: np.ndarray, *, count_files: bool = True) -> None:
         """Account one native batch (rows: errno, bytes, t_end_ns, latency_ns)."""
@@ -94,7 +100,7 @@ class StreamRunner:
 
     def run(self, work: Callable[[Stream], None]) -> list[Stream]:
         t0 = time.monotonic_ns()
-        self.streams = [Stream(i + 1, t0, self.phase, stop=self.stop) for i in range(self.nstreams)]
+        self.streams = [Stream(i + 1, t0, self.phase, stop=self.stop, cancel=self.cancel) for i in range(self.nstreams)]
         threads = [threading.Thread(target=self._body, args=(work, s), name=f"{self.phase}-{s.index}", daemon=True)
                    for s in self.streams]
         for t in threads:

@@ -1,0 +1,170 @@
+"""read-data on real trees: every byte counted, unreadable files listed, cache honesty."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import json
+from pathlib import Path
+
+import pytest
+
+from app.disk import CreateDataParams, CreateDataTest, ReadDataParams, ReadDataTest
+from app.events import CancelToken, PhaseFinished, PhaseStarted, SampleBatch
+from native import diskio
+from native.errors import DiskTestError, InvalidParameter
+
+from .conftest import tree_files
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _mixed_tree(root: Path) -> dict[str, int]:
+    """A 'customer' tree: odd sizes, empty files, a big file, nested and flat dirs."""
+    sizes = {"a.txt": 0, "b.bin": 1, "c/d.dat": 4095, "c/e.dat": 4097, "c/f/g.dat": 123_457,
+             "c/f/h/big.iso": (9 << 20) + 13, "i/j.log": 65536}
+    for rel, size in sizes.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(os.urandom(size))
+    return sizes
+
+
+@pytest.mark.parametrize("streams", [1, 3, 8])
+def test_reads_count_every_byte(tmp_path: Path, streams: int, events: list) -> None:
+    sizes = _mixed_tree(tmp_path)
+    result = ReadDataTest(ReadDataParams(str(tmp_path), streams=streams, buffer_size=64 << 10)).run(events.append)
+    assert result.status == "complete" and result.unreadable_count == 0
+    assert result.total_files == len(sizes) and result.total_bytes == sum(sizes.values())
+    assert result.tree_walk.files == len(sizes) and result.tree_walk.bytes == sum(sizes.values())
+    assert result.tree_walk.dirs == 4 and result.tree_walk.seconds > 0
+    assert len(result.streams) == streams
+    assert result.seconds == max(s.seconds for s in result.streams)
+    samples = [s for e in events if isinstance(e, SampleBatch) for s in e.samples]
+    assert sum(s.nbytes for s in samples) == result.total_bytes
+    phases = [e.phase for e in events if isinstance(e, (PhaseStarted, PhaseFinished))]
+    assert phases == ["tree-walk", "tree-walk", "read-data", "read-data"]
+
+
+def test_reads_the_created_test_data(tmp_path: Path) -> None:
+    target = tmp_path / "t"
+    created = CreateDataTest(CreateDataParams(str(target), depth=2, breadth=3, files_per_dir=40, streams=2)).run()
+    result = ReadDataTest(ReadDataParams(str(target), streams=4)).run()
+    manifest_size = (target / ".tapediag-manifest.json").stat().st_size
+    assert result.total_files == created.total_files + 1
+    assert result.total_bytes == created.total_bytes + manifest_size
+    assert result.latency.count == result.total_files
+
+
+def test_symlinks_are_not_followed(tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "real.dat").write_bytes(b"x" * 1000)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.dat").write_bytes(b"y" * 5000)
+    (tree / "link-dir").symlink_to(outside)
+    (tree / "link-file").symlink_to(outside / "secret.dat")
+    result = ReadDataTest(ReadDataParams(str(tree))).run()
+    assert result.total_files == 1 and result.total_bytes == 1000
+    assert result.tree_walk.skipped_symlinks == 2
+
+
+def test_file_vanishing_after_the_walk_is_counted_unreadable(tmp_path: Path) -> None:
+    _mixed_tree(tmp_path)
+
+    def remove_one(event) -> None:
+        if isinstance(event, PhaseStarted) and event.phase == "read-data":
+            (tmp_path / "c" / "e.dat").unlink()
+
+    result = ReadDataTest(ReadDataParams(str(tmp_path))).run(remove_one)
+    assert result.status == "complete"
+    assert result.unreadable_count == 1 and result.unreadable[0].path.endswith("c/e.dat")
+    assert "No such file" in result.unreadable[0].error
+    assert result.total_files == 6
+
+
+def test_unreadable_files_as_a_normal_user() -> None:
+    """Root reads everything, so the CLI runs as 'nobody' over files with mode 000."""
+    if shutil.which("setpriv") is None:
+        pytest.skip("setpriv not installed")
+    base = Path(tempfile.mkdtemp(prefix="tapediag-read-"))
+    try:
+        os.chmod(base, 0o755)
+        tree = base / "tree"
+        sizes = _mixed_tree(tree)
+        for d in (tree, *[p for p in tree.rglob("*") if p.is_dir()]):
+            os.chmod(d, 0o755)
+        for f in (p for p in tree.rglob("*") if p.is_file()):
+            os.chmod(f, 0o644)
+        os.chmod(tree / "c" / "d.dat", 0o000)
+        os.chmod(tree / "i", 0o000)  # an unreadable directory: its file is never seen
+        data = base / "data"
+        data.mkdir()
+        os.chown(data, 65534, 65534)
+        proc = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-m",
+                               "app", "read-data", str(tree), "--streams", "2", "--json"],
+                              capture_output=True, text=True, cwd=ROOT, timeout=120,
+                              env={**os.environ, "TAPEDIAG_DATA_DIR": str(data)})
+        if "setpriv:" in proc.stderr:
+            pytest.skip(f"setpriv cannot switch user here: {proc.stderr.strip()}")
+        assert proc.returncode == 0, proc.stderr
+        out = json.loads(proc.stdout)
+        assert out["unreadable_count"] == 2
+        assert sorted(Path(u["path"]).name for u in out["unreadable"]) == ["d.dat", "i"]
+        assert all("Permission denied" in u["error"] for u in out["unreadable"])
+        assert out["total_files"] == len(sizes) - 2
+        assert out["total_bytes"] == sum(sizes.values()) - sizes["c/d.dat"] - sizes["i/j.log"]
+    finally:
+        shutil.rmtree(base)
+
+
+def test_cancel_keeps_partial_results(tmp_path: Path) -> None:
+    target = tmp_path / "t"
+    CreateDataTest(CreateDataParams(str(target), depth=2, breadth=4, files_per_dir=250)).run()
+    cancel = CancelToken()
+
+    def sink(event) -> None:
+        if isinstance(event, SampleBatch):
+            cancel.cancel()
+
+    result = ReadDataTest(ReadDataParams(str(target), streams=2, buffer_size=4096)).run(sink, cancel)
+    assert result.status == "cancelled"
+    assert 0 < result.total_files < 20 * 250 + 1
+    assert result.total_bytes > 0
+
+
+def test_direct_io(tmp_path: Path) -> None:
+    if not diskio.HAVE_O_DIRECT:
+        pytest.skip("no O_DIRECT on this platform")
+    sizes = _mixed_tree(tmp_path)
+    try:
+        result = ReadDataTest(ReadDataParams(str(tmp_path), streams=2, direct=True)).run()
+    except DiskTestError:
+        pytest.skip("the test file system does not support O_DIRECT")
+    assert result.direct and result.total_bytes == sum(sizes.values()) and result.unreadable_count == 0
+    with pytest.raises(InvalidParameter):
+        ReadDataTest(ReadDataParams(str(tmp_path), direct=True, buffer_size=5000))
+
+
+def test_tmpfs_is_flagged_as_served_from_memory(tmpfs) -> None:
+    mnt = tmpfs("16m")
+    (mnt / "f.dat").write_bytes(os.urandom(1 << 20))
+    result = ReadDataTest(ReadDataParams(str(mnt))).run()
+    assert any("memory" in w for w in result.warnings)
+
+
+def test_eviction_off_with_cached_data_warns(tmp_path: Path) -> None:
+    (tmp_path / "f.dat").write_bytes(os.urandom(1 << 20))
+    (tmp_path / "f.dat").read_bytes()
+    result = ReadDataTest(ReadDataParams(str(tmp_path), evict=False)).run()
+    assert any("page cache" in w for w in result.warnings)
+    evicted = ReadDataTest(ReadDataParams(str(tmp_path))).run()  # clean pages: eviction works on ext4
+    assert not any("memory" in w for w in evicted.warnings) or "tmpfs" in str(evicted.warnings)
+
+
+def test_empty_tree(tmp_path: Path) -> None:
+    result = ReadDataTest(ReadDataParams(str(tmp_path))).run()
+    assert result.total_files == 0 and result.status == "complete" and result.warnings
