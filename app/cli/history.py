@@ -5,6 +5,7 @@ import argparse
 import json
 
 from app.history import KINDS, History, Run, default_path
+from app.history.summary import headline as summary_headline
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -18,19 +19,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def headline(run: Run) -> str:
-    """A short summary of a run's results for one table cell: its main MB/s figures or verdict."""
-    res = run.results or {}
-    if run.status != "complete":
-        return run.error or ""
-    if "verdict" in res and isinstance(res["verdict"], str):
-        return res["verdict"]
-    parts = []
-    for key, value in res.items():
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and "mb_s" in key:
-            parts.append(f"{key.replace('_mb_s', '').replace('mb_s', 'rate')} {value:.1f} MB/s")
-    if not parts and isinstance(res.get("serial"), str):
-        parts.append(f"serial {res['serial']}")
-    return ", ".join(parts[:3])
+    """A short summary of a run's results for one table cell."""
+    return summary_headline(run.kind, run.status, run.results, run.error)
 
 
 def run(args: argparse.Namespace) -> int:

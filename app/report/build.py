@@ -6,6 +6,7 @@ from typing import Any, Iterable
 
 from app import __version__
 from app.history import History, Run, throughput_series
+from app.history.summary import distinct_figures, figure_name
 from app.troubleshoot import fmt
 from app.troubleshoot.fromhistory import drive_from_run
 
@@ -40,7 +41,10 @@ def value_text(key: str, value: Any) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, int):
-        return f"{value:,}" if abs(value) >= 10000 else str(value)
+        text = f"{value:,}" if abs(value) >= 10000 else str(value)
+        if key.endswith(("size", "_bytes")) or key == "bytes":
+            return f"{text} ({_size(value, binary=key.endswith('size'))})" if value >= 1000 else text
+        return text
     if isinstance(value, float):
         if "mb_s" in key or "mib_s" in key:
             return fmt(value)
@@ -48,6 +52,17 @@ def value_text(key: str, value: Any) -> str:
     if isinstance(value, list):
         return ", ".join(value_text(key, v) for v in value) if all(not isinstance(v, (dict, list)) for v in value) else f"{len(value)} items"
     return str(value)
+
+
+def _size(n: int, *, binary: bool) -> str:
+    """Block and file sizes in binary units (256 KiB), volumes in decimal ones (67.1 MB)."""
+    base, units = (1024, ("KiB", "MiB", "GiB", "TiB")) if binary else (1000, ("KB", "MB", "GB", "TB"))
+    value, unit = float(n), "B"
+    for u in units:
+        if value < base:
+            break
+        value, unit = value / base, u
+    return f"{value:.4g} {unit}"
 
 
 def flatten(data: Any, prefix: str = "", skip: tuple[str, ...] = ()) -> list[Field]:
@@ -69,37 +84,12 @@ def flatten(data: Any, prefix: str = "", skip: tuple[str, ...] = ()) -> list[Fie
     return out
 
 
-def _mb_s_figures(data: Any, path: str = "") -> list[tuple[str, float]]:
-    """Every MB/s figure in a result dict, with its path (headline figures)."""
-    found: list[tuple[str, float]] = []
-    if isinstance(data, dict):
-        for key, value in data.items():
-            if key in _SKIP_IN_BODY:
-                continue
-            sub = f"{path}.{key}" if path else str(key)
-            if isinstance(value, (int, float)) and not isinstance(value, bool) and key.endswith("mb_s") \
-                    and not key.startswith(("rated", "per_second")):
-                found.append((sub, float(value)))
-            else:
-                found.extend(_mb_s_figures(value, sub))
-    elif isinstance(data, list):
-        for i, item in enumerate(data):
-            name = item.get("phase") or item.get("name") if isinstance(item, dict) else None
-            found.extend(_mb_s_figures(item, f"{path}.{name or i + 1}"))
-    return found
-
-
 def _headline(run: Run) -> tuple[Field, ...]:
     res = run.results or {}
     if run.kind == "troubleshoot":
         return tuple(Field(t["direction"].capitalize(), f"bottleneck: {t.get('bottleneck_label') or 'not determined'}")
                      for t in res.get("tables", []))
-    figures = _mb_s_figures(res)
-    fields = []
-    for path, value in figures[:6]:
-        name = path.replace(".mb_s", "").replace("_mb_s", "").replace("mb_s", "rate").replace("phases.", "")
-        fields.append(Field(label(name), f"{fmt(value)} MB/s"))
-    return tuple(fields)
+    return tuple(Field(label(figure_name(path)), f"{fmt(value)} MB/s") for path, value in distinct_figures(res)[:6])
 
 
 def _plot(runs: Iterable[Run], title: str, with_run_id: bool) -> Plot | None:

@@ -1,0 +1,133 @@
+"""PDF reports from real runs: tape-perf on the virtual drive, create/read-data on real
+files, a drive identity read from the virtual drive, and a troubleshooting session
+built on them. The PDF is read back with pdftotext and rendered with pdftoppm."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from app.cli import main
+from app.drive import TapeDrive
+from app.history import History, record
+from app.report import build_report
+from app.troubleshoot import fmt
+
+pytestmark = pytest.mark.skipif(not shutil.which("pdftotext") or not shutil.which("pdftoppm"),
+                                reason="poppler-utils not installed")
+
+
+def _json_run(argv: list[str], capsys) -> dict:
+    code = main(argv + ["--json"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    return json.loads(out)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """Real runs, recorded once for the module in its own data directory."""
+    data = tmp_path_factory.mktemp("report-data")
+    mp = pytest.MonkeyPatch()
+    mp.setenv("TAPEDIAG_DATA_DIR", str(data))
+    ids: dict = {"data_dir": data}
+    try:
+        with TapeDrive.open("virtual:lto5") as drive:
+            inq = drive.inquiry()
+            identity = {"vendor": inq.vendor, "product": inq.product, "revision": inq.revision,
+                        "serial": drive.serial_number(), "generation": drive.generation()}
+        with record("drive-info", "virtual:lto5", {}) as rec:
+            rec.results = identity
+        ids["info"], ids["serial"] = rec.run_id, identity["serial"]
+        src = tmp_path_factory.mktemp("tree") / "data"
+        for argv in (["tape-perf", "virtual:lto5", "--size", "48M"],
+                     ["create-data", str(src), "--depth", "2", "--breadth", "3", "--files-per-dir", "60", "--streams", "2"],
+                     ["read-data", str(src), "--streams", "2"]):
+            code = main(argv)
+            assert code == 0, argv
+        with History.open() as hist:
+            listed = {r.kind: r.id for r in hist.list_runs()}
+        ids.update(tape=listed["tape-perf"], create=listed["create-data"], read=listed["read-data"])
+    finally:
+        mp.undo()
+    return ids
+
+
+@pytest.fixture
+def in_runs_dir(runs: dict, monkeypatch: pytest.MonkeyPatch) -> dict:
+    monkeypatch.setenv("TAPEDIAG_DATA_DIR", str(runs["data_dir"]))
+    return runs
+
+
+def _pdftotext(path: Path) -> str:
+    return subprocess.run(["pdftotext", "-layout", str(path), "-"], capture_output=True, text=True, check=True).stdout
+
+
+def _pages_as_gray(path: Path, tmp_path: Path) -> list[np.ndarray]:
+    subprocess.run(["pdftoppm", "-gray", "-r", "30", str(path), str(tmp_path / "page")], check=True)
+    images = []
+    for pgm in sorted(tmp_path.glob("page-*.pgm")):
+        raw = pgm.read_bytes()
+        header = raw.split(b"\n", 3)  # P5, "w h", maxval, pixels (pdftoppm writes no comments)
+        w, h = map(int, header[1].split())
+        images.append(np.frombuffer(header[3], dtype=np.uint8)[: w * h].reshape(h, w))
+    return images
+
+
+def test_troubleshoot_report_from_real_runs(in_runs_dir: dict, tmp_path: Path, capsys) -> None:
+    r = in_runs_dir
+    pdf = tmp_path / "out" / "report.pdf"
+    code = main(["troubleshoot", "--tape-write-run", str(r["tape"]), "--tape-read-run", str(r["tape"]),
+                 "--disk-read-run", str(r["read"]), "--disk-write-run", str(r["create"]),
+                 "--backup", "22.98", "--restore", "9.5", "--streams", "4", "--block-size", "64K",
+                 "--software-compression", "on", "--small-files", "--json",
+                 "--report", str(pdf), "--customer", "ACME Corp", "--site", "Berlin DC",
+                 "--technician", "J. Doe", "--ticket", "INC-4711"])
+    assert code == 0
+    session = json.loads(capsys.readouterr().out)
+    text = _pdftotext(pdf)
+    flat = " ".join(text.split())
+    for needle in ("ACME Corp", "Berlin DC", "J. Doe", "INC-4711", "Bottleneck analysis", "Recommendations",
+                   "Appendix: raw figures", "Turn software compression off"):
+        assert needle in flat, needle
+    for table in session["tables"]:
+        assert " ".join(table["verdict"].split()) in flat  # the verdict, word for word
+        for row in table["rows"]:
+            assert fmt(row["mb_s"]) in text, row  # every MB/s figure of the bottleneck table
+
+    pages = _pages_as_gray(pdf, tmp_path)
+    info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True).stdout
+    assert len(pages) == int(next(l.split()[1] for l in info.splitlines() if l.startswith("Pages:"))) >= 3
+    for page in pages:
+        assert page.min() < 128 and page.std() > 5  # ink on every page, not a blank sheet
+
+
+def test_report_command_with_device_identity_runs_and_plots(in_runs_dir: dict, tmp_path: Path, capsys) -> None:
+    r = in_runs_dir
+    pdf = tmp_path / "runs.pdf"
+    assert main(["report", str(r["info"]), str(r["tape"]), str(r["create"]), str(r["read"]),
+                 "-o", str(pdf), "--customer", "ACME Corp"]) == 0
+    assert "Report written to" in capsys.readouterr().out
+    text = _pdftotext(pdf)
+    assert r["serial"] in text  # the device serial from the drive-info run
+    with History.open() as hist:
+        report = build_report(hist, [r["info"], r["tape"], r["create"], r["read"]])
+        tape = hist.get_run(r["tape"], samples=False)
+        disk = hist.get_run(r["read"], samples=False)
+    phases = {p["phase"]: p["mb_s"] for p in tape.results["phases"]}
+    for value in (phases["write"], phases["read"], disk.results["mb_s"]):
+        assert f"{fmt(value)} MB/s" in text  # each measured MB/s figure
+    assert report.comparison is not None and len(report.comparison.series) >= 3  # runs overlaid on one plot
+    assert "Runs compared" in text and "Tape performance" in text
+
+
+def test_report_refuses_unknown_runs_and_non_pdf_names(in_runs_dir: dict, tmp_path: Path, capsys) -> None:
+    assert main(["report", "999", "-o", str(tmp_path / "x.pdf")]) == 2
+    assert "no run 999" in capsys.readouterr().err
+    assert main(["report", str(in_runs_dir["tape"]), "-o", str(tmp_path / "x.txt")]) == 2
+    assert "x.pdf" in capsys.readouterr().err
+    assert not (tmp_path / "x.pdf").exists()
