@@ -22,7 +22,7 @@ except ImportError:  # pragma: no cover - the C helper is not built
 
 
 class CompressionEstimator:
-    def __init__(self, history: int, *, window: int = 16384, budget: int = 1 << 20) -> None:
+    def __init__(self, history: int, *, window: int = 16384, budget: int = 4 << 20) -> None:
         self.history = history
         self.window = window
         self.budget = budget
