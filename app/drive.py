@@ -343,7 +343,8 @@ class TapeDrive:
         ten = data.select_data(ten=True)
         self._command(C.mode_select10(len(ten), sp=save), data_out=ten)
 
-    def _mode_header(self) -> ModeData:
+    def mode_header(self) -> ModeData:
+        """MODE SENSE for the header and block descriptor (density, block size, WP, buffering)."""
         try:
             return self.mode_sense(PAGE_DEVICE_CONFIGURATION)
         except IllegalRequest as err:
@@ -353,15 +354,15 @@ class TapeDrive:
 
     def block_size(self) -> int | None:
         """Current block length (0 = variable), None if the drive has no block descriptor."""
-        return self._mode_header().block_length
+        return self.mode_header().block_length
 
     def set_block_size(self, size: int) -> None:
         """Switch to fixed-block mode of ``size`` bytes, or variable mode for 0."""
-        current = self._mode_header()
+        current = self.mode_header()
         self.mode_select(current.without_pages().with_block_length(size))
 
     def is_write_protected(self) -> bool:
-        return self._mode_header().write_protected
+        return self.mode_header().write_protected
 
     def compression(self) -> CompressionPage | None:
         """The data compression page, or None when the drive has none."""
@@ -545,7 +546,7 @@ class TapeDrive:
     def generation(self) -> int | None:
         """LTO generation from the current density code, else from the product name."""
         try:
-            density = self._mode_header().density_code
+            density = self.mode_header().density_code
         except CheckCondition:
             density = None
         gen = lto_generation(density) if density else None

@@ -1,15 +1,136 @@
-"""`tapediag info` (not yet implemented)."""
+"""``tapediag info DEVICE [--json]``: identity, modes, cartridge, TapeAlert, errors, health.
+
+Decoding and the verdict live in ``app.info``; this module only renders: aligned,
+grouped text for a technician, or ``DriveInfo.to_dict()`` as JSON for machines.
+Exit status 0 for a Healthy drive, 1 when the verdict is Attention or Failing, so
+scripts can act on it.
+"""
 from __future__ import annotations
 
 import argparse
+import json
+from typing import Any, Iterable
 
-from native.errors import TapediagError
+from app.drive import Supported, Unsupported
+from app.info import DriveInfo, Verdict, gather_device
+
+LABEL_WIDTH = 26
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("info", help="(not yet implemented)")
+    parser = subparsers.add_parser(
+        "info",
+        help="show a drive's identity, cartridge, TapeAlert flags, error counters and health",
+        description="Read-only: queries the drive and the loaded cartridge; nothing is written or moved.",
+    )
+    parser.add_argument("device", metavar="DEVICE", help="/dev/sgN, /dev/nstN, \\\\.\\TapeN, iscsi://host/iqn/lun or virtual:lto9")
+    parser.add_argument("--json", action="store_true", help="print machine-readable JSON instead of text")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    raise TapediagError("'tapediag info' is not implemented yet")
+    info = gather_device(args.device)
+    if args.json:
+        print(json.dumps(info.to_dict(), indent=2))
+    else:
+        print(render_text(info), end="")
+    return 0 if info.health.verdict is Verdict.HEALTHY else 1
+
+
+def _fmt(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
+def _mib(value: int | None) -> str:
+    if value is None:
+        return "-"
+    if value >= 1024 * 1024:
+        return f"{value:,} MiB ({value / 1024 / 1024:.2f} TiB)"
+    if value >= 1024:
+        return f"{value:,} MiB ({value / 1024:.1f} GiB)"
+    return f"{value:,} MiB"
+
+
+def _lines(title: str, rows: Iterable[tuple[str, str]]) -> list[str]:
+    rows = list(rows)
+    width = max([LABEL_WIDTH] + [len(label) + 2 for label, _ in rows])
+    return [title] + [f"  {label:<{width}}{value}" for label, value in rows] + [""]
+
+
+def _section(title: str, section: Any, rows: "callable") -> list[str]:  # type: ignore[valid-type]
+    if isinstance(section, Unsupported):
+        return _lines(title, [("", section.reason)])
+    return _lines(title, rows(section.value))
+
+
+def render_text(info: DriveInfo) -> str:
+    ident = info.identity
+    out: list[str] = []
+    out += _lines(f"Drive {info.device}", [
+        ("Vendor", ident.vendor),
+        ("Product", ident.product),
+        ("Firmware revision", ident.revision),
+        ("Serial number", _fmt(ident.serial)),
+        ("WWN", _fmt(ident.wwn)),
+        ("Device type", ident.device_type),
+        ("LTO generation", f"LTO-{info.generation}" if info.generation else "unknown"),
+    ])
+    out += _section("Mode", info.media, lambda m: [
+        ("Density", f"{m.density_name}" + (f" (0x{m.density_code:02X})" if m.density_code is not None else "")),
+        ("Block mode", m.block_mode),
+        ("Write protected", _fmt(m.write_protected)),
+        ("Buffered mode", _fmt(m.buffered_mode)),
+    ])
+    out += _section("Block limits", info.block_limits, lambda b: [
+        ("Minimum block", f"{b.min_block:,} bytes"),
+        ("Maximum block", f"{b.max_block:,} bytes"),
+        ("Granularity", f"{2 ** b.granularity} byte(s)"),
+    ])
+    out += _section("Compression", info.compression, lambda c: [
+        ("Capable", _fmt(c.capable)),
+        ("Enabled", _fmt(c.enabled)),
+    ])
+    out += _section("Cartridge (MAM)", info.cartridge, lambda c: [
+        ("Barcode", _fmt(c.barcode)),
+        ("Manufacturer", _fmt(c.manufacturer)),
+        ("Serial number", _fmt(c.serial)),
+        ("Medium type", _fmt(c.medium_type)),
+        ("Density code", f"0x{c.density_code:02X}" if c.density_code is not None else "-"),
+        ("Manufacture date", _fmt(c.manufacture_date)),
+        ("Load count", _fmt(c.load_count)),
+        ("Capacity remaining", _mib(c.remaining_capacity_mib)),
+        ("Capacity maximum", _mib(c.maximum_capacity_mib)),
+        ("Written (lifetime)", _mib(c.mib_written_total)),
+        ("Read (lifetime)", _mib(c.mib_read_total)),
+        ("Written (last load)", _mib(c.mib_written_last_load)),
+        ("Read (last load)", _mib(c.mib_read_last_load)),
+    ])
+    if isinstance(info.tapealerts, Supported):
+        alerts = info.tapealerts.value
+        rows = [(f"{a.code:02X}h {a.severity}", f"{a.name}: {a.text}") for a in alerts] or [("", "no flags set")]
+        out += _lines("TapeAlert", rows)
+    else:
+        out += _lines("TapeAlert", [("", info.tapealerts.reason)])
+    for title, section in (("Write errors", info.write_errors), ("Read errors", info.read_errors)):
+        out += _section(title, section, lambda e: [
+            ("Corrected", _fmt(e.corrected)),
+            ("Uncorrected", _fmt(e.uncorrected)),
+            ("Retries", _fmt(e.retries)),
+            ("Bytes processed", _fmt(e.bytes_processed)),
+        ])
+    out += _section("Volume statistics", info.volume_statistics,
+                    lambda v: [(_stat_label(k), _fmt(val)) for k, val in v.items()] or [("", "none reported")])
+    health = info.health
+    out += _lines("Health", [("Verdict", health.verdict.value)] + [("", f"- {r}") for r in health.reasons])
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _stat_label(name: str) -> str:
+    text = name.replace("_", " ").capitalize()
+    return text.replace(" mb", " MB").replace("Mb ", "MB ").replace("Bom ", "BOM ").replace("Mom ", "MOM ")

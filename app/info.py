@@ -1,0 +1,362 @@
+"""``tapediag info``: everything a technician wants to know about a drive, in one object.
+
+``gather(drive)`` asks the drive for identity, limits, modes, cartridge memory,
+TapeAlert flags, error counters and volume statistics, and derives a health verdict.
+Each section is ``Supported(value)`` or ``Unsupported(reason)``: a drive that lacks
+a page (tgt has no LOG SENSE at all) or has no cartridge loaded gives a readable
+"not supported by this device" / "no cartridge loaded", never a failure. Only a
+drive that cannot be reached at all (transport errors, no INQUIRY) raises.
+
+``DriveInfo`` is shared by the CLI (text and ``--json``), the GUI and PDF reports;
+rendering lives with them, ``to_dict()`` gives the JSON-safe form.
+"""
+from __future__ import annotations
+
+import enum
+from dataclasses import asdict, dataclass, field, is_dataclass
+from typing import Any, Callable, TypeVar
+
+from app.drive import NOT_SUPPORTED, Maybe, Supported, TapeDrive, Unsupported, generation_from_product, is_not_supported
+from app.scsi.density import density_name, lto_generation
+from app.scsi.logpages import (
+    PAGE_READ_ERRORS,
+    PAGE_SEQUENTIAL_ACCESS,
+    PAGE_VOLUME_STATISTICS,
+    PAGE_WRITE_ERRORS,
+    ErrorCounters,
+    SequentialAccess,
+    VolumeStatistics,
+)
+from app.scsi.mam import Mam
+from app.scsi.tapealert import CLEANING_FLAGS, Severity
+from native.errors import CheckCondition, IllegalRequest, NotReady, ParseError, UnitAttention
+
+T = TypeVar("T")
+
+NO_CARTRIDGE = "no cartridge loaded"
+
+
+class Verdict(str, enum.Enum):
+    HEALTHY = "Healthy"
+    ATTENTION = "Attention"
+    FAILING = "Failing"
+
+
+@dataclass(frozen=True)
+class Identity:
+    vendor: str
+    product: str
+    revision: str
+    serial: str | None
+    wwn: str | None
+    device_type: str
+
+
+@dataclass(frozen=True)
+class MediaState:
+    """What the mode header says: density, block mode, write protect, buffering."""
+
+    density_code: int | None
+    density_name: str
+    block_size: int | None  # 0 = variable-block mode
+    write_protected: bool
+    buffered_mode: int
+
+    @property
+    def block_mode(self) -> str:
+        if self.block_size is None:
+            return "unknown"
+        return "variable" if self.block_size == 0 else f"fixed {self.block_size} bytes"
+
+
+@dataclass(frozen=True)
+class Limits:
+    granularity: int
+    min_block: int
+    max_block: int
+
+
+@dataclass(frozen=True)
+class Compression:
+    capable: bool
+    enabled: bool
+    algorithm: int
+
+
+@dataclass(frozen=True)
+class Cartridge:
+    """The MAM fields a technician reads; ``attributes`` keeps every one by name."""
+
+    barcode: str | None
+    manufacturer: str | None
+    serial: str | None
+    medium_type: str | None
+    density_code: int | None
+    manufacture_date: str | None
+    load_count: int | None
+    remaining_capacity_mib: int | None
+    maximum_capacity_mib: int | None
+    mib_written_total: int | None
+    mib_read_total: int | None
+    mib_written_last_load: int | None
+    mib_read_last_load: int | None
+    attributes: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_mam(cls, mam: Mam) -> "Cartridge":
+        attributes: dict[str, Any] = {}
+        for a in mam.attributes:
+            value = a.value
+            attributes[a.name] = value.hex() if isinstance(value, bytes) else value
+        return cls(
+            barcode=mam.barcode,
+            manufacturer=mam.manufacturer,
+            serial=mam.serial,
+            medium_type=mam.medium_type,
+            density_code=mam.density_code,
+            manufacture_date=mam.manufacture_date,
+            load_count=mam.load_count,
+            remaining_capacity_mib=mam.remaining_capacity_mib,
+            maximum_capacity_mib=mam.maximum_capacity_mib,
+            mib_written_total=mam.mb_written_total,
+            mib_read_total=mam.mb_read_total,
+            mib_written_last_load=mam.mb_written_last_load,
+            mib_read_last_load=mam.mb_read_last_load,
+            attributes=attributes,
+        )
+
+
+@dataclass(frozen=True)
+class Alert:
+    code: int
+    name: str
+    severity: str
+    text: str
+
+
+@dataclass(frozen=True)
+class ErrorCounts:
+    """One direction of pages 0x02/0x03."""
+
+    corrected: int | None
+    uncorrected: int | None
+    retries: int | None
+    bytes_processed: int | None
+
+    @classmethod
+    def from_page(cls, page: ErrorCounters) -> "ErrorCounts":
+        return cls(corrected=page.total_corrected, uncorrected=page.total_uncorrected,
+                   retries=page.total_retries, bytes_processed=page.total_bytes_processed)
+
+
+@dataclass(frozen=True)
+class Health:
+    verdict: Verdict
+    reasons: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class DriveInfo:
+    device: str
+    identity: Identity
+    generation: int | None
+    media: Maybe[MediaState]
+    block_limits: Maybe[Limits]
+    compression: Maybe[Compression]
+    cartridge: Maybe[Cartridge]
+    tapealerts: Maybe[tuple[Alert, ...]]
+    write_errors: Maybe[ErrorCounts]
+    read_errors: Maybe[ErrorCounts]
+    cleaning_required: Maybe[bool]
+    volume_statistics: Maybe[dict]
+    health: Health
+
+    def to_dict(self) -> dict[str, Any]:
+        return {name: _jsonable(getattr(self, name)) for name in self.__dataclass_fields__}
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, Unsupported):
+        return {"supported": False, "reason": value.reason}
+    if isinstance(value, Supported):
+        inner = _jsonable(value.value)
+        return {"supported": True, **inner} if isinstance(inner, dict) else {"supported": True, "value": inner}
+    if isinstance(value, enum.Enum):
+        return value.value
+    if is_dataclass(value) and not isinstance(value, type):
+        out = {k: _jsonable(getattr(value, k)) for k in value.__dataclass_fields__}
+        if isinstance(value, MediaState):
+            out["block_mode"] = value.block_mode
+        return out
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    return value
+
+
+def _section(fn: Callable[[], T]) -> "Maybe[T]":
+    """Run one query; what the device cannot answer becomes Unsupported(reason).
+
+    Transport failures (timeout, lost connection) still raise: the drive is gone
+    and every following section would fail the same way.
+    """
+    try:
+        return Supported(fn())
+    except IllegalRequest as err:
+        if is_not_supported(err):
+            return Unsupported(NOT_SUPPORTED)
+        return Unsupported(f"rejected by the device ({err.sense.describe() if err.sense else err})")
+    except NotReady as err:
+        if err.sense is not None and err.sense.asc == 0x3A:
+            return Unsupported(NO_CARTRIDGE)
+        return Unsupported(f"drive not ready ({err.sense.describe() if err.sense else err})")
+    except CheckCondition as err:
+        return Unsupported(f"the device reported an error: {err.message}")
+    except ParseError as err:
+        return Unsupported(f"the device returned data tapediag cannot decode ({err})")
+
+
+def _settle(drive: TapeDrive, attempts: int = 4) -> None:
+    """One TEST UNIT READY to consume pending UNIT ATTENTIONs (after a load or reset).
+
+    NOT READY is fine here: info also describes a drive without a cartridge.
+    """
+    for _ in range(attempts):
+        try:
+            drive.test_unit_ready()
+            return
+        except UnitAttention:
+            continue
+        except NotReady:
+            return
+
+
+def gather(drive: TapeDrive) -> DriveInfo:
+    """Query the drive (read-only: nothing is written, nothing moves) into a DriveInfo."""
+    inquiry = drive.inquiry()
+    _settle(drive)
+    serial = _section(drive.serial_number)
+    ident = _section(lambda: drive.vpd(0x83))
+    identity = Identity(
+        vendor=inquiry.vendor,
+        product=inquiry.product,
+        revision=inquiry.revision,
+        serial=serial.value if isinstance(serial, Supported) else None,
+        wwn=ident.value.wwn if isinstance(ident, Supported) else None,
+        device_type=inquiry.device_type_name,
+    )
+
+    mode = _section(drive.mode_header)  # one MODE SENSE serves density, block size, WP, buffering
+    media: Maybe[MediaState]
+    if isinstance(mode, Supported):
+        md = mode.value
+        media = Supported(MediaState(md.density_code, density_name(md.density_code), md.block_length, md.write_protected, md.buffered_mode))
+    else:
+        media = mode
+    density = media.value.density_code if isinstance(media, Supported) else None
+    generation = lto_generation(density) or generation_from_product(inquiry.product)
+
+    limits = _section(drive.read_block_limits)
+    block_limits: Maybe[Limits] = (
+        Supported(Limits(limits.value.granularity, limits.value.min_length, limits.value.max_length))
+        if isinstance(limits, Supported) else limits
+    )
+
+    comp = _section(drive.compression)
+    compression: Maybe[Compression]
+    if isinstance(comp, Supported) and comp.value is not None:
+        c = comp.value
+        compression = Supported(Compression(capable=c.dcc, enabled=c.dce, algorithm=c.compression_algorithm))
+    elif isinstance(comp, Supported):
+        compression = Unsupported(NOT_SUPPORTED)
+    else:
+        compression = comp
+
+    mam = _section(drive.read_attributes)
+    cartridge: Maybe[Cartridge] = Supported(Cartridge.from_mam(mam.value)) if isinstance(mam, Supported) else mam
+
+    pages = _section(drive.supported_log_pages)
+    listed = set(pages.value) if isinstance(pages, Supported) else None
+    # No LOG SENSE at all (tgt): do not ask five more times.
+    no_log_sense = isinstance(pages, Unsupported) and pages.reason == NOT_SUPPORTED
+
+    def log(page: int, read: Callable[[], Any] | None = None) -> Maybe:
+        if no_log_sense or (listed is not None and page not in listed):
+            return Unsupported(NOT_SUPPORTED)
+        return _section(read or (lambda: drive.log_sense(page)))
+
+    alerts_page = log(0x2E, drive.tapealert)  # read once: reading clears the flags
+    tapealerts: Maybe[tuple[Alert, ...]] = (
+        Supported(tuple(Alert(f.code, f.name, f.severity.value, f.definition.text) for f in alerts_page.value.active))
+        if isinstance(alerts_page, Supported) else alerts_page
+    )
+
+    def counts(page: int) -> Maybe[ErrorCounts]:
+        got = log(page)
+        if isinstance(got, Supported) and isinstance(got.value, ErrorCounters):
+            return Supported(ErrorCounts.from_page(got.value))
+        return got if isinstance(got, Unsupported) else Unsupported(NOT_SUPPORTED)
+
+    write_errors, read_errors = counts(PAGE_WRITE_ERRORS), counts(PAGE_READ_ERRORS)
+    seq = log(PAGE_SEQUENTIAL_ACCESS)
+    cleaning: Maybe[bool] = Unsupported(NOT_SUPPORTED)
+    if isinstance(seq, Supported) and isinstance(seq.value, SequentialAccess) and seq.value.cleaning_required is not None:
+        cleaning = Supported(seq.value.cleaning_required)
+    vol = log(PAGE_VOLUME_STATISTICS)
+    volume: Maybe[dict] = (Supported(vol.value.stats()) if isinstance(vol, Supported) and isinstance(vol.value, VolumeStatistics)
+                           else vol if isinstance(vol, Unsupported) else Unsupported(NOT_SUPPORTED))
+
+    health = assess(tapealerts, write_errors, read_errors, cleaning)
+    return DriveInfo(
+        device=drive.device,
+        identity=identity,
+        generation=generation,
+        media=media,
+        block_limits=block_limits,
+        compression=compression,
+        cartridge=cartridge,
+        tapealerts=tapealerts,
+        write_errors=write_errors,
+        read_errors=read_errors,
+        cleaning_required=cleaning,
+        volume_statistics=volume,
+        health=health,
+    )
+
+
+def assess(tapealerts: Maybe[tuple[Alert, ...]], write_errors: Maybe[ErrorCounts], read_errors: Maybe[ErrorCounts],
+           cleaning: Maybe[bool]) -> Health:
+    """The verdict a technician acts on.
+
+    Failing: a Critical TapeAlert flag (other than the cleaning flags). Attention:
+    uncorrected read/write errors, cleaning requested (TapeAlert 0x14/0x15 or the
+    sequential-access page), any Warning flag. Cleaning is Attention even though
+    flag 0x14 is Critical, because the remedy is a cleaning cartridge, not a new drive.
+    """
+    failing: list[str] = []
+    attention: list[str] = []
+    if isinstance(tapealerts, Supported):
+        for alert in tapealerts.value:
+            label = f"TapeAlert {alert.code:02X}h {alert.name} ({alert.severity})"
+            if alert.code in CLEANING_FLAGS:
+                attention.append(f"cleaning requested: {label}")
+            elif alert.severity == Severity.CRITICAL.value:
+                failing.append(label)
+            elif alert.severity == Severity.WARNING.value:
+                attention.append(label)
+    for direction, counts in (("write", write_errors), ("read", read_errors)):
+        if isinstance(counts, Supported) and counts.value.uncorrected:
+            attention.append(f"{counts.value.uncorrected} uncorrected {direction} error(s) in the error counters")
+    if isinstance(cleaning, Supported) and cleaning.value and not any(r.startswith("cleaning") for r in attention):
+        attention.append("cleaning requested: the drive reports that cleaning is required")
+    if failing:
+        return Health(Verdict.FAILING, tuple(failing + attention))
+    if attention:
+        return Health(Verdict.ATTENTION, tuple(attention))
+    return Health(Verdict.HEALTHY, ())
+
+
+def gather_device(device: str) -> DriveInfo:
+    with TapeDrive.open(device) as drive:
+        return gather(drive)
