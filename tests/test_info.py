@@ -1,0 +1,176 @@
+"""``tapediag info``: gathering from the virtual drive and from scripted drives, the
+health verdict, "not supported by this device" sections, text and JSON output."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from app.cli import main
+from app.drive import Supported, TapeDrive, Unsupported
+from app.info import NO_CARTRIDGE, Alert, ErrorCounts, Verdict, assess, gather
+from app.cli.info import render_text
+from app.scsi import cdb as C
+from native.transport import CHECK_CONDITION
+from tests.helpers import faults
+from tests.helpers.faults import FaultyTransport, RecordingTransport, reply
+from tests.scsi import samples
+
+VIRTUAL = "virtual:lto9?realtime=0"
+
+
+def virtual(**options: str) -> str:
+    extra = "".join(f"&{k}={v}" for k, v in options.items())
+    return VIRTUAL + extra
+
+
+def scripted_hpe_drive(*, write_uncorrected: int = 0, alerts: frozenset[int] = frozenset(), cleaning: int = 0) -> RecordingTransport:
+    """An LTO-9 drive answering with the realistic sample pages (see tests/scsi/samples.py)."""
+    logs = {
+        0x00: samples.supported_log_pages(),
+        0x02: samples.error_counters(0x02, (5, 0, 3, 5, 5, 10**12, write_uncorrected)),
+        0x03: samples.error_counters(0x03, (1, 0, 1, 1, 1, 10**11, 0)),
+        0x0C: samples.sequential_access(cleaning=cleaning),
+        0x17: samples.volume_statistics(),
+        0x2E: samples.tapealert(alerts),
+    }
+    vpd = {0x00: samples.vpd00(), 0x80: samples.vpd80(), 0x83: samples.vpd83()}
+    return RecordingTransport(device="scripted:hpe", responses={
+        C.INQUIRY: lambda cdb, out, alloc: reply(data=vpd[cdb[2]] if cdb[1] & 1 else samples.inquiry()),
+        C.MODE_SENSE_10: lambda cdb, out, alloc: reply(data=samples.mode_sense10(
+            density=0x60, pages=samples.compression_page() if cdb[2] & 0x3F == 0x0F else samples.device_config_page())),
+        C.READ_BLOCK_LIMITS: bytes([0, 0xFF, 0xFF, 0xFF, 0, 1]),
+        C.READ_ATTRIBUTE: samples.mam(),
+        C.LOG_SENSE: lambda cdb, out, alloc: reply(data=logs[cdb[2] & 0x3F]),
+    })
+
+
+def test_gather_from_the_virtual_drive() -> None:
+    with TapeDrive.open(virtual(barcode="ABC123L9")) as drive:
+        info = gather(drive)
+    assert (info.identity.vendor, info.identity.device_type, info.generation) == ("HPE", "tape", 9)
+    assert info.identity.serial and info.identity.wwn and info.identity.wwn.startswith("0x5")
+    assert isinstance(info.media, Supported) and info.media.value.density_code == 0x60 and info.media.value.block_mode == "variable"
+    assert isinstance(info.block_limits, Supported) and info.block_limits.value.max_block >= 1 << 20
+    assert isinstance(info.cartridge, Supported) and info.cartridge.value.barcode == "ABC123L9"
+    assert info.health.verdict is Verdict.HEALTHY and info.health.reasons == ()
+
+
+@pytest.mark.parametrize("flags, verdict", [("", Verdict.HEALTHY), ("21", Verdict.ATTENTION), ("1", Verdict.ATTENTION),
+                                            ("20", Verdict.ATTENTION), ("4", Verdict.FAILING), ("1,30", Verdict.FAILING)])
+def test_verdict_from_virtual_drive_tapealerts(flags: str, verdict: Verdict) -> None:
+    dev = virtual(tapealert=flags) if flags else VIRTUAL
+    with TapeDrive.open(dev) as drive:
+        info = gather(drive)
+    assert info.health.verdict is verdict
+    codes = {int(f) for f in flags.split(",") if f}
+    assert isinstance(info.tapealerts, Supported) and {a.code for a in info.tapealerts.value} == codes
+
+
+def test_tapealert_page_is_read_once() -> None:
+    transport = scripted_hpe_drive(alerts=frozenset({0x04}))
+    info = gather(TapeDrive(transport))
+    reads = [cdb for cdb, _ in transport.calls if cdb[0] == C.LOG_SENSE and cdb[2] & 0x3F == 0x2E]
+    assert len(reads) == 1 and info.health.verdict is Verdict.FAILING
+
+
+def test_scripted_hpe_drive_sections() -> None:
+    info = gather(TapeDrive(scripted_hpe_drive(write_uncorrected=2, cleaning=1)))
+    assert info.identity.wwn == "0x500110a0001a2b3c" and info.identity.serial == "HU12345678"
+    assert info.write_errors.value.uncorrected == 2 and info.read_errors.value.bytes_processed == 10**11
+    assert info.cleaning_required.value is True
+    assert info.volume_statistics.value["volume_barcode"] == "ABC001L9"
+    assert info.cartridge.value.mib_written_total == 5_555_555 and info.cartridge.value.manufacturer == "FUJIFILM"
+    assert info.health.verdict is Verdict.ATTENTION
+    assert any("2 uncorrected write error" in r for r in info.health.reasons)
+    assert any(r.startswith("cleaning requested") for r in info.health.reasons)
+
+
+def test_sections_the_device_lacks_are_unsupported_not_failures() -> None:
+    faulty = FaultyTransport(scripted_hpe_drive())
+    invalid = faults.check_condition(0x5, 0x20, 0x00, "invalid opcode")
+    for opcode in (C.LOG_SENSE, C.READ_ATTRIBUTE, C.READ_BLOCK_LIMITS):
+        faulty.inject(invalid, opcode=opcode, times=None)
+    info = gather(TapeDrive(faulty))
+    for section in (info.cartridge, info.tapealerts, info.write_errors, info.read_errors, info.volume_statistics, info.block_limits):
+        assert isinstance(section, Unsupported) and section.reason == "not supported by this device"
+    assert sum(1 for cdb in faulty.calls if cdb[0] == C.LOG_SENSE) == 1  # asked once, not per page
+    assert isinstance(info.media, Supported) and info.health.verdict is Verdict.HEALTHY
+    text = render_text(info)
+    assert text.count("not supported by this device") == 6
+    data = info.to_dict()
+    assert data["cartridge"] == {"supported": False, "reason": "not supported by this device"}
+    json.dumps(data)
+
+
+def test_no_cartridge_and_medium_errors_become_reasons() -> None:
+    faulty = FaultyTransport(scripted_hpe_drive())
+    faulty.inject(faults.no_medium(), opcode=C.READ_ATTRIBUTE)
+    faulty.inject(faults.medium_error_read(), opcode=C.LOG_SENSE, after=2)  # 0x00, 0x2E, then 0x02 fails
+    info = gather(TapeDrive(faulty))
+    assert isinstance(info.cartridge, Unsupported) and info.cartridge.reason == NO_CARTRIDGE
+    assert isinstance(info.write_errors, Unsupported) and "MEDIUM ERROR" in info.write_errors.reason
+    assert isinstance(info.read_errors, Supported)
+
+
+def test_unit_attention_before_info_is_consumed() -> None:
+    faulty = FaultyTransport(scripted_hpe_drive()).inject(faults.power_on_reset(), opcode=C.TEST_UNIT_READY)
+    info = gather(TapeDrive(faulty))
+    assert info.identity.vendor == "HPE" and faulty.fired
+
+
+def test_assess_rules() -> None:
+    crit = Alert(0x1E, "Hardware A", "Critical", "")
+    warn = Alert(0x01, "Read warning", "Warning", "")
+    info_flag = Alert(0x0B, "Cleaning media", "Information", "")
+    clean = Alert(0x14, "Cleaning required", "Critical", "")
+    none = Unsupported()
+    ok = Supported(ErrorCounts(0, 0, 0, 0))
+    assert assess(Supported(()), ok, ok, none).verdict is Verdict.HEALTHY
+    assert assess(Supported((info_flag,)), ok, ok, none).verdict is Verdict.HEALTHY
+    assert assess(Supported((warn,)), ok, ok, none).verdict is Verdict.ATTENTION
+    assert assess(Supported((clean,)), ok, ok, none).verdict is Verdict.ATTENTION
+    assert assess(Supported((crit, warn)), ok, ok, none).reasons[0].startswith("TapeAlert 1Eh Hardware A")
+    assert assess(none, Supported(ErrorCounts(0, 3, 0, 0)), ok, none).verdict is Verdict.ATTENTION
+    assert assess(none, none, none, Supported(True)).verdict is Verdict.ATTENTION
+    assert assess(none, none, none, none).verdict is Verdict.HEALTHY
+
+
+def test_cli_json(capsys: pytest.CaptureFixture[str]) -> None:
+    rc = main(["info", virtual(tapealert="4"), "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert rc == 1
+    assert data["identity"]["product"] == "Ultrium 9-SCSI" and data["generation"] == 9
+    assert data["health"]["verdict"] == "Failing"
+    assert data["tapealerts"]["value"][0] == {"code": 4, "name": "Media", "severity": "Critical",
+                                              "text": data["tapealerts"]["value"][0]["text"]}
+    assert data["media"]["block_mode"] == "variable" and data["cartridge"]["supported"] is True
+
+
+def test_cli_text(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["info", VIRTUAL]) == 0
+    out = capsys.readouterr().out
+    for heading in ("Mode", "Block limits", "Compression", "Cartridge (MAM)", "TapeAlert", "Write errors", "Health"):
+        assert f"\n{heading}\n" in out
+    assert "Verdict                   Healthy" in out and "LTO-9" in out
+
+
+def test_cli_errors_are_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["info", "nonsense"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("tapediag: error: 'nonsense' is not a device") and err.count("\n") == 1
+
+
+def test_lost_connection_during_info_is_one_line(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import app.drive
+
+    real_open = app.drive.TapeDrive.open
+
+    def faulty_open(device: str) -> TapeDrive:
+        drive = real_open(device)
+        return TapeDrive(FaultyTransport(drive.transport).inject(faults.connection_lost(), opcode=C.LOG_SENSE), device=device)
+
+    monkeypatch.setattr(app.drive.TapeDrive, "open", staticmethod(faulty_open))
+    assert main(["info", VIRTUAL]) == 1
+    err = capsys.readouterr().err
+    assert err == "tapediag: error: the connection to the device was lost\n"
