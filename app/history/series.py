@@ -1,9 +1,12 @@
 """Throughput over time, computed from stored samples (for plots and reports).
 
-Samples are per I/O; plotting millions of points is useless, so they are binned into
-fixed intervals: MB/s in a bin = bytes whose I/O ended in that bin / bin width
-(decimal MB, as everywhere in tapediag). All streams of a phase are summed, because
-the drive sees their total.
+Samples are per I/O (or per batch of I/Os); plotting millions of points is useless,
+so they are integrated into fixed intervals. Counting bytes by the bin their I/O
+*ended* in aliases badly (a bin holding 1 or 2 I/Os reads as 100 or 200 MB/s), so
+each sample's bytes are spread evenly over the time since the previous sample of the
+same stream — the time the host spent getting them — and each bin gets exactly the
+share that fell inside it. MB/s are decimal; all streams of a phase are summed,
+because the drive sees their total.
 """
 from __future__ import annotations
 
@@ -25,36 +28,52 @@ class ThroughputPoint:
         return {"t": self.t, "mb_s": self.mb_s, "phase": self.phase}
 
 
+def _stream_intervals(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(start, end, bytes) per sample of one stream, sorted; the first starts ``latency`` before it ends."""
+    rows = rows[np.argsort(rows[:, 0], kind="stable")]
+    end, nbytes, latency = rows[:, 0], rows[:, 1], rows[:, 2]
+    start = np.empty_like(end)
+    start[0] = max(end[0] - max(latency[0], 0.0), 0.0)
+    start[1:] = end[:-1]
+    return start, end, nbytes
+
+
+def _cumulative(start: np.ndarray, end: np.ndarray, nbytes: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """Bytes transferred by times ``at`` if each interval's bytes flow evenly across it."""
+    cum = np.concatenate(([0.0], np.cumsum(nbytes)))
+    done = np.searchsorted(end, at, side="right")  # intervals finished by t
+    total = cum[done]
+    inside = done < len(end)
+    idx = np.minimum(done, len(end) - 1)
+    span = np.maximum(end[idx] - start[idx], 1e-12)
+    frac = np.clip((at - start[idx]) / span, 0.0, 1.0)
+    return total + np.where(inside, nbytes[idx] * frac, 0.0)
+
+
 def throughput_series(samples: Iterable[Sample], interval: float | None = None, max_points: int = 600) -> dict[str, list[ThroughputPoint]]:
     """Per phase, MB/s in bins of ``interval`` seconds (chosen to give ≤ ``max_points`` bins if None)."""
-    by_phase: dict[str, list[tuple[float, int]]] = {}
+    by_phase: dict[str, dict[int, list[tuple[float, int, float]]]] = {}
     for s in samples:
-        by_phase.setdefault(s.phase, []).append((s.t, s.nbytes))
+        by_phase.setdefault(s.phase, {}).setdefault(s.stream, []).append((s.t, s.nbytes, s.latency))
     out: dict[str, list[ThroughputPoint]] = {}
-    for phase, rows in by_phase.items():
-        arr = np.asarray(rows, dtype=np.float64)
-        t, nbytes = arr[:, 0], arr[:, 1]
-        t0, t1 = float(t.min()), float(t.max())
-        # The phase starts before its first I/O completes: back off by one typical I/O.
-        start = max(0.0, t0 - float(np.median(np.diff(np.sort(t)))) if len(t) > 1 else t0)
-        span = max(t1 - start, 1e-9)
+    for phase, streams in by_phase.items():
+        intervals = [_stream_intervals(np.asarray(rows, dtype=np.float64)) for rows in streams.values()]
+        t_start = min(float(iv[0][0]) for iv in intervals)
+        t_end = max(float(iv[1][-1]) for iv in intervals)
+        span = max(t_end - t_start, 1e-9)
         width = interval if interval else _nice_interval(span / max_points)
         nbins = max(1, int(np.ceil(span / width - 1e-9)))
-        # Bin i holds the I/Os that ended in (start + i*width, start + (i+1)*width].
-        idx = np.clip(np.ceil((t - start) / width - 1e-9).astype(np.int64) - 1, 0, nbins - 1)
-        sums = np.bincount(idx, weights=nbytes, minlength=nbins)
-        points = [
-            ThroughputPoint(t=round(start + (i + 1) * width, 6), mb_s=float(b) / width / 1e6, phase=phase)
-            for i, b in enumerate(sums)
+        edges = t_start + width * np.arange(nbins + 1)
+        edges[-1] = min(edges[-1], t_end) if nbins > 1 else t_end
+        moved = sum(_cumulative(*iv, edges) for iv in intervals)
+        widths = np.diff(edges)
+        keep = widths >= width * 0.5  # a last bin cut very short by the phase's end says little
+        keep[:-1] = True
+        out[phase] = [
+            ThroughputPoint(t=round(float(edges[i + 1]), 6), mb_s=float(moved[i + 1] - moved[i]) / float(widths[i]) / 1e6,
+                            phase=phase)
+            for i in range(nbins) if keep[i] and widths[i] > 0
         ]
-        # The last bin is usually cut short by the end of the phase: rate it over the time it covers
-        # (a full-width divisor would draw a false dip), or drop it when it covers under half a bin.
-        last_width = t1 - (start + (nbins - 1) * width)
-        if nbins > 1 and last_width < width * 0.5:
-            points.pop()
-        elif 0 < last_width < width:
-            points[-1] = ThroughputPoint(t=round(t1, 6), mb_s=float(sums[-1]) / last_width / 1e6, phase=phase)
-        out[phase] = points
     return out
 
 

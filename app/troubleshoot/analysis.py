@@ -49,6 +49,8 @@ def _direction(inp: TroubleshootInput, direction: str) -> tuple[BottleneckTable 
     achieved = w.backup_mb_s if backup else w.restore_mb_s
     verb = "read" if backup else "write"
 
+    if not (tape or single or parallel) and achieved is None:
+        return None, notes  # nothing of this direction was measured (a link alone is no table)
     rows: list[tuple[str, float | None, str, str]] = []  # test, mb_s, component, source
     if tape:
         rows.append((f"Tape {'write' if backup else 'read'}", tape.mb_s, "tape", tape.source))
@@ -62,8 +64,6 @@ def _direction(inp: TroubleshootInput, direction: str) -> tuple[BottleneckTable 
         link_rate = w.network_mb_s if w.network_mb_s else link.practical_mb_s
         src = "measured" if w.network_mb_s else f"{fmt(link.nominal_mb_s)} MB/s line rate, practical limit"
         rows.append((f"Network ({link.label})", link_rate, "network", src))
-    if not rows and achieved is None:
-        return None, notes
 
     candidates: list[tuple[str, float]] = []
     if tape:

@@ -193,3 +193,17 @@ def test_throughput_series_bins_bytes_over_time() -> None:
     assert set(series) == {"write", "read"}
     assert [round(p.mb_s) for p in series["write"]] == [100] * 10
     assert [round(p.mb_s) for p in series["read"]] == [50] * 20
+
+
+def test_throughput_series_does_not_alias_when_ios_and_bins_disagree() -> None:
+    # 1 MB every 8.33 ms (120 MB/s) in 10 ms bins: counting by end time would read 100 or 200.
+    samples = [Sample(t=(i + 1) / 120, nbytes=1_000_000, latency=1 / 120, phase="write") for i in range(240)]
+    points = throughput_series(samples, interval=0.01)["write"]
+    assert all(p.mb_s == pytest.approx(120.0) for p in points)
+
+
+def test_throughput_series_sums_parallel_streams() -> None:
+    samples = [Sample(t=(i + 1) * 0.01, nbytes=500_000, latency=0.01, phase="read-data", stream=s)
+               for s in range(4) for i in range(100)]
+    points = throughput_series(samples, interval=0.1)["read-data"]
+    assert [round(p.mb_s) for p in points] == [200] * 10
