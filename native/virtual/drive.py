@@ -67,6 +67,7 @@ class VirtualDrive(Transport):
         self.estimator = CompressionEstimator(self.spec.history)
         self.load = {"host_w": 0, "host_r": 0, "tape_w": 0, "tape_r": 0}
         self._closed = False
+        self.last_io_error = ""  # the OS error behind the last MEDIUM ERROR (disk full...)
         if self.loaded:
             self.cart.meta.load_count += 1
             self.cart.save_meta()
@@ -116,8 +117,9 @@ class VirtualDrive(Transport):
         except Check as check:
             status, sense, n = CHECK_CONDITION, check.sense, check.transferred
         except OSError as exc:  # the cartridge file failed: a write/read error on "tape"
+            # 03/0C/00 WRITE ERROR or 03/11/00 UNRECOVERED READ ERROR, as a drive would say.
             status, sense, n = CHECK_CONDITION, fixed_sense(0x3, 0x0C if cdb[0] in (0x0A, 0x10) else 0x11, 0), 0
-            self._io_error = str(exc)
+            self.last_io_error = str(exc)
         if self._t_done - self._t > timeout:
             self.pacer.finish(self._t + timeout)
             raise CommandTimeout(f"command 0x{cdb[0]:02X} timed out after {timeout:g} s", device=self.device)

@@ -48,3 +48,11 @@ def test_sampled_estimate_tracks_the_exact_sldc_size(history: int, distance: int
     for sample in (os.urandom(1 << 20), bytes(1 << 20)):
         exact = compressed_size(sample, history)
         assert CompressionEstimator(history).compressed(memoryview(sample)) == pytest.approx(exact, rel=0.03)
+
+
+def test_estimate_follows_a_change_of_data_at_once() -> None:
+    est = CompressionEstimator(16384)
+    text = (b"the quick brown fox jumps over the lazy dog " * 30000)[: 1 << 20]
+    assert est.compressed(memoryview(text)) < (1 << 20) // 4
+    noise = os.urandom(1 << 20)
+    assert est.compressed(memoryview(noise)) == pytest.approx(compressed_size(noise, 16384), rel=0.02)
