@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from app.history import History, record
-from app.troubleshoot import (COMPONENT_LABELS, Diagnosis, DriveContext, Figure, Measurements, TroubleshootInput,
+from app.troubleshoot import (Diagnosis, DriveContext, Figure, Measurements, TroubleshootInput,
                               Workload, diagnose, fmt)
 from app.troubleshoot.fromhistory import drive_from_run, figure_from_run, streams_of
 from app.troubleshoot.parse import parse_block_size, parse_generation, parse_link, parse_on_off
@@ -229,4 +229,4 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["COMPONENT_LABELS", "build_input", "format_text", "register", "run"]
+__all__ = ["build_input", "format_text", "register", "run"]

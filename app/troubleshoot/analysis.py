@@ -14,7 +14,7 @@ compared with what the backup application achieved:
 """
 from __future__ import annotations
 
-from .data import drive_spec, links, thresholds
+from .data import drive_spec, thresholds
 from .model import COMPONENT_LABELS, BottleneckTable, Figure, TableRow, TroubleshootInput
 from .parse import parse_link
 
@@ -191,4 +191,4 @@ def facts(inp: TroubleshootInput, tables: tuple[BottleneckTable, ...], notes: tu
     return f
 
 
-__all__ = ["bottleneck_tables", "facts", "fmt", "links"]
+__all__ = ["bottleneck_tables", "facts", "fmt"]
