@@ -203,3 +203,14 @@ def test_log_pages_the_drive_lacks_are_not_supported_not_failures(lto9: TapeDriv
     assert r.status == "complete"
     assert any("data compression (0x1B): not supported" in n for n in r.log_notes)
     assert r.drive_ratio is None and r.tapealert == []
+
+
+def test_physical_end_of_medium_mid_write_stops_with_the_cause() -> None:
+    from tests.helpers.faults import check_condition
+
+    faulty = FaultyTransport(TapeDrive.open("virtual:lto9?realtime=0").transport)
+    faulty.inject(check_condition(0xD, 0x00, 0x02, "VOLUME OVERFLOW end of partition", eom=True), opcode=0x0A, after=3)
+    with TapeDrive(faulty) as drive:
+        r = run_test(drive, TapePerfParams(direction="write+read", size=16 * MiB))
+    assert r.status == "failed" and r.phase("write").bytes == 3 * MiB
+    assert "VOLUME OVERFLOW" in r.error.upper()

@@ -30,8 +30,8 @@ def _write_rate(pattern: str, **kwargs) -> float:
 def test_random_at_native_and_two_to_one_near_twice_that() -> None:
     random_rate = _write_rate("random")
     double = _write_rate("2:1")
-    assert 0.6 * 140 <= random_rate <= 1.1 * 140
-    assert 1.5 <= double / random_rate <= 2.3
+    assert 0.6 * 140 <= random_rate <= 1.1 * 140, random_rate
+    assert 1.5 <= double / random_rate <= 2.3, (random_rate, double)
 
 
 def test_a_host_below_the_lowest_speed_step_shows_stalls() -> None:
