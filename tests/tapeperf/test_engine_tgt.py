@@ -81,3 +81,22 @@ def test_bad_parameters_leave_the_tape_untouched(tgt_target, kwargs: dict, words
         with pytest.raises(InvalidParameter, match=words):
             run_test(drive, TapePerfParams(direction="write", force=True, **kwargs))
     assert _records(tgt_target) == []
+
+
+def test_a_target_that_dies_mid_write_ends_the_run_cleanly(tgt_factory) -> None:
+    import threading
+    import time
+
+    target = tgt_factory(size_mb=4096)
+    with TapeDrive.open(target.url) as drive:
+        timer = threading.Timer(0.8, target.kill)
+        timer.start()
+        t0 = time.monotonic()
+        r = run_test(drive, TapePerfParams(direction="write+read", size=None, duration=30.0, block_size=64 * KiB,
+                                           io_size=64 * KiB, mode="variable", pattern=Pattern.parse("random")))
+        took = time.monotonic() - t0
+        timer.join()
+    w = r.phase("write")
+    assert r.status == "failed" and w.end_reason == "error" and w.bytes > 0
+    assert "lost" in r.error.lower() or "connection" in r.error.lower(), r.error
+    assert r.phase("read") is None and took < 25
