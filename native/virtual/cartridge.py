@@ -32,7 +32,8 @@ DATA_START = HEADER_SIZE
 _REC = struct.Struct("<IBxxxII")  # magic, kind, data length, tape bytes charged
 REC_MAGIC = 0x52434454  # "TDCR"
 KIND_BLOCK, KIND_FILEMARK = 0, 1
-FILEMARK_TAPE_BYTES = 4096  # what a filemark costs on tape (a small fraction of a dataset)
+FILEMARK_TAPE_BYTES = 4096
+_IOV_BLOCKS = 500  # blocks per pwritev/preadv: two iovecs each, below IOV_MAX (1024)  # what a filemark costs on tape (a small fraction of a dataset)
 
 
 @dataclass
@@ -252,6 +253,52 @@ class Cartridge:
         self._offsets.append(self.data_end)
         self._lengths.append(n)
         self.data_end += written
+
+    def append_blocks(self, data: memoryview, size: int, charged: int) -> None:
+        """Append ``len(data) // size`` equal blocks (fixed mode) with one write per 512 blocks."""
+        count = len(data) // size
+        if count == 1:
+            self.append_block(data, charged)
+            return
+        self._dirty()
+        step, start, tape0 = _REC.size + size, self.data_end, self.tape_used()
+        header = _REC.pack(REC_MAGIC, KIND_BLOCK, size, charged)
+        for first in range(0, count, _IOV_BLOCKS):
+            last = min(count, first + _IOV_BLOCKS)
+            iov: list[bytes | memoryview] = []
+            for i in range(first, last):
+                iov += (header, data[i * size : (i + 1) * size])
+            want = (last - first) * step
+            if os.pwritev(self._fd, iov, start + first * step) != want:
+                raise OSError(28, "short write to the virtual cartridge")
+        self._offsets.extend(range(start, start + count * step, step))
+        self._lengths.extend([size] * count)
+        self._tape.extend(range(tape0 + charged, tape0 + charged * count + 1, charged))
+        self.data_end = start + count * step
+
+    def run_of_blocks(self, pos: int, size: int, limit: int) -> int:
+        """How many records from ``pos`` (at most ``limit``) are data blocks of exactly ``size``."""
+        n = 0
+        for length in self._lengths[pos : pos + limit]:
+            if length != size:
+                break
+            n += 1
+        return n
+
+    def read_blocks(self, pos: int, count: int, size: int, buf: memoryview) -> int:
+        """Read ``count`` consecutive ``size``-byte blocks into ``buf`` (see ``run_of_blocks``)."""
+        scratch = bytearray(_REC.size)
+        step, done = _REC.size + size, 0
+        for first in range(0, count, _IOV_BLOCKS):
+            last = min(count, first + _IOV_BLOCKS)
+            iov: list[memoryview | bytearray] = []
+            for i in range(first, last):
+                iov.append(buf[i * size : (i + 1) * size])
+                if i != last - 1:
+                    iov.append(scratch)
+            got = os.preadv(self._fd, iov, self._offsets[pos + first] + _REC.size)
+            done += got - (last - first - 1) * _REC.size
+        return done
 
     def append_filemark(self) -> None:
         self._dirty()

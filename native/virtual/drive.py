@@ -295,21 +295,25 @@ class VirtualDrive(Transport):
         return n
 
     def _read_fixed(self, count: int, buf: memoryview) -> int:
-        size, cart, done = self.mode.block_length, self.cart, 0
-        for i in range(count):
-            pos = self.pos
-            if pos >= cart.count:
-                raise Check(BLANK_CHECK, 0x00, 0x05, info=count - i, transferred=done)
-            if cart.is_filemark(pos):
-                self.pos += 1
-                raise Check(NO_SENSE, 0x00, 0x01, info=count - i, filemark=True, transferred=done)
-            n = cart.read_into(pos, buf[done : done + size])
+        size, cart = self.mode.block_length, self.cart
+        run = cart.run_of_blocks(self.pos, size, min(count, len(buf) // size))
+        done = cart.read_blocks(self.pos, run, size, buf) if run else 0
+        if run:
+            tape = cart.tape_used(self.pos + run) - cart.tape_used(self.pos)
+            self.pos += run
+            self._host_read(done, tape)
+        if run == count:
+            return done
+        pos = self.pos  # what stopped the run: EOD, a filemark or a block of another size
+        if pos >= cart.count:
+            raise Check(BLANK_CHECK, 0x00, 0x05, info=count - run, transferred=done)
+        if cart.is_filemark(pos):
             self.pos += 1
-            self._host_read(n, cart.charged(pos))
-            done += n
-            if cart.length(pos) != size:
-                raise Check(NO_SENSE, 0x00, 0x00, info=count - i, ili=True, transferred=done)
-        return done
+            raise Check(NO_SENSE, 0x00, 0x01, info=count - run, filemark=True, transferred=done)
+        n = cart.read_into(pos, buf[done : done + size])
+        self.pos += 1
+        self._host_read(n, cart.charged(pos))
+        raise Check(NO_SENSE, 0x00, 0x00, info=count - run, ili=True, transferred=done + n)
 
     def _write6(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
         self._writable()
@@ -328,19 +332,19 @@ class VirtualDrive(Transport):
         cart.truncate(self.pos)
         tape_total = self.estimator.compressed(data) if self.mode.compression else total
         blocks = length if fixed else 1
-        per_block = tape_total / blocks
+        charged = max(1, tape_total // blocks)
         limit = cart.meta.capacity
-        for i in range(blocks):
-            charged = max(1, int(per_block))
-            if cart.tape_used() + charged > limit:
-                raise Check(VOLUME_OVERFLOW, 0x00, 0x02, info=(blocks - i) if fixed else length, eom=True)
-            cart.append_block(data[i * size : (i + 1) * size], charged)
-            self.pos += 1
-            self.load["tape_w"] += charged
-            self.cart.meta.tape_bytes_written += charged
-            self.load["host_w"] += size
-            self.cart.meta.host_bytes_written += size
-            self._t_done = self.model.transfer(self._t_done, size, charged, "write")
+        fits = min(blocks, max(0, limit - cart.tape_used()) // charged)
+        if fits:
+            cart.append_blocks(data[: fits * size], size, charged)
+            self.pos += fits
+            self.load["tape_w"] += fits * charged
+            self.cart.meta.tape_bytes_written += fits * charged
+            self.load["host_w"] += fits * size
+            self.cart.meta.host_bytes_written += fits * size
+            self._t_done = self.model.transfer(self._t_done, fits * size, fits * charged, "write")
+        if fits < blocks:
+            raise Check(VOLUME_OVERFLOW, 0x00, 0x02, info=(blocks - fits) if fixed else length, eom=True)
         if cart.tape_used() > limit - self._early_warning:
             raise Check(NO_SENSE, 0x00, 0x02, info=0, eom=True)
         return 0

@@ -135,3 +135,23 @@ def test_unknown_opcode_and_short_allocation(open_drive) -> None:
     assert r.transferred == 5 and bytes(r.data) == bytes([0x01, 0x80, 0x06, 0x12, 91])
     r = d.execute(bytes([0x12, 1, 0x99, 0, 255, 0]), data_in=255)
     assert sense_fields(r.sense)[:3] == (5, 0x24, 0)
+
+
+def test_many_small_fixed_blocks_in_one_command(open_drive) -> None:
+    d = open_drive()
+    select = bytes([0, 0, 0x10, 8, 0, 0, 0, 0, 0]) + (512).to_bytes(3, "big")
+    d.execute(cdb6(0x15, 0x10, len(select)), data_out=select)
+    payload = os.urandom(1200 * 512)  # more blocks than one pwritev carries
+    assert d.execute(cdb6(0x0A, 1, 1200), data_out=payload).good
+    filemarks(d)
+    assert d.cart.count == 1201 and position(d)[1] == 1201
+    d.close()
+    d = open_drive()
+    d.execute(cdb6(0x15, 0x10, len(select)), data_out=select)
+    r = d.execute(cdb6(0x08, 1, 2000), data_in=2000 * 512)
+    assert sense_fields(r.sense) == (0, 0, 1, 800, True, False, False)
+    assert r.transferred == len(payload) and bytes(r.data) == payload
+    rewind(d)
+    space(d, 0, 1199)
+    r = d.execute(cdb6(0x08, 1, 1), data_in=512)
+    assert r.good and bytes(r.data) == payload[-512:]
