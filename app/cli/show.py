@@ -35,6 +35,12 @@ def run(args: argparse.Namespace) -> int:
     print(f"  started {got.started_at}, finished {got.finished_at or '-'} (tapediag {got.version})")
     if got.error:
         print(f"  error: {got.error}")
+    if got.kind == "troubleshoot" and got.results:
+        from app.cli.troubleshoot import format_text  # the session as it was printed when it ran
+
+        print()
+        print(format_text(got.results))
+        return 0
     for title, section in (("Parameters", got.params), ("Results", got.results or {})):
         lines: list[tuple[str, str]] = []
         _flatten("", section, lines)

@@ -179,26 +179,29 @@ def build_input(args: argparse.Namespace, hist: History) -> tuple[TroubleshootIn
     return TroubleshootInput(Measurements(**m), workload, drive_ctx), device
 
 
-def format_text(dx: Diagnosis) -> str:
+def format_text(dx: Diagnosis | dict) -> str:
+    """The bottleneck tables and advice as text; takes a Diagnosis or its stored ``to_dict()`` form."""
+    d = dx.to_dict() if isinstance(dx, Diagnosis) else dx
     lines: list[str] = []
-    for table in dx.tables:
-        lines.append(f"{table.direction.capitalize()} — bottleneck determination")
-        width = max(len(r.test) for r in table.rows) + 4
+    for table in d.get("tables", []):
+        lines.append(f"{table['direction'].capitalize()} — bottleneck determination")
+        width = max(len(r["test"]) for r in table["rows"]) + 4
         lines.append(f"  {'Test'.ljust(width)}{'Performance (MB/s)':>20}  Bottleneck?")
-        for i, row in enumerate(table.rows, 1):
-            src = f"  ({row.source})" if row.source and row.source != "entered" else ""
-            lines.append(f"  {f'{i}. {row.test}'.ljust(width)}{fmt(row.mb_s):>20}  {row.bottleneck_text}{src}")
-        lines.append(f"  {table.verdict}")
+        for i, row in enumerate(table["rows"], 1):
+            src = f"  ({row['source']})" if row.get("source") and row["source"] != "entered" else ""
+            test = f"{i}. {row['test']}"
+            lines.append(f"  {test.ljust(width)}{fmt(row['mb_s']):>20}  {row['bottleneck_text']}{src}")
+        lines.append(f"  {table['verdict']}")
         lines.append("")
-    if not dx.tables:
-        lines += [dx.verdict, ""]
-    for note in dx.notes:
+    if not d.get("tables"):
+        lines += [d.get("verdict", ""), ""]
+    for note in d.get("notes", []):
         lines += textwrap.wrap(f"Note: {note}", 88) + [""]
-    if dx.recommendations:
+    if d.get("recommendations"):
         lines.append("Recommendations")
-        for rec in dx.recommendations:
-            lines.append(f"  [{rec.severity}] {rec.title}")
-            for label, text in (("", rec.advice), ("Why: ", rec.reason), ("Source: ", rec.source)):
+        for rec in d["recommendations"]:
+            lines.append(f"  [{rec['severity']}] {rec['title']}")
+            for label, text in (("", rec["advice"]), ("Why: ", rec["reason"]), ("Source: ", rec["source"])):
                 lines += textwrap.wrap(label + text, 86, initial_indent="    ", subsequent_indent="      ")
     return "\n".join(lines).rstrip()
 

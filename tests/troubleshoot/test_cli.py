@@ -84,3 +84,29 @@ def test_interactive_prompts_walk_the_five_steps(monkeypatch, capsys) -> None:
     assert "1. Tape write" in out and "5. What the backup application achieved" in out
     assert "Yes (File system)" in out and "Turn software compression off" not in out
     assert "Use a tape block size of 256 KB or more" in out
+
+
+def test_show_prints_a_stored_session_as_it_was_printed(capsys) -> None:
+    assert main(TABLE2) == 0
+    printed = capsys.readouterr().out
+    assert main(["show", "1"]) == 0
+    shown = capsys.readouterr().out
+    assert "troubleshoot" in shown.splitlines()[0]
+    assert printed.split("\n\nRecorded as run")[0] in shown
+
+
+def test_drive_from_a_drive_info_run_and_run_ids_in_prompts(monkeypatch, capsys) -> None:
+    with History.open() as hist:
+        info = hist.start_run("drive-info", "/dev/sg4", {})
+        hist.finish_run(info, "complete", {"vendor": "HP", "product": "Ultrium 4-SCSI", "serial": "HU19KT1234"})
+        tape = hist.start_run("tape-perf", "/dev/sg4", {})
+        hist.finish_run(tape, "complete", {"phases": [{"phase": "write", "mb_s": 118.0}]})
+    answers = [f"#{tape}", "", "", "", "10.59", "", "22.98", "", "1", "64K", "", "", "no"]
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(answers) + "\n"))
+    assert main(["troubleshoot", "--interactive", "--drive-run", str(info), "--json"]) == 0
+    with History.open() as hist:
+        run = hist.list_runs(kind="troubleshoot")[0]
+    assert run.device == "/dev/sg4"
+    assert run.params["drive"]["generation"] == 4 and run.params["drive"]["serial"] == "HU19KT1234"
+    assert run.params["measurements"]["tape_write"] == {"mb_s": 118.0, "run_id": tape, "source": f"run {tape}"}
+    assert {r["id"] for r in run.results["recommendations"]} >= {"block-size-below-256k"}
