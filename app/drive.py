@@ -16,11 +16,11 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass, replace
-from typing import Callable, Generic, TypeVar, Union
+from typing import Callable, Generic, NoReturn, TypeVar, Union
 
 from app.scsi import cdb as C
 from app.scsi.density import DensitySupport, lto_generation
-from app.scsi.inquiry import VPD_PARSERS, Inquiry
+from app.scsi.inquiry import VPD_PARSERS, DeviceIdentification, Inquiry, SupportedVpdPages, UnitSerialNumber
 from app.scsi.logpages import LogPage, SupportedPages, TapeAlertPage, parse_log_page
 from app.scsi.mam import Mam, parse_attribute_list
 from app.scsi.mode import (
@@ -237,7 +237,7 @@ class TapeDrive:
             raise CheckCondition(f"{op}: CHECK CONDITION with undecodable sense data ({bytes(raw[:18]).hex()})",
                                  sense=None, device=self.device) from None
 
-    def _raise(self, cdb: bytes, sense: Sense | None) -> None:
+    def _raise(self, cdb: bytes, sense: Sense | None) -> NoReturn:
         op = C.opcode_name(cdb[0])
         if sense is None:
             raise CheckCondition(f"{op}: CHECK CONDITION without sense data", sense=None, device=self.device)
@@ -263,14 +263,14 @@ class TapeDrive:
         self._inquiry = Inquiry.parse(self._data_in(C.inquiry(96), 96))
         return self._inquiry
 
-    def vpd(self, page: int):  # -> SupportedVpdPages | UnitSerialNumber | DeviceIdentification | bytes
+    def vpd(self, page: int) -> SupportedVpdPages | UnitSerialNumber | DeviceIdentification | bytes:
         """A VPD page: the typed dataclass for 0x00/0x80/0x83, raw bytes for others."""
         data = self._data_in(C.inquiry(0xFFFC, evpd=True, page=page), 0xFFFC)
         parser = VPD_PARSERS.get(page)
         return parser.parse(data) if parser else data
 
     def serial_number(self) -> str:
-        return self.vpd(0x80).serial
+        return UnitSerialNumber.parse(self._data_in(C.inquiry(0xFFFC, evpd=True, page=0x80), 0xFFFC)).serial
 
     # -- readiness ----------------------------------------------------------------
 
@@ -415,7 +415,6 @@ class TapeDrive:
         if sense.key == NO_SENSE and (sense.eom or (sense.asc, sense.ascq) == (0x00, 0x02)):
             return WriteOutcome(eom_warning=True, residual=sense.info if sense.valid else 0)
         self._raise(cdb, sense)
-        raise AssertionError("unreachable")  # pragma: no cover
 
     def read(self, buffer_or_length: int | WritableBuffer, *, block_size: int | None = None, timeout: float = IO_TIMEOUT) -> ReadOutcome:
         """READ(6) into a buffer (filled in place) or a new one of the given length."""
@@ -453,7 +452,6 @@ class TapeDrive:
                                eom=sense.eom or (sense.asc, sense.ascq) == (0x00, 0x02), eod=eod,
                                ili=sense.ili, residual=info, data=view[:done])
         self._raise(cdb, sense)
-        raise AssertionError("unreachable")  # pragma: no cover
 
     def write_filemarks(self, count: int = 1, *, immed: bool = False) -> WriteOutcome:
         cdb = C.write_filemarks(count, immed=immed)
@@ -465,7 +463,6 @@ class TapeDrive:
         if sense is not None and sense.key == NO_SENSE and (sense.eom or (sense.asc, sense.ascq) == (0x00, 0x02)):
             return WriteOutcome(eom_warning=True, residual=sense.info if sense.valid else 0)
         self._raise(cdb, sense)
-        raise AssertionError("unreachable")  # pragma: no cover
 
     # -- positioning ----------------------------------------------------------------
 
@@ -488,7 +485,6 @@ class TapeDrive:
                 eom=sense.eom,
             )
         self._raise(cdb, sense)
-        raise AssertionError("unreachable")  # pragma: no cover
 
     def read_position(self) -> Position:
         return Position.parse(self._data_in(C.read_position(), 20))

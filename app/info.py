@@ -13,7 +13,7 @@ rendering lives with them, ``to_dict()`` gives the JSON-safe form.
 from __future__ import annotations
 
 import enum
-from dataclasses import asdict, dataclass, field, is_dataclass
+from dataclasses import dataclass, field, is_dataclass
 from typing import Any, Callable, TypeVar
 
 from app.drive import NOT_SUPPORTED, Maybe, Supported, TapeDrive, Unsupported, generation_from_product, is_not_supported

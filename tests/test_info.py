@@ -11,7 +11,6 @@ from app.drive import Supported, TapeDrive, Unsupported
 from app.info import NO_CARTRIDGE, Alert, ErrorCounts, Verdict, assess, gather
 from app.cli.info import render_text
 from app.scsi import cdb as C
-from native.transport import CHECK_CONDITION
 from tests.helpers import faults
 from tests.helpers.faults import FaultyTransport, RecordingTransport, reply
 from tests.scsi import samples
