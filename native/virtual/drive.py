@@ -29,7 +29,7 @@ from native.virtual.sense import (
     BLANK_CHECK, NO_SENSE, VOLUME_OVERFLOW, Check, fixed_sense, invalid_field, invalid_opcode,
     invalid_parameter, no_medium, worm_overwrite, write_protected,
 )
-from native.virtual.specs import DENSITY, GENERATION_OF_DENSITY
+from native.virtual.specs import DENSITY
 
 _CDB_LEN = {0: 6, 1: 10, 2: 10, 4: 16, 5: 12}
 _EMPTY = memoryview(b"")
@@ -84,7 +84,7 @@ class VirtualDrive(Transport):
 
     def _check_cartridge(self, opts: VirtualOptions) -> None:
         meta = self.cart.meta
-        if GENERATION_OF_DENSITY.get(DENSITY.get(meta.generation, -1)) is None or DENSITY[meta.generation] not in self.spec.readable:
+        if DENSITY.get(meta.generation) not in self.spec.readable:
             self.cart.close()
             raise InvalidParameter(f"{self.cart.path} is an LTO-{meta.generation} cartridge; an {self.spec.name} drive cannot use it")
         if opts.worm is not None and opts.worm != meta.worm:
@@ -146,6 +146,8 @@ class VirtualDrive(Transport):
         self._medium()
         if self.cart.meta.write_protect:
             raise write_protected()
+        if DENSITY[self.cart.meta.generation] not in self.spec.writable:
+            raise Check(0x7, 0x30, 0x05)  # cannot write medium: incompatible format (read-only generation)
         if self.cart.meta.worm and self.pos < self.cart.count and not self.cart.all_filemarks_from(self.pos):
             raise worm_overwrite()
 
@@ -600,7 +602,7 @@ class VirtualDrive(Transport):
         return [
             pages.log_param(0x0000, b"\x01", 0x03),
             pages.counter(0x0001, meta.load_count),
-            pages.counter(0x0002, meta.tape_bytes_written // (400 * 1024)),  # data sets (~ 2.4 MB each on LTO-9 ...)
+            pages.counter(0x0002, meta.tape_bytes_written // (400 * 1024)),  # data sets: 400 KiB of tape each (approximation)
             pages.counter(0x0007, meta.tape_bytes_read // (400 * 1024)),
             pages.counter(0x000E, self.load["host_w"] // mb),
             pages.counter(0x000F, self.load["host_r"] // mb),

@@ -3,6 +3,27 @@
 The device string is user input (CLI, GUI, saved history), so every option is
 checked here, before a cartridge file is touched: a typo must give one clear
 ``InvalidParameter`` line, not a drive that silently ignores it.
+
+Options (sizes take K/M/G/T binary or KB/MB/GB decimal suffixes):
+
+=============  ==========================================================================
+cartridge=P    cartridge file; default ``data_dir()/virtual/lto<N>.cart``, created blank
+capacity=S     tape capacity in compressed bytes, set when the cartridge is created;
+               default 8 GiB. The file holds the *uncompressed* data, so it can grow to
+               capacity x compression ratio (zeros: little tape, but all bytes on disk)
+ew=S           early-warning zone before the end (default capacity/64, at least 1 MiB)
+wp=0|1         write-protect tab (kept in the cartridge until changed)
+worm=0|1       WORM medium; only when the cartridge is created
+loaded=0|1     0: no cartridge in the drive (NOT READY 02/3A/00 until LOAD)
+halfheight=1   half-height drive (slower speed steps on LTO-8/9)
+interface=MBs  host link limit in MB/s (default SAS 6G = 600 for LTO-5/6, 12G = 1200)
+buffer=S       drive buffer (default 256 MiB LTO-5, 512 MiB LTO-6, 1 GiB LTO-7+)
+backhitch=s    seconds a stopped tape needs to reposition and restart (default 2)
+restart=f      buffer fill (0.05-1) at which a stopped tape restarts (default 1 = full)
+realtime=0|1   0: no sleeping, commands return at once (functional tests)
+tapealert=a,b  TapeAlert flags raised at open (cleared by reading page 0x2E)
+barcode=TEXT   the cartridge's barcode (MAM 0x0806), when it is created
+=============  ==========================================================================
 """
 from __future__ import annotations
 

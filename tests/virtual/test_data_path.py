@@ -155,3 +155,14 @@ def test_many_small_fixed_blocks_in_one_command(open_drive) -> None:
     space(d, 0, 1199)
     r = d.execute(cdb6(0x08, 1, 1), data_in=512)
     assert r.good and bytes(r.data) == payload[-512:]
+
+
+def test_a_command_slower_than_its_timeout_raises_command_timeout(open_drive) -> None:
+    import pytest
+
+    from native.errors import CommandTimeout
+
+    d = open_drive(buffer="1M", interface=10)  # 10 MB/s: 4 MiB takes 0.4 s of model time
+    with pytest.raises(CommandTimeout):
+        d.execute(cdb6(0x0A, 0, 4 << 20), data_out=bytes(4 << 20), timeout=0.1)
+    assert d.execute(cdb6(0x0A, 0, 4 << 20), data_out=bytes(4 << 20), timeout=5).good

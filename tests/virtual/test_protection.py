@@ -34,3 +34,15 @@ def test_worm_appends_but_refuses_overwrite(open_drive) -> None:
     assert write(d, b"appended").good
     mam = d.execute(bytes([0x8C, 0, 0, 0, 0, 0, 0, 0, 0x04, 0x08, 0, 0, 1, 0, 0, 0]), data_in=256)
     assert mam.good and mam.data[4:9] == bytes([0x04, 0x08, 0x80, 0x00, 0x01]) and mam.data[9] == 0x80
+
+
+def test_older_generation_is_read_only(open_drive) -> None:
+    d = open_drive(gen=5, cart="lto5.cart")
+    assert write(d, b"written by an LTO-5 drive").good
+    d.close()
+    d = open_drive(gen=7, cart="lto5.cart")  # LTO-7 reads LTO-5 but cannot write it
+    rewind(d)
+    assert d.execute(cdb6(0x08, 0, 100), data_in=100).transferred == 25
+    r = write(d, b"x")
+    assert sense_fields(r.sense)[:3] == (7, 0x30, 0x05)
+    assert "Cannot write medium - incompatible format" in decode_sense(r.sense)
