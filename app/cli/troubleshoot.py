@@ -134,6 +134,14 @@ def _prompt(args: argparse.Namespace) -> None:
         args.drive = _ask("   Drive generation (e.g. LTO-4)", lambda s: (parse_generation(s), s)[1], None)
 
 
+def _file_stats(results: dict) -> tuple[int, float] | None:
+    """(files, average KB per file) of a read-data run, when it says."""
+    files, nbytes = results.get("total_files"), results.get("total_bytes")
+    if isinstance(files, int) and isinstance(nbytes, int) and files > 0:
+        return files, nbytes / files / 1024
+    return None
+
+
 def build_input(args: argparse.Namespace, hist: History) -> tuple[TroubleshootInput, str]:
     """The typed input from flags and history runs; also the device to file the session under."""
     device = ""
@@ -143,6 +151,7 @@ def build_input(args: argparse.Namespace, hist: History) -> tuple[TroubleshootIn
         if getattr(args, flag) is not None:
             m[key] = Figure(getattr(args, flag))
     drive_ctx = DriveContext()
+    source_files: tuple[int, float] | None = None
     for step in ("tape_write", "tape_read", "disk_read", "disk_write"):
         for run_id in getattr(args, f"{step}_run"):
             fig = figure_from_run(hist, run_id, step)
@@ -156,6 +165,8 @@ def build_input(args: argparse.Namespace, hist: History) -> tuple[TroubleshootIn
             else:
                 n = streams_of(run)
                 m[f"{step}_{'parallel' if n and n > 1 else 'single'}"] = fig
+                if step == "disk_read":  # read-data walks the customer's own data: its file sizes count
+                    source_files = _file_stats(run.results or {}) or source_files
     if args.drive_run:
         run = hist.get_run(args.drive_run, samples=False)
         found = drive_from_run(run)
@@ -174,7 +185,9 @@ def build_input(args: argparse.Namespace, hist: History) -> tuple[TroubleshootIn
         block_size=parse_block_size(args.block_size) if args.block_size else None,
         software_compression=parse_on_off(args.software_compression) if args.software_compression else None,
         link=args.network, network_mb_s=args.network_rate, small_files=args.small_files,
-        file_count=args.file_count, application=args.application,
+        file_count=args.file_count if args.file_count is not None else (source_files[0] if source_files else None),
+        avg_file_kb=source_files[1] if source_files and args.small_files is None else None,
+        application=args.application,
     )
     return TroubleshootInput(Measurements(**m), workload, drive_ctx), device
 

@@ -115,6 +115,8 @@ def _device_section(device: str, runs: list[Run]) -> DeviceSection:
         ctx = drive_from_run(run)
         if ctx and ctx.serial and "Serial" not in identity and "Serial number" not in identity:
             identity["Serial"] = ctx.serial
+        if ctx and ctx.description and not {"Vendor", "Product", "Drive"} & set(identity):
+            identity["Drive"] = ctx.description
         if ctx and ctx.generation and "Generation" not in identity:
             identity["Generation"] = f"LTO-{ctx.generation}"
         h = res.get("health")

@@ -110,3 +110,16 @@ def test_drive_from_a_drive_info_run_and_run_ids_in_prompts(monkeypatch, capsys)
     assert run.params["drive"]["generation"] == 4 and run.params["drive"]["serial"] == "HU19KT1234"
     assert run.params["measurements"]["tape_write"] == {"mb_s": 118.0, "run_id": tape, "source": f"run {tape}"}
     assert {r["id"] for r in run.results["recommendations"]} >= {"block-size-below-256k"}
+
+
+def test_small_files_are_recognised_from_the_read_data_run(capsys) -> None:
+    with History.open() as hist:
+        disk = hist.start_run("read-data", "/srv/home", {"streams": 1})
+        # 2,000,000 files of 8 KB on average: the white paper's "millions of small files".
+        hist.finish_run(disk, "complete", {"mb_s": 10.59, "total_files": 2_000_000, "total_bytes": 2_000_000 * 8192})
+    assert main(["troubleshoot", "--tape-write", "154", "--disk-read-run", str(disk), "--backup", "9.8",
+                 "--streams", "1", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["input"]["workload"]["avg_file_kb"] == 8.0 and data["input"]["workload"]["file_count"] == 2_000_000
+    assert data["facts"]["small_files"] is True
+    assert "small-files-file-system-bound" in {r["id"] for r in data["recommendations"]}
