@@ -1,0 +1,195 @@
+"""libiscsi loaded through ctypes: prototypes and the ``struct scsi_task`` layouts.
+
+Kept apart from ``native.iscsi`` so the binding facts live in one small place:
+
+* **Every function gets ``restype`` and ``argtypes``.** ctypes assumes ``int`` for a
+  return value; a pointer-returning function (``iscsi_create_context``,
+  ``scsi_create_task``, ``iscsi_scsi_command_sync``) would be truncated to 32 bits
+  and crash on the first dereference.
+* **``struct scsi_task`` changed layout without a soname bump.** libiscsi 1.20.0
+  added ``info_valid`` and ``uint64_t information`` to the embedded
+  ``struct scsi_sense`` (upstream commit 53c58f8, "lib: parse Information fixed
+  sense field"), moving ``datain`` and everything after it by 8 bytes, while the
+  library stayed ``libiscsi.so.7``. We read ``datain`` on CHECK CONDITION, so we
+  must know which layout we have. 1.20.0 also added the exported symbols
+  ``iscsi_force_reconnect`` and ``iscsi_scsi_is_task_in_outqueue``; their presence
+  selects the 1.20+ layout, their absence the 1.19 one (Debian 12: 1.19.0).
+  ``tests/transport/test_iscsi_layout.py`` checks the offsets against the
+  installed headers with a C compiler.
+"""
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+from dataclasses import dataclass
+from functools import lru_cache
+
+from native.errors import TransportUnavailable
+
+INSTALL_HINT = "apt-get install libiscsi7"
+
+#: Tried in order; the soname first so a dev package is not needed.
+LIBRARY_NAMES = ("libiscsi.so.7", "libiscsi.so", "libiscsi.dylib")
+
+# enum scsi_status, libiscsi's own values beyond SAM.
+STATUS_CANCELLED = 0x0F000000
+STATUS_ERROR = 0x0F000001
+STATUS_TIMEOUT = 0x0F000002
+
+XFER_NONE, XFER_READ, XFER_WRITE = 0, 1, 2
+RESIDUAL_NONE, RESIDUAL_UNDERFLOW, RESIDUAL_OVERFLOW = 0, 1, 2
+SESSION_NORMAL = 2
+HEADER_DIGEST_NONE = 0
+
+
+class ScsiData(ctypes.Structure):
+    _fields_ = [("size", ctypes.c_int), ("data", ctypes.POINTER(ctypes.c_ubyte))]
+
+
+class ScsiIovector(ctypes.Structure):
+    _fields_ = [
+        ("iov", ctypes.c_void_p),
+        ("niov", ctypes.c_int),
+        ("nalloc", ctypes.c_int),
+        ("offset", ctypes.c_size_t),
+        ("consumed", ctypes.c_int),
+    ]
+
+
+class ScsiSense119(ctypes.Structure):
+    """``struct scsi_sense`` up to 1.19: 16 bytes."""
+
+    _fields_ = [
+        ("error_type", ctypes.c_ubyte),
+        ("key", ctypes.c_int),
+        ("ascq", ctypes.c_int),
+        # sense_specific, ill_param_in_cdb, bit_pointer_valid: 3 bits of an unsigned
+        # int, but GCC packs bit_pointer into the same unit's next byte; a ctypes
+        # bitfield would not, so the bits are declared as the one byte they use.
+        ("flags", ctypes.c_ubyte),
+        ("bit_pointer", ctypes.c_ubyte),
+        ("field_pointer", ctypes.c_uint16),
+    ]
+
+
+class ScsiSense120(ctypes.Structure):
+    """``struct scsi_sense`` from 1.20.0: adds info_valid and a 64-bit information."""
+
+    _fields_ = [
+        ("error_type", ctypes.c_ubyte),
+        ("key", ctypes.c_int),
+        ("ascq", ctypes.c_int),
+        ("flags", ctypes.c_ubyte),  # ... plus info_valid (see ScsiSense119)
+        ("bit_pointer", ctypes.c_ubyte),
+        ("field_pointer", ctypes.c_uint16),
+        ("information", ctypes.c_uint64),
+    ]
+
+
+def _task_struct(name: str, sense: type[ctypes.Structure]) -> type[ctypes.Structure]:
+    return type(
+        name,
+        (ctypes.Structure,),
+        {
+            "_fields_": [
+                ("status", ctypes.c_int),
+                ("cdb_size", ctypes.c_int),
+                ("xfer_dir", ctypes.c_int),
+                ("expxferlen", ctypes.c_int),
+                ("cdb", ctypes.c_ubyte * 16),
+                ("residual_status", ctypes.c_int),
+                ("residual", ctypes.c_size_t),
+                ("sense", sense),
+                ("datain", ScsiData),
+                ("mem", ctypes.c_void_p),
+                ("ptr", ctypes.c_void_p),
+                ("itt", ctypes.c_uint32),
+                ("cmdsn", ctypes.c_uint32),
+                ("lun", ctypes.c_uint32),
+                ("iovector_in", ScsiIovector),
+                ("iovector_out", ScsiIovector),
+            ]
+        },
+    )
+
+
+ScsiTask119 = _task_struct("ScsiTask119", ScsiSense119)
+ScsiTask120 = _task_struct("ScsiTask120", ScsiSense120)
+
+_c = ctypes
+_CTX = _c.c_void_p
+_TASK = _c.c_void_p
+
+# name: (restype, argtypes). Pointers are c_void_p so no value is ever truncated.
+PROTOTYPES: dict[str, tuple[object, list[object]]] = {
+    "iscsi_create_context": (_CTX, [_c.c_char_p]),
+    "iscsi_destroy_context": (_c.c_int, [_CTX]),
+    "iscsi_get_error": (_c.c_char_p, [_CTX]),
+    "iscsi_set_targetname": (_c.c_int, [_CTX, _c.c_char_p]),
+    "iscsi_set_session_type": (_c.c_int, [_CTX, _c.c_int]),
+    "iscsi_set_header_digest": (_c.c_int, [_CTX, _c.c_int]),
+    "iscsi_set_initiator_username_pwd": (_c.c_int, [_CTX, _c.c_char_p, _c.c_char_p]),
+    "iscsi_set_noautoreconnect": (None, [_CTX, _c.c_int]),
+    "iscsi_set_timeout": (_c.c_int, [_CTX, _c.c_int]),
+    "iscsi_set_tcp_syncnt": (_c.c_int, [_CTX, _c.c_int]),
+    "iscsi_full_connect_sync": (_c.c_int, [_CTX, _c.c_char_p, _c.c_int]),
+    "iscsi_logout_sync": (_c.c_int, [_CTX]),
+    "iscsi_is_logged_in": (_c.c_int, [_CTX]),
+    "iscsi_get_fd": (_c.c_int, [_CTX]),
+    "scsi_create_task": (_TASK, [_c.c_int, _c.c_void_p, _c.c_int, _c.c_int]),
+    "scsi_free_scsi_task": (None, [_TASK]),
+    "scsi_task_add_data_in_buffer": (_c.c_int, [_TASK, _c.c_int, _c.c_void_p]),
+    "scsi_task_add_data_out_buffer": (_c.c_int, [_TASK, _c.c_int, _c.c_void_p]),
+    "iscsi_scsi_command_sync": (_TASK, [_CTX, _c.c_int, _TASK, _c.c_void_p]),
+}
+
+#: Exported from 1.20.0 on (lib/libiscsi.syms.in); absent in 1.19.
+SYMBOLS_1_20 = ("iscsi_force_reconnect", "iscsi_scsi_is_task_in_outqueue")
+
+
+@dataclass(frozen=True)
+class Libiscsi:
+    """The loaded library and the task layout that matches it."""
+
+    lib: ctypes.CDLL
+    path: str
+    task_struct: type[ctypes.Structure]
+    layout: str  # "1.19" or "1.20+"
+
+
+def _open(names: tuple[str, ...]) -> tuple[ctypes.CDLL, str]:
+    candidates = list(names)
+    found = ctypes.util.find_library("iscsi")
+    if found and found not in candidates:
+        candidates.append(found)
+    errors = []
+    for name in candidates:
+        try:
+            return ctypes.CDLL(name), name
+        except OSError as err:
+            errors.append(str(err))
+    raise TransportUnavailable(
+        "libiscsi is not installed, so iSCSI targets cannot be reached", hint=INSTALL_HINT
+    )
+
+
+def bind(lib: ctypes.CDLL, path: str) -> Libiscsi:
+    """Declare every prototype and pick the task layout from the exported symbols."""
+    for name, (restype, argtypes) in PROTOTYPES.items():
+        try:
+            func = getattr(lib, name)
+        except AttributeError:
+            raise TransportUnavailable(
+                f"the installed libiscsi ({path}) lacks {name}", hint=INSTALL_HINT
+            ) from None
+        func.restype = restype
+        func.argtypes = argtypes
+    newer = any(hasattr(lib, symbol) for symbol in SYMBOLS_1_20)
+    return Libiscsi(lib, path, ScsiTask120 if newer else ScsiTask119, "1.20+" if newer else "1.19")
+
+
+@lru_cache(maxsize=None)
+def load(names: tuple[str, ...] = LIBRARY_NAMES) -> Libiscsi:
+    """The process-wide libiscsi binding (``TransportUnavailable`` when missing)."""
+    lib, path = _open(names)
+    return bind(lib, path)
