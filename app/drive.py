@@ -219,22 +219,22 @@ class TapeDrive:
         result = self.transport.execute(cdb, data_in=data_in, data_out=data_out, timeout=timeout)
         if result.status in (GOOD, CONDITION_MET):
             return result, None
-        op = C.opcode_name(cdb[0])
         if result.status != CHECK_CONDITION:
             name = STATUS_NAMES.get(result.status, f"status 0x{result.status:02X}")
             hint = "the drive is busy with another host or operation; retry later" if name == "BUSY" else None
-            raise ScsiStatusError(f"{op}: the device returned {name}", status=result.status, device=self.device, hint=hint)
-        sense = self._decode_sense(result.sense, op)
+            raise ScsiStatusError(f"{C.opcode_name(cdb[0])}: the device returned {name}", status=result.status,
+                                  device=self.device, hint=hint)
+        sense = self._decode_sense(result.sense, cdb)
         self.last_sense = sense
         return result, sense
 
-    def _decode_sense(self, raw: bytes, op: str) -> Sense | None:
+    def _decode_sense(self, raw: bytes, cdb: bytes) -> Sense | None:
         if not raw:
             return None
         try:
             return Sense.parse(raw)
         except ParseError:
-            raise CheckCondition(f"{op}: CHECK CONDITION with undecodable sense data ({bytes(raw[:18]).hex()})",
+            raise CheckCondition(f"{C.opcode_name(cdb[0])}: CHECK CONDITION with undecodable sense data ({bytes(raw[:18]).hex()})",
                                  sense=None, device=self.device) from None
 
     def _raise(self, cdb: bytes, sense: Sense | None) -> NoReturn:
