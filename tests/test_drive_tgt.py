@@ -93,3 +93,8 @@ def test_info_on_tgt_shows_unsupported_sections(drive: TapeDrive) -> None:
     for section in (info.cartridge, info.tapealerts, info.write_errors, info.read_errors, info.volume_statistics):
         assert isinstance(section, Unsupported) and section.reason == "not supported by this device"
     assert info.health.verdict is Verdict.HEALTHY
+
+
+def test_request_sense_on_tgt(drive: TapeDrive) -> None:
+    sense = drive.request_sense()
+    assert sense.key_name == "NO SENSE" and not sense.descriptor_format

@@ -127,3 +127,9 @@ def test_unknown_log_page_is_unsupported(drive: TapeDrive) -> None:
     assert isinstance(result, Unsupported) and result.reason == "not supported by this device"
     with pytest.raises(IllegalRequest, match=r"LOG SENSE: ILLEGAL REQUEST: Invalid field in cdb \(24/00\)"):
         drive.log_sense(0x3C)
+
+
+def test_request_sense_after_a_good_command_is_no_sense(drive: TapeDrive) -> None:
+    drive.test_unit_ready()
+    sense = drive.request_sense()
+    assert sense.key == 0 and sense.key_name == "NO SENSE"
