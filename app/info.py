@@ -172,6 +172,9 @@ class DriveInfo:
     health: Health
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON-safe form. A section is ``{"supported": false, "reason": ...}`` or
+        ``{"supported": true, <the section's fields>}``; sections that are lists or
+        single values carry them under ``"value"``."""
         return {name: _jsonable(getattr(self, name)) for name in self.__dataclass_fields__}
 
 

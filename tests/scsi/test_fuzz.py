@@ -55,6 +55,7 @@ def _mode_pages(data: bytes, ten: bool) -> object:
 
 PARSERS = {
     "sense": _sense_rendered,
+    "sense_descriptor": _sense_rendered,
     "inquiry": Inquiry.parse,
     "vpd00": SupportedVpdPages.parse,
     "vpd80": UnitSerialNumber.parse,
@@ -74,6 +75,8 @@ PARSERS = {
 
 SEEDS = {
     "sense": bytes.fromhex("f0 00 63 ff ff ff 9c 0a 00 00 00 07 11 00 05 00 00 00"),
+    "sense_descriptor": bytes.fromhex("73 08 00 05 00 00 00 24 00 0a 80 00 ff ff ff ff ff ff ff fe 04 02 00 c0"
+                                      " 01 0a 00 00 00 00 00 00 00 00 00 2a 02 06 00 00 80 40 00 00"),
     "inquiry": samples.inquiry(),
     "vpd00": samples.vpd00(),
     "vpd80": samples.vpd80(),
