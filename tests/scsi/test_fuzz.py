@@ -106,7 +106,7 @@ def _mutations(seed: bytes) -> st.SearchStrategy[bytes]:
 def test_parser_raises_only_parse_error(name: str) -> None:
     parser = PARSERS[name]
 
-    @settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
     @given(data=_mutations(SEEDS[name]))
     def run(data: bytes) -> None:
         try:
