@@ -25,9 +25,11 @@ from native.virtual.estimate import CompressionEstimator
 from native.virtual.model import ModelParams, TapeModel
 from native.virtual.options import DEFAULT_CAPACITY, VirtualOptions, parse_device
 from native.virtual.pacer import Pacer
+from native.virtual.positioning import PositioningCommands
+from native.virtual.reports import ReportCommands
 from native.virtual.sense import (
     BLANK_CHECK, NO_SENSE, VOLUME_OVERFLOW, Check, fixed_sense, invalid_field, invalid_opcode,
-    invalid_parameter, no_medium, worm_overwrite, write_protected,
+    invalid_parameter, worm_overwrite, write_protected,
 )
 from native.virtual.specs import DENSITY
 
@@ -35,7 +37,7 @@ _CDB_LEN = {0: 6, 1: 10, 2: 10, 4: 16, 5: 12}
 _EMPTY = memoryview(b"")
 
 
-class VirtualDrive(Transport):
+class VirtualDrive(PositioningCommands, ReportCommands, Transport):
     """One virtual drive with its cartridge; see the module docstring."""
 
     def __init__(self, device: str, opts: VirtualOptions) -> None:
@@ -130,38 +132,6 @@ class VirtualDrive(Transport):
         if not self._closed:
             self._closed = True
             self.cart.close()
-
-    # ------------------------------------------------------------------ helpers
-    def _medium(self) -> None:
-        if not self.loaded:
-            raise no_medium()
-
-    @staticmethod
-    def _reply(data: bytes, alloc: int, buf: memoryview) -> int:
-        n = min(len(data), alloc, len(buf))
-        buf[:n] = data[:n]
-        return n
-
-    def _writable(self) -> None:
-        self._medium()
-        if self.cart.meta.write_protect:
-            raise write_protected()
-        if DENSITY[self.cart.meta.generation] not in self.spec.writable:
-            raise Check(0x7, 0x30, 0x05)  # cannot write medium: incompatible format (read-only generation)
-        if self.cart.meta.worm and self.pos < self.cart.count and not self.cart.all_filemarks_from(self.pos):
-            raise worm_overwrite()
-
-    def _reposition(self, pos: int) -> None:
-        self._t_done = self.model.reposition(self._t)
-        self.pos = pos
-
-    @property
-    def _early_warning(self) -> int:
-        cap = self.cart.meta.capacity
-        return self.opts.early_warning if self.opts.early_warning is not None else max(cap // 64, 1 << 20)
-
-    def _nop(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
-        return 0
 
     # ------------------------------------------------------------------ identity
     def _inquiry(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
@@ -380,253 +350,6 @@ class VirtualDrive(Transport):
         self._reposition(self.pos)
         self.cart.truncate(self.pos)
         return 0
-
-    # ------------------------------------------------------------------ positioning
-    def _rewind(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
-        self._medium()
-        self._reposition(0)
-        return 0
-
-    def _load_unload(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
-        if cdb[4] & 0x04:
-            raise invalid_field()  # EOT: not supported
-        if cdb[4] & 0x01:  # LOAD
-            if not self.loaded:
-                self.loaded = True
-                self.cart.meta.load_count += 1
-                self.load = dict.fromkeys(self.load, 0)
-            self._reposition(0)
-        elif self.loaded:
-            self._reposition(0)
-            self.loaded = False
-            self.cart.flush()
-        return 0
-
-    def _locate(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
-        self._medium()
-        if cdb[0] == 0x2B:
-            dest_type, cp = 0, cdb[1] & 0x02
-            partition, target = cdb[8], struct.unpack_from(">I", cdb, 3)[0]
-        else:
-            dest_type, cp = (cdb[1] >> 3) & 0x07, cdb[1] & 0x02
-            partition, target = cdb[3], struct.unpack_from(">Q", cdb, 4)[0]
-        if cp and partition != 0:
-            raise invalid_field()
-        cart = self.cart
-        if dest_type == 3:
-            self._reposition(cart.count)
-            return 0
-        if dest_type == 1:
-            where = 0 if target == 0 else cart.filemark_position(target - 1)
-            target = where + 1 if (where is not None and target) else (0 if target == 0 else cart.count + 1)
-        elif dest_type != 0:
-            raise invalid_field()
-        if target > cart.count:
-            self._reposition(cart.count)
-            raise Check(BLANK_CHECK, 0x00, 0x05)
-        self._reposition(target)
-        return 0
-
-    def _space6(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
-        count = int.from_bytes(cdb[2:5], "big", signed=True)
-        return self._space(cdb[1] & 0x07, count)
-
-    def _space16(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
-        count = int.from_bytes(cdb[4:12], "big", signed=True)
-        return self._space(cdb[1] & 0x0F, count)
-
-    def _space(self, code: int, count: int) -> int:
-        self._medium()
-        cart, pos = self.cart, self.pos
-        if code == 3:
-            self._reposition(cart.count)
-            return 0
-        if code not in (0, 1):
-            raise invalid_field()
-        if count == 0:
-            return 0
-        if code == 0 and count > 0:
-            fm = cart.next_filemark(pos)
-            stop = fm if fm is not None else cart.count
-            if count <= stop - pos:
-                self._reposition(pos + count)
-            elif fm is not None:
-                self._reposition(fm + 1)
-                raise Check(NO_SENSE, 0x00, 0x01, info=count - (fm - pos), filemark=True)
-            else:
-                self._reposition(cart.count)
-                raise Check(BLANK_CHECK, 0x00, 0x05, info=count - (stop - pos))
-        elif code == 0:
-            want = -count
-            fm = cart.prev_filemark(pos)
-            floor = fm + 1 if fm is not None else 0
-            if want <= pos - floor:
-                self._reposition(pos - want)
-            elif fm is not None:
-                self._reposition(fm)
-                raise Check(NO_SENSE, 0x00, 0x01, info=want - (pos - floor), filemark=True)
-            else:
-                self._reposition(0)
-                raise Check(NO_SENSE, 0x00, 0x04, info=want - pos, eom=True)
-        elif count > 0:
-            before = cart.filemarks_before(pos)
-            where = cart.filemark_position(before + count - 1)
-            if where is not None:
-                self._reposition(where + 1)
-            else:
-                passed = cart.filemarks_before(cart.count) - before
-                self._reposition(cart.count)
-                raise Check(BLANK_CHECK, 0x00, 0x05, info=count - passed)
-        else:
-            before = cart.filemarks_before(pos)
-            k = before + count  # count is negative
-            if k >= 0:
-                self._reposition(cart.filemark_position(k))
-            else:
-                self._reposition(0)
-                raise Check(NO_SENSE, 0x00, 0x04, info=-count - before, eom=True)
-        return 0
-
-    def _read_position(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
-        self._medium()
-        action = cdb[1] & 0x1F
-        pos, cart = self.pos, self.cart
-        flags = (0x80 if pos == 0 else 0) | (0x40 if cart.tape_used(pos) > cart.meta.capacity - self._early_warning else 0)
-        if action in (0x00, 0x01):
-            if pos > 0xFFFFFFFF:
-                data = bytes([flags | 0x04]) + bytes(19)
-            else:
-                data = struct.pack(">BBxxII8x", flags, 0, pos, pos)
-            return self._reply(data, 20, buf)
-        if action == 0x06:
-            data = struct.pack(">B3xIQQ8x", flags, 0, pos, cart.filemarks_before(pos))
-            return self._reply(data, 32, buf)
-        if action == 0x08:
-            data = struct.pack(">BBHxBBBQQQ", flags, 0, 0x1C, 0, 0, 0, pos, pos, 0)
-            return self._reply(data, struct.unpack_from(">H", cdb, 7)[0], buf)
-        raise invalid_field()
-
-    # ------------------------------------------------------------------ reports
-    def _report_density(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
-        media, medium_type = cdb[1] & 0x01, cdb[1] & 0x02
-        alloc = struct.unpack_from(">H", cdb, 7)[0]
-        if medium_type:
-            raise invalid_field()
-        if media:
-            self._medium()
-            code = DENSITY[self.cart.meta.generation]
-            desc = [pages.density_descriptor(code, writable=code in self.spec.writable and not self.cart.meta.write_protect,
-                                             default=True, capacity_mb=self.cart.meta.capacity // pages.MB)]
-        else:
-            desc = [pages.density_descriptor(code, writable=code in self.spec.writable, default=code == self.spec.density_code)
-                    for code in self.spec.readable]
-        return self._reply(pages.report_density(desc), alloc, buf)
-
-    def _mam(self) -> pages.MamValues:
-        meta, mib = self.cart.meta, pages.MiB
-        return pages.MamValues(
-            remaining_mib=max(0, meta.capacity - self.cart.tape_used()) // mib,
-            maximum_mib=meta.capacity // mib,
-            load_count=meta.load_count,
-            density_code=DENSITY[meta.generation],
-            mib_written_life=meta.host_bytes_written // mib,
-            mib_read_life=meta.host_bytes_read // mib,
-            mib_written_load=self.load["host_w"] // mib,
-            mib_read_load=self.load["host_r"] // mib,
-            manufacturer="TAPEDIAG",
-            serial=meta.serial,
-            manufactured=meta.manufactured,
-            worm=meta.worm,
-            barcode=meta.barcode,
-        )
-
-    def _read_attribute(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
-        self._medium()
-        action = cdb[1] & 0x1F
-        partition, first = cdb[7], struct.unpack_from(">H", cdb, 8)[0]
-        alloc = struct.unpack_from(">I", cdb, 10)[0]
-        if partition != 0 or cdb[5] != 0:
-            raise invalid_field()
-        attrs = pages.mam_attributes(self._mam())
-        chosen = [ident for ident in attrs if ident >= first]
-        if action == 0x00:
-            body = b"".join(attrs[i] for i in chosen)
-        elif action in (0x01, 0x05):
-            body = b"".join(struct.pack(">H", i) for i in chosen)
-        else:
-            raise invalid_field()
-        return self._reply(struct.pack(">I", len(body)) + body, alloc, buf)
-
-    def _log_sense(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
-        page, sub = cdb[2] & 0x3F, cdb[3]
-        pointer, alloc = struct.unpack_from(">HH", cdb, 5)
-        if cdb[1] & 0x01 or sub:
-            raise invalid_field()  # saving parameters / subpages
-        builders = self._log_pages()
-        if page == 0x00:  # supported pages: bare page codes, not parameters
-            return self._reply(pages.log_page(0x00, [bytes([0x00, *sorted(builders)])]), alloc, buf)
-        builder = builders.get(page)
-        if builder is None:
-            raise invalid_field()
-        params = [p for p in builder() if struct.unpack_from(">H", p)[0] >= pointer]
-        return self._reply(pages.log_page(page, params), alloc, buf)
-
-    def _log_pages(self) -> dict[int, Callable[[], list[bytes]]]:
-        return {0x02: lambda: self._log_errors(self.load["host_w"]),
-                0x03: lambda: self._log_errors(self.load["host_r"]), 0x0C: self._log_sequential,
-                0x17: self._log_volume, 0x1B: self._log_compression, 0x2E: self._log_tapealert}
-
-    @staticmethod
-    def _log_errors(processed: int) -> list[bytes]:
-        return [pages.counter(code, 0) for code in range(5)] + [pages.counter(5, processed, 8), pages.counter(6, 0)]
-
-    def _log_sequential(self) -> list[bytes]:
-        mb, cart = pages.MB, self.cart
-        return [
-            pages.counter(0x0000, self.load["host_w"], 8),
-            pages.counter(0x0001, self.load["tape_w"], 8),
-            pages.counter(0x0002, self.load["tape_r"], 8),
-            pages.counter(0x0003, self.load["host_r"], 8),
-            pages.counter(0x0004, cart.tape_used() // mb),
-            pages.counter(0x0005, (cart.meta.capacity - self._early_warning) // mb),
-            pages.counter(0x0006, self._early_warning // mb),
-            pages.counter(0x0007, cart.tape_used(self.pos) // mb),
-            pages.counter(0x0008, self.spec.buffer_size // mb),
-            pages.counter(0x0100, 0, 8),
-        ]
-
-    def _log_volume(self) -> list[bytes]:
-        meta, mb = self.cart.meta, pages.MB
-        ratio = lambda host, tape: int(100 * host / tape) if tape else 0  # noqa: E731
-        serial = pages.ascii_field(meta.serial, 32)
-        return [
-            pages.log_param(0x0000, b"\x01", 0x03),
-            pages.counter(0x0001, meta.load_count),
-            pages.counter(0x0002, meta.tape_bytes_written // (400 * 1024)),  # data sets: 400 KiB of tape each (approximation)
-            pages.counter(0x0007, meta.tape_bytes_read // (400 * 1024)),
-            pages.counter(0x000E, self.load["host_w"] // mb),
-            pages.counter(0x000F, self.load["host_r"] // mb),
-            pages.counter(0x0010, meta.host_bytes_written // mb),
-            pages.counter(0x0011, meta.host_bytes_read // mb),
-            pages.counter(0x0012, ratio(self.load["host_w"], self.load["tape_w"]), 2),
-            pages.counter(0x0013, ratio(self.load["host_r"], self.load["tape_r"]), 2),
-            pages.counter(0x0016, meta.capacity // mb),
-            pages.counter(0x0017, self.cart.tape_used() // mb),
-            pages.log_param(0x0040, serial, 0x01),
-        ]
-
-    def _log_compression(self) -> list[bytes]:
-        ld, mb = self.load, pages.MB
-        ratio = lambda host, tape: int(100 * host / tape) if tape else 0  # noqa: E731
-        params = [pages.counter(0x0000, ratio(ld["host_r"], ld["tape_r"]), 2),
-                  pages.counter(0x0001, ratio(ld["host_w"], ld["tape_w"]), 2)]
-        for code, value in ((0x0002, ld["host_r"]), (0x0004, ld["tape_r"]), (0x0006, ld["host_w"]), (0x0008, ld["tape_w"])):
-            params += [pages.counter(code, value // mb), pages.counter(code + 1, value % mb)]
-        return params + [pages.counter(0x0100, int(self.mode.compression), 1)]
-
-    def _log_tapealert(self) -> list[bytes]:
-        flags, self.tapealert = self.tapealert, set()  # reading the page clears the flags
-        return [pages.log_param(code, bytes([1 if code in flags else 0]), 0x03) for code in range(1, 65)]
 
 
 def open_virtual(device: str) -> VirtualDrive:

@@ -1,0 +1,62 @@
+"""State and helpers every command handler of the virtual drive shares.
+
+``VirtualDrive`` (``drive.py``) is assembled from this base and two mixins, one per
+family of commands (``positioning.py``, ``reports.py``), so that each file can be read
+against its part of SSC / SPC on its own.
+"""
+from __future__ import annotations
+
+from native.transport import Buffer
+from native.virtual import pages
+from native.virtual.cartridge import Cartridge
+from native.virtual.model import TapeModel
+from native.virtual.options import VirtualOptions
+from native.virtual.sense import DATA_PROTECT, Check, no_medium, worm_overwrite, write_protected
+from native.virtual.specs import DENSITY, GenerationSpec
+
+
+class DriveBase:
+    """The drive state (set up by ``VirtualDrive.__init__``) and shared checks."""
+
+    opts: VirtualOptions
+    spec: GenerationSpec
+    cart: Cartridge
+    model: TapeModel
+    mode: pages.ModeState
+    loaded: bool
+    pos: int  # logical object number: records (blocks and filemarks) before the head
+    load: dict[str, int]  # host/tape bytes written/read since this cartridge was loaded
+    tapealert: set[int]
+    _t: float  # model time the current command arrived
+    _t_done: float  # model time it completes
+
+    def _medium(self) -> None:
+        if not self.loaded:
+            raise no_medium()
+
+    @staticmethod
+    def _reply(data: bytes, alloc: int, buf: memoryview) -> int:
+        n = min(len(data), alloc, len(buf))
+        buf[:n] = data[:n]
+        return n
+
+    def _writable(self) -> None:
+        self._medium()
+        if self.cart.meta.write_protect:
+            raise write_protected()
+        if DENSITY[self.cart.meta.generation] not in self.spec.writable:
+            raise Check(DATA_PROTECT, 0x30, 0x05)  # cannot write medium: incompatible format (read-only generation)
+        if self.cart.meta.worm and self.pos < self.cart.count and not self.cart.all_filemarks_from(self.pos):
+            raise worm_overwrite()
+
+    def _reposition(self, pos: int) -> None:
+        self._t_done = self.model.reposition(self._t)
+        self.pos = pos
+
+    @property
+    def _early_warning(self) -> int:
+        cap = self.cart.meta.capacity
+        return self.opts.early_warning if self.opts.early_warning is not None else max(cap // 64, 1 << 20)
+
+    def _nop(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
+        return 0

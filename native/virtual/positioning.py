@@ -1,0 +1,140 @@
+"""Positioning commands: REWIND, LOAD UNLOAD, LOCATE(10/16), SPACE(6/16), READ POSITION.
+
+Positions are logical object numbers (blocks and filemarks alike, as in SSC-4):
+forward over a filemark leaves the head on its EOP side, backward on its BOP side;
+running into a filemark, BOT or EOD reports 00/01 (FILEMARK), 00/04 (EOM) or
+08/00/05 (BLANK CHECK) with the unspent count as a signed INFO field.
+"""
+from __future__ import annotations
+
+import struct
+
+from native.transport import Buffer
+from native.virtual.base import DriveBase
+from native.virtual.sense import BLANK_CHECK, NO_SENSE, Check, invalid_field
+
+
+class PositioningCommands(DriveBase):
+    def _rewind(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
+        self._medium()
+        self._reposition(0)
+        return 0
+
+    def _load_unload(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
+        if cdb[4] & 0x04:
+            raise invalid_field()  # EOT: not supported
+        if cdb[4] & 0x01:  # LOAD
+            if not self.loaded:
+                self.loaded = True
+                self.cart.meta.load_count += 1
+                self.load = dict.fromkeys(self.load, 0)
+            self._reposition(0)
+        elif self.loaded:
+            self._reposition(0)
+            self.loaded = False
+            self.cart.flush()
+        return 0
+
+    def _locate(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
+        self._medium()
+        if cdb[0] == 0x2B:
+            dest_type, cp = 0, cdb[1] & 0x02
+            partition, target = cdb[8], struct.unpack_from(">I", cdb, 3)[0]
+        else:
+            dest_type, cp = (cdb[1] >> 3) & 0x07, cdb[1] & 0x02
+            partition, target = cdb[3], struct.unpack_from(">Q", cdb, 4)[0]
+        if cp and partition != 0:
+            raise invalid_field()
+        cart = self.cart
+        if dest_type == 3:
+            self._reposition(cart.count)
+            return 0
+        if dest_type == 1:
+            where = 0 if target == 0 else cart.filemark_position(target - 1)
+            target = where + 1 if (where is not None and target) else (0 if target == 0 else cart.count + 1)
+        elif dest_type != 0:
+            raise invalid_field()
+        if target > cart.count:
+            self._reposition(cart.count)
+            raise Check(BLANK_CHECK, 0x00, 0x05)
+        self._reposition(target)
+        return 0
+
+    def _space6(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
+        count = int.from_bytes(cdb[2:5], "big", signed=True)
+        return self._space(cdb[1] & 0x07, count)
+
+    def _space16(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
+        count = int.from_bytes(cdb[4:12], "big", signed=True)
+        return self._space(cdb[1] & 0x0F, count)
+
+    def _space(self, code: int, count: int) -> int:
+        self._medium()
+        cart, pos = self.cart, self.pos
+        if code == 3:
+            self._reposition(cart.count)
+            return 0
+        if code not in (0, 1):
+            raise invalid_field()
+        if count == 0:
+            return 0
+        if code == 0 and count > 0:
+            fm = cart.next_filemark(pos)
+            stop = fm if fm is not None else cart.count
+            if count <= stop - pos:
+                self._reposition(pos + count)
+            elif fm is not None:
+                self._reposition(fm + 1)
+                raise Check(NO_SENSE, 0x00, 0x01, info=count - (fm - pos), filemark=True)
+            else:
+                self._reposition(cart.count)
+                raise Check(BLANK_CHECK, 0x00, 0x05, info=count - (stop - pos))
+        elif code == 0:
+            want = -count
+            fm = cart.prev_filemark(pos)
+            floor = fm + 1 if fm is not None else 0
+            if want <= pos - floor:
+                self._reposition(pos - want)
+            elif fm is not None:
+                self._reposition(fm)
+                raise Check(NO_SENSE, 0x00, 0x01, info=want - (pos - floor), filemark=True)
+            else:
+                self._reposition(0)
+                raise Check(NO_SENSE, 0x00, 0x04, info=want - pos, eom=True)
+        elif count > 0:
+            before = cart.filemarks_before(pos)
+            where = cart.filemark_position(before + count - 1)
+            if where is not None:
+                self._reposition(where + 1)
+            else:
+                passed = cart.filemarks_before(cart.count) - before
+                self._reposition(cart.count)
+                raise Check(BLANK_CHECK, 0x00, 0x05, info=count - passed)
+        else:
+            before = cart.filemarks_before(pos)
+            k = before + count  # count is negative
+            if k >= 0:
+                self._reposition(cart.filemark_position(k))
+            else:
+                self._reposition(0)
+                raise Check(NO_SENSE, 0x00, 0x04, info=-count - before, eom=True)
+        return 0
+
+    def _read_position(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
+        self._medium()
+        action = cdb[1] & 0x1F
+        pos, cart = self.pos, self.cart
+        flags = (0x80 if pos == 0 else 0) | (0x40 if cart.tape_used(pos) > cart.meta.capacity - self._early_warning else 0)
+        if action in (0x00, 0x01):
+            if pos > 0xFFFFFFFF:
+                data = bytes([flags | 0x04]) + bytes(19)
+            else:
+                data = struct.pack(">BBxxII8x", flags, 0, pos, pos)
+            return self._reply(data, 20, buf)
+        if action == 0x06:
+            data = struct.pack(">B3xIQQ8x", flags, 0, pos, cart.filemarks_before(pos))
+            return self._reply(data, 32, buf)
+        if action == 0x08:
+            data = struct.pack(">BBHxBBBQQQ", flags, 0, 0x1C, 0, 0, 0, pos, pos, 0)
+            return self._reply(data, struct.unpack_from(">H", cdb, 7)[0], buf)
+        raise invalid_field()

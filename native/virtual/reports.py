@@ -1,0 +1,139 @@
+"""Reporting commands: REPORT DENSITY SUPPORT, READ ATTRIBUTE (MAM), LOG SENSE.
+
+Values come from the cartridge's lifetime counters and the per-load counters the
+data path keeps; layouts live in ``pages.py``. Byte counts are exact; "MB" in log
+pages is 10^6 bytes and MAM figures are MiB, as SPC-4 names them.
+"""
+from __future__ import annotations
+
+import struct
+from typing import Callable
+
+from native.transport import Buffer
+from native.virtual import pages
+from native.virtual.base import DriveBase
+from native.virtual.sense import invalid_field
+from native.virtual.specs import DENSITY
+
+
+class ReportCommands(DriveBase):
+    def _report_density(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
+        media, medium_type = cdb[1] & 0x01, cdb[1] & 0x02
+        alloc = struct.unpack_from(">H", cdb, 7)[0]
+        if medium_type:
+            raise invalid_field()
+        if media:
+            self._medium()
+            code = DENSITY[self.cart.meta.generation]
+            desc = [pages.density_descriptor(code, writable=code in self.spec.writable and not self.cart.meta.write_protect,
+                                             default=True, capacity_mb=self.cart.meta.capacity // pages.MB)]
+        else:
+            desc = [pages.density_descriptor(code, writable=code in self.spec.writable, default=code == self.spec.density_code)
+                    for code in self.spec.readable]
+        return self._reply(pages.report_density(desc), alloc, buf)
+
+    def _mam(self) -> pages.MamValues:
+        meta, mib = self.cart.meta, pages.MiB
+        return pages.MamValues(
+            remaining_mib=max(0, meta.capacity - self.cart.tape_used()) // mib,
+            maximum_mib=meta.capacity // mib,
+            load_count=meta.load_count,
+            density_code=DENSITY[meta.generation],
+            mib_written_life=meta.host_bytes_written // mib,
+            mib_read_life=meta.host_bytes_read // mib,
+            mib_written_load=self.load["host_w"] // mib,
+            mib_read_load=self.load["host_r"] // mib,
+            manufacturer="TAPEDIAG",
+            serial=meta.serial,
+            manufactured=meta.manufactured,
+            worm=meta.worm,
+            barcode=meta.barcode,
+        )
+
+    def _read_attribute(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
+        self._medium()
+        action = cdb[1] & 0x1F
+        partition, first = cdb[7], struct.unpack_from(">H", cdb, 8)[0]
+        alloc = struct.unpack_from(">I", cdb, 10)[0]
+        if partition != 0 or cdb[5] != 0:
+            raise invalid_field()
+        attrs = pages.mam_attributes(self._mam())
+        chosen = [ident for ident in attrs if ident >= first]
+        if action == 0x00:
+            body = b"".join(attrs[i] for i in chosen)
+        elif action in (0x01, 0x05):
+            body = b"".join(struct.pack(">H", i) for i in chosen)
+        else:
+            raise invalid_field()
+        return self._reply(struct.pack(">I", len(body)) + body, alloc, buf)
+
+    def _log_sense(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
+        page, sub = cdb[2] & 0x3F, cdb[3]
+        pointer, alloc = struct.unpack_from(">HH", cdb, 5)
+        if cdb[1] & 0x01 or sub:
+            raise invalid_field()  # saving parameters / subpages
+        builders = self._log_pages()
+        if page == 0x00:  # supported pages: bare page codes, not parameters
+            return self._reply(pages.log_page(0x00, [bytes([0x00, *sorted(builders)])]), alloc, buf)
+        builder = builders.get(page)
+        if builder is None:
+            raise invalid_field()
+        params = [p for p in builder() if struct.unpack_from(">H", p)[0] >= pointer]
+        return self._reply(pages.log_page(page, params), alloc, buf)
+
+    def _log_pages(self) -> dict[int, Callable[[], list[bytes]]]:
+        return {0x02: lambda: self._log_errors(self.load["host_w"]),
+                0x03: lambda: self._log_errors(self.load["host_r"]), 0x0C: self._log_sequential,
+                0x17: self._log_volume, 0x1B: self._log_compression, 0x2E: self._log_tapealert}
+
+    @staticmethod
+    def _log_errors(processed: int) -> list[bytes]:
+        return [pages.counter(code, 0) for code in range(5)] + [pages.counter(5, processed, 8), pages.counter(6, 0)]
+
+    def _log_sequential(self) -> list[bytes]:
+        mb, cart = pages.MB, self.cart
+        return [
+            pages.counter(0x0000, self.load["host_w"], 8),
+            pages.counter(0x0001, self.load["tape_w"], 8),
+            pages.counter(0x0002, self.load["tape_r"], 8),
+            pages.counter(0x0003, self.load["host_r"], 8),
+            pages.counter(0x0004, cart.tape_used() // mb),
+            pages.counter(0x0005, (cart.meta.capacity - self._early_warning) // mb),
+            pages.counter(0x0006, self._early_warning // mb),
+            pages.counter(0x0007, cart.tape_used(self.pos) // mb),
+            pages.counter(0x0008, self.spec.buffer_size // mb),
+            pages.counter(0x0100, 0, 8),
+        ]
+
+    def _log_volume(self) -> list[bytes]:
+        meta, mb = self.cart.meta, pages.MB
+        ratio = lambda host, tape: int(100 * host / tape) if tape else 0  # noqa: E731
+        serial = pages.ascii_field(meta.serial, 32)
+        return [
+            pages.log_param(0x0000, b"\x01", 0x03),
+            pages.counter(0x0001, meta.load_count),
+            pages.counter(0x0002, meta.tape_bytes_written // (400 * 1024)),  # data sets: 400 KiB of tape each (approximation)
+            pages.counter(0x0007, meta.tape_bytes_read // (400 * 1024)),
+            pages.counter(0x000E, self.load["host_w"] // mb),
+            pages.counter(0x000F, self.load["host_r"] // mb),
+            pages.counter(0x0010, meta.host_bytes_written // mb),
+            pages.counter(0x0011, meta.host_bytes_read // mb),
+            pages.counter(0x0012, ratio(self.load["host_w"], self.load["tape_w"]), 2),
+            pages.counter(0x0013, ratio(self.load["host_r"], self.load["tape_r"]), 2),
+            pages.counter(0x0016, meta.capacity // mb),
+            pages.counter(0x0017, self.cart.tape_used() // mb),
+            pages.log_param(0x0040, serial, 0x01),
+        ]
+
+    def _log_compression(self) -> list[bytes]:
+        ld, mb = self.load, pages.MB
+        ratio = lambda host, tape: int(100 * host / tape) if tape else 0  # noqa: E731
+        params = [pages.counter(0x0000, ratio(ld["host_r"], ld["tape_r"]), 2),
+                  pages.counter(0x0001, ratio(ld["host_w"], ld["tape_w"]), 2)]
+        for code, value in ((0x0002, ld["host_r"]), (0x0004, ld["tape_r"]), (0x0006, ld["host_w"]), (0x0008, ld["tape_w"])):
+            params += [pages.counter(code, value // mb), pages.counter(code + 1, value % mb)]
+        return params + [pages.counter(0x0100, int(self.mode.compression), 1)]
+
+    def _log_tapealert(self) -> list[bytes]:
+        flags, self.tapealert = self.tapealert, set()  # reading the page clears the flags
+        return [pages.log_param(code, bytes([1 if code in flags else 0]), 0x03) for code in range(1, 65)]
