@@ -189,7 +189,7 @@ def bind(lib: ctypes.CDLL, path: str) -> Libiscsi:
 
 
 @lru_cache(maxsize=None)
-def load(names: tuple[str, ...] = LIBRARY_NAMES) -> Libiscsi:
+def load(names: tuple[str, ...] | None = None) -> Libiscsi:
     """The process-wide libiscsi binding (``TransportUnavailable`` when missing)."""
-    lib, path = _open(names)
+    lib, path = _open(names or LIBRARY_NAMES)
     return bind(lib, path)

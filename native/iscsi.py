@@ -111,7 +111,7 @@ def initiator_name() -> str:
     return f"iqn.2026-11.org.tapediag:{host or 'localhost'}"
 
 
-def _address_of(buffer: Buffer) -> tuple[int, object]:
+def buffer_address(buffer: Buffer) -> tuple[int, object]:
     """Address of a buffer's bytes without copying, plus the object keeping it alive."""
     if isinstance(buffer, bytes):
         keep = ctypes.c_char_p(buffer)  # points into the bytes object itself
@@ -243,7 +243,7 @@ class IscsiTransport(Transport):
         keep: object = None
         try:
             if out_len:
-                address, keep = _address_of(data_out)  # type: ignore[arg-type]
+                address, keep = buffer_address(data_out)  # type: ignore[arg-type]
                 lib.scsi_task_add_data_out_buffer(task, out_len, address)
             elif in_len:
                 keep = (ctypes.c_char * in_len).from_buffer(in_view)

@@ -1,0 +1,301 @@
+"""OS pass-through transport: SG_IO on Linux, SPTI on Windows, via libsgutils2 (ctypes).
+
+sg3_utils' ``sg_pt.h`` already hides the platform: one object per command slot
+(construct → set cdb/sense/data → ``do_scsi_pt`` → result category → destruct) and
+errors in layers (OS error, transport error, SCSI status, sense). We bind that API
+rather than issue ioctls ourselves so Linux and Windows share one code path.
+
+Device strings: ``/dev/sgN`` or ``/dev/nstN`` (the non-rewinding st node: SG_IO
+works on st nodes, and closing it never rewinds the tape), ``\\\\.\\TapeN`` on
+Windows (SPTI *direct*, ``scsi_pt_win32_direct(1)``, so large transfers are not
+double-buffered by the OS).
+
+Only what this machine could exercise is tested for real: the library loads and
+every symbol resolves, a missing node is ``DeviceNotFound``, a node without a
+driver is ``DeviceNotFound``, a non-SCSI node such as ``/dev/null`` is refused
+clearly, permission denied as a non-root user, a missing library. The kernel here
+has no SCSI devices, so no command has gone through SG_IO on this machine.
+"""
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import errno
+import glob
+import math
+import os
+import stat
+import sys
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from native.errors import (
+    CommandTimeout,
+    ConnectionLost,
+    DeviceNotFound,
+    DevicePermissionDenied,
+    InvalidParameter,
+    TransportError,
+    TransportUnavailable,
+)
+from native.iscsi import buffer_address
+from native.transport import DEFAULT_TIMEOUT, Buffer, CommandResult, Transport, WritableBuffer, make_data_in
+
+INSTALL_HINT = "apt-get install libsgutils2-1.46-2"
+PERMISSION_HINT = "run as root or add yourself to the 'tape'/'disk' group"
+SENSE_LEN = 252  # the SPC maximum; fixed-format tape sense is 18+ bytes
+
+# sg_pt.h constants
+DO_START_OK, DO_BAD_PARAMS, DO_TIMEOUT, DO_NOT_SUPPORTED = 0, 1, 2, 4
+RESULT_GOOD, RESULT_STATUS, RESULT_SENSE, RESULT_TRANSPORT_ERR, RESULT_OS_ERR = 0, 1, 2, 3, 4
+
+#: Character-device drivers (``/proc/devices`` names) that accept SG_IO.
+SCSI_CHAR_DRIVERS = {"sg", "st", "bsg"}
+
+_c = ctypes
+_OBJ = _c.c_void_p
+PROTOTYPES: dict[str, tuple[object, list[object]]] = {
+    "scsi_pt_version": (_c.c_char_p, []),
+    "scsi_pt_open_device": (_c.c_int, [_c.c_char_p, _c.c_bool, _c.c_int]),
+    "scsi_pt_open_flags": (_c.c_int, [_c.c_char_p, _c.c_int, _c.c_int]),
+    "scsi_pt_close_device": (_c.c_int, [_c.c_int]),
+    "construct_scsi_pt_obj_with_fd": (_OBJ, [_c.c_int, _c.c_int]),
+    "destruct_scsi_pt_obj": (None, [_OBJ]),
+    "partial_clear_scsi_pt_obj": (None, [_OBJ]),
+    "set_scsi_pt_cdb": (None, [_OBJ, _c.c_void_p, _c.c_int]),
+    "set_scsi_pt_sense": (None, [_OBJ, _c.c_void_p, _c.c_int]),
+    "set_scsi_pt_data_in": (None, [_OBJ, _c.c_void_p, _c.c_int]),
+    "set_scsi_pt_data_out": (None, [_OBJ, _c.c_void_p, _c.c_int]),
+    "do_scsi_pt": (_c.c_int, [_OBJ, _c.c_int, _c.c_int, _c.c_int]),
+    "get_scsi_pt_result_category": (_c.c_int, [_OBJ]),
+    "get_scsi_pt_status_response": (_c.c_int, [_OBJ]),
+    "get_scsi_pt_sense_len": (_c.c_int, [_OBJ]),
+    "get_scsi_pt_resid": (_c.c_int, [_OBJ]),
+    "get_scsi_pt_os_err": (_c.c_int, [_OBJ]),
+    "get_scsi_pt_transport_err": (_c.c_int, [_OBJ]),
+    "get_scsi_pt_transport_err_str": (_c.c_char_p, [_OBJ, _c.c_int, _c.c_char_p]),
+}
+WINDOWS_PROTOTYPES: dict[str, tuple[object, list[object]]] = {
+    "scsi_pt_win32_direct": (None, [_c.c_int]),
+}
+
+
+def library_candidates() -> list[str]:
+    """Library names/paths to try, most specific first."""
+    if sys.platform == "win32":
+        dirs = [os.path.dirname(sys.executable), getattr(sys, "_MEIPASS", ""), *os.environ.get("PATH", "").split(os.pathsep)]
+        found: list[str] = []
+        for directory in filter(None, dirs):
+            for pattern in ("libsgutils2*.dll", "cygsgutils2*.dll"):
+                found.extend(sorted(glob.glob(os.path.join(directory, pattern)), reverse=True))
+        return found
+    names = ["libsgutils2-1.46.so.2", "libsgutils2.so.2"]
+    for pattern in ("/usr/lib*/libsgutils2-*.so.*", "/usr/lib/*-linux-gnu/libsgutils2-*.so.*", "/usr/local/lib/libsgutils2*.so*"):
+        names.extend(sorted(glob.glob(pattern), reverse=True))
+    found_name = ctypes.util.find_library("sgutils2")
+    if found_name:
+        names.append(found_name)
+    return names
+
+
+@dataclass(frozen=True)
+class SgUtils:
+    lib: ctypes.CDLL
+    path: str
+    version: str
+
+
+@lru_cache(maxsize=None)
+def load() -> SgUtils:
+    """The process-wide libsgutils2 binding (``TransportUnavailable`` when missing)."""
+    for name in library_candidates():
+        try:
+            lib = ctypes.CDLL(name)
+        except OSError:
+            continue
+        protos = dict(PROTOTYPES)
+        if sys.platform == "win32":
+            protos.update(WINDOWS_PROTOTYPES)
+        for func_name, (restype, argtypes) in protos.items():
+            try:
+                func = getattr(lib, func_name)
+            except AttributeError:
+                raise TransportUnavailable(f"{name} lacks {func_name}: too old", hint=INSTALL_HINT) from None
+            func.restype = restype
+            func.argtypes = argtypes
+        version = (lib.scsi_pt_version() or b"?").decode(errors="replace")
+        return SgUtils(lib, name, version)
+    raise TransportUnavailable(
+        "libsgutils2 (sg3_utils) is not installed, so local tape drives cannot be reached",
+        hint=INSTALL_HINT if sys.platform != "win32" else "put libsgutils2*.dll next to tapediag",
+    )
+
+
+def _char_driver_names() -> dict[int, str]:
+    names: dict[int, str] = {}
+    try:
+        text = Path("/proc/devices").read_text()
+    except OSError:
+        return names
+    section = ""
+    for line in text.splitlines():
+        if line.endswith("devices:"):
+            section = line
+            continue
+        parts = line.split()
+        if section.startswith("Character") and len(parts) == 2 and parts[0].isdigit():
+            names[int(parts[0])] = parts[1]
+    return names
+
+
+def _open_error(device: str, err: int) -> Exception:
+    reason = os.strerror(err)
+    if err == errno.ENOENT:
+        return DeviceNotFound(f"{device} does not exist", device=device,
+                              hint="list drives with 'tapediag devices'")
+    if err in (errno.EACCES, errno.EPERM):
+        return DevicePermissionDenied(f"no permission to open {device}", device=device, hint=PERMISSION_HINT)
+    if err in (errno.ENXIO, errno.ENODEV):
+        return DeviceNotFound(f"no device is attached behind {device} ({reason})", device=device,
+                              hint="the drive may be powered off, unplugged or its driver not loaded")
+    if err == errno.EBUSY:
+        return TransportError(f"{device} is in use by another program ({reason})", device=device,
+                              hint="close backup software or other tools using the drive")
+    return TransportError(f"cannot open {device}: {reason}", device=device)
+
+
+class PassThroughTransport(Transport):
+    """One open pass-through handle. Not thread-safe (one worker per drive)."""
+
+    def __init__(self, device: str) -> None:
+        self.device = device
+        self._sg = load()
+        lib = self._sg.lib
+        self._fd = -1
+        self._obj: int | None = None
+        self._sense = ctypes.create_string_buffer(SENSE_LEN)
+        if sys.platform == "win32":
+            lib.scsi_pt_win32_direct(1)
+            fd = lib.scsi_pt_open_device(device.encode(), False, 0)
+        else:
+            fd = lib.scsi_pt_open_flags(device.encode(), os.O_RDWR | os.O_NONBLOCK, 0)
+        if fd < 0:
+            raise _open_error(device, -fd)
+        self._fd = fd
+        try:
+            if sys.platform.startswith("linux"):
+                self._check_linux_node()
+            obj = lib.construct_scsi_pt_obj_with_fd(fd, 0)
+            if not obj:
+                raise TransportError("libsgutils2 could not allocate a pass-through object", device=device)
+            self._obj = obj
+            os_err = lib.get_scsi_pt_os_err(obj)
+            if os_err:
+                raise TransportError(f"{device} refuses SCSI pass-through: {os.strerror(os_err)}", device=device)
+        except BaseException:
+            self.close()
+            raise
+
+    def _check_linux_node(self) -> None:
+        """Refuse a node that is not a SCSI generic/tape/bsg character device, by name."""
+        st = os.fstat(self._fd)
+        if not stat.S_ISCHR(st.st_mode):
+            raise DeviceNotFound(f"{self.device} is not a device node, so it is not a SCSI drive", device=self.device)
+        driver = _char_driver_names().get(os.major(st.st_rdev))
+        if driver is not None and driver not in SCSI_CHAR_DRIVERS:
+            raise DeviceNotFound(
+                f"{self.device} is a '{driver}' device, not a SCSI tape or generic device",
+                device=self.device, hint="use /dev/nstN or /dev/sgN (see 'tapediag devices')",
+            )
+
+    def execute(
+        self,
+        cdb: bytes,
+        *,
+        data_out: Buffer | None = None,
+        data_in: int | WritableBuffer = 0,
+        timeout: float = DEFAULT_TIMEOUT,
+    ) -> CommandResult:
+        if self._obj is None:
+            raise ConnectionLost(f"{self.device} is closed", device=self.device)
+        lib, obj = self._sg.lib, self._obj
+        lib.partial_clear_scsi_pt_obj(obj)
+        cdb_buf = ctypes.create_string_buffer(bytes(cdb), len(cdb))
+        lib.set_scsi_pt_cdb(obj, cdb_buf, len(cdb))
+        lib.set_scsi_pt_sense(obj, self._sense, SENSE_LEN)
+        keep: object = None
+        out_len = in_len = 0
+        in_view = memoryview(b"")
+        if data_out is not None and len(memoryview(data_out)):
+            address, keep = buffer_address(data_out)
+            out_len = memoryview(data_out).nbytes
+            lib.set_scsi_pt_data_out(obj, address, out_len)
+        elif not isinstance(data_in, int) or data_in:
+            in_view = make_data_in(data_in)
+            in_len = in_view.nbytes
+            if in_len:
+                keep = (ctypes.c_char * in_len).from_buffer(in_view)
+                lib.set_scsi_pt_data_in(obj, ctypes.addressof(keep), in_len)
+        seconds = 0 if timeout <= 0 else max(1, math.ceil(timeout))
+        try:
+            ret = lib.do_scsi_pt(obj, -1, seconds, 0)
+        finally:
+            del keep
+        if ret < 0:
+            raise self._os_error(-ret)
+        if ret == DO_TIMEOUT:
+            raise CommandTimeout(f"the command did not complete within {timeout:g} s", device=self.device,
+                                 hint="the tape position is now unknown")
+        if ret == DO_BAD_PARAMS:
+            raise InvalidParameter(f"the pass-through layer rejected the command {bytes(cdb[:1]).hex()}")
+        if ret != DO_START_OK:
+            raise TransportError(f"pass-through is not supported for {self.device} (code {ret})", device=self.device)
+        category = lib.get_scsi_pt_result_category(obj)
+        if category == RESULT_OS_ERR:
+            raise self._os_error(lib.get_scsi_pt_os_err(obj))
+        if category == RESULT_TRANSPORT_ERR:
+            text = ctypes.create_string_buffer(256)
+            lib.get_scsi_pt_transport_err_str(obj, 256, text)
+            raise TransportError(
+                f"the command to {self.device} failed below SCSI: {text.value.decode(errors='replace').strip()}"
+                f" (transport error {lib.get_scsi_pt_transport_err(obj):#x})",
+                device=self.device,
+            )
+        status = lib.get_scsi_pt_status_response(obj) & 0xFF
+        sense = self._sense.raw[: max(0, lib.get_scsi_pt_sense_len(obj))]
+        expected = out_len or in_len
+        transferred = max(0, expected - max(0, lib.get_scsi_pt_resid(obj)))
+        data = in_view[:transferred] if in_len else memoryview(b"")
+        return CommandResult(status=status, sense=sense, data=data, transferred=transferred)
+
+    def _os_error(self, err: int) -> Exception:
+        if err == errno.ETIMEDOUT:
+            return CommandTimeout(f"the command to {self.device} timed out", device=self.device)
+        if err in (errno.ENODEV, errno.ENXIO, errno.EIO):
+            return ConnectionLost(f"{self.device} went away ({os.strerror(err)})", device=self.device,
+                                  hint="check cabling and power; the tape position is now unknown")
+        if err in (errno.ENOTTY, errno.EINVAL, errno.ENOSYS):
+            return TransportError(f"{self.device} does not accept SCSI pass-through ({os.strerror(err)})",
+                                  device=self.device)
+        if err in (errno.EACCES, errno.EPERM):
+            return DevicePermissionDenied(f"the OS refused the command to {self.device}", device=self.device,
+                                          hint=PERMISSION_HINT)
+        return TransportError(f"the command to {self.device} failed: {os.strerror(err)}", device=self.device)
+
+    def close(self) -> None:
+        if self._obj is not None:
+            self._sg.lib.destruct_scsi_pt_obj(self._obj)
+            self._obj = None
+        if self._fd >= 0:
+            self._sg.lib.scsi_pt_close_device(self._fd)
+            self._fd = -1
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:  # interpreter shutdown
+            pass
+
+    def __repr__(self) -> str:
+        return f"PassThroughTransport({self.device!r}, sg_pt {self._sg.version})"
