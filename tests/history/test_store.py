@@ -72,6 +72,9 @@ def test_bad_kind_and_status_are_refused(tmp_path: Path) -> None:
             hist.finish_run(run_id, "incomplete")
         with pytest.raises(InvalidParameter, match="no run 999"):
             hist.finish_run(999, "complete")
+        with pytest.raises(InvalidParameter, match="no run 999"):
+            hist.add_samples(999, _samples(3))
+        assert hist._conn.execute("SELECT COUNT(*) FROM samples").fetchone()[0] == 0
 
 
 def test_nan_results_are_stored_as_null(tmp_path: Path) -> None:
