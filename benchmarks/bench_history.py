@@ -6,7 +6,7 @@ Anchor (same run, same machine): ``sqlite3.executemany`` of the same rows into a
 of the same shape, in one transaction per 20,000 rows, WAL mode. Measured: a
 ``record()`` session fed ``SampleBatch`` events of 100 samples (what engines publish
 at 10 Hz), through ``Recorder.sink`` (buffering, flush every 20,000 samples or 1 s).
-Also: ``throughput_series`` over the stored samples (what a report/plot pays).
+Also: ``History.throughput`` over the stored samples (what a report or plot pays).
 Prints samples/s and the ratio to the anchor; asserts nothing.
 
 An LTO-9 writing 1 GB/s in 256 KiB transfers produces ~4,000 samples/s, so any
@@ -25,7 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.events import Sample, SampleBatch  # noqa: E402
-from app.history import History, record, throughput_series  # noqa: E402
+from app.history import History, record  # noqa: E402
 
 
 def _samples(n: int) -> list[Sample]:
@@ -58,7 +58,7 @@ def recorded(path: Path, samples: list[Sample]) -> tuple[float, float]:
                 sink(batch)
         elapsed = time.perf_counter() - t0
         t0 = time.perf_counter()
-        throughput_series(hist.iter_samples(rec.run_id))
+        hist.throughput(rec.run_id)
         series = time.perf_counter() - t0
     return elapsed, series
 
@@ -81,7 +81,7 @@ def main() -> None:
     print(f"{n} samples, median of {args.reps}")
     print(f"  anchor  sqlite executemany : {n / ma:12,.0f} samples/s")
     print(f"  record() via SampleBatch   : {n / mr:12,.0f} samples/s  ({ma / mr:.2f} x anchor)")
-    print(f"  throughput_series (read+bin): {n / ms:12,.0f} samples/s")
+    print(f"  History.throughput (read+bin): {n / ms:11,.0f} samples/s")
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from app.history import History, throughput_series
+from app.history import History
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -27,7 +27,9 @@ def _flatten(prefix: str, value: object, out: list[tuple[str, str]]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     with History.open() as hist:
-        got = hist.get_run(args.run_id, samples=True)
+        got = hist.get_run(args.run_id, samples=args.json)
+        by_phase = hist.throughput(args.run_id) if not args.json and got.sample_count else {}
+        stats = hist.sample_stats(args.run_id)
     if args.json:
         print(json.dumps(got.to_dict(), indent=2, sort_keys=True))
         return 0
@@ -50,9 +52,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"  {key.ljust(width)}  {value}")
         if not lines:
             print("  (none)")
-    print(f"Samples: {got.sample_count}")
-    for phase, points in throughput_series(got.samples).items():
+    print(f"Samples: {got.sample_count}" + (f" ({stats['bytes'] / 1e6:.1f} MB over {stats['seconds']:.2f} s)"
+                                             if got.sample_count else ""))
+    for phase, points in by_phase.items():
         rates = [p.mb_s for p in points]
-        total = sum(s.nbytes for s in got.samples if s.phase == phase)
-        print(f"  {phase}: {total / 1e6:.1f} MB, binned rate min {min(rates):.1f} / max {max(rates):.1f} MB/s")
+        print(f"  {phase}: rate over time min {min(rates):.1f} / max {max(rates):.1f} MB/s ({len(points)} intervals)")
     return 0

@@ -52,12 +52,27 @@ def _cumulative(start: np.ndarray, end: np.ndarray, nbytes: np.ndarray, at: np.n
 
 def throughput_series(samples: Iterable[Sample], interval: float | None = None, max_points: int = 600) -> dict[str, list[ThroughputPoint]]:
     """Per phase, MB/s in bins of ``interval`` seconds (chosen to give ≤ ``max_points`` bins if None)."""
+    return series_from_rows(((s.t, s.nbytes, s.latency, s.phase, s.stream) for s in samples), interval, max_points)
+
+
+def series_from_rows(rows: Iterable[tuple[float, int, float, str, int]], interval: float | None = None,
+                     max_points: int = 600) -> dict[str, list[ThroughputPoint]]:
+    """``throughput_series`` over plain (t, nbytes, latency, phase, stream) rows."""
     by_phase: dict[str, dict[int, list[tuple[float, int, float]]]] = {}
-    for s in samples:
-        by_phase.setdefault(s.phase, {}).setdefault(s.stream, []).append((s.t, s.nbytes, s.latency))
+    for t, nbytes, latency, phase, stream in rows:
+        by_phase.setdefault(phase, {}).setdefault(stream, []).append((t, nbytes, latency))
+    return series_from_arrays({phase: [np.asarray(r, dtype=np.float64) for r in streams.values()]
+                               for phase, streams in by_phase.items()}, interval, max_points)
+
+
+def series_from_arrays(groups: dict[str, list[np.ndarray]], interval: float | None = None,
+                       max_points: int = 600) -> dict[str, list[ThroughputPoint]]:
+    """The binning itself: per phase, one (n, 3) array of (t, nbytes, latency) per stream."""
     out: dict[str, list[ThroughputPoint]] = {}
-    for phase, streams in by_phase.items():
-        intervals = [_stream_intervals(np.asarray(rows, dtype=np.float64)) for rows in streams.values()]
+    for phase, arrays in groups.items():
+        intervals = [_stream_intervals(a) for a in arrays if len(a)]
+        if not intervals:
+            continue
         t_start = min(float(iv[0][0]) for iv in intervals)
         t_end = max(float(iv[1][-1]) for iv in intervals)
         span = max(t_end - t_start, 1e-9)

@@ -244,6 +244,39 @@ class History:
             got = tuple(self.iter_samples(run_id)) if samples else ()
         return self._row_to_run(row, got)
 
+    def sample_rows(self, run_id: int) -> list[tuple[float, int, float, str, int]]:
+        """Samples as plain (t, nbytes, latency, phase, stream) tuples: the cheap form for binning."""
+        with self._lock:
+            return self._conn.execute(
+                "SELECT t, nbytes, latency, phase, stream FROM samples WHERE run_id = ? ORDER BY rowid", (run_id,)
+            ).fetchall()
+
+    def throughput(self, run_id: int, interval: float | None = None, max_points: int = 600) -> dict:
+        """``{phase: [ThroughputPoint]}`` for a stored run: one query per (phase, stream), straight
+        into numpy, so an hour of samples is binned without a Python object per I/O."""
+        import numpy as np
+
+        from .series import series_from_arrays
+
+        groups: dict[str, list] = {}
+        with self._lock:
+            keys = self._conn.execute("SELECT DISTINCT phase, stream FROM samples WHERE run_id = ?", (run_id,)).fetchall()
+            for phase, stream in keys:
+                rows = self._conn.execute(
+                    "SELECT t, nbytes, latency FROM samples WHERE run_id = ? AND phase = ? AND stream = ? ORDER BY rowid",
+                    (run_id, phase, stream)).fetchall()
+                groups.setdefault(phase, []).append(np.array(rows, dtype=np.float64).reshape(-1, 3))
+        return series_from_arrays(groups, interval, max_points)
+
+    def sample_stats(self, run_id: int) -> dict:
+        """Count, bytes and the time span the samples cover (for summaries and appendices)."""
+        with self._lock:
+            n, total, first, last = self._conn.execute(
+                "SELECT COUNT(*), COALESCE(SUM(nbytes), 0), MIN(t - latency), MAX(t) FROM samples WHERE run_id = ?",
+                (run_id,),
+            ).fetchone()
+        return {"count": n, "bytes": total, "seconds": (last - max(first, 0.0)) if n else 0.0}
+
     def iter_samples(self, run_id: int) -> Iterator[Sample]:
         """Samples in insertion order (the order the engine published them)."""
         with self._lock:

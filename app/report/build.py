@@ -5,7 +5,7 @@ from datetime import datetime, timezone
 from typing import Any, Iterable
 
 from app import __version__
-from app.history import History, Run, throughput_series
+from app.history import History, Run, ThroughputPoint
 from app.history.summary import distinct_figures, figure_name
 from app.troubleshoot import fmt
 from app.troubleshoot.fromhistory import drive_from_run
@@ -92,10 +92,10 @@ def _headline(run: Run) -> tuple[Field, ...]:
     return tuple(Field(label(figure_name(path)), f"{fmt(value)} MB/s") for path, value in distinct_figures(res)[:6])
 
 
-def _plot(runs: Iterable[Run], title: str, with_run_id: bool) -> Plot | None:
+def _plot(runs: Iterable[tuple[Run, dict[str, list[ThroughputPoint]]]], title: str, with_run_id: bool) -> Plot | None:
     series = []
-    for run in runs:
-        for phase, points in throughput_series(run.samples).items():
+    for run, by_phase in runs:
+        for phase, points in by_phase.items():
             name = f"Run {run.id} {phase}" if with_run_id else phase
             series.append(SeriesData(name, tuple((p.t, p.mb_s) for p in points)))
     return Plot(title, tuple(series)) if series else None
@@ -135,7 +135,7 @@ def _device_section(device: str, runs: list[Run]) -> DeviceSection:
     return DeviceSection(device, tuple(Field(k, v) for k, v in identity.items()), health, tuple(details), tuple(alerts))
 
 
-def _run_section(run: Run) -> RunSection:
+def _run_section(run: Run, by_phase: dict[str, list[ThroughputPoint]]) -> RunSection:
     res = run.results or {}
     messages = [m for m in (res.get("messages") or []) if isinstance(m, str)]
     if run.error:
@@ -149,14 +149,16 @@ def _run_section(run: Run) -> RunSection:
         results=tuple(f for f in flatten(res, skip=_SKIP_IN_BODY + ("messages", "params"))
                       if run.kind != "troubleshoot"),
         messages=tuple(messages),
-        plot=_plot([run], f"Throughput of run {run.id}", with_run_id=False),
+        plot=_plot([(run, by_phase)], f"Throughput of run {run.id}", with_run_id=False),
     )
 
 
 def build_report(history: History, run_ids: list[int], *, customer: str = "", site: str = "", technician: str = "",
                  ticket: str = "", date: str | None = None, title: str = "Tape and disk diagnostics report") -> Report:
     """The report for ``run_ids`` (in the order given; unknown ids raise InvalidParameter)."""
-    runs = [history.get_run(i) for i in dict.fromkeys(run_ids)]
+    runs = [history.get_run(i, samples=False) for i in dict.fromkeys(run_ids)]
+    # Binned straight from SQLite rows: an hour-long test has millions of samples.
+    series = {r.id: history.throughput(r.id) if r.sample_count else {} for r in runs}
     bottlenecks: list[BottleneckSection] = []
     recommendations: list[RecommendationItem] = []
     notes: list[str] = []
@@ -179,7 +181,7 @@ def build_report(history: History, run_ids: list[int], *, customer: str = "", si
     for run in sorted(runs, key=lambda r: -r.id):
         if run.device:
             by_device.setdefault(run.device, []).append(run)
-    sections = tuple(_run_section(r) for r in runs)
+    sections = tuple(_run_section(r, series[r.id]) for r in runs)
     summary_rows = tuple(
         (f"#{s.run_id}", KIND_TITLES.get(s.kind, s.kind), s.device or "—",
          "; ".join(f"{f.label} {f.value}" if s.kind != "troubleshoot" else f"{f.label}: {f.value.split(': ', 1)[-1]}"
@@ -191,17 +193,17 @@ def build_report(history: History, run_ids: list[int], *, customer: str = "", si
         summary = verdict
     else:
         summary = "; ".join(f"{row[1]} on {row[2]}: {row[3]}" for row in summary_rows)
-    plotted = [r for r in runs if r.samples]
+    plotted = [(r, series[r.id]) for r in runs if series[r.id]]
     comparison = _plot(plotted, "Throughput of all runs compared", with_run_id=True) if len(plotted) > 1 else None
     appendix = []
     for run in runs:
         rows = [Field("Kind", run.kind), Field("Device", run.device or "—"), Field("Status", run.status),
                 Field("Started (UTC)", run.started_at), Field("Finished (UTC)", run.finished_at or "—"),
                 Field("tapediag version", run.version), Field("Samples stored", f"{run.sample_count:,}")]
-        if run.samples:
-            total = sum(s.nbytes for s in run.samples)
-            span = max(s.t for s in run.samples) - min(s.t - s.latency for s in run.samples)
-            rows += [Field("Bytes in samples", f"{total:,}"), Field("Sampled time (s)", value_text("t", span))]
+        if run.sample_count:
+            stats = history.sample_stats(run.id)
+            rows += [Field("Bytes in samples", f"{stats['bytes']:,}"),
+                     Field("Sampled time (s)", value_text("t", float(stats["seconds"])))]
         rows += [Field(f"Parameter › {f.label}", f.value) for f in flatten(run.params, skip=("samples",))
                  if f.value != "—"]
         # A troubleshooting run's tables and advice are in the body already; its facts are the raw figures.

@@ -210,3 +210,15 @@ def test_throughput_series_sums_parallel_streams() -> None:
                for s in range(4) for i in range(100)]
     points = throughput_series(samples, interval=0.1)["read-data"]
     assert [round(p.mb_s) for p in points] == [200] * 10
+
+
+def test_history_throughput_matches_the_sample_path(tmp_path: Path) -> None:
+    samples = [Sample(t=(i + 1) * 0.01, nbytes=500_000 + 1000 * (i % 7), latency=0.01, phase=ph, stream=s)
+               for ph in ("write", "read") for s in range(2) for i in range(150)]
+    with History.open(tmp_path / "h.sqlite") as hist:
+        run_id = hist.start_run("tape-perf", "virtual:lto9")
+        hist.add_samples(run_id, samples)
+        assert hist.throughput(run_id) == throughput_series(samples)
+        stats = hist.sample_stats(run_id)
+    assert stats["count"] == 600 and stats["bytes"] == sum(s.nbytes for s in samples)
+    assert stats["seconds"] == pytest.approx(1.5)
