@@ -141,6 +141,9 @@ class TapeModel:
                 v = self.p.steps[self._band()]
                 self.advance(self.t + max((self.level + need - self.p.buffer) / v, 1e-9))
         self.level += compressed
+        # A stopped tape waits for the restart threshold (by default a full buffer), so
+        # it streams as long as possible once it moves; a tape that starts too early on
+        # a trickle of data would only run dry and back-hitch.
         if self.mode == IDLE and self.level >= self.p.restart * self.p.buffer * (1 - _EPS):
             self._start()
         self.stats.host_bytes += nbytes
