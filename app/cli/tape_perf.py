@@ -15,8 +15,7 @@ import sys
 from typing import TextIO
 
 from app.events import CancelToken, Event, Message, PhaseFinished, PhaseStarted, Progress
-from app.patterns import Pattern
-from app.tapeperf import TapePerfParams, TapePerfResult, TapePerfTest, parse_amount, parse_direction, parse_size
+from app.tapeperf import TapePerfParams, TapePerfResult, TapePerfTest, parse_size
 from native.errors import Cancelled, TapediagError
 
 from . import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK
@@ -56,33 +55,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def params_from_args(args: argparse.Namespace) -> TapePerfParams:
     """The engine's parameters from the command line (raises InvalidParameter on bad input)."""
-    block = parse_size(args.block_size, "block size")
-    size, duration = parse_amount(args.size)
-    if args.io_size is not None:
-        io = parse_size(args.io_size, "I/O size")
-    elif args.blocks_per_io is not None:
-        io = block * args.blocks_per_io
-    else:
-        io = block if args.mode == "variable" else max(block, (1 << 20) // block * block)
-    if args.repeats is not None:
-        size, duration = io * args.repeats, None
-    return TapePerfParams(
-        direction=parse_direction(args.direction),
-        pattern=Pattern.parse(args.pattern),
-        block_size=block,
-        mode=args.mode,
-        io_size=io,
-        size=size,
-        duration=duration,
-        filemarks_every=parse_size(args.filemarks_every, "filemark interval"),
-        compression=args.compression,
-        start=args.start,
-        verify=args.verify,
-        force=args.force,
-        history=parse_size(args.history_size, "history size") if args.history_size else None,
-        seed=args.seed,
-        host_rate_limit=float(parse_size(args.host_rate, "host rate")) if args.host_rate else None,
-    )
+    values = {
+        "direction": args.direction, "pattern": args.pattern, "block_size": args.block_size, "mode": args.mode,
+        "io_size": args.io_size, "size": args.size, "filemarks_every": args.filemarks_every,
+        "compression": args.compression, "start": args.start, "verify": args.verify, "force": args.force,
+        "history": args.history_size, "seed": args.seed, "host_rate": args.host_rate,
+    }
+    if args.blocks_per_io is not None or args.repeats is not None:  # the HP-UX form
+        block = parse_size(args.block_size, "block size")
+        io = block * args.blocks_per_io if args.blocks_per_io is not None else parse_size(args.io_size or "1M", "I/O size")
+        values["io_size"] = str(io)
+        if args.repeats is not None:
+            values["size"] = str(io * args.repeats)
+    return TapePerfParams.from_text(values)
 
 
 class _Printer:

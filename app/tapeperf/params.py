@@ -107,6 +107,49 @@ class TapePerfParams:
         io = block_size * blocks_per_io
         return cls(block_size=block_size, io_size=io, size=io * repeats, mode="fixed", **kwargs)  # type: ignore[arg-type]
 
+    @classmethod
+    def from_text(cls, values: dict[str, object]) -> "TapePerfParams":
+        """Parameters from the text a user typed (CLI options, GUI fields), one conversion for both.
+
+        Keys: direction, pattern, block_size, mode, io_size (default: 1 MiB in fixed
+        mode, the block size in variable mode), size (bytes or a duration),
+        filemarks_every, compression, start, verify, force, history, seed, host_rate.
+        Missing keys take the defaults; bad text raises ``InvalidParameter``.
+        """
+        def text(key: str) -> str | None:
+            value = values.get(key)
+            return None if value is None or value == "" else str(value)
+
+        mode = text("mode") or "fixed"
+        block = parse_size(text("block_size") or "256K", "block size")
+        io_text = text("io_size")
+        if io_text is not None and mode == "fixed":
+            io = parse_size(io_text, "I/O size")
+        elif mode == "variable":
+            io = parse_size(io_text, "I/O size") if io_text is not None else block
+        else:
+            io = max(block, (1 << 20) // block * block)
+        size, duration = parse_amount(text("size") or "1G")
+        history = text("history")
+        host_rate = text("host_rate")
+        return cls(
+            direction=parse_direction(text("direction") or "write"),
+            pattern=Pattern.parse(text("pattern") or "2:1"),
+            block_size=block,
+            mode=mode,
+            io_size=io,
+            size=size,
+            duration=duration,
+            filemarks_every=parse_size(text("filemarks_every") or "0", "filemark interval"),
+            compression=text("compression") or "leave",
+            start=text("start") or "bot",
+            verify=bool(values.get("verify", False)),
+            force=bool(values.get("force", False)),
+            history=parse_size(history, "history size") if history else None,
+            seed=int(values.get("seed") or 0),  # type: ignore[call-overload]
+            host_rate_limit=float(parse_size(host_rate, "host rate")) if host_rate else None,
+        )
+
     @property
     def writes(self) -> bool:
         return self.direction in ("write", "write+read")

@@ -36,6 +36,10 @@ class CartridgeState:
     def holds_data(self) -> bool:
         return bool(self.found) or bool(self.probe_error)
 
+    def to_dict(self) -> dict:
+        return {"write_protected": self.write_protected, "worm": self.worm, "found": self.found,
+                "mam_mb_written": self.mam_mb_written, "probe_error": self.probe_error, "holds_data": self.holds_data}
+
 
 def _mam(drive: TapeDrive):  # -> Mam | None
     try:

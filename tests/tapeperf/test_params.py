@@ -89,3 +89,15 @@ def test_to_dict_is_json_safe() -> None:
     d = TapePerfParams(pattern=Pattern.parse("4.3:1")).to_dict()
     assert d["pattern"] == "4.3:1"
     json.dumps(d)
+
+
+def test_from_text_is_the_one_conversion_for_cli_and_gui() -> None:
+    p = TapePerfParams.from_text({"direction": "write,read", "pattern": "4.3:1", "block_size": "256K", "mode": "fixed",
+                                  "io_size": "1M", "size": "32G", "filemarks_every": "0", "compression": "on",
+                                  "start": "bot", "verify": True})
+    assert (p.direction, p.pattern.name, p.block_size, p.io_size, p.size, p.compression, p.verify) == (
+        "write+read", "4.3:1", 256 << 10, 1 << 20, 32 << 30, "on", True)
+    v = TapePerfParams.from_text({"mode": "variable", "block_size": "64K", "size": "90s"})
+    assert (v.io_size, v.size, v.duration) == (64 << 10, None, 90.0)
+    with pytest.raises(InvalidParameter):
+        TapePerfParams.from_text({"pattern": "lots"})
