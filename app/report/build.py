@@ -9,6 +9,7 @@ from app.history import History, Run, ThroughputPoint
 from app.history.summary import distinct_figures, figure_name
 from app.troubleshoot import fmt
 from app.troubleshoot.fromhistory import drive_from_run
+from native.errors import InvalidParameter
 
 from .model import (AppendixBlock, BottleneckRow, BottleneckSection, Cover, DeviceSection, Field, Plot,
                     RecommendationItem, Report, RunSection, SeriesData)
@@ -153,10 +154,33 @@ def _run_section(run: Run, by_phase: dict[str, list[ThroughputPoint]]) -> RunSec
     )
 
 
+def _referenced_runs(run: Run) -> list[int]:
+    """History runs a troubleshooting session took its figures (or its drive) from."""
+    if run.kind != "troubleshoot":
+        return []
+    measurements = (run.params or {}).get("measurements") or {}
+    return [m["run_id"] for m in measurements.values() if isinstance(m, dict) and isinstance(m.get("run_id"), int)]
+
+
 def build_report(history: History, run_ids: list[int], *, customer: str = "", site: str = "", technician: str = "",
-                 ticket: str = "", date: str | None = None, title: str = "Tape and disk diagnostics report") -> Report:
-    """The report for ``run_ids`` (in the order given; unknown ids raise InvalidParameter)."""
-    runs = [history.get_run(i, samples=False) for i in dict.fromkeys(run_ids)]
+                 ticket: str = "", date: str | None = None, title: str = "Tape and disk diagnostics report",
+                 include_referenced: bool = True) -> Report:
+    """The report for ``run_ids`` (in the order given; unknown ids raise InvalidParameter).
+
+    A troubleshooting session brings along the runs its figures came from (``include_referenced``),
+    so the customer sees the measurements behind the verdict, not only the verdict.
+    """
+    ids = list(dict.fromkeys(run_ids))
+    runs = [history.get_run(i, samples=False) for i in ids]
+    if include_referenced:
+        for run in list(runs):
+            for ref in _referenced_runs(run):
+                if ref not in ids:
+                    try:
+                        runs.append(history.get_run(ref, samples=False))
+                        ids.append(ref)
+                    except InvalidParameter:  # deleted since the session: its figure is still in the table
+                        pass
     # Binned straight from SQLite rows: an hour-long test has millions of samples.
     series = {r.id: history.throughput(r.id) if r.sample_count else {} for r in runs}
     bottlenecks: list[BottleneckSection] = []

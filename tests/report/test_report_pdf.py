@@ -99,6 +99,11 @@ def test_troubleshoot_report_from_real_runs(in_runs_dir: dict, tmp_path: Path, c
         for row in table["rows"]:
             assert fmt(row["mb_s"]) in text, row  # every MB/s figure of the bottleneck table
 
+    # The runs behind the figures come along: their sections and plots are in the report.
+    for kind_title in ("Tape performance", "Disk read (read data)", "Disk write (create data)"):
+        assert kind_title in flat, kind_title
+    images = subprocess.run(["pdfimages", "-list", str(pdf)], capture_output=True, text=True, check=True).stdout
+    assert len(images.strip().splitlines()) - 2 >= 3  # a throughput plot per run, and the comparison
     pages = _pages_as_gray(pdf, tmp_path)
     info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True).stdout
     assert len(pages) == int(next(l.split()[1] for l in info.splitlines() if l.startswith("Pages:"))) >= 3
