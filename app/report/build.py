@@ -23,6 +23,7 @@ KIND_TITLES = {
 }
 _IDENTITY_KEYS = ("vendor", "product", "revision", "serial", "serial_number", "generation", "firmware",
                   "density", "interface", "media", "cartridge")
+_CLI_NOISE = ("json", "command", "func", "samples_csv")  # how the run was asked for, not what it measured
 _SKIP_IN_BODY = ("samples", "tables", "recommendations", "facts", "input", "log_deltas", "stalls")
 
 
@@ -145,10 +146,10 @@ def _run_section(run: Run, by_phase: dict[str, list[ThroughputPoint]]) -> RunSec
         run_id=run.id, kind=run.kind, title=f"{KIND_TITLES.get(run.kind, run.kind)} — {run.device or 'no device'}",
         device=run.device, status=run.status, started_at=run.started_at, finished_at=run.finished_at or "—",
         headline=_headline(run),
-        parameters=tuple(flatten(run.params, skip=_SKIP_IN_BODY)) if run.kind != "troubleshoot"
-        else tuple(f for f in flatten(run.params.get("workload", {})) if f.value != "—"),
+        parameters=tuple(f for f in (flatten(run.params, skip=_SKIP_IN_BODY + _CLI_NOISE) if run.kind != "troubleshoot"
+                                     else flatten(run.params.get("workload", {}))) if f.value not in ("—", "")),
         results=tuple(f for f in flatten(res, skip=_SKIP_IN_BODY + ("messages", "params"))
-                      if run.kind != "troubleshoot"),
+                      if run.kind != "troubleshoot" and f.value not in ("—", "")),
         messages=tuple(messages),
         plot=_plot([(run, by_phase)], f"Throughput of run {run.id}", with_run_id=False),
     )
