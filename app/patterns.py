@@ -100,7 +100,7 @@ class Pattern:
 class Pool:
     """A built pattern pool and what the SLDC model said about it."""
 
-    data: bytes = field(repr=False)
+    data: bytes | bytearray = field(repr=False)  # never mutated once built
     match_avg: float  # mean copy length per segment (0: random, -1: zeros)
     model_ratio: float  # the ratio native.sldc gives on the calibration blocks
     keyed: bool
@@ -177,11 +177,11 @@ def _build(pattern: Pattern, history: int, calib_block: int, seed: int, pool_byt
     if pattern.kind == "random":
         _pattern.build_pool(buf, seed, 0.0, LITERALS, history, CHUNK)
         sample = buf[: min(pool_bytes, _CALIBRATION_BYTES)]
-        return Pool(bytes(buf), 0.0, _model_ratio(sample, CHUNK * 64, history), keyed=True)
+        return Pool(buf, 0.0, _model_ratio(sample, CHUNK * 64, history), keyed=True)
     assert pattern.target is not None
     match_avg, ratio = calibrate(pattern.target, history, calib_block, seed)
     _pattern.build_pool(buf, seed, match_avg, LITERALS, history, CHUNK)
-    return Pool(bytes(buf), match_avg, ratio, keyed=True)
+    return Pool(buf, match_avg, ratio, keyed=True)
 
 
 def calibrate(target: float, history: int, block: int, seed: int = 0) -> tuple[float, float]:

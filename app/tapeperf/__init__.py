@@ -6,7 +6,7 @@
 from app.tapeperf.params import TapePerfParams, parse_amount, parse_direction, parse_duration, parse_size
 from app.tapeperf.results import LogDelta, PhaseResult, Stall, TapePerfResult
 from app.tapeperf.safety import CartridgeState, check_before_write, probe
-from app.tapeperf.engine import TapePerfTest  # noqa: E402  (engine imports safety via the package)
+from app.tapeperf.engine import TapePerfTest
 
 __all__ = [
     "TapePerfParams", "TapePerfTest", "TapePerfResult", "PhaseResult", "Stall", "LogDelta",
