@@ -134,6 +134,8 @@ def bench_tgt(size: int, rounds: int) -> None:
           f" GB/s = {max(engine_stream) / max(bare):5.2f} x (best) / "
           f"{statistics.median(engine_stream) / statistics.median(bare):5.2f} x (median) the anchor (target >= 0.90)")
     print(f"  engine phase incl. closing filemark: best {max(engine_phase):6.3f} GB/s")
+    print(f"  runs anchor {', '.join(f'{v:.3f}' for v in bare)}")
+    print(f"  runs engine {', '.join(f'{v:.3f}' for v in engine_stream)}")
 
 
 def main() -> None:
