@@ -136,7 +136,7 @@ PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     "iscsi_logout_sync": (_c.c_int, [_CTX]),
     "iscsi_is_logged_in": (_c.c_int, [_CTX]),
     "iscsi_get_fd": (_c.c_int, [_CTX]),
-    "scsi_create_task": (_TASK, [_c.c_int, _c.c_void_p, _c.c_int, _c.c_int]),
+    "scsi_create_task": (_TASK, [_c.c_int, _c.c_char_p, _c.c_int, _c.c_int]),  # copies the CDB
     "scsi_free_scsi_task": (None, [_TASK]),
     "scsi_task_add_data_in_buffer": (_c.c_int, [_TASK, _c.c_int, _c.c_void_p]),
     "scsi_task_add_data_out_buffer": (_c.c_int, [_TASK, _c.c_int, _c.c_void_p]),

@@ -136,7 +136,10 @@ class IscsiTransport(Transport):
         self.url = IscsiUrl.parse(device)
         self._binding = _iscsi_lib.load()
         self._lib = self._binding.lib
-        self._task_ptr = ctypes.POINTER(self._binding.task_struct)
+        self._task_struct = self._binding.task_struct
+        self._lun = self.url.lun
+        self._timeout_arg: float | None = None
+        self._bytes_cache: dict[int, tuple[bytes, int, object]] = {}
         self._ctx: int | None = None
         self._timeout_set = -1
         self._dead: str | None = None
@@ -221,8 +224,13 @@ class IscsiTransport(Transport):
                 hint="re-open the device; check where the tape is before writing again",
             )
         lib = self._lib
-        out_len = len(memoryview(data_out).cast("B")) if data_out is not None else 0
-        in_view = make_data_in(data_in) if (not isinstance(data_in, int) or data_in) else _EMPTY
+        if data_out is None:
+            out_len = 0
+        elif type(data_out) is bytes or type(data_out) is bytearray:
+            out_len = len(data_out)
+        else:
+            out_len = memoryview(data_out).nbytes
+        in_view = make_data_in(data_in) if (type(data_in) is not int or data_in) else _EMPTY
         in_len = in_view.nbytes
         if in_len and len(cdb) == 6 and cdb[0] == _READ6 and not cdb[1] & 0x01:
             # Variable-block READ(6) into a larger caller buffer: tell the target the
@@ -234,22 +242,22 @@ class IscsiTransport(Transport):
         if out_len and in_len:
             raise InvalidParameter("a command has data-out or data-in, not both")
         direction = _iscsi_lib.XFER_WRITE if out_len else _iscsi_lib.XFER_READ if in_len else _iscsi_lib.XFER_NONE
-        expected = out_len or in_len
 
-        cdb_buf = ctypes.create_string_buffer(bytes(cdb), len(cdb))
-        task = lib.scsi_create_task(len(cdb), cdb_buf, direction, expected)
+        task = lib.scsi_create_task(len(cdb), cdb if type(cdb) is bytes else bytes(cdb), direction, out_len or in_len)
         if not task:
             raise TransportError("libiscsi could not allocate a task", device=self.device)
         keep: object = None
         try:
             if out_len:
-                address, keep = buffer_address(data_out)  # type: ignore[arg-type]
+                address, keep = self._out_address(data_out)  # type: ignore[arg-type]
                 lib.scsi_task_add_data_out_buffer(task, out_len, address)
             elif in_len:
                 keep = (ctypes.c_char * in_len).from_buffer(in_view)
                 lib.scsi_task_add_data_in_buffer(task, in_len, ctypes.addressof(keep))
-            self._set_timeout(timeout)
-            done = lib.iscsi_scsi_command_sync(self._ctx, self.url.lun, task, None)
+            if timeout != self._timeout_arg:
+                self._set_timeout(timeout)
+                self._timeout_arg = timeout
+            done = lib.iscsi_scsi_command_sync(self._ctx, self._lun, task, None)
             if not done:
                 # The event loop failed with our task possibly still queued inside the
                 # context: freeing it (or the context) could let libiscsi write into
@@ -265,8 +273,26 @@ class IscsiTransport(Transport):
                 lib.scsi_free_scsi_task(task)
             del keep
 
+    def _out_address(self, data_out: Buffer) -> tuple[int, object]:
+        """Data-out address; for ``bytes`` (immutable, never moves) remembered per object.
+
+        The hot write loop sends the same few pattern buffers again and again, so the
+        cache saves the address lookup on every command; it holds a reference, so an
+        id is never reused while cached.
+        """
+        if type(data_out) is bytes:
+            hit = self._bytes_cache.get(id(data_out))
+            if hit is not None and hit[0] is data_out:
+                return hit[1], None
+            address, keep = buffer_address(data_out)
+            if len(self._bytes_cache) >= 8:
+                self._bytes_cache.clear()
+            self._bytes_cache[id(data_out)] = (data_out, address, keep)
+            return address, None
+        return buffer_address(data_out)
+
     def _result(self, task: int, in_view: memoryview, in_len: int, out_len: int, timeout: float) -> CommandResult:
-        t = ctypes.cast(task, self._task_ptr).contents
+        t = self._task_struct.from_address(task)
         status = t.status & 0xFFFFFFFF
         if status == _iscsi_lib.STATUS_TIMEOUT:
             raise CommandTimeout(
