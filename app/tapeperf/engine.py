@@ -103,6 +103,7 @@ class TapePerfTest:
         result = TapePerfResult(device=drive.device, params=p.to_dict())
         inq = drive.inquiry()
         result.vendor, result.product = inq.vendor, inq.product
+        drive.wait_ready(timeout=300.0)  # consumes the UNIT ATTENTION a fresh load leaves behind
         try:
             result.generation = drive.generation()
         except DeviceError:
@@ -449,6 +450,9 @@ class TapePerfTest:
         by = {d.name: d.delta for d in result.log_deltas}
         host = by.get("bytes from host (compression page)")
         tape = by.get("bytes written to tape (compression page)")
+        if not (host and tape):  # a read-only test: the read side of the same page
+            host = by.get("bytes to host (compression page)")
+            tape = by.get("bytes read from tape (compression page)")
         if host and tape:
             result.drive_ratio = host / tape
             result.drive_ratio_note = "from the Data Compression log page (0x1B)"

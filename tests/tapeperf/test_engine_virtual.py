@@ -129,6 +129,7 @@ def test_read_only_test_runs_on_a_write_protected_cartridge(tmp_path) -> None:
         r = run_test(drive, TapePerfParams(direction="read", size=64 * MiB, verify=True))
     rd = r.phase("read")
     assert r.status == "complete" and rd.end_reason == "filemark" and rd.verified_blocks == 8
+    assert r.drive_ratio == pytest.approx(2.0, rel=0.05)  # the read side of the compression page
 
 
 @pytest.mark.parametrize(
