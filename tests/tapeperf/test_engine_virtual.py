@@ -215,3 +215,21 @@ def test_physical_end_of_medium_mid_write_stops_with_the_cause() -> None:
         r = run_test(drive, TapePerfParams(direction="write+read", size=16 * MiB))
     assert r.status == "failed" and r.phase("write").bytes == 3 * MiB
     assert "VOLUME OVERFLOW" in r.error.upper()
+
+
+def test_cancel_from_the_sink_stops_before_the_next_io() -> None:
+    """Cancelled while the engine publishes: not one more WRITE is issued."""
+    cancel = CancelToken()
+    seen: list[int] = []
+
+    def sink(event) -> None:
+        if isinstance(event, SampleBatch) and not cancel.cancelled:
+            seen.append(len(event.samples))
+            cancel.cancel()
+
+    with TapeDrive.open("virtual:lto5?buffer=4M") as drive:
+        from tests.tapeperf.conftest import POOL
+        from app.tapeperf import TapePerfTest
+
+        r = TapePerfTest(drive, TapePerfParams(direction="write", size=None, duration=30.0), pool_bytes=POOL).run(sink, cancel)
+    assert r.status == "cancelled" and r.phase("write").ios == seen[0] == len(r.samples)
