@@ -43,6 +43,7 @@ class DriveBase:
     def _writable(self) -> None:
         self._medium()
         if self.cart.meta.write_protect:
+            self.tapealert.add(9)  # TapeAlert 09h "Write protect": a write to a protected cartridge
             raise write_protected()
         if DENSITY[self.cart.meta.generation] not in self.spec.writable:
             raise Check(DATA_PROTECT, 0x30, 0x05)  # cannot write medium: incompatible format (read-only generation)

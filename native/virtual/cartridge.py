@@ -24,7 +24,12 @@ from bisect import bisect_left, bisect_right
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from native.errors import DeviceError, InvalidParameter
+from native.errors import DeviceError, InvalidParameter, TransportError
+
+try:
+    import fcntl
+except ImportError:  # Windows: no advisory locks; one process per cartridge is up to the user
+    fcntl = None  # type: ignore[assignment]
 
 MAGIC = b"TDCART01"
 HEADER_SIZE = 64 << 10
@@ -83,7 +88,16 @@ class Cartridge:
         try:
             fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_BINARY", 0), 0o644)
         except OSError as exc:
-            raise DeviceError(f"cannot open virtual cartridge {path}: {exc.strerror}") from None
+            raise TransportError(f"cannot open virtual cartridge {path}: {exc.strerror}") from None
+        if fcntl is not None:
+            # Like a real drive, a cartridge is in one drive at a time: two processes
+            # appending to one file would corrupt it.
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                os.close(fd)
+                raise TransportError(f"virtual cartridge {path} is in use by another program",
+                                     hint="close the other tapediag window or command using it") from None
         size = os.fstat(fd).st_size
         if size == 0:
             meta = CartridgeMeta(

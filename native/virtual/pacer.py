@@ -1,37 +1,52 @@
 """Maps the model's simulated completion times onto the wall clock.
 
-The host measures wall-clock time, so a command must not return before the time a
-real drive would need. Sleeping for every 4 KiB block would cost more than the block,
-so the pacer keeps a debt: a command may return up to ``slack`` early, and the next
-command is treated as arriving no earlier than the previous one completed; once the
-debt exceeds ``slack`` it sleeps it off. Over any window longer than a few ``slack``
-the host sees the model's rate; oversleeping shows up as a late host, exactly as if
-the host itself had been slow.
+The host measures wall-clock time, so a command must not complete before the time a
+real drive would need, and the host's own time between commands must add to the
+drive's, as it does with hardware (a WRITE cannot be sent before the previous one
+completed). Sleeping for every 4 KiB block would cost more than the block, so:
+
+* the model clock runs at wall speed plus an ``offset``: the time the model is ahead
+  of the wall clock when the last command returned. A command arrives at
+  ``wall + offset``, i.e. the previous completion plus the host's gap;
+* a command returns at once while the model is at most ``slack`` ahead; beyond that it
+  sleeps until the wall clock has caught up. Sleep overshoot leaves the model behind
+  the wall; up to ``slack`` of that is paid back on the next sleeps, more (the process
+  was descheduled) is left to the host's account, as if the host had been slow.
+
+Over any window longer than a few ``slack`` the host sees the model's time.
 """
 from __future__ import annotations
 
 import time
+from typing import Callable
 
 
 class Pacer:
-    def __init__(self, *, realtime: bool = True, slack: float = 0.004) -> None:
+    def __init__(self, *, realtime: bool = True, slack: float = 0.004,
+                 clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep) -> None:
         self.realtime = realtime
         self.slack = slack
-        self._origin = time.monotonic()
+        self._clock, self._sleep = clock, sleep
+        self._origin = clock()
         self._done = 0.0
+        self._offset = 0.0
+
+    def _wall(self) -> float:
+        return self._clock() - self._origin
 
     def now(self) -> float:
         """Arrival time of a command on the model's time scale."""
         if not self.realtime:
             return self._done
-        return max(time.monotonic() - self._origin, self._done)
+        return max(self._wall() + self._offset, self._done)
 
     def finish(self, done: float) -> None:
-        """The command completes at model time ``done``: sleep off the debt if it is large."""
+        """The command completes at model time ``done``: sleep if the model is far ahead."""
         self._done = max(done, self._done)
-        if self.realtime:
-            debt = self._done - (time.monotonic() - self._origin)
-            if debt > self.slack:
-                # Wake a little early: sleep overshoots (more so on a loaded machine),
-                # and what is left of the debt is carried into the next command.
-                time.sleep(debt - self.slack / 2)
+        if not self.realtime:
+            return
+        wall = self._wall()
+        if self._done - wall > self.slack:
+            self._sleep(self._done - wall)
+            wall = self._wall()
+        self._offset = max(self._done - wall, -self.slack)

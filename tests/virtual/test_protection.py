@@ -1,6 +1,8 @@
 """Write-protect tab and WORM media: refusals with DATA PROTECT and the right ASC."""
 from __future__ import annotations
 
+import struct
+
 from tests.virtual.conftest import cdb6, decode_sense, filemarks, rewind, sense_fields, write
 
 
@@ -46,3 +48,21 @@ def test_older_generation_is_read_only(open_drive) -> None:
     r = write(d, b"x")
     assert sense_fields(r.sense)[:3] == (7, 0x30, 0x05)
     assert "Cannot write medium - incompatible format" in decode_sense(r.sense)
+
+
+def test_refused_write_raises_tapealert_write_protect(open_drive) -> None:
+    d = open_drive(wp=1)
+    write(d, b"x")
+    page = bytes(d.execute(bytes([0x4D, 0, 0x6E, 0, 0, 0, 0, 0x01, 0x80, 0]), data_in=384).data)
+    flags = {struct.unpack_from(">H", page, 4 + 5 * i)[0] for i in range(64) if page[4 + 5 * i + 4]}
+    assert flags == {9}
+
+
+def test_a_cartridge_is_in_one_drive_at_a_time(open_drive) -> None:
+    import pytest
+
+    from native.errors import TransportError
+
+    open_drive()
+    with pytest.raises(TransportError, match="in use"):
+        open_drive()
