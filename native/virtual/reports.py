@@ -123,6 +123,10 @@ class ReportCommands(DriveBase):
             pages.counter(0x0016, meta.capacity // mb),
             pages.counter(0x0017, self.cart.tape_used() // mb),
             pages.log_param(0x0040, serial, 0x01),
+            pages.log_param(0x0042, pages.ascii_field(meta.barcode, 32), 0x01),
+            pages.log_param(0x0043, pages.ascii_field("TAPEDIAG", 8), 0x01),
+            pages.log_param(0x0080, bytes([int(meta.write_protect)]), 0x03),
+            pages.log_param(0x0081, bytes([int(meta.worm)]), 0x03),
         ]
 
     def _log_compression(self) -> list[bytes]:

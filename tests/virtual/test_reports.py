@@ -41,6 +41,7 @@ def test_log_pages_decode_with_sg_logs(open_drive, tmp_path) -> None:
     assert "Data compression enabled: 0x1" in comp
     vol = sg_inhex("sg_logs", bytes(log_sense(d, 0x17).data), tmp_path, "--pdt=1")
     assert "Thread count: 1" in vol and f"Volume serial number: {d.cart.meta.serial}" in vol
+    assert f"Volume barcode: {d.cart.meta.barcode}" in vol and "Write protect: 0" in vol and "WORM: 0" in vol
     seq = sg_inhex("sg_logs", bytes(log_sense(d, 0x0C).data), tmp_path, "--pdt=1")
     assert "Sequential access device page" in seq
     werr = sg_inhex("sg_logs", bytes(log_sense(d, 0x02).data), tmp_path, "--pdt=1")

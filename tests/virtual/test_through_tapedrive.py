@@ -66,3 +66,16 @@ def test_tapealert_mam_and_protection_through_the_app(tape) -> None:
     d.unload()
     with pytest.raises(NotReady):
         d.test_unit_ready()
+
+
+def test_safety_probe_sees_worm_and_data(tape) -> None:
+    from app.tapeperf import safety
+
+    d = tape(worm=1, cart="worm.cart")
+    assert safety.probe(d, at_bot=True).worm
+    d.close()
+    d = tape(cart="data.cart")
+    d.write(b"customer data")
+    d.write_filemarks(1)
+    state = safety.probe(d, at_bot=True)
+    assert state.holds_data and "13-byte block" in state.found
