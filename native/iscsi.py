@@ -164,9 +164,9 @@ class IscsiTransport(Transport):
         if lib.iscsi_full_connect_sync(ctx, url.portal.encode(), url.lun) != 0:
             reason = self._error()
             self._destroy()
-            raise self._connect_error(reason)
+            raise self._connect_error(reason, login_timeout)
 
-    def _connect_error(self, reason: str) -> Exception:
+    def _connect_error(self, reason: str, login_timeout: int) -> Exception:
         """Login-phase failures name the target; TCP failures get the OS's own words.
 
         libiscsi reports a refused TCP connect as "iscsi_service_reconnect_if_loggedin.
@@ -181,6 +181,12 @@ class IscsiTransport(Transport):
                 f"iSCSI login to {self.url.target} (LUN {self.url.lun}) at {portal} failed: {reason}",
                 device=self.device,
                 hint="check the target name (IQN), the LUN and the target's access list",
+            )
+        if "timed out" in low:
+            return DeviceNotFound(
+                f"no iSCSI answer from {portal} within {login_timeout} s",
+                device=self.device,
+                hint="something may listen there that is not an iSCSI target, or the network drops packets",
             )
         why = reason
         try:

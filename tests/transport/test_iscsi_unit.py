@@ -96,3 +96,20 @@ def test_missing_library_is_transport_unavailable(monkeypatch: pytest.MonkeyPatc
         assert "apt-get install libiscsi7" in str(info.value)
     finally:
         _iscsi_lib.load.cache_clear()
+
+
+def test_silent_listener_times_out_at_login() -> None:
+    """A port that accepts TCP but never speaks iSCSI must not hang the login."""
+    import socket
+    import time
+
+    from native.errors import DeviceNotFound
+
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen(1)
+        port = server.getsockname()[1]
+        started = time.monotonic()
+        with pytest.raises(DeviceNotFound, match="no iSCSI answer"):
+            IscsiTransport(f"iscsi://127.0.0.1:{port}/iqn.x:y/1", login_timeout=2)
+        assert time.monotonic() - started < 30
