@@ -64,6 +64,8 @@ def _probe_node(node: Path) -> tuple[bool, str]:
     try:
         fd = os.open(node, os.O_RDWR | os.O_NONBLOCK)
     except OSError as err:
+        if err.errno == errno.EROFS:  # st: a write-protected cartridge is loaded
+            return True, "the cartridge is write-protected"
         if err.errno in (errno.EACCES, errno.EPERM):
             return False, "permission denied: run as root or join the 'tape' group"
         if err.errno == errno.EBUSY:

@@ -180,6 +180,10 @@ class PassThroughTransport(Transport):
             fd = lib.scsi_pt_open_device(device.encode(), False, 0)
         else:
             fd = lib.scsi_pt_open_flags(device.encode(), os.O_RDWR | os.O_NONBLOCK, 0)
+            if fd == -errno.EROFS:
+                # st refuses O_RDWR on a write-protected cartridge; diagnostics must
+                # still read it. (Root's SG_IO is not filtered on a read-only fd.)
+                fd = lib.scsi_pt_open_flags(device.encode(), os.O_RDONLY | os.O_NONBLOCK, 0)
         if fd < 0:
             raise _open_error(device, -fd)
         self._fd = fd
