@@ -4,6 +4,11 @@ Decoding and the verdict live in ``app.info``; this module only renders: aligned
 grouped text for a technician, or ``DriveInfo.to_dict()`` as JSON for machines.
 Exit status 0 for a Healthy drive, 1 when the verdict is Attention or Failing, so
 scripts can act on it.
+
+Every snapshot is recorded in the history as a ``drive-info`` run whose results are
+exactly ``DriveInfo.to_dict()`` (the one shape ``app.report`` reads). The device is
+opened first: a device that cannot be reached leaves no run behind, a drive that
+drops out while being queried leaves a ``failed`` one.
 """
 from __future__ import annotations
 
@@ -11,8 +16,9 @@ import argparse
 import json
 from typing import Any, Iterable
 
-from app.drive import Supported, Unsupported
-from app.info import DriveInfo, Verdict, gather_device
+from app.drive import Supported, TapeDrive, Unsupported
+from app.history import record
+from app.info import DriveInfo, Verdict, gather
 
 LABEL_WIDTH = 26
 
@@ -29,11 +35,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    info = gather_device(args.device)
+    with TapeDrive.open(args.device) as drive:
+        with record("drive-info", args.device, {}) as rec:
+            info = gather(drive)
+            rec.results = info.to_dict()
     if args.json:
-        print(json.dumps(info.to_dict(), indent=2))
+        print(json.dumps({"run_id": rec.run_id, **info.to_dict()}, indent=2))
     else:
         print(render_text(info), end="")
+        print(f"\nRecorded as run {rec.run_id} ('tapediag report {rec.run_id} -o report.pdf').")
     return 0 if info.health.verdict is Verdict.HEALTHY else 1
 
 

@@ -65,7 +65,9 @@ def headline(kind: str, status: str, results: dict | None, error: str | None = N
         return error if len(error) <= 90 else error[:87] + "..."
     if isinstance(res.get("verdict"), str):
         return res["verdict"]
+    if kind == "drive-info":  # DriveInfo.to_dict(): health verdict and serial
+        verdict = (res.get("health") or {}).get("verdict")
+        serial = (res.get("identity") or {}).get("serial")
+        return ", ".join(p for p in (verdict, f"serial {serial}" if serial else "") if p) or (error or "")
     parts = [f"{figure_name(p)} {v:.1f} MB/s" for p, v in distinct_figures(res)[:limit]]
-    if not parts and isinstance(res.get("serial"), str):
-        parts.append(f"serial {res['serial']}")
     return ", ".join(parts) or (error or "")

@@ -21,10 +21,11 @@ KIND_TITLES = {
     "read-data": "Disk read (read data)",
     "troubleshoot": "Troubleshooting session",
 }
-_IDENTITY_KEYS = ("vendor", "product", "revision", "serial", "serial_number", "generation", "firmware",
-                  "density", "interface", "media", "cartridge")
 _CLI_NOISE = ("json", "command", "func", "samples_csv")  # how the run was asked for, not what it measured
 _SKIP_IN_BODY = ("samples", "tables", "recommendations", "facts", "input", "log_deltas", "stalls")
+# A drive-info snapshot: "supported: yes" on every section and the raw MAM list (its
+# fields are under "cartridge" already) would only be noise in the body.
+_SKIP_DRIVE_INFO = ("supported", "attributes")
 
 
 def label(path: str) -> str:
@@ -91,6 +92,9 @@ def _headline(run: Run) -> tuple[Field, ...]:
     if run.kind == "troubleshoot":
         return tuple(Field(t["direction"].capitalize(), f"bottleneck: {t.get('bottleneck_label') or 'not determined'}")
                      for t in res.get("tables", []))
+    if run.kind == "drive-info":
+        verdict = (res.get("health") or {}).get("verdict")
+        return (Field("Health", str(verdict)),) if verdict else ()
     return tuple(Field(label(figure_name(path)), f"{fmt(value)} MB/s") for path, value in distinct_figures(res)[:6])
 
 
@@ -103,37 +107,57 @@ def _plot(runs: Iterable[tuple[Run, dict[str, list[ThroughputPoint]]]], title: s
     return Plot(title, tuple(series)) if series else None
 
 
+def _drive_info_facts(res: dict) -> tuple[dict[str, str], str, list[Field], list[str]]:
+    """Identity, health verdict, health details and alerts from a ``drive-info`` run.
+
+    Its results are exactly ``app.info.DriveInfo.to_dict()``: ``identity`` {vendor,
+    product, revision, serial, wwn}, ``generation`` (int), ``health`` {verdict,
+    reasons}, ``tapealerts`` {supported, value: [{code, name, severity, text}]} or
+    {supported: false, reason}, ``cartridge`` {supported, barcode, ...}.
+    """
+    ident = res.get("identity") or {}
+    identity = {("WWN" if k == "wwn" else label(k)): str(ident[k]) for k in ("vendor", "product", "revision", "serial", "wwn")
+                if ident.get(k)}
+    if res.get("generation"):
+        identity["Generation"] = f"LTO-{res['generation']}"
+    cart = res.get("cartridge") or {}
+    if cart.get("supported") and cart.get("barcode"):
+        identity["Cartridge"] = f"{cart['barcode']}" + (f" ({cart['medium_type']})" if cart.get("medium_type") else "")
+    health = res.get("health") or {}
+    details = [Field("Reason", str(r)) for r in health.get("reasons") or []]
+    ta = res.get("tapealerts") or {}
+    alerts: list[str] = []
+    if ta.get("supported"):
+        alerts = [f"TapeAlert {a['code']:02X}h {a['name']} ({a['severity']}): {a['text']}" for a in ta.get("value") or []]
+        if not alerts:
+            details.append(Field("TapeAlert", "no flags set"))
+    elif ta:
+        details.append(Field("TapeAlert", str(ta.get("reason", "not read"))))
+    return identity, str(health.get("verdict", "")), details, alerts
+
+
 def _device_section(device: str, runs: list[Run]) -> DeviceSection:
+    """Identity and health of one device. ``runs`` are newest first: the newest
+    ``drive-info`` snapshot gives identity, health and TapeAlert flags; other runs
+    fill in what they know (a tape-perf run's vendor/product/generation and the
+    TapeAlert flags it saw, a disk run's warnings)."""
     identity: dict[str, str] = {}
     health, details, alerts = "", [], []
-    for run in runs:  # newest first: the most recent snapshot wins
+    snapshot = next((r for r in runs if r.kind == "drive-info" and r.results), None)
+    if snapshot is not None:
+        identity, health, details, alerts = _drive_info_facts(snapshot.results)
+    for run in runs:
         res = run.results or {}
-        blobs = [res] + [res[k] for k in ("identity", "inquiry", "drive") if isinstance(res.get(k), dict)]
-        for blob in blobs:
-            for key in _IDENTITY_KEYS:
-                v = blob.get(key)
-                if v not in (None, "", [], {}) and not isinstance(v, (dict, list)) and label(key) not in identity:
-                    identity[label(key)] = value_text(key, v)
-        ctx = drive_from_run(run)
-        if ctx and ctx.serial and "Serial" not in identity and "Serial number" not in identity:
+        ctx = drive_from_run(run) if run.kind != "drive-info" else None
+        if ctx and ctx.serial and "Serial" not in identity:
             identity["Serial"] = ctx.serial
         if ctx and ctx.description and not {"Vendor", "Product", "Drive"} & set(identity):
             identity["Drive"] = ctx.description
         if ctx and ctx.generation and "Generation" not in identity:
             identity["Generation"] = f"LTO-{ctx.generation}"
-        h = res.get("health")
-        if run.kind == "drive-info" and h is not None and not health:
-            if isinstance(h, dict):
-                health = str(h.get("verdict") or h.get("status") or h.get("summary") or "")
-                details = [f for f in flatten(h) if f.label not in ("Verdict", "Status", "Summary")]
-            else:
-                health = str(h)
-        for key in ("tapealert", "tapealerts", "alerts", "warnings"):
-            for item in res.get(key) or []:
-                text = item if isinstance(item, str) else (item.get("text") or item.get("message") or str(item)) \
-                    if isinstance(item, dict) else str(item)
-                if text not in alerts:
-                    alerts.append(text)
+        for item in (res.get("tapealert") or []) + (res.get("warnings") or []):  # tape-perf / disk runs: sentences
+            if isinstance(item, str) and item not in alerts:
+                alerts.append(item)
     return DeviceSection(device, tuple(Field(k, v) for k, v in identity.items()), health, tuple(details), tuple(alerts))
 
 
@@ -148,7 +172,8 @@ def _run_section(run: Run, by_phase: dict[str, list[ThroughputPoint]]) -> RunSec
         headline=_headline(run),
         parameters=tuple(f for f in (flatten(run.params, skip=_SKIP_IN_BODY + _CLI_NOISE) if run.kind != "troubleshoot"
                                      else flatten(run.params.get("workload", {}))) if f.value not in ("—", "")),
-        results=tuple(f for f in flatten(res, skip=_SKIP_IN_BODY + ("messages", "params"))
+        results=tuple(f for f in flatten(res, skip=_SKIP_IN_BODY + ("messages", "params")
+                                          + (_SKIP_DRIVE_INFO if run.kind == "drive-info" else ()))
                       if run.kind != "troubleshoot" and f.value not in ("—", "")),
         messages=tuple(messages),
         plot=_plot([(run, by_phase)], f"Throughput of run {run.id}", with_run_id=False),

@@ -28,20 +28,35 @@ def hist() -> History:
         yield h
 
 
+def _drive_info(serial: str, verdict: str, reasons: list[str], alerts: list[dict]) -> dict:
+    """A drive-info run's results: the shape of ``DriveInfo.to_dict()`` (sections trimmed)."""
+    return {"device": "/dev/sg3", "generation": 4,
+            "identity": {"vendor": "HP", "product": "Ultrium 4-SCSI", "revision": "B63W", "serial": serial,
+                         "wwn": None, "device_type": "tape"},
+            "cartridge": {"supported": False, "reason": "no cartridge loaded"},
+            "tapealerts": {"supported": True, "value": alerts},
+            "health": {"verdict": verdict, "reasons": reasons}}
+
+
 def test_device_identity_and_health_come_from_the_newest_drive_info_run(hist: History) -> None:
     old = hist.start_run("drive-info", "/dev/sg3")
-    hist.finish_run(old, "complete", {"vendor": "HP", "product": "Ultrium 4-SCSI", "serial": "OLD000",
-                                      "health": {"verdict": "Attention", "reasons": ["cleaning requested"]}})
+    hist.finish_run(old, "complete", _drive_info("OLD000", "Attention", ["cleaning requested"], []))
     new = hist.start_run("drive-info", "/dev/sg3")
-    hist.finish_run(new, "complete", {"vendor": "HP", "product": "Ultrium 4-SCSI", "serial": "HU1234ABCD",
-                                      "health": {"verdict": "Good", "reasons": []},
-                                      "tapealert": ["Cleaning required"]})
-    report = build_report(hist, [old, new], customer="ACME")
+    flag = {"code": 20, "name": "Cleaning required", "severity": "Critical", "text": "The drive needs cleaning."}
+    hist.finish_run(new, "complete", _drive_info("HU1234ABCD", "Attention", ["cleaning requested: 14h"], [flag]))
+    tape = hist.start_run("tape-perf", "/dev/sg3")
+    hist.finish_run(tape, "complete", {"vendor": "HP", "product": "Ultrium 4-SCSI", "generation": 4,
+                                       "write_mb_s": 80.0, "tapealert": ["TapeAlert 03h Hard error"]})
+    report = build_report(hist, [old, new, tape], customer="ACME")
     (dev,) = report.devices
-    assert dev.device == "/dev/sg3" and dev.health == "Good"
-    assert ("Serial", "HU1234ABCD") in [(f.label, f.value) for f in dev.identity]
-    assert "Cleaning required" in dev.alerts
+    assert dev.device == "/dev/sg3" and dev.health == "Attention"
+    fields = [(f.label, f.value) for f in dev.identity]
+    assert ("Serial", "HU1234ABCD") in fields and ("Generation", "LTO-4") in fields
+    assert ("Reason", "cleaning requested: 14h") in [(f.label, f.value) for f in dev.health_details]
+    assert dev.alerts == ("TapeAlert 14h Cleaning required (Critical): The drive needs cleaning.",
+                          "TapeAlert 03h Hard error")
     assert report.cover.customer == "ACME" and report.cover.date
+    assert [f.value for f in report.runs[1].headline] == ["Attention"]
 
 
 def test_two_tape_runs_are_summarised_and_overlaid(hist: History) -> None:

@@ -4,6 +4,7 @@ built on them. The PDF is read back with pdftotext and rendered with pdftoppm.""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -12,19 +13,26 @@ import numpy as np
 import pytest
 
 from app.cli import main
-from app.drive import TapeDrive
 from app.history import History, record
 from app.report import build_report
 from app.troubleshoot import fmt
+
+ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.skipif(not shutil.which("pdftotext") or not shutil.which("pdftoppm"),
                                 reason="poppler-utils not installed")
 
 
 def _json_run(argv: list[str], capsys) -> dict:
-    code = main(argv + ["--json"])
-    out = capsys.readouterr().out
-    assert code == 0, out
+    """``main(argv + --json)``'s JSON; without capsys (module fixtures) stdout is captured here."""
+    import contextlib
+    import io
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        code = main(argv + ["--json"])
+    out = buf.getvalue() + (capsys.readouterr().out if capsys is not None else "")
+    assert code in (0, 1), out  # info exits 1 when the verdict is not Healthy
     return json.loads(out)
 
 
@@ -36,13 +44,9 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict:
     mp.setenv("TAPEDIAG_DATA_DIR", str(data))
     ids: dict = {"data_dir": data}
     try:
-        with TapeDrive.open("virtual:lto5") as drive:
-            inq = drive.inquiry()
-            identity = {"vendor": inq.vendor, "product": inq.product, "revision": inq.revision,
-                        "serial": drive.serial_number(), "generation": drive.generation()}
-        with record("drive-info", "virtual:lto5", {}) as rec:
-            rec.results = identity
-        ids["info"], ids["serial"] = rec.run_id, identity["serial"]
+        # The drive-info run as a user makes it: `tapediag info DEVICE --json`, TapeAlert flags raised.
+        info = _json_run(["info", "virtual:lto5?tapealert=3,20"], None)
+        ids["info"], ids["serial"], ids["drive_info"] = info["run_id"], info["identity"]["serial"], info
         src = tmp_path_factory.mktemp("tree") / "data"
         for argv in (["tape-perf", "virtual:lto5", "--size", "48M"],
                      ["create-data", str(src), "--depth", "2", "--breadth", "3", "--files-per-dir", "60", "--streams", "2"],
@@ -118,7 +122,12 @@ def test_report_command_with_device_identity_runs_and_plots(in_runs_dir: dict, t
                  "-o", str(pdf), "--customer", "ACME Corp"]) == 0
     assert "Report written to" in capsys.readouterr().out
     text = _pdftotext(pdf)
+    flat = " ".join(text.split())
     assert r["serial"] in text  # the device serial from the drive-info run
+    info = r["drive_info"]
+    assert f"LTO-{info['generation']}" in flat and f"Health: {info['health']['verdict']}" in flat
+    for alert in info["tapealerts"]["value"]:  # each TapeAlert flag the snapshot saw
+        assert f"TapeAlert {alert['code']:02X}h {alert['name']}" in flat
     with History.open() as hist:
         report = build_report(hist, [r["info"], r["tape"], r["create"], r["read"]])
         tape = hist.get_run(r["tape"], samples=False)
@@ -128,6 +137,28 @@ def test_report_command_with_device_identity_runs_and_plots(in_runs_dir: dict, t
         assert f"{fmt(value)} MB/s" in text  # each measured MB/s figure
     assert report.comparison is not None and len(report.comparison.series) >= 3  # runs overlaid on one plot
     assert "Runs compared" in text and "Tape performance" in text
+
+
+def test_drive_info_cli_run_then_report_subprocess(tmp_path: Path) -> None:
+    """As a user does it: `tapediag info --json`, then `tapediag report <that run>` next to a tape-perf run."""
+    env = {**os.environ, "TAPEDIAG_DATA_DIR": str(tmp_path / "data")}
+    exe = str(ROOT / ".venv" / "bin" / "tapediag")
+    dev = "virtual:lto9?realtime=0&tapealert=5&cartridge=" + str(tmp_path / "c.cart")
+    got = subprocess.run([exe, "info", dev, "--json"], env=env, capture_output=True, text=True, timeout=120)
+    assert got.returncode == 1, got.stderr  # TapeAlert 05h (Read) is Critical: verdict Failing
+    info = json.loads(got.stdout)
+    tape = subprocess.run([exe, "tape-perf", dev, "--size", "16M", "--json"], env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert tape.returncode == 0, tape.stderr
+    with History.open(tmp_path / "data" / "history.sqlite") as hist:
+        tape_id = next(r.id for r in hist.list_runs(kind="tape-perf"))
+    for ids, name in (([info["run_id"]], "info.pdf"), ([tape_id, info["run_id"]], "both.pdf")):
+        out = subprocess.run([exe, "report", *map(str, ids), "-o", str(tmp_path / name)], env=env,
+                             capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0, out.stderr
+        flat = " ".join(_pdftotext(tmp_path / name).split())
+        assert info["identity"]["serial"] in flat and "LTO-9" in flat
+        assert "Health: Failing" in flat and "TapeAlert 05h Read" in flat
 
 
 def test_report_refuses_unknown_runs_and_non_pdf_names(in_runs_dir: dict, tmp_path: Path, capsys) -> None:
