@@ -24,6 +24,7 @@ from typing import Callable, Iterator
 import numpy as np
 
 from app.disk import content as content_mod
+from app.disk.dirs import DirHandle
 from app.disk.manifest import MANIFEST_NAME, DirEntry, Manifest, RunRecord
 from app.disk.results import CreateDataResult, LatencyStats
 from app.disk.runner import BATCH_SECONDS, Stream, StreamRunner
@@ -40,7 +41,6 @@ LARGE_FILE = 4 << 20
 SLICE = 8 << 20
 MAX_BATCH_FILES = 512
 MAX_BATCH_BYTES = 32 << 20
-_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 #: The white paper's data sets ("Test data"). Both used 2:1 data and "an equal
 #: distribution of files in each directory"; a log-uniform size spread reproduces
@@ -186,13 +186,13 @@ class CreateDataTest:
             raise DiskTestError(f"cannot write to {target}: {err.strerror or err}: nothing written",
                                 hint="check the directory's permissions and that the file system is writable") from None
         prefix = f"{run_root}/" if run_root else ""
-        base_fd = os.open(target / run_root if run_root else target, _DIR_FLAGS)
+        base = DirHandle.open(target / run_root if run_root else target)
         try:
             sink(PhaseStarted("create", p.total_size if p.total_size is not None else None))
             runner = StreamRunner("create", p.streams, sink, cancel, p.total_size, tick=manifest.try_save)
-            runner.run(lambda s: self._stream(s, base_fd, prefix, content, record))
+            runner.run(lambda s: self._stream(s, base, prefix, content, record))
         finally:
-            os.close(base_fd)
+            base.close()
         stops = [e for e in runner.errors if isinstance(e, _StreamStopped)]
         others = [e for e in runner.errors if not isinstance(e, _StreamStopped)]
         record.state = "stopped" if runner.errors else "cancelled" if runner.cancelled else "complete"
@@ -249,23 +249,22 @@ class CreateDataTest:
 
     # -- one stream ---------------------------------------------------------------
 
-    def _stream(self, stream: Stream, base_fd: int, prefix: str, content: content_mod.Content,
+    def _stream(self, stream: Stream, base: DirHandle, prefix: str, content: content_mod.Content,
                 record: RunRecord) -> None:
         p = self.params
         files_left, bytes_left = p.share(stream.index)
         rng = np.random.default_rng([p.seed, stream.index])
         name = f"s{stream.index:02d}"
         try:
-            os.mkdir(name, 0o755, dir_fd=base_fd)
-            root_fd = os.open(name, _DIR_FLAGS, dir_fd=base_fd)
+            root = base.mkdir(name)
         except OSError as err:
             raise _stop_for(err.errno or errno_mod.EIO, prefix + name, 0) from None
         flags = diskio.FLAG_FSYNC if p.fsync == "file" else 0
         batch = 8
         done = lambda: files_left <= 0 or (bytes_left is not None and bytes_left <= 0) or stream.halted  # noqa: E731
-        walker = self._dirs(root_fd, prefix + name, 1, record, done)
+        walker = self._dirs(root, prefix + name, 1, record, done)
         try:
-            for entry, dfd in walker:
+            for entry, dh in walker:
                 rel = entry.path
                 n = min(p.files_per_dir, files_left)
                 sizes = draw_sizes(rng, p.distribution, p.min_size, p.max_size, n)
@@ -276,7 +275,9 @@ class CreateDataTest:
                 i = 0
                 while i < n and not stream.halted:
                     if sizes[i] > LARGE_FILE:
-                        self._large(stream, dfd, rel, i, int(sizes[i]), int(offsets[i]), int(keys[i]), content, flags)
+                        if not self._large(stream, dh, rel, i, int(sizes[i]), int(offsets[i]), int(keys[i]),
+                                           content, flags):
+                            break  # halted mid-file: the partial file is gone again
                         entry.files = i = i + 1
                         bytes_left = None if bytes_left is None else bytes_left - int(sizes[i - 1])
                         files_left -= 1
@@ -287,7 +288,7 @@ class CreateDataTest:
                         total += int(sizes[j])
                         j += 1
                     specs = np.stack([sizes[i:j], offsets[i:j], keys[i:j]], axis=1).astype(np.int64)
-                    raw = diskio.create_files(dfd, rel, "f", i, specs.tobytes(), content.pool, p.write_size, flags)
+                    raw = diskio.create_files(dh.fd, dh.path, "f", i, specs.tobytes(), content.pool, p.write_size, flags)
                     rec = np.frombuffer(raw, dtype=np.int64).reshape(-1, 4)
                     stream.add_batch(rec)
                     ok = int((rec[:, 0] == 0).sum())
@@ -308,13 +309,13 @@ class CreateDataTest:
             walker.close()
         try:
             if p.fsync == "end" and not stream.halted:
-                diskio.sync_filesystem(root_fd)
+                diskio.sync_filesystem(root.fd if root.fd >= 0 else -1)
         finally:
-            os.close(root_fd)
+            root.close()
 
-    def _dirs(self, parent_fd: int, parent_rel: str, level: int, record: RunRecord,
-              stop: Callable[[], bool]) -> Iterator[tuple[DirEntry, int]]:
-        """Pre-order walk that creates directories as it goes; yields (manifest entry, fd).
+    def _dirs(self, parent: DirHandle, parent_rel: str, level: int, record: RunRecord,
+              stop: Callable[[], bool]) -> Iterator[tuple[DirEntry, DirHandle]]:
+        """Pre-order walk that creates directories as it goes; yields (manifest entry, handle).
 
         Each directory enters the manifest the moment it exists, and none is made once
         ``stop()`` is true, so cleanup always knows every directory the run created.
@@ -323,25 +324,28 @@ class CreateDataTest:
             if stop():
                 return
             name = f"d{i:02d}"
-            os.mkdir(name, 0o755, dir_fd=parent_fd)
-            entry = DirEntry(f"{parent_rel}/{name}", 0)
-            record.dirs.append(entry)
-            fd = os.open(name, _DIR_FLAGS, dir_fd=parent_fd)
+            rel = f"{parent_rel}/{name}"
             try:
-                yield entry, fd
+                child = parent.mkdir(name)
+            except OSError as err:  # name the directory as the user sees it
+                raise OSError(err.errno, err.strerror, rel) from None
+            entry = DirEntry(rel, 0)
+            record.dirs.append(entry)
+            try:
+                yield entry, child
                 if level < self.params.depth:
-                    yield from self._dirs(fd, entry.path, level + 1, record, stop)
+                    yield from self._dirs(child, rel, level + 1, record, stop)
             finally:
-                os.close(fd)
+                child.close()
 
-    def _large(self, stream: Stream, dfd: int, rel: str, index: int, size: int, off: int, key: int,
-               content: content_mod.Content, flags: int) -> None:
-        """One big file in slices, each sampled; a file cut short (stop, error) is removed."""
+    def _large(self, stream: Stream, dh: DirHandle, rel: str, index: int, size: int, off: int, key: int,
+               content: content_mod.Content, flags: int) -> bool:
+        """One big file in slices, each sampled; a file cut short (stop, error) is removed.
+        True if the file was completed."""
         name = f"f{index:06d}.dat"
         start = _now()
         try:
-            fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-                         | getattr(os, "O_CLOEXEC", 0), 0o644, dir_fd=dfd)
+            fd = dh.create(name)
         except OSError as err:
             raise _stop_for(err.errno or errno_mod.EIO, f"{rel}/{name}", stream.files) from None
         written, err = 0, 0
@@ -361,12 +365,13 @@ class CreateDataTest:
         finally:
             os.close(fd)
         if err or written < size:
-            os.unlink(name, dir_fd=dfd)
+            dh.unlink(name)
             stream.bytes -= written
             if err:
                 raise _stop_for(err, f"{rel}/{name}", stream.files)
-            return
+            return False
         stream.add_file(_now() - start)
+        return True
 
     def _check_space(self, where: Path) -> None:
         p = self.params

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from app.disk.dirs import DirHandle
 from app.disk.results import LatencyStats, ReadDataResult, TreeWalk, Unreadable
 from app.disk.runner import BATCH_SECONDS, Stream, StreamRunner
 from app.disk.sizes import format_size
@@ -37,7 +38,6 @@ MAX_BATCH_FILES = 512
 #: Per-file cost, in bytes, when shares are balanced: opening a file costs about as
 #: much as reading this much, so a share of small files is not a share of bytes only.
 FILE_COST = 64 << 10
-_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 @dataclass(frozen=True)
@@ -226,7 +226,7 @@ class ReadDataTest:
                     break
                 d = dirs[di]
                 try:
-                    dfd = os.open(d.path, _DIR_FLAGS)
+                    dh = DirHandle.open(os.fsdecode(d.path))
                 except OSError as err:
                     for name in d.names[a:b]:
                         self._unreadable(os.path.join(d.path, name), err.errno)
@@ -236,13 +236,13 @@ class ReadDataTest:
                     i = a
                     while i < b and not stream.halted:
                         if d.sizes[i] > LARGE_FILE:
-                            self._large(stream, dfd, d, i, buf, flags)
+                            self._large(stream, dh, d, i, buf, flags)
                             i += 1
                             continue
                         j = i
                         while j < b and j - i < batch and d.sizes[j] <= LARGE_FILE:
                             j += 1
-                        raw = diskio.read_files(dfd, os.fsdecode(d.path), d.names[i:j], buf, flags)
+                        raw = diskio.read_files(dh.fd, dh.path, d.names[i:j], buf, flags)
                         rec = np.frombuffer(raw, dtype=np.int64).reshape(-1, 4)
                         stream.add_batch(rec)
                         for k in np.nonzero(rec[:, 0])[0]:
@@ -251,15 +251,15 @@ class ReadDataTest:
                         batch = max(1, min(MAX_BATCH_FILES, int(BATCH_SECONDS / per_file)))
                         i = j
                 finally:
-                    os.close(dfd)
+                    dh.close()
         finally:
             buf.close()
 
-    def _large(self, stream: Stream, dfd: int, d: _Dir, i: int, buf: mmap.mmap, flags: int) -> None:
+    def _large(self, stream: Stream, dh: DirHandle, d: _Dir, i: int, buf: mmap.mmap, flags: int) -> None:
         start = time.monotonic_ns()
         name = d.names[i]
         try:
-            fd = diskio.open_read(os.fsdecode(name), flags, dfd)
+            fd = dh.open_read(os.fsdecode(name), flags)
         except OSError as err:
             stream.errors += 1
             self._unreadable(os.path.join(d.path, name), err.errno)

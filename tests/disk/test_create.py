@@ -174,3 +174,41 @@ def test_presets_reproduce_the_white_paper_data_sets(tmp_path: Path) -> None:
     assert typical.dirs_per_stream == 20  # "4,389 files in 20 folders"
     result = CreateDataTest(small).run()
     assert result.total_files == 100
+
+
+def test_path_based_fallback_without_directory_descriptors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Windows code path (no openat, no C module), exercised here: same tree, same bytes."""
+    from app.disk import ReadDataParams, ReadDataTest
+    from native import diskio
+
+    _create(tmp_path / "c", depth=2, breadth=2, files_per_dir=5, seed=5, min_size=100, max_size=6 << 20)
+    monkeypatch.setattr(diskio, "NATIVE", False)
+    monkeypatch.setattr(diskio, "HAVE_DIRFD", False)
+    result = _create(tmp_path / "w", depth=2, breadth=2, files_per_dir=5, seed=5, min_size=100, max_size=6 << 20)
+    fc, fw = tree_files(tmp_path / "c"), tree_files(tmp_path / "w")
+    fc.pop(MANIFEST_NAME), fw.pop(MANIFEST_NAME)
+    assert fc == fw and result.total_files == 30
+    assert all((tmp_path / "c" / n).read_bytes() == (tmp_path / "w" / n).read_bytes() for n in fc)
+    read = ReadDataTest(ReadDataParams(str(tmp_path / "w"), streams=2)).run()
+    assert read.total_bytes == sum(fw.values()) + (tmp_path / "w" / MANIFEST_NAME).stat().st_size
+    clean(tmp_path / "w")
+    assert all_entries(tmp_path / "w") == set()
+
+
+def test_cancel_inside_large_files_leaves_no_partial_file(tmp_path: Path) -> None:
+    cancel = CancelToken()
+
+    def sink(event) -> None:
+        if isinstance(event, SampleBatch):
+            cancel.cancel()
+
+    target = tmp_path / "t"
+    result = CreateDataTest(CreateDataParams(str(target), depth=1, breadth=1, files_per_dir=40, min_size=6 << 20,
+                                             max_size=6 << 20, fsync="file")).run(sink, cancel)
+    files = tree_files(target)
+    files.pop(MANIFEST_NAME)
+    assert result.status == "cancelled"
+    assert set(files.values()) <= {6 << 20} and len(files) == result.total_files < 40
+    assert result.total_bytes == sum(files.values())
+    clean(target)
+    assert all_entries(target) == set()
