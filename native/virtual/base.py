@@ -59,5 +59,16 @@ class DriveBase:
         cap = self.cart.meta.capacity
         return self.opts.early_warning if self.opts.early_warning is not None else max(cap // 64, 1 << 20)
 
+    @property
+    def _max_file(self) -> int:
+        """Disk budget of the cartridge file: ``maxfile=``, default 4 x the tape capacity."""
+        return self.opts.max_file if self.opts.max_file is not None else 4 * self.cart.meta.capacity
+
+    def _past_early_warning(self) -> bool:
+        """Past the early-warning point of the tape, or of the file's disk budget."""
+        file_budget = self._max_file
+        return (self.cart.tape_used() > self.cart.meta.capacity - self._early_warning
+                or self.cart.file_bytes > file_budget - max(file_budget // 64, 1 << 20))
+
     def _nop(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
         return 0

@@ -5,7 +5,9 @@ Layout::
     [0, 64 KiB)   header: magic, then JSON metadata (generation, capacity, flags, MAM
                   counters, where the saved index is, and whether it is valid)
     [64 KiB, ...) records: 16-byte record header + data, in tape order; at a clean
-                  close the index (offsets, lengths, cumulative tape use) follows EOD
+                  close the index (offsets, lengths, cumulative tape use, kinds)
+                  follows EOD. All-zero blocks are stored as a header only, so a
+                  "zeros" benchmark (80:1 on tape) does not write 80x the tape to disk.
 
 Records describe themselves, so the index is only a cache: the first change after a
 clean state marks the header dirty and cuts the file at EOD (dropping the saved
@@ -36,7 +38,24 @@ HEADER_SIZE = 64 << 10
 DATA_START = HEADER_SIZE
 _REC = struct.Struct("<IBxxxII")  # magic, kind, data length, tape bytes charged
 REC_MAGIC = 0x52434454  # "TDCR"
-KIND_BLOCK, KIND_FILEMARK = 0, 1
+KIND_BLOCK, KIND_FILEMARK, KIND_ZERO = 0, 1, 2
+_ZEROS = bytes(1 << 20)
+
+
+def is_zero(data: memoryview) -> bool:
+    """True if every byte is 0; cheap for ordinary data (the first 64 bytes decide)."""
+    n = len(data)
+    if bytes(data[:64]) != _ZEROS[: min(n, 64)]:
+        return False
+    step = len(_ZEROS)
+    return all(data[i : i + step].tobytes() == _ZEROS[: min(step, n - i)] for i in range(0, n, step))
+
+
+def fill_zero(buf: memoryview) -> None:
+    step = len(_ZEROS)
+    for i in range(0, len(buf), step):
+        part = buf[i : i + step]
+        part[:] = _ZEROS[: len(part)]
 FILEMARK_TAPE_BYTES = 4096
 _IOV_BLOCKS = 500  # blocks per pwritev/preadv: two iovecs each, below IOV_MAX (1024)  # what a filemark costs on tape (a small fraction of a dataset)
 
@@ -77,6 +96,7 @@ class Cartridge:
         self._offsets = array("q")  # file offset of each record header
         self._lengths = array("q")  # data length; -1 for a filemark
         self._tape = array("q")  # cumulative tape bytes after each record
+        self._kinds = array("b")  # KIND_* of each record
         self._filemarks = array("q")  # positions of filemarks, ascending
         self.data_end = DATA_START
 
@@ -132,13 +152,14 @@ class Cartridge:
 
     def _load_index(self) -> None:
         n = self.meta.index_count
-        raw = os.pread(self._fd, 24 * n, self.meta.index_offset)
-        if len(raw) != 24 * n:
+        raw = os.pread(self._fd, 25 * n, self.meta.index_offset)
+        if len(raw) != 25 * n:
             self._scan()
             return
         self._offsets.frombytes(raw[: 8 * n])
         self._lengths.frombytes(raw[8 * n : 16 * n])
-        self._tape.frombytes(raw[16 * n :])
+        self._tape.frombytes(raw[16 * n : 24 * n])
+        self._kinds.frombytes(raw[24 * n :])
         self.data_end = self.meta.index_offset
         self._filemarks = array("q", (i for i, ln in enumerate(self._lengths) if ln < 0))
 
@@ -147,15 +168,17 @@ class Cartridge:
         offset, end, tape = DATA_START, os.fstat(self._fd).st_size, 0
         while offset + _REC.size <= end:
             magic, kind, length, charged = _REC.unpack(os.pread(self._fd, _REC.size, offset))
-            if magic != REC_MAGIC or kind not in (KIND_BLOCK, KIND_FILEMARK) or offset + _REC.size + length > end:
+            payload = length if kind == KIND_BLOCK else 0
+            if magic != REC_MAGIC or kind not in (KIND_BLOCK, KIND_FILEMARK, KIND_ZERO) or offset + _REC.size + payload > end:
                 break
             tape += charged
             if kind == KIND_FILEMARK:
                 self._filemarks.append(len(self._offsets))
             self._offsets.append(offset)
-            self._lengths.append(length if kind == KIND_BLOCK else -1)
+            self._lengths.append(-1 if kind == KIND_FILEMARK else length)
             self._tape.append(tape)
-            offset += _REC.size + length
+            self._kinds.append(kind)
+            offset += _REC.size + payload
         self.data_end = offset
         self.meta.clean = False  # the saved index (if any) is stale; rewrite at close
 
@@ -180,7 +203,7 @@ class Cartridge:
         """Save the index after EOD, then the header pointing at it; fsync. Cheap if clean."""
         if not self.meta.clean:
             n = len(self._offsets)
-            blob = self._offsets.tobytes() + self._lengths.tobytes() + self._tape.tobytes()
+            blob = self._offsets.tobytes() + self._lengths.tobytes() + self._tape.tobytes() + self._kinds.tobytes()
             os.pwrite(self._fd, blob, self.data_end)
             os.ftruncate(self._fd, self.data_end + len(blob))
             os.fsync(self._fd)
@@ -201,6 +224,11 @@ class Cartridge:
     def count(self) -> int:
         """Number of records (blocks + filemarks); also the EOD position."""
         return len(self._offsets)
+
+    @property
+    def file_bytes(self) -> int:
+        """Bytes of records in the file (what the cartridge costs on disk)."""
+        return self.data_end - DATA_START
 
     def is_filemark(self, pos: int) -> bool:
         return self._lengths[pos] < 0
@@ -243,6 +271,9 @@ class Cartridge:
         want = min(len(buf), self._lengths[pos])
         if want <= 0:
             return 0
+        if self._kinds[pos] == KIND_ZERO:
+            fill_zero(buf[:want])
+            return want
         return os.preadv(self._fd, [buf[:want]], self._offsets[pos] + _REC.size)
 
     # ---------------------------------------------------------------- changes
@@ -252,55 +283,68 @@ class Cartridge:
             return
         self._dirty()
         self.data_end = self._offsets[pos]
-        del self._offsets[pos:], self._lengths[pos:], self._tape[pos:]
+        del self._offsets[pos:], self._lengths[pos:], self._tape[pos:], self._kinds[pos:]
         del self._filemarks[bisect_left(self._filemarks, pos) :]
         os.ftruncate(self._fd, self.data_end)
 
-    def append_block(self, data: memoryview, charged: int) -> None:
-        """Append one block at EOD; ``charged`` is what it costs on tape (compressed)."""
+    def append_block(self, data: memoryview, charged: int, *, zero: bool = False) -> None:
+        """Append one block at EOD; ``charged`` is what it costs on tape (compressed).
+
+        ``zero``: the caller found the block all zeros; only its header is stored.
+        """
         self._dirty()
         n = len(data)
-        written = os.pwritev(self._fd, [_REC.pack(REC_MAGIC, KIND_BLOCK, n, charged), data], self.data_end)
-        if written != _REC.size + n:
+        kind = KIND_ZERO if zero else KIND_BLOCK
+        iov = [_REC.pack(REC_MAGIC, kind, n, charged)] + ([] if zero else [data])
+        written = os.pwritev(self._fd, iov, self.data_end)
+        if written != _REC.size + (0 if zero else n):
             raise OSError(28, "short write to the virtual cartridge")
         self._tape.append(self.tape_used() + charged)
         self._offsets.append(self.data_end)
         self._lengths.append(n)
+        self._kinds.append(kind)
         self.data_end += written
 
-    def append_blocks(self, data: memoryview, size: int, charged: int) -> None:
-        """Append ``len(data) // size`` equal blocks (fixed mode) with one write per 512 blocks."""
+    def append_blocks(self, data: memoryview, size: int, charged: int, *, zero: bool = False) -> None:
+        """Append ``len(data) // size`` equal blocks (fixed mode) with one write per 500 blocks."""
         count = len(data) // size
         if count == 1:
-            self.append_block(data, charged)
+            self.append_block(data, charged, zero=zero)
             return
         self._dirty()
-        step, start, tape0 = _REC.size + size, self.data_end, self.tape_used()
-        header = _REC.pack(REC_MAGIC, KIND_BLOCK, size, charged)
+        kind = KIND_ZERO if zero else KIND_BLOCK
+        step, start, tape0 = _REC.size + (0 if zero else size), self.data_end, self.tape_used()
+        header = _REC.pack(REC_MAGIC, kind, size, charged)
         for first in range(0, count, _IOV_BLOCKS):
             last = min(count, first + _IOV_BLOCKS)
             iov: list[bytes | memoryview] = []
             for i in range(first, last):
-                iov += (header, data[i * size : (i + 1) * size])
+                iov += (header,) if zero else (header, data[i * size : (i + 1) * size])
             want = (last - first) * step
             if os.pwritev(self._fd, iov, start + first * step) != want:
                 raise OSError(28, "short write to the virtual cartridge")
         self._offsets.extend(range(start, start + count * step, step))
         self._lengths.extend([size] * count)
+        self._kinds.extend([kind] * count)
         self._tape.extend(range(tape0 + charged, tape0 + charged * count + 1, charged))
         self.data_end = start + count * step
 
     def run_of_blocks(self, pos: int, size: int, limit: int) -> int:
-        """How many records from ``pos`` (at most ``limit``) are data blocks of exactly ``size``."""
+        """How many records from ``pos`` (at most ``limit``) are blocks of exactly ``size``,
+        all stored the same way (data or all-zero) as the first."""
         n = 0
-        for length in self._lengths[pos : pos + limit]:
-            if length != size:
+        kind = self._kinds[pos] if pos < self.count else KIND_FILEMARK
+        for length, k in zip(self._lengths[pos : pos + limit], self._kinds[pos : pos + limit]):
+            if length != size or k != kind:
                 break
             n += 1
         return n
 
     def read_blocks(self, pos: int, count: int, size: int, buf: memoryview) -> int:
         """Read ``count`` consecutive ``size``-byte blocks into ``buf`` (see ``run_of_blocks``)."""
+        if self._kinds[pos] == KIND_ZERO:
+            fill_zero(buf[: count * size])
+            return count * size
         scratch = bytearray(_REC.size)
         step, done = _REC.size + size, 0
         for first in range(0, count, _IOV_BLOCKS):
@@ -321,4 +365,5 @@ class Cartridge:
         self._filemarks.append(self.count)
         self._offsets.append(self.data_end)
         self._lengths.append(-1)
+        self._kinds.append(KIND_FILEMARK)
         self.data_end += _REC.size

@@ -20,7 +20,7 @@ from native.errors import CommandTimeout, ConnectionLost, InvalidParameter
 from native.paths import data_dir
 from native.transport import CHECK_CONDITION, DEFAULT_TIMEOUT, GOOD, Buffer, CommandResult, Transport, WritableBuffer, make_data_in
 from native.virtual import pages
-from native.virtual.cartridge import Cartridge
+from native.virtual.cartridge import Cartridge, is_zero
 from native.virtual.estimate import CompressionEstimator
 from native.virtual.model import ModelParams, TapeModel
 from native.virtual.options import DEFAULT_CAPACITY, VirtualOptions, parse_device
@@ -306,9 +306,12 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
         blocks = length if fixed else 1
         charged = max(1, tape_total // blocks)
         limit = cart.meta.capacity
+        zero = is_zero(data)
         fits = min(blocks, max(0, limit - cart.tape_used()) // charged)
+        if not zero:  # the file's disk budget ends the "tape" too (highly compressible data)
+            fits = min(fits, max(0, self._max_file - cart.file_bytes) // (size + 32))
         if fits:
-            cart.append_blocks(data[: fits * size], size, charged)
+            cart.append_blocks(data[: fits * size], size, charged, zero=zero)
             self.pos += fits
             self.load["tape_w"] += fits * charged
             self.cart.meta.tape_bytes_written += fits * charged
@@ -317,7 +320,7 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
             self._t_done = self.model.transfer(self._t_done, fits * size, fits * charged, "write")
         if fits < blocks:
             raise Check(VOLUME_OVERFLOW, 0x00, 0x02, info=(blocks - fits) if fixed else length, eom=True)
-        if cart.tape_used() > limit - self._early_warning:
+        if self._past_early_warning():
             raise Check(NO_SENSE, 0x00, 0x02, info=0, eom=True)
         return 0
 
@@ -337,7 +340,7 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
                 self.pos += 1
         if not cdb[1] & 0x01:  # not IMMED: the buffer goes to tape first
             self._t_done = self.model.flush(self._t_done)
-        if count and self.cart.tape_used() > self.cart.meta.capacity - self._early_warning:
+        if count and self._past_early_warning():
             raise Check(NO_SENSE, 0x00, 0x02, info=0, eom=True)
         return 0
 

@@ -12,6 +12,9 @@ capacity=S     tape capacity in compressed bytes, set when the cartridge is crea
                default 8 GiB. The file holds the *uncompressed* data, so it can grow to
                capacity x compression ratio (zeros: little tape, but all bytes on disk)
 ew=S           early-warning zone before the end (default capacity/64, at least 1 MiB)
+maxfile=S      disk budget of the cartridge file (default 4 x capacity): reaching it is
+               the end of the medium too, so 10:1 data cannot fill the disk. All-zero
+               blocks cost no disk (stored as headers only)
 wp=0|1         write-protect tab (kept in the cartridge until changed)
 worm=0|1       WORM medium; only when the cartridge is created
 loaded=0|1     0: no cartridge in the drive (NOT READY 02/3A/00 until LOAD)
@@ -90,6 +93,7 @@ class VirtualOptions:
     restart: float = 1.0  # buffer fill fraction that makes a stopped drive restart
     realtime: bool = True  # False: no sleeping (functional tests)
     early_warning: int | None = None  # bytes of tape before the end that raise EOM
+    max_file: int | None = None  # disk budget of the cartridge file
     tapealert: tuple[int, ...] = ()
     barcode: str | None = None
     explicit: set[str] = field(default_factory=set)
@@ -159,6 +163,10 @@ def _apply(opts: VirtualOptions, key: str, value: str) -> None:
         opts.realtime = _flag(value, key)
     elif key == "ew":
         opts.early_warning = parse_size(value, key)
+    elif key == "maxfile":
+        opts.max_file = parse_size(value, key)
+        if opts.max_file < 1 << 20:
+            raise InvalidParameter(f"maxfile={value} is too small (at least 1 MiB)")
     elif key == "tapealert":
         try:
             flags = tuple(int(x) for x in value.split(",") if x.strip())
@@ -172,5 +180,5 @@ def _apply(opts: VirtualOptions, key: str, value: str) -> None:
             raise InvalidParameter(f"barcode={value!r} must be 1-32 printable ASCII characters")
         opts.barcode = value
     else:
-        known = "cartridge, capacity, wp, worm, halfheight, interface, buffer, loaded, backhitch, restart, realtime, ew, tapealert, barcode"
+        known = "cartridge, capacity, maxfile, wp, worm, halfheight, interface, buffer, loaded, backhitch, restart, realtime, ew, tapealert, barcode"
         raise InvalidParameter(f"unknown virtual drive option '{key}'", hint=f"known: {known}")

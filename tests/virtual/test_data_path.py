@@ -166,3 +166,33 @@ def test_a_command_slower_than_its_timeout_raises_command_timeout(open_drive) ->
     with pytest.raises(CommandTimeout):
         d.execute(cdb6(0x0A, 0, 4 << 20), data_out=bytes(4 << 20), timeout=0.1)
     assert d.execute(cdb6(0x0A, 0, 4 << 20), data_out=bytes(4 << 20), timeout=5).good
+
+
+def test_zero_blocks_cost_no_disk_and_read_back_as_zeros(open_drive, tmp_path) -> None:
+    d = open_drive(capacity="1G")
+    for _ in range(16):
+        assert write(d, bytes(1 << 20)).good
+    assert write(d, b"\x00" * 100 + b"\x01").good  # almost zero: stored as data
+    filemarks(d)
+    assert d.cart.file_bytes < 4096
+    d.close()
+    d = open_drive(capacity="1G")  # the index remembers which records are zero blocks
+    for _ in range(16):
+        r = read(d, 1 << 20)
+        assert r.good and not any(bytes(r.data))
+    assert bytes(read(d, 101).data) == b"\x00" * 100 + b"\x01"
+    d.cart._fd, fd = -1, d.cart._fd  # crash: the next open scans the records
+    d._closed = True
+    os.close(fd)
+    write_after = open_drive(capacity="1G")
+    assert write_after.cart.count == 18 and write_after.cart.length(0) == 1 << 20
+    assert not any(bytes(read(write_after, 1 << 20).data))
+
+
+def test_the_file_budget_ends_the_medium_for_compressible_data(open_drive) -> None:
+    d = open_drive(capacity="64M", maxfile="2M")
+    text = (b"highly compressible " * 60000)[: 256 << 10]
+    results = [write(d, text) for _ in range(12)]
+    keys = [sense_fields(r.sense)[:3] if r.sense else "good" for r in results]
+    assert (0, 0, 2) in keys and (0xD, 0, 2) in keys  # early warning, then overflow
+    assert d.cart.file_bytes <= 2 << 20 and d.cart.tape_used() < (8 << 20)

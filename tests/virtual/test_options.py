@@ -17,9 +17,10 @@ def test_sizes() -> None:
 
 def test_full_option_set() -> None:
     o = parse_device("virtual:lto8?capacity=1G&wp=1&worm=0&halfheight=1&interface=300&buffer=64M&backhitch=1.5"
-                     "&restart=0.5&realtime=0&tapealert=3,20&barcode=ABC123L8&loaded=0&ew=16M")
+                     "&restart=0.5&realtime=0&tapealert=3,20&barcode=ABC123L8&loaded=0&ew=16M&maxfile=4G")
     assert (o.generation, o.capacity, o.write_protect, o.worm, o.half_height) == (8, 1 << 30, True, False, True)
     assert (o.backhitch, o.restart, o.realtime, o.tapealert, o.loaded) == (1.5, 0.5, False, (3, 20), False)
+    assert (o.early_warning, o.max_file, o.barcode) == (16 << 20, 4 << 30, "ABC123L8")
     spec = o.spec
     assert spec.interface_rate == 300e6 and spec.buffer_size == 64 << 20
     assert spec.speed_steps[-1] == 306e6  # LTO-8 half height tops out at 306 MB/s
@@ -29,7 +30,7 @@ def test_full_option_set() -> None:
     "virtual:lto4", "virtual:lto10", "virtual:ltox", "virtual:lto9?bogus=1", "virtual:lto9?wp=maybe",
     "virtual:lto9?capacity=lots", "virtual:lto9?capacity=10", "virtual:lto9?wp", "virtual:lto9?wp=1&wp=0",
     "virtual:lto9?tapealert=0", "virtual:lto9?tapealert=a", "virtual:lto9?restart=2", "virtual:lto9?buffer=1",
-    "virtual:lto9?interface=-5", "virtual:lto9?cartridge=",
+    "virtual:lto9?interface=-5", "virtual:lto9?cartridge=", "virtual:lto9?maxfile=1K",
 ])
 def test_bad_options_are_rejected(device: str) -> None:
     with pytest.raises(InvalidParameter) as err:
