@@ -7,8 +7,9 @@ leanest loop libiscsi allows. Python then issues the identical CDBs through
 ``native.iscsi.IscsiTransport`` from one static buffer. Both rewind and set the
 block mode first, then time only the WRITE loop. Reported: MB/s (decimal) per side
 and the ratio, median of the repetitions, runs interleaved with alternating order
-because the machine's load drifts. Target: Python >= 0.90 x the anchor. Asserts
-nothing.
+because the machine's load drifts; plus the initiator CPU time per command of each
+side in the timed loop, which a loaded machine distorts far less than
+throughput. Target: Python >= 0.90 x the anchor. Asserts nothing.
 
 ``bare_loop_rate(url, count, block, io=1 MiB) -> GB/s`` is the anchor for other
 benchmarks (``bench_tape_engine.py``).
@@ -47,6 +48,11 @@ def compile_anchor() -> Path:
 
 def c_loop_mbps(url: str, *, fixed: bool, block: int, io: int, count: int) -> float:
     """Decimal MB/s of COUNT WRITE(6)s of IO bytes from the C loop."""
+    return c_loop_measure(url, fixed=fixed, block=block, io=io, count=count)[0]
+
+
+def c_loop_measure(url: str, *, fixed: bool, block: int, io: int, count: int) -> tuple[float, float]:
+    """(MB/s, initiator CPU microseconds per command in the timed loop) of the C loop."""
     proc = subprocess.run(
         [str(compile_anchor()), url, "fixed" if fixed else "variable", str(block), str(io), str(count)],
         capture_output=True, text=True, timeout=600,
@@ -54,7 +60,7 @@ def c_loop_mbps(url: str, *, fixed: bool, block: int, io: int, count: int) -> fl
     if proc.returncode != 0:
         raise RuntimeError(f"iscsi_bare_loop failed: {proc.stderr.strip()}")
     fields = dict(item.split("=") for item in proc.stdout.split())
-    return float(fields["MBps"])
+    return float(fields["MBps"]), float(fields["cpu_us_per_cmd"])
 
 
 def bare_loop_rate(url: str, count: int, block: int, io: int = MIB) -> float:
@@ -67,7 +73,11 @@ def _write6(length: int, fixed: bool) -> bytes:
 
 
 def python_loop_mbps(url: str, *, fixed: bool, block: int, io: int, count: int) -> float:
-    """The same sequence as the C loop, through IscsiTransport."""
+    return python_loop_measure(url, fixed=fixed, block=block, io=io, count=count)[0]
+
+
+def python_loop_measure(url: str, *, fixed: bool, block: int, io: int, count: int) -> tuple[float, float]:
+    """The same sequence as the C loop, through IscsiTransport: (MB/s, CPU us per command)."""
     from native.iscsi import IscsiTransport
 
     with IscsiTransport(url) as transport:
@@ -83,13 +93,15 @@ def python_loop_mbps(url: str, *, fixed: bool, block: int, io: int, count: int) 
         buf = buf[:io]
         cdb = _write6(io // block if fixed else io, fixed)
         execute = transport.execute
+        cpu0 = time.process_time()
         t0 = time.perf_counter()
         for _ in range(count):
             result = execute(cdb, data_out=buf)
             if result.status:
                 raise RuntimeError(f"WRITE(6) failed: sense {result.sense.hex()}")
         elapsed = time.perf_counter() - t0
-    return io * count / elapsed / 1e6
+        cpu = (time.process_time() - cpu0) / count * 1e6
+    return io * count / elapsed / 1e6, cpu
 
 
 def main() -> None:
@@ -117,20 +129,23 @@ def main() -> None:
         print(f"tgtd {target.url} (256 KiB iSCSI data segments), {count} x WRITE(6) of {io} bytes per run, "
               f"{max(3, args.reps)} runs per side, interleaved")
         for name, fixed, blk, this_io in cases:
-            c_runs, py_runs = [], []
+            runs: dict[str, list[tuple[float, float]]] = {"c": [], "py": []}
             for rep in range(max(3, args.reps)):
-                order = ("c", "py") if rep % 2 == 0 else ("py", "c")
-                for side in order:
-                    fn = c_loop_mbps if side == "c" else python_loop_mbps
-                    (c_runs if side == "c" else py_runs).append(fn(target.url, fixed=fixed, block=blk, io=this_io,
-                                                                   count=count))
-            c_med, py_med = statistics.median(c_runs), statistics.median(py_runs)
-            label = f"{name} ({blk // 1024} KiB blocks)" if fixed else f"{name} ({this_io // 1024} KiB blocks)"
-            print(f"  {label:<26} C anchor {c_med:8.1f} MB/s   IscsiTransport {py_med:8.1f} MB/s   "
+                for side in (("c", "py") if rep % 2 == 0 else ("py", "c")):
+                    fn = c_loop_measure if side == "c" else python_loop_measure
+                    runs[side].append(fn(target.url, fixed=fixed, block=blk, io=this_io, count=count))
+            c_med = statistics.median(r[0] for r in runs["c"])
+            py_med = statistics.median(r[0] for r in runs["py"])
+            c_cpu = statistics.median(r[1] for r in runs["c"])
+            py_cpu = statistics.median(r[1] for r in runs["py"])
+            label = f"{name}, {blk // 1024} KiB blocks"
+            print(f"  {label}")
+            print(f"    throughput  C anchor {c_med:8.1f} MB/s   IscsiTransport {py_med:8.1f} MB/s   "
                   f"ratio {py_med / c_med:5.2f} (target >= 0.90)")
-            print(f"    runs C  {', '.join(f'{v:.0f}' for v in c_runs)}")
-            print(f"    runs Py {', '.join(f'{v:.0f}' for v in py_runs)}")
-
+            print(f"    initiator CPU per command  C {c_cpu:7.1f} us   Python {py_cpu:7.1f} us   "
+                  f"(+{py_cpu - c_cpu:.1f} us; less load-sensitive)")
+            print(f"    runs MB/s  C {', '.join(f'{r[0]:.0f}' for r in runs['c'])}   "
+                  f"Py {', '.join(f'{r[0]:.0f}' for r in runs['py'])}")
 
 if __name__ == "__main__":
     main()

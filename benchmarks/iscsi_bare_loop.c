@@ -11,7 +11,8 @@
  * Build:  gcc -O2 -o iscsi_bare_loop iscsi_bare_loop.c -liscsi
  * Usage:  iscsi_bare_loop URL fixed|variable BLOCK IO COUNT
  *         (fixed: each WRITE(6) carries IO/BLOCK blocks; variable: one IO-byte block)
- * Prints: one line "bytes=<n> seconds=<s> MBps=<decimal MB/s>"; exit 1 on any error.
+ * Prints: one line "bytes=<n> seconds=<s> MBps=<decimal MB/s> cpu_us_per_cmd=<CPU time of
+ *         the timed loop per command>"; exit 1 on any error.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -22,10 +23,10 @@
 #include <iscsi/iscsi.h>
 #include <iscsi/scsi-lowlevel.h>
 
-static double now(void)
+static double clock_s(clockid_t id)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(id, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
@@ -64,7 +65,7 @@ int main(int argc, char **argv)
 	unsigned char *buf;
 	long block, io, count, i, xfer;
 	int fixed, lun;
-	double t0, t1;
+	double t0, t1, c0, c1;
 
 	if (argc != 6) {
 		fprintf(stderr, "usage: %s URL fixed|variable BLOCK IO COUNT\n", argv[0]);
@@ -126,13 +127,16 @@ int main(int argc, char **argv)
 	cdb[3] = xfer >> 8;
 	cdb[4] = xfer;
 
-	t0 = now();
+	t0 = clock_s(CLOCK_MONOTONIC);
+	c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
 	for (i = 0; i < count; i++)
 		if (run(iscsi, lun, cdb, 6, SCSI_XFER_WRITE, buf, io, "WRITE(6)"))
 			return 1;
-	t1 = now();
+	c1 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+	t1 = clock_s(CLOCK_MONOTONIC);
 
-	printf("bytes=%ld seconds=%.6f MBps=%.1f\n", io * count, t1 - t0, io * count / (t1 - t0) / 1e6);
+	printf("bytes=%ld seconds=%.6f MBps=%.1f cpu_us_per_cmd=%.1f\n", io * count, t1 - t0,
+	       io * count / (t1 - t0) / 1e6, (c1 - c0) / count * 1e6);
 	iscsi_logout_sync(iscsi);
 	iscsi_destroy_url(url);
 	iscsi_destroy_context(iscsi);
