@@ -11,24 +11,37 @@ from native.virtual.estimate import CompressionEstimator
 from native.sldc import compressed_size
 
 
-def test_paced_writes_hold_the_model_rate_within_ten_percent(tmp_path) -> None:
-    # A 100 MB/s link and zeros: the interface is the limit; 1 s of writing.
-    d = open_virtual(f"virtual:lto9?cartridge={tmp_path / 'p.cart'}&interface=100&buffer=8M&capacity=1G")
+def _paced_run(path) -> tuple[float, float]:
+    """(wall, model) seconds summed over 50 x 1 MiB writes of zeros on a 100 MB/s link."""
+    d = open_virtual(f"virtual:lto9?cartridge={path}&interface=100&buffer=8M&capacity=1G")
     try:
         block = bytes(1 << 20)
         cdb = bytes([0x0A, 0, 0x10, 0, 0, 0])
         wall = model = 0.0
-        for _ in range(100):
+        for _ in range(50):
             start = time.monotonic()
             assert d.execute(cdb, data_out=block).good
             wall += time.monotonic() - start
             model += d._t_done - d._t  # what the model charged this command
     finally:
         d.close()
-    # The model charges the link time; the host's clock sees the same total. (A loaded
-    # machine makes the host late between commands, which neither sum includes.)
-    assert model == pytest.approx(100 * (1 << 20) / 100e6, rel=0.01)
-    assert wall == pytest.approx(model, rel=0.10)
+    return wall, model
+
+
+def test_paced_writes_hold_the_model_rate_within_ten_percent(tmp_path) -> None:
+    # The model charges the link time; the host's clock must see the same total. A
+    # loaded machine can only make sleeps overshoot (never return early), so each
+    # attempt must not be faster than the model, and one of up to three (0.5 s each)
+    # must land within 10 %.
+    results = []
+    for attempt in range(3):
+        wall, model = _paced_run(tmp_path / f"p{attempt}.cart")
+        assert model == pytest.approx(50 * (1 << 20) / 100e6, rel=0.01)
+        assert wall >= 0.9 * model
+        results.append(wall / model)
+        if abs(wall / model - 1) <= 0.10:
+            break
+    assert min(abs(r - 1) for r in results) <= 0.10, results
 
 
 def _segments(n: int, distance: int) -> bytes:
