@@ -162,12 +162,11 @@ def _open(names: tuple[str, ...]) -> tuple[ctypes.CDLL, str]:
     found = ctypes.util.find_library("iscsi")
     if found and found not in candidates:
         candidates.append(found)
-    errors = []
     for name in candidates:
         try:
             return ctypes.CDLL(name), name
-        except OSError as err:
-            errors.append(str(err))
+        except OSError:
+            continue
     raise TransportUnavailable(
         "libiscsi is not installed, so iSCSI targets cannot be reached", hint=INSTALL_HINT
     )

@@ -190,10 +190,12 @@ class IscsiTransport(Transport):
             )
         why = reason
         try:
-            with socket.create_connection((self.url.host, self.url.port), timeout=LOGIN_TIMEOUT):
+            with socket.create_connection((self.url.host, self.url.port), timeout=login_timeout):
                 pass
+        except TimeoutError:
+            why = "timed out"
         except OSError as err:
-            why = err.strerror or str(err) if not isinstance(err, TimeoutError) else "timed out"
+            why = err.strerror or str(err)
         return DeviceNotFound(
             f"no iSCSI target answers at {portal}: {why}",
             device=self.device,
