@@ -6,9 +6,10 @@ timing model (``model.py``) says a real drive would take, so the host-side code
 (``app/``) cannot tell it from hardware by behaviour or by throughput.
 
 Deliberate simplifications, documented for users of the emulation: one partition;
-no UNIT ATTENTION after load; positioning (rewind, locate, space) is instantaneous
-apart from flushing buffered writes; errors counters are always zero unless TapeAlert
-flags are injected with ``tapealert=``.
+fixed-format sense only; no UNIT ATTENTION after load; positioning (rewind, locate,
+space, erase) is instantaneous apart from flushing buffered writes; error counters
+are always zero, TapeAlert flags only come from ``tapealert=`` (and 09h after a write
+to a protected cartridge); no vendor log pages (HP's 0x34 is not emulated).
 """
 from __future__ import annotations
 
