@@ -39,6 +39,8 @@ DATA_START = HEADER_SIZE
 _REC = struct.Struct("<IBxxxII")  # magic, kind, data length, tape bytes charged
 REC_MAGIC = 0x52434454  # "TDCR"
 KIND_BLOCK, KIND_FILEMARK, KIND_ZERO = 0, 1, 2
+FILEMARK_TAPE_BYTES = 4096  # what a filemark costs on tape (a small fraction of a dataset)
+_IOV_BLOCKS = 500  # blocks per pwritev/preadv: two iovecs each, below IOV_MAX (1024)
 _ZEROS = bytes(1 << 20)
 
 
@@ -56,8 +58,6 @@ def fill_zero(buf: memoryview) -> None:
     for i in range(0, len(buf), step):
         part = buf[i : i + step]
         part[:] = _ZEROS[: len(part)]
-FILEMARK_TAPE_BYTES = 4096
-_IOV_BLOCKS = 500  # blocks per pwritev/preadv: two iovecs each, below IOV_MAX (1024)  # what a filemark costs on tape (a small fraction of a dataset)
 
 
 @dataclass
@@ -79,7 +79,7 @@ class CartridgeMeta:
     index_offset: int = 0
     index_count: int = 0
     clean: bool = True
-    extra: dict = field(default_factory=dict)
+    extra: dict = field(default_factory=dict)  # room for later fields without a format bump
 
 
 class Cartridge:
