@@ -308,7 +308,12 @@ class IscsiTransport(Transport):
                 hint="the drive or the network may be stuck; the tape position is now unknown",
             )
         if status in (_iscsi_lib.STATUS_CANCELLED, _iscsi_lib.STATUS_ERROR):
+            # libiscsi keeps its last error string until the next one; when the
+            # session drops quietly it can still be about an old command (e.g. the
+            # login's UNIT ATTENTION), so only a socket-level message is quoted.
             reason = self._error()
+            if not any(word in reason.lower() for word in ("socket", "connection", "pollhup", "pollerr", "eof", "closed")):
+                reason = "the target closed the session"
             self._dead = reason
             raise ConnectionLost(
                 f"the iSCSI connection to {self.url.portal} was lost: {reason}", device=self.device,
