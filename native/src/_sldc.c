@@ -44,7 +44,7 @@ static inline uint64_t min64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 
 typedef struct {
     int32_t head[HASH_SIZE];
-    int32_t *prev; /* ring of `window` entries */
+    int32_t *prev; /* ring of `window` entries; positions fit int32: records are <= 2 GiB */
     int window;
 } matcher_t;
 
@@ -155,8 +155,8 @@ static PyObject *py_compressed_bits(PyObject *self, PyObject *args, PyObject *kw
     Py_ssize_t history = 1024;
     int depth = 32, disp_bits;
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*|ni", kwlist, &buf, &history, &depth)) return NULL;
-    if (history_params(history, &disp_bits) < 0 || depth < 1) {
-        if (depth < 1 && !PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "depth must be >= 1");
+    if (history_params(history, &disp_bits) < 0 || depth < 1 || buf.len > INT32_MAX) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "depth must be >= 1 and a record at most 2 GiB");
         PyBuffer_Release(&buf);
         return NULL;
     }
@@ -184,8 +184,8 @@ static PyObject *py_compressed_sizes(PyObject *self, PyObject *args, PyObject *k
     Py_ssize_t record = 0, history = 1024;
     int depth = 32, disp_bits;
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*n|ni", kwlist, &buf, &record, &history, &depth)) return NULL;
-    if (history_params(history, &disp_bits) < 0 || record < 1 || depth < 1) {
-        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "record_size and depth must be >= 1");
+    if (history_params(history, &disp_bits) < 0 || record < 1 || record > INT32_MAX || depth < 1) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "record_size (at most 2 GiB) and depth must be >= 1");
         PyBuffer_Release(&buf);
         return NULL;
     }
