@@ -19,11 +19,13 @@ from typing import Any, Callable, TypeVar
 from app.drive import NOT_SUPPORTED, Maybe, Supported, TapeDrive, Unsupported, generation_from_product, is_not_supported
 from app.scsi.density import density_name, lto_generation
 from app.scsi.logpages import (
+    PAGE_HP_PERFORMANCE,
     PAGE_READ_ERRORS,
     PAGE_SEQUENTIAL_ACCESS,
     PAGE_VOLUME_STATISTICS,
     PAGE_WRITE_ERRORS,
     ErrorCounters,
+    HpPerformance,
     SequentialAccess,
     VolumeStatistics,
 )
@@ -150,6 +152,30 @@ class ErrorCounts:
 
 
 @dataclass(frozen=True)
+class Performance:
+    """HP LTO page 0x34 (``app.scsi.logpages.HpPerformance``), rates in MB/s, for the current tape.
+
+    Why it matters: ``current_mb_s`` (what the host sends) far below ``max_possible_mb_s``
+    (what this data allows) with repositions climbing is a host bottleneck; the drive is
+    the limit when ``buffer_in_mb_s`` (the tape rate, after compression) is at ``native_mb_s``.
+    """
+
+    repositions_per_100mb: int | None
+    buffer_in_mb_s: float | None
+    max_possible_mb_s: float | None
+    current_mb_s: float | None
+    native_mb_s: float | None
+
+    @classmethod
+    def from_page(cls, page: HpPerformance) -> "Performance":
+        return cls(page.repositions_per_100mb, page.buffer_in_mb_s, page.max_possible_mb_s, page.current_mb_s,
+                   page.native_mb_s)
+
+
+HP_VENDORS = ("HP", "HPE")  # page 0x34 means "performance" only on HP drives (IBM: read forward errors)
+
+
+@dataclass(frozen=True)
 class Health:
     verdict: Verdict
     reasons: tuple[str, ...] = ()
@@ -169,6 +195,7 @@ class DriveInfo:
     read_errors: Maybe[ErrorCounts]
     cleaning_required: Maybe[bool]
     volume_statistics: Maybe[dict]
+    performance: Maybe[Performance]
     health: Health
 
     def to_dict(self) -> dict[str, Any]:
@@ -310,6 +337,11 @@ def gather(drive: TapeDrive) -> DriveInfo:
     volume: Maybe[dict] = (Supported(vol.value.stats()) if isinstance(vol, Supported) and isinstance(vol.value, VolumeStatistics)
                            else vol if isinstance(vol, Unsupported) else Unsupported(NOT_SUPPORTED))
 
+    performance: Maybe[Performance] = Unsupported(NOT_SUPPORTED)
+    if inquiry.vendor.strip().upper() in HP_VENDORS:
+        performance = log(PAGE_HP_PERFORMANCE,
+                          lambda: Performance.from_page(HpPerformance.from_page(drive.log_sense(PAGE_HP_PERFORMANCE))))
+
     health = assess(tapealerts, write_errors, read_errors, cleaning)
     return DriveInfo(
         device=drive.device,
@@ -324,6 +356,7 @@ def gather(drive: TapeDrive) -> DriveInfo:
         read_errors=read_errors,
         cleaning_required=cleaning,
         volume_statistics=volume,
+        performance=performance,
         health=health,
     )
 

@@ -8,9 +8,10 @@ import pytest
 
 from app.cli import main
 from app.drive import Supported, TapeDrive, Unsupported
-from app.info import NO_CARTRIDGE, Alert, ErrorCounts, Verdict, assess, gather
+from app.info import NO_CARTRIDGE, Alert, ErrorCounts, Performance, Verdict, assess, gather
 from app.cli.info import render_text
 from app.scsi import cdb as C
+from app.scsi.logpages import hp_performance_page
 from tests.helpers import faults
 from tests.helpers.faults import FaultyTransport, RecordingTransport, reply
 from tests.scsi import samples
@@ -23,10 +24,14 @@ def virtual(**options: str) -> str:
     return VIRTUAL + extra
 
 
-def scripted_hpe_drive(*, write_uncorrected: int = 0, alerts: frozenset[int] = frozenset(), cleaning: int = 0) -> RecordingTransport:
-    """An LTO-9 drive answering with the realistic sample pages (see tests/scsi/samples.py)."""
+def scripted_hpe_drive(*, write_uncorrected: int = 0, alerts: frozenset[int] = frozenset(), cleaning: int = 0,
+                       vendor: str = "HPE", perf: bytes | None = None) -> RecordingTransport:
+    """An LTO-9 drive answering with the realistic sample pages (see tests/scsi/samples.py);
+    with ``perf`` it also lists and answers page 0x34."""
+    listed = (0x00, 0x02, 0x03, 0x0C, 0x17, 0x1B, 0x2E) + ((0x34,) if perf is not None else ())
     logs = {
-        0x00: samples.supported_log_pages(),
+        0x00: samples.supported_log_pages(listed),
+        0x34: perf,
         0x02: samples.error_counters(0x02, (5, 0, 3, 5, 5, 10**12, write_uncorrected)),
         0x03: samples.error_counters(0x03, (1, 0, 1, 1, 1, 10**11, 0)),
         0x0C: samples.sequential_access(cleaning=cleaning),
@@ -35,7 +40,7 @@ def scripted_hpe_drive(*, write_uncorrected: int = 0, alerts: frozenset[int] = f
     }
     vpd = {0x00: samples.vpd00(), 0x80: samples.vpd80(), 0x83: samples.vpd83()}
     return RecordingTransport(device="scripted:hpe", responses={
-        C.INQUIRY: lambda cdb, out, alloc: reply(data=vpd[cdb[2]] if cdb[1] & 1 else samples.inquiry()),
+        C.INQUIRY: lambda cdb, out, alloc: reply(data=vpd[cdb[2]] if cdb[1] & 1 else samples.inquiry(vendor=vendor)),
         C.MODE_SENSE_10: lambda cdb, out, alloc: reply(data=samples.mode_sense10(
             density=0x60, pages=samples.compression_page() if cdb[2] & 0x3F == 0x0F else samples.device_config_page())),
         C.READ_BLOCK_LIMITS: bytes([0, 0xFF, 0xFF, 0xFF, 0, 1]),
@@ -83,6 +88,26 @@ def test_scripted_hpe_drive_sections() -> None:
     assert info.health.verdict is Verdict.ATTENTION
     assert any("2 uncorrected write error" in r for r in info.health.reasons)
     assert any(r.startswith("cleaning requested") for r in info.health.reasons)
+
+
+def test_hp_performance_page_is_read_from_hp_drives_only() -> None:
+    # Rates in 100 KB/s units: host 95.0 MB/s, possible 700.0, into buffer 47.5, native 400.0; 37 repositions.
+    perf = hp_performance_page(37, 475, 7000, 950, 4000)
+    info = gather(TapeDrive(scripted_hpe_drive(perf=perf)))
+    assert info.performance == Supported(Performance(repositions_per_100mb=37, buffer_in_mb_s=47.5,
+                                                     max_possible_mb_s=700.0, current_mb_s=95.0, native_mb_s=400.0))
+    text = render_text(info)
+    assert "Performance (HP log page 0x34)" in text and "Repositions per 100 MB" in text and "95.0 MB/s" in text
+    assert info.to_dict()["performance"] == {"supported": True, "repositions_per_100mb": 37, "buffer_in_mb_s": 47.5,
+                                             "max_possible_mb_s": 700.0, "current_mb_s": 95.0, "native_mb_s": 400.0}
+
+    # On an IBM drive 0x34 is another page (read forward errors): never asked, never misread.
+    ibm = scripted_hpe_drive(vendor="IBM", perf=perf)
+    info = gather(TapeDrive(ibm))
+    assert info.performance == Unsupported("not supported by this device")
+    assert not [cdb for cdb, _ in ibm.calls if cdb[0] == C.LOG_SENSE and cdb[2] & 0x3F == 0x34]
+    # An HP drive that does not list the page: not supported, not a failure.
+    assert gather(TapeDrive(scripted_hpe_drive())).performance == Unsupported("not supported by this device")
 
 
 def test_sections_the_device_lacks_are_unsupported_not_failures() -> None:
@@ -173,3 +198,22 @@ def test_lost_connection_during_info_is_one_line(monkeypatch: pytest.MonkeyPatch
     assert main(["info", VIRTUAL]) == 1
     err = capsys.readouterr().err
     assert err == "tapediag: error: the connection to the device was lost\n"
+    from app.history import History
+
+    with History.open() as hist:  # the snapshot that broke off is kept as failed, not left incomplete
+        (run,) = hist.list_runs()
+    assert (run.kind, run.status, run.error) == ("drive-info", "failed", "the connection to the device was lost")
+
+
+def test_info_records_a_drive_info_run(capsys: pytest.CaptureFixture[str]) -> None:
+    from app.history import History
+
+    assert main(["info", VIRTUAL, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    with History.open() as hist:
+        run = hist.get_run(data.pop("run_id"), samples=False)
+    assert (run.kind, run.device, run.status) == ("drive-info", VIRTUAL, "complete")
+    assert run.results == data  # the stored snapshot is DriveInfo.to_dict(), the shape reports read
+    assert main(["info", "nonsense"]) == 2  # a device that cannot be opened leaves no run
+    with History.open() as hist:
+        assert len(hist.list_runs()) == 1

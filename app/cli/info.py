@@ -67,6 +67,10 @@ def _mib(value: int | None) -> str:
     return f"{value:,} MiB"
 
 
+def _rate(value: float | None) -> str:
+    return "-" if value is None else f"{value:,.1f} MB/s"
+
+
 def _lines(title: str, rows: Iterable[tuple[str, str]]) -> list[str]:
     rows = list(rows)
     width = max([LABEL_WIDTH] + [len(label) + 2 for label, _ in rows])
@@ -136,6 +140,14 @@ def render_text(info: DriveInfo) -> str:
         ])
     out += _section("Volume statistics", info.volume_statistics,
                     lambda v: [(_stat_label(k), _fmt(val)) for k, val in v.items()] or [("", "none reported")])
+    if isinstance(info.performance, Supported):  # an HP-only page: no "not supported" noise for other drives
+        out += _section("Performance (HP log page 0x34)", info.performance, lambda p: [
+            ("Repositions per 100 MB", _fmt(p.repositions_per_100mb)),
+            ("Host data rate", _rate(p.current_mb_s)),
+            ("Maximum possible rate", _rate(p.max_possible_mb_s)),
+            ("Rate into buffer (tape)", _rate(p.buffer_in_mb_s)),
+            ("Native rate", _rate(p.native_mb_s)),
+        ])
     health = info.health
     out += _lines("Health", [("Verdict", health.verdict.value)] + [("", f"- {r}") for r in health.reasons])
     return "\n".join(out).rstrip() + "\n"
