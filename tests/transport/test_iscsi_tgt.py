@@ -197,7 +197,12 @@ def test_stuck_target_gives_command_timeout(tgt_target: TgtTarget) -> None:
             drive.execute(TEST_UNIT_READY, timeout=1)
     finally:
         os.kill(tgt_target.pid, signal.SIGCONT)
-        drive.close()
+    # The session survives a timeout: the late answer to the timed-out command is
+    # dropped and the next command gets its own.
+    assert drive.execute(TEST_UNIT_READY, timeout=10).good
+    result = drive.execute(inquiry(96), data_in=96, timeout=10)
+    assert result.good and bytes(result.data[8:11]) == b"IET"
+    drive.close()
 
 
 def test_unknown_target_is_device_not_found(tgt_target: TgtTarget) -> None:
