@@ -99,7 +99,11 @@ imports=$("$host-objdump" -p "$dll" | awk '/DLL Name:/{print $3}' | sort -u | tr
 wine=$(command -v wine64 || command -v wine || ls /usr/lib/wine/wine64 2>/dev/null || true)
 if [ -n "$wine" ]; then
   echo "build-windows-dll: loading it under Wine ($wine)"
-  WINEPREFIX="$work/wineprefix" WINEDEBUG=-all "$wine" "$work/dll_probe.exe" "$(winepath_of "$dll")" 2>/dev/null \
+  # The Wine prefix stays outside the repository: its drive Z: is a link to /, which
+  # any tool walking the tree (setuptools, pytest) would follow forever.
+  wineprefix=$(mktemp -d)
+  trap 'rm -rf "$wineprefix"' EXIT
+  WINEPREFIX="$wineprefix" WINEDEBUG=-all "$wine" "$work/dll_probe.exe" "$(winepath_of "$dll")" 2>/dev/null \
     | sed 's/^/  /' || { echo "build-windows-dll: error: the DLL misbehaves under Wine" >&2; exit 1; }
 else
   echo "build-windows-dll: Wine not installed: skipped loading the DLL (apt-get install wine64 to check)"

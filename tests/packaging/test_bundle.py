@@ -90,9 +90,31 @@ def test_cli_runs_outside_the_tree_without_a_venv(bundle: Path, clean_env: dict[
     assert "LTO-6" in json.dumps(report), report
 
 
+def test_tape_test_and_pdf_report_from_the_bundle(bundle: Path, clean_env: dict[str, str], tmp_path: Path) -> None:
+    """The C helpers, the history database and Qt's PDF writer (with fonts) work frozen."""
+    tapediag = str(bundle / "tapediag")
+    perf = run([tapediag, "tape-perf", "virtual:lto6", "--size", "64M", "--json"], clean_env, tmp_path)
+    assert perf.returncode == 0, perf.stderr
+    assert json.loads(perf.stdout)["generation"] == 6
+    history = run([tapediag, "history"], clean_env, tmp_path)
+    assert history.returncode == 0 and "tape-perf" in history.stdout, history.stderr
+    run_id = history.stdout.splitlines()[1].split()[0]
+
+    pdf = tmp_path / "report.pdf"
+    report = run([tapediag, "report", run_id, "-o", str(pdf)], clean_env, tmp_path)
+    assert report.returncode == 0, report.stderr
+    assert pdf.read_bytes()[:5] == b"%PDF-"
+    if shutil.which("pdftotext"):
+        text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+        assert "virtual:lto6" in text
+
+
 @pytest.mark.gui
-def test_gui_shows_main_window_offscreen(bundle: Path, clean_env: dict[str, str], tmp_path: Path) -> None:
-    result = run([str(bundle / "tapediag-gui"), "--self-test"], clean_env, tmp_path)
+@pytest.mark.parametrize("command", [["tapediag-gui"], ["tapediag", "gui"]], ids=["tapediag-gui", "tapediag gui"])
+def test_gui_shows_main_window_offscreen(
+    bundle: Path, clean_env: dict[str, str], tmp_path: Path, command: list[str]
+) -> None:
+    result = run([str(bundle / command[0]), *command[1:], "--self-test"], clean_env, tmp_path)
     assert result.returncode == 0, result.stderr
     assert "window shown" in result.stdout
     assert "Traceback" not in result.stderr
