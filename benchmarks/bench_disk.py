@@ -188,8 +188,8 @@ def bench(w: Workload, base: Path, exe: Path, reps: int) -> dict[str, dict[str, 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--dir", default="/var/tmp/tapediag-bench", help="scratch directory on the disk under test")
-    ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--small-files-per-dir", type=int, default=12, help="files per directory (155 dirs per stream)")
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--small-files-per-dir", type=int, default=8, help="files per directory (155 dirs per stream)")
     ap.add_argument("--json", help="also write the raw figures here")
     args = ap.parse_args()
     base = Path(args.dir)

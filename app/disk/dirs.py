@@ -45,6 +45,12 @@ class DirHandle:
         target, kw = self._at(name)
         return os.open(target, _NEW_FILE, 0o644, **kw)
 
+    def open_existing(self, rel: str) -> int:
+        """A file this run made, opened for fsync (write access: Windows needs it to flush)."""
+        target, kw = self._at(rel)
+        return os.open(target, os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+                       | getattr(os, "O_BINARY", 0), **kw)
+
     def unlink(self, name: str) -> None:
         target, kw = self._at(name)
         os.unlink(target, **kw)
