@@ -310,12 +310,14 @@ class TgtTarget:
             os.kill(proc.pid, signal.SIGKILL)
             proc.wait(timeout=10)
         self.process = None
-        for stale in (SOCKET_DIR / f"socket.{self.control}",):
-            try:
-                if _tgtd_lock_free(self.control):
+        # tgtd leaves its socket and lock file behind. We still hold our flock on N, so
+        # no fixture can be starting a daemon on N now; remove them if no tgtd holds N.
+        if self.control and _tgtd_lock_free(self.control):
+            for stale in (SOCKET_DIR / f"socket.{self.control}", SOCKET_DIR / f"socket.{self.control}.lock"):
+                try:
                     stale.unlink()
-            except OSError:
-                pass
+                except OSError:
+                    pass
 
     def __enter__(self) -> "TgtTarget":
         return self.start()
