@@ -9,9 +9,13 @@ completed). Sleeping for every 4 KiB block would cost more than the block, so:
   of the wall clock when the last command returned. A command arrives at
   ``wall + offset``, i.e. the previous completion plus the host's gap;
 * a command returns at once while the model is at most ``slack`` ahead; beyond that it
-  sleeps until the wall clock has caught up. Sleep overshoot leaves the model behind
-  the wall; up to ``slack`` of that is paid back on the next sleeps, more (the process
-  was descheduled) is left to the host's account, as if the host had been slow.
+  sleeps until the wall clock has caught up;
+* the emulator's own delays (sleep overshoot, a cartridge write stuck behind the
+  page cache, the process descheduled) leave the wall clock ahead of the model. They
+  are not the host's fault, so they are not added to the model's time (which would
+  drain the modelled buffer and make the tape back-hitch); the next commands sleep
+  less to pay them back. Only up to ``max_lag`` is paid back, so a long hiccup cannot
+  turn into a long unpaced burst; the rest is lost, as if the host had been slow.
 
 Over any window longer than a few ``slack`` the host sees the model's time.
 """
@@ -22,10 +26,11 @@ from typing import Callable
 
 
 class Pacer:
-    def __init__(self, *, realtime: bool = True, slack: float = 0.004,
+    def __init__(self, *, realtime: bool = True, slack: float = 0.004, max_lag: float = 0.25,
                  clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep) -> None:
         self.realtime = realtime
         self.slack = slack
+        self.max_lag = max_lag
         self._clock, self._sleep = clock, sleep
         self._origin = clock()
         self._done = 0.0
@@ -49,4 +54,4 @@ class Pacer:
         if self._done - wall > self.slack:
             self._sleep(self._done - wall)
             wall = self._wall()
-        self._offset = max(self._done - wall, -self.slack)
+        self._offset = max(self._done - wall, -self.max_lag)

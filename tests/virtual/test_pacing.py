@@ -98,3 +98,20 @@ def test_host_time_and_drive_time_add_up_without_sleeping_per_command(overshoot:
         pacer.finish(pacer.now() + 0.001)  # each command takes the drive 1 ms
     assert clock.t == pytest.approx(1000 * 0.004, rel=0.01)  # 3 + 1 ms per cycle, not max(3, 1)
     assert clock.sleeps <= 1000 * 0.001 / 0.004 + 1  # a sleep per ~slack of debt, not per command
+
+
+def test_emulator_delays_are_paid_back_not_charged_to_the_host() -> None:
+    from native.virtual.pacer import Pacer
+
+    clock = FakeClock()
+    pacer = Pacer(slack=0.004, max_lag=0.25, clock=clock, sleep=clock.sleep)
+    arrivals = []
+    for i in range(100):
+        clock.t += 0.001  # host gap
+        arrivals.append(pacer.now())
+        if i == 10:
+            clock.t += 0.05  # the emulator stalls 50 ms inside this command
+        pacer.finish(arrivals[-1] + 0.005)
+    gaps = [b - a - 0.005 for a, b in zip(arrivals, arrivals[1:])]
+    assert max(gaps) == pytest.approx(0.001)  # the model saw only the host's gaps
+    assert clock.t == pytest.approx(100 * 0.006, abs=0.005)  # and the wall caught up with it
