@@ -100,3 +100,17 @@ def test_a_target_that_dies_mid_write_ends_the_run_cleanly(tgt_factory) -> None:
     assert r.status == "failed" and w.end_reason == "error" and w.bytes > 0
     assert "lost" in r.error.lower() or "connection" in r.error.lower(), r.error
     assert r.phase("read") is None and took < 25
+
+
+def test_read_only_crosses_filemarks_and_stops_at_end_of_data(tgt_target) -> None:
+    # Variable mode: in fixed mode tgt answers a READ at EOD with MEDIUM ERROR 31/00
+    # instead of BLANK CHECK (a tgt quirk; a real drive says BLANK CHECK 00/05).
+    kw = dict(mode="variable", block_size=256 * KiB, io_size=256 * KiB, filemarks_every=512 * KiB, seed=4)
+    with TapeDrive.open(tgt_target.url) as drive:
+        run_test(drive, TapePerfParams(direction="write", size=2 * MiB, **kw))
+        # A read-only test that expects filemarks reads across them to EOD (tgt: BLANK CHECK + EOM).
+        r = run_test(drive, TapePerfParams(direction="read", size=64 * MiB, verify=True, **kw))
+    rd = r.phase("read")
+    assert r.status == "complete" and rd.end_reason == "end of data", r.error
+    assert (rd.bytes, rd.filemarks, rd.verified_blocks, rd.verify_errors) == (2 * MiB, 4, 8, 0)
+    assert _records(tgt_target) == ([("DATA", 256 * KiB)] * 2 + [("FILEMARK", 0)]) * 4
