@@ -4,6 +4,8 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from native import sldc
 
@@ -92,3 +94,46 @@ def test_history_must_be_a_power_of_two() -> None:
 def test_history_for_generation() -> None:
     assert sldc.history_for_generation(5) == 1024
     assert sldc.history_for_generation(6) == 16384
+
+
+# -- the C model against a plain Python statement of the same rules --------------------
+
+def _count_field(length: int) -> int:
+    return 2 if length < 4 else 4 if length < 8 else 6 if length < 16 else 8 if length < 32 else 12
+
+
+def _reference_bits(data: bytes, history: int) -> int:
+    """Greedy longest match (nearest on a tie), then the cheapest scheme per token."""
+    disp = history.bit_length() - 1
+    c1, c2 = 0, 13
+    i = 0
+    while i < len(data):
+        best = 0
+        for dist in range(1, min(i, history - 1) + 1):
+            n = 0
+            while n < 271 and i + n < len(data) and data[i + n - dist] == data[i + n]:
+                n += 1
+            if n > best:
+                best = n
+        span = best if best >= 2 else 1
+        s1 = 1 + _count_field(best) + disp if best >= 2 else 9
+        s2 = sum(9 if b == 0xFF else 8 for b in data[i:i + span])
+        c1, c2 = min(c1, c2 + 13) + s1, min(c2, c1 + 13) + s2
+        i += span
+    return min(c1, c2) + 13
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=33) | st.lists(st.sampled_from(b"\x00\x01\xff"), max_size=33).map(bytes))
+def test_c_model_matches_the_reference_on_small_records(data: bytes) -> None:
+    # At most 32 earlier positions: the C hash chains (depth 32) see every candidate.
+    assert sldc.compressed_bits(data, 1024) == _reference_bits(data, 1024)
+    assert sldc.compressed_bits(data, 16384) == _reference_bits(data, 16384)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.binary(max_size=5000))
+def test_never_worse_than_raw_bytes(data: bytes) -> None:
+    bits = sldc.compressed_bits(data, 1024)
+    raw = 13 + 8 * len(data) + data.count(0xFF)  # one switch to scheme 2, every byte as it is
+    assert bits <= min(9 * len(data), raw) + 13
