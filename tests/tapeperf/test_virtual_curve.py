@@ -18,8 +18,8 @@ pytestmark = pytest.mark.slow
 LTO5 = "virtual:lto5?buffer=4M&backhitch=0.5"  # native 140 MB/s, steps 40...140 MB/s, 2:1 rated 280 MB/s
 
 
-def _write_rate(pattern: str, **kwargs) -> float:
-    with TapeDrive.open(LTO5) as drive:
+def _write_rate(pattern: str, device: str = LTO5, **kwargs) -> float:
+    with TapeDrive.open(device) as drive:
         p = TapePerfParams(direction="write", pattern=Pattern.parse(pattern), size=None, duration=1.5,
                            force=True, **kwargs)
         r = run_test(drive, p)
@@ -39,6 +39,18 @@ def test_random_at_native_and_two_to_one_near_twice_that() -> None:
     else:
         pytest.fail(f"(random, 2:1) MB/s never looked like LTO-5 (140, ~280): {seen}")
     assert random_rate <= 1.1 * 140 and double <= 1.1 * 280  # never faster than the drive it plays
+
+
+def test_compressible_data_stops_at_the_interface_limit() -> None:
+    # A 200 MB/s link in front of an LTO-5: 2:1 data could go to 280 MB/s, the link cannot.
+    # (The tape then runs at 100 MB/s, above the 40 MB/s lowest step: no back-hitching.)
+    seen = []
+    for _ in range(3):
+        rate = _write_rate("2:1", device=LTO5 + "&interface=200")
+        seen.append(round(rate))
+        if 0.75 * 200 <= rate <= 1.05 * 200:
+            return
+    pytest.fail(f"2:1 behind a 200 MB/s interface ran at {seen} MB/s")
 
 
 def test_a_host_below_the_lowest_speed_step_shows_stalls() -> None:
