@@ -11,7 +11,7 @@ import os
 import sys
 from pathlib import Path
 
-from native.errors import TapediagError
+from native.errors import InvalidParameter, TapediagError
 
 DPI = 300
 MM = DPI / 25.4  # device pixels per millimetre
@@ -41,20 +41,45 @@ def report_font(point_size: float, *, bold: bool = False):
 
 def render_pdf(report, path: str | Path) -> int:
     """Write ``report`` (an ``app.report.Report``) to ``path``; returns the page count."""
+    path = Path(path)
+    # Painted into a hidden file next to the target, renamed over it when complete: a
+    # failure never leaves half a PDF (or clobbers an older report), and directories this
+    # call created are removed again.
+    created = [p for p in reversed(path.absolute().parents) if not p.exists()]
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(tmp, "wb"):
+            pass  # fail early with a clear message when the file cannot be written
+    except OSError as err:
+        _remove(None, created)
+        raise InvalidParameter(f"cannot write the report to {path}: {err.strerror}") from err
+    try:
+        pages = _paint(report, tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        _remove(tmp, created)
+        raise
+    return pages
+
+
+def _remove(tmp: Path | None, created: list[Path]) -> None:
+    if tmp is not None:
+        tmp.unlink(missing_ok=True)
+    for d in reversed(created):
+        try:
+            d.rmdir()
+        except OSError:
+            break
+
+
+def _paint(report, path: Path) -> int:
     app = ensure_gui_application()  # noqa: F841  (must outlive the painting)
     from PySide6.QtCore import QMarginsF, QRectF, QSizeF, Qt, QUrl
     from PySide6.QtGui import QColor, QPageLayout, QPageSize, QPainter, QPdfWriter, QPen, QTextDocument
 
     from ui.report_html import NAVY, body_html, plot_names
     from ui.report_plot import render_plot
-
-    path = Path(path)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "wb"):
-            pass  # fail early with a clear message when the file cannot be written
-    except OSError as err:
-        raise TapediagError(f"cannot write the report to {path}: {err.strerror}") from err
 
     writer = QPdfWriter(str(path))
     writer.setResolution(DPI)

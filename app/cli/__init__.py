@@ -3,12 +3,15 @@
 Each sub-command lives in its own module of this package and exposes
 ``register(subparsers)``, which adds its parser and sets ``func(args) -> int``.
 ``main`` turns every ``TapediagError`` into one clear line on stderr and an exit
-status, never a traceback.
+status, never a traceback. Command-line mistakes argparse catches are one line too
+(``_Parser.error``): a technician should not have to find the error under a screen
+of usage text.
 """
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from typing import Sequence
 
@@ -38,13 +41,20 @@ EXIT_REFUSED = 3  # a safety refusal: nothing was written
 EXIT_CANCELLED = 130
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with a one-line error: ``tapediag tape-perf: error: ... (see 'tapediag tape-perf --help')``."""
+
+    def error(self, message: str) -> "NoReturn":  # type: ignore[name-defined]  # noqa: F821
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="tapediag",
         description="Diagnose tape drives and the disks that feed them.",
     )
     parser.add_argument("--version", action="version", version=f"tapediag {__version__}")
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in COMMAND_MODULES:
         module = importlib.import_module(f"app.cli.{name}")
         module.register(subparsers)
@@ -53,12 +63,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
-    if not getattr(args, "func", None):
-        parser.print_help()
-        return EXIT_USAGE
     try:
+        # Inside the try: an option's type= converter may raise InvalidParameter itself.
+        args = parser.parse_args(argv)
+        if not getattr(args, "func", None):
+            parser.print_help()
+            return EXIT_USAGE
         return int(args.func(args) or EXIT_OK)
+    except BrokenPipeError:  # `tapediag history | head`: the reader left; not an error worth a traceback
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
     except KeyboardInterrupt:
         print("tapediag: cancelled", file=sys.stderr)
         return EXIT_CANCELLED

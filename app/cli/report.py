@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import tempfile
 from pathlib import Path
 
 from app.history import History
@@ -27,8 +29,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def write_report(run_ids: list[int], output: Path, *, customer: str = "", site: str = "", technician: str = "",
                  ticket: str = "", title: str = "Tape and disk diagnostics report") -> int:
     """Build the report model from the history and render it; returns the page count."""
-    if output.suffix.lower() != ".pdf":
-        raise InvalidParameter(f"the report is a PDF: name it {output.with_suffix('.pdf').name}")
+    check_report_path(output)
     with History.open() as hist:
         report = build_report(hist, run_ids, customer=customer, site=site, technician=technician, ticket=ticket,
                               title=title)
@@ -38,6 +39,31 @@ def write_report(run_ids: list[int], output: Path, *, customer: str = "", site: 
         raise TransportUnavailable("PDF reports need PySide6, which is not installed",
                                    hint="pip install 'tapediag[gui]'") from err
     return pdf.render_pdf(report, output)
+
+
+def check_report_path(output: Path) -> None:
+    """Refuse a report path that cannot work before anything is built or created.
+
+    Missing parent directories are fine (the renderer creates them); a parent that is a
+    file, an unwritable directory or an output that is a directory are not. The renderer
+    still handles what happens later (a full disk) without leaving a file behind.
+    """
+    if output.suffix.lower() != ".pdf":
+        raise InvalidParameter(f"the report is a PDF: name it {output.with_suffix('.pdf').name}")
+    if output.is_dir():
+        raise InvalidParameter(f"cannot write the report to {output}: it is a directory")
+    parent = output.absolute().parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        raise InvalidParameter(f"cannot write the report to {output}: {parent} is not a directory")
+    if output.exists() and not os.access(output, os.W_OK):
+        raise InvalidParameter(f"cannot write the report to {output}: permission denied")
+    try:  # only trying tells (root ignores permissions; /proc, read-only mounts): a hidden probe, removed at once
+        with tempfile.NamedTemporaryFile(dir=parent, prefix=".tapediag-probe-"):
+            pass
+    except OSError as err:
+        raise InvalidParameter(f"cannot write the report to {output}: {err.strerror or err}") from err
 
 
 def run(args: argparse.Namespace) -> int:

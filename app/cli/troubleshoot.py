@@ -223,6 +223,10 @@ def run(args: argparse.Namespace) -> int:
     interactive = args.interactive if args.interactive is not None else (sys.stdin.isatty() and not _has_figures(args))
     if interactive:
         _prompt(args)
+    if args.report:
+        from app.cli.report import check_report_path
+
+        check_report_path(args.report)  # a bad report path is refused before the session is recorded
     with History.open() as hist:
         inp, device = build_input(args, hist)
         if not any(vars(inp.measurements).values()) and inp.workload.backup_mb_s is None and inp.workload.restore_mb_s is None:
