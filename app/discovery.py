@@ -182,6 +182,25 @@ def virtual_drives() -> list[DeviceEntry]:
     ]
 
 
+def unavailable_transports() -> list[str]:
+    """One line per transport whose library is missing here ("libiscsi is not installed,
+    so iSCSI targets cannot be reached (apt-get install libiscsi7)").
+
+    The bundles take libsgutils2 and libiscsi from the machine they run on, so the
+    device list must say which ways to a drive are closed before the user wonders why
+    none is listed; the virtual drives need neither.
+    """
+    from native import _iscsi_lib, sgpt
+
+    notes = []
+    for load in (sgpt.load, _iscsi_lib.load):
+        try:
+            load()
+        except TapediagError as err:
+            notes.append(str(err))
+    return notes
+
+
 def discover(*, sysfs_root: Path = Path("/sys"), dev_root: Path = Path("/dev"), probe: bool = True) -> list[DeviceEntry]:
     """Every drive tapediag can offer, local first, virtual last."""
     entries: list[DeviceEntry] = []

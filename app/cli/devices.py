@@ -4,7 +4,9 @@ from __future__ import annotations
 import argparse
 import json
 
-from app.discovery import DeviceEntry, discover
+import sys
+
+from app.discovery import DeviceEntry, discover, unavailable_transports
 from app.targets import add_target, remove_target
 
 
@@ -54,4 +56,6 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps([e.to_dict() for e in entries], indent=2))
     else:
         print(format_table(entries))
+    for note in unavailable_transports():  # on stderr, so --json output stays a list
+        print(f"unavailable: {note}", file=sys.stderr)
     return 0
