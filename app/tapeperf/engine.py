@@ -23,28 +23,14 @@ from app.events import CancelToken, EventSink, Message, PhaseFinished, PhaseStar
 from app.patterns import DEFAULT_POOL_BYTES, BlockGenerator
 from app.scsi.cdb import SpaceCode
 from app.tapeperf import safety
+from app.tapeperf.logs import DriveLogs
 from app.tapeperf.params import TapePerfParams
 from app.tapeperf.rated import rated
-from app.tapeperf.results import MB, LogDelta, PhaseResult, SampleLog, TapePerfResult, summarize
+from app.tapeperf.results import MB, PhaseResult, SampleLog, TapePerfResult, summarize
 from native import sldc
 from native.errors import ConnectionLost, DataProtect, DeviceError, SafetyRefusal
 
 PUBLISH_INTERVAL = 0.1  # seconds: samples reach the sink at 10 Hz or more
-
-# (page, attribute, label) of the counters read before and after the test.
-_COUNTERS = (
-    (0x02, "total_corrected", "write errors corrected"),
-    (0x02, "total_uncorrected", "write errors uncorrected"),
-    (0x03, "total_corrected", "read errors corrected"),
-    (0x03, "total_uncorrected", "read errors uncorrected"),
-    (0x1B, "bytes_from_host", "bytes from host (compression page)"),
-    (0x1B, "bytes_written_to_tape", "bytes written to tape (compression page)"),
-    (0x1B, "bytes_read_from_tape", "bytes read from tape (compression page)"),
-    (0x1B, "bytes_to_host", "bytes to host (compression page)"),
-)
-_PAGE_NAMES = {0x02: "write error counters (0x02)", 0x03: "read error counters (0x03)", 0x1B: "data compression (0x1B)",
-               0x2E: "TapeAlert (0x2E)"}
-
 
 class _Publisher:
     """Turns the phase's sample arrays into SampleBatch/Progress events at a bounded rate."""
@@ -87,8 +73,7 @@ class TapePerfTest:
         self.params = params
         self.clock = clock
         self.pool_bytes = pool_bytes
-        self._supported_pages: tuple[int, ...] | None = None
-        self._pages_unknown = False
+        self.logs = DriveLogs(drive)
         self._connection_lost = False
 
     # -- the run -----------------------------------------------------------------------
@@ -127,7 +112,7 @@ class TapePerfTest:
         self._set_compression(result, sink)
         gen = p.pattern.generator(p.block_size, result.history, p.seed, self.pool_bytes)
         result.predicted_ratio = gen.predicted_ratio
-        before = self._counters(result)
+        before = self.logs.snapshot(result)
 
         start_block: int | None = 0
         if p.start == "eod" and p.writes:
@@ -153,7 +138,9 @@ class TapePerfTest:
             self._fail(result, sink, f"positioning for the read-back failed: {err}", err)
         finally:
             if not self._connection_lost:
-                self._after(result, before, sink)
+                self.logs.finish(result, before)
+                for flag in result.tapealert:
+                    self._note(result, sink, "warning", f"TapeAlert {flag}")
         return result
 
     # -- phases ------------------------------------------------------------------------
@@ -410,65 +397,6 @@ class TapePerfTest:
             state = {True: "on", False: "off", None: "unknown"}[change.enabled]
             result.compression = state
             self._note(result, sink, "warning", f"compression left {state}: {change.reason}")
-
-    def _pages(self) -> tuple[int, ...] | None:
-        if self._supported_pages is None and not self._pages_unknown:
-            try:
-                self._supported_pages = self.drive.supported_log_pages()
-            except DeviceError:
-                self._pages_unknown = True  # try each page instead; ask only once
-        return self._supported_pages
-
-    def _counters(self, result: TapePerfResult) -> dict[str, int | None]:
-        """The counters of ``_COUNTERS`` now; pages the drive lacks give None (and a note once)."""
-        pages = self._pages()
-        values: dict[str, int | None] = {}
-        cache: dict[int, object] = {}
-        for page, attr, label in _COUNTERS:
-            if page not in cache:
-                cache[page] = None
-                if pages is None or page in pages:
-                    try:
-                        cache[page] = self.drive.log_sense(page)
-                    except DeviceError:
-                        cache[page] = None
-                if cache[page] is None:
-                    note = f"log page {_PAGE_NAMES[page]}: not supported"
-                    if note not in result.log_notes:
-                        result.log_notes.append(note)
-            obj = cache[page]
-            values[label] = getattr(obj, attr, None) if obj is not None else None
-        return values
-
-    def _after(self, result: TapePerfResult, before: dict[str, int | None], sink: EventSink) -> None:
-        try:
-            after = self._counters(result)
-        except DeviceError as err:
-            result.log_notes.append(f"log pages after the test could not be read: {err}")
-            return
-        result.log_deltas = [LogDelta(name, before.get(name), after.get(name)) for name in after]
-        by = {d.name: d.delta for d in result.log_deltas}
-        host = by.get("bytes from host (compression page)")
-        tape = by.get("bytes written to tape (compression page)")
-        if not (host and tape):  # a read-only test: the read side of the same page
-            host = by.get("bytes to host (compression page)")
-            tape = by.get("bytes read from tape (compression page)")
-        if host and tape:
-            result.drive_ratio = host / tape
-            result.drive_ratio_note = "from the Data Compression log page (0x1B)"
-        else:
-            result.drive_ratio_note = "the drive reports no compression figures for this run"
-        pages = self._pages()
-        if pages is None or 0x2E in pages:
-            try:
-                alert = self.drive.tapealert()  # read once: reading clears the flags
-                result.tapealert = [f"{f.code:02X}h {f.name}" for f in alert.active]
-            except DeviceError:
-                result.log_notes.append(f"log page {_PAGE_NAMES[0x2E]}: not supported")
-        else:
-            result.log_notes.append(f"log page {_PAGE_NAMES[0x2E]}: not supported")
-        for flag in result.tapealert:
-            self._note(result, sink, "warning", f"TapeAlert {flag}")
 
 
 __all__ = ["TapePerfTest", "PUBLISH_INTERVAL"]
