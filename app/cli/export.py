@@ -7,7 +7,7 @@ from pathlib import Path
 
 from app.history import History
 from app.history.export import write_csv, write_json
-from native.errors import TapediagError
+from native.errors import InvalidParameter, TapediagError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -25,8 +25,9 @@ def run(args: argparse.Namespace) -> int:
         got = hist.get_run(args.run_id, samples=args.json)  # checks the id before creating a file
         try:
             out = open(args.output, "w", newline="", encoding="utf-8") if args.output else sys.stdout
-        except OSError as err:
-            raise TapediagError(f"cannot write {args.output}: {err.strerror}") from err
+        except OSError as err:  # the user's path: bad input, nothing was written
+            raise InvalidParameter(f"cannot write {args.output}: {err.strerror or err}") from err
+        done = False
         try:
             if args.csv:
                 n = write_csv(hist, args.run_id, out)
@@ -34,9 +35,14 @@ def run(args: argparse.Namespace) -> int:
             else:
                 write_json(got, out)
                 what = "run"
+            done = True
+        except OSError as err:
+            raise TapediagError(f"cannot write {args.output or 'the output'}: {err.strerror or err}") from err
         finally:
             if args.output:
                 out.close()
+                if not done:  # no half-written export left behind
+                    args.output.unlink(missing_ok=True)
     if args.output:
         print(f"Exported {what} of run {args.run_id} to {args.output}", file=sys.stderr)
     return 0
