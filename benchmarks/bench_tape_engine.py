@@ -22,6 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.drive import TapeDrive  # noqa: E402
+from app.events import PhaseFinished, PhaseStarted  # noqa: E402
 from app.patterns import Pattern  # noqa: E402
 from app.scsi import cdb as C  # noqa: E402
 from app.tapeperf import TapePerfParams, TapePerfTest, parse_size  # noqa: E402
@@ -30,12 +31,26 @@ IO = 1 << 20
 
 
 def engine_rate(device: str, size: int, block: int = IO, pattern: str = "2:1") -> tuple[float, object]:
-    """Decimal GB/s of the engine's write phase (the closing filemark included)."""
+    """Decimal GB/s of the engine's write phase (the closing filemark included).
+
+    The result gains ``cpu_us_per_io``: this process's CPU time per WRITE during the
+    write phase (taken from the phase events), a figure less sensitive to the
+    machine's load than throughput.
+    """
     params = TapePerfParams(direction="write", pattern=Pattern.parse(pattern), block_size=block, io_size=IO, size=size,
                             force=True)
+    cpu: dict[str, float] = {}
+
+    def sink(event: object) -> None:
+        if isinstance(event, PhaseStarted):
+            cpu["start"] = time.process_time()
+        elif isinstance(event, PhaseFinished):
+            cpu["end"] = time.process_time()
+
     with TapeDrive.open(device) as drive:
-        result = TapePerfTest(drive, params).run()
+        result = TapePerfTest(drive, params).run(sink)
     phase = result.phases[0]
+    result.cpu_us_per_io = (cpu["end"] - cpu["start"]) / max(phase.ios, 1) * 1e6  # type: ignore[attr-defined]
     return phase.mb_s / 1000, result
 
 
@@ -92,16 +107,21 @@ def _python_bare_loop(url: str, count: int, block: int) -> float:
     return rate
 
 
-def _anchor():  # -> (name, callable(url, count, block) -> GB/s)
+def _anchor():  # -> (name, callable(url, count, block) -> (GB/s, CPU us per command or None))
     try:
         from benchmarks import bench_iscsi_anchor  # type: ignore[import-not-found]
 
-        fn = getattr(bench_iscsi_anchor, "bare_loop_rate", None)
-        if fn is not None:
-            return "bare C loop over libiscsi (benchmarks/iscsi_bare_loop.c)", fn
+        measure = getattr(bench_iscsi_anchor, "c_loop_measure", None)
+        if measure is not None:
+            def c_loop(url: str, count: int, block: int) -> tuple[float, float | None]:
+                mbps, cpu = measure(url, fixed=True, block=block, io=IO, count=count)
+                return mbps / 1000, cpu
+
+            return "bare C loop over libiscsi (benchmarks/iscsi_bare_loop.c)", c_loop
     except ImportError:
         pass
-    return "bare Python loop over the same transport (the C anchor is not built)", _python_bare_loop
+    return ("bare Python loop over the same transport (the C anchor is not built)",
+            lambda url, count, block: (_python_bare_loop(url, count, block), None))
 
 
 def bench_tgt(size: int, rounds: int) -> None:
@@ -116,14 +136,19 @@ def bench_tgt(size: int, rounds: int) -> None:
     block, count = 256 << 10, size // IO
     name, anchor = _anchor()
     engine_stream, engine_phase, bare = [], [], []
+    engine_cpu, bare_cpu = [], []
     with tempfile.TemporaryDirectory() as tmp, TgtTarget(Path(tmp), size_mb=2 * (size >> 20) + 64,
                                                          large_segments=True) as target:
         for i in range(rounds):  # interleaved, order alternating: the machine's load drifts between runs
             for which in (("engine", "anchor") if i % 2 == 0 else ("anchor", "engine")):
                 if which == "anchor":
-                    bare.append(anchor(target.url, count, block))
+                    rate, cpu = anchor(target.url, count, block)
+                    bare.append(rate)
+                    if cpu is not None:
+                        bare_cpu.append(cpu)
                     continue
                 _, result = engine_rate(target.url, count * IO, block)
+                engine_cpu.append(result.cpu_us_per_io)  # type: ignore[attr-defined]
                 phase = result.phases[0]  # type: ignore[attr-defined]
                 engine_stream.append(phase.streaming_mb_s / 1000)
                 engine_phase.append(phase.mb_s / 1000)
@@ -134,6 +159,9 @@ def bench_tgt(size: int, rounds: int) -> None:
           f" GB/s = {max(engine_stream) / max(bare):5.2f} x (best) / "
           f"{statistics.median(engine_stream) / statistics.median(bare):5.2f} x (median) the anchor (target >= 0.90)")
     print(f"  engine phase incl. closing filemark: best {max(engine_phase):6.3f} GB/s")
+    if bare_cpu:
+        print(f"  initiator CPU per 1 MiB WRITE (median, less load-sensitive): anchor {statistics.median(bare_cpu):6.0f} us,"
+              f" engine {statistics.median(engine_cpu):6.0f} us (pattern fill and samples included)")
     print(f"  runs anchor {', '.join(f'{v:.3f}' for v in bare)}")
     print(f"  runs engine {', '.join(f'{v:.3f}' for v in engine_stream)}")
 
