@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field, is_dataclass
-from typing import Any, Callable, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from app.drive import NOT_SUPPORTED, Maybe, Supported, TapeDrive, Unsupported, generation_from_product, is_not_supported
 from app.scsi.density import density_name, lto_generation
@@ -32,6 +32,9 @@ from app.scsi.logpages import (
 from app.scsi.mam import Mam
 from app.scsi.tapealert import CLEANING_FLAGS, Severity
 from native.errors import CheckCondition, IllegalRequest, NotReady, ParseError, UnitAttention
+
+if TYPE_CHECKING:
+    from app.history import History
 
 T = TypeVar("T")
 
@@ -396,3 +399,20 @@ def assess(tapealerts: Maybe[tuple[Alert, ...]], write_errors: Maybe[ErrorCounts
 def gather_device(device: str) -> DriveInfo:
     with TapeDrive.open(device) as drive:
         return gather(drive)
+
+
+def snapshot(device: str, *, history: "History | None" = None) -> tuple[DriveInfo, int]:
+    """Gather and record a ``drive-info`` run (issue 6: every snapshot is history); returns (info, run_id).
+
+    The one entry point for the CLI and the GUI. The stored results are exactly
+    ``DriveInfo.to_dict()``, the shape ``app.report`` reads. The device is opened before
+    the run starts, so a device that cannot be reached leaves no run; one that drops
+    out while being queried leaves a ``failed`` run with the error.
+    """
+    from app.history import record  # app.history imports nothing from here; kept local to stay light
+
+    with TapeDrive.open(device) as drive:
+        with record("drive-info", device, {}, history=history) as rec:
+            info = gather(drive)
+            rec.results = info.to_dict()
+    return info, rec.run_id

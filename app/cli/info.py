@@ -6,9 +6,7 @@ Exit status 0 for a Healthy drive, 1 when the verdict is Attention or Failing, s
 scripts can act on it.
 
 Every snapshot is recorded in the history as a ``drive-info`` run whose results are
-exactly ``DriveInfo.to_dict()`` (the one shape ``app.report`` reads). The device is
-opened first: a device that cannot be reached leaves no run behind, a drive that
-drops out while being queried leaves a ``failed`` one.
+exactly ``DriveInfo.to_dict()`` (``app.info.snapshot``, shared with the GUI).
 """
 from __future__ import annotations
 
@@ -16,9 +14,8 @@ import argparse
 import json
 from typing import Any, Iterable
 
-from app.drive import Supported, TapeDrive, Unsupported
-from app.history import record
-from app.info import DriveInfo, Verdict, gather
+from app.drive import Supported, Unsupported
+from app.info import DriveInfo, Verdict, snapshot
 
 LABEL_WIDTH = 26
 
@@ -35,15 +32,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    with TapeDrive.open(args.device) as drive:
-        with record("drive-info", args.device, {}) as rec:
-            info = gather(drive)
-            rec.results = info.to_dict()
+    info, run_id = snapshot(args.device)
     if args.json:
-        print(json.dumps({"run_id": rec.run_id, **info.to_dict()}, indent=2))
+        print(json.dumps({"run_id": run_id, **info.to_dict()}, indent=2))
     else:
         print(render_text(info), end="")
-        print(f"\nRecorded as run {rec.run_id} ('tapediag report {rec.run_id} -o report.pdf').")
+        print(f"\nRecorded as run {run_id} ('tapediag report {run_id} -o report.pdf').")
     return 0 if info.health.verdict is Verdict.HEALTHY else 1
 
 
