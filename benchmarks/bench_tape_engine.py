@@ -150,7 +150,7 @@ def bench_tgt(size: int, rounds: int) -> None:
                 _, result = engine_rate(target.url, count * IO, block)
                 engine_cpu.append(result.cpu_us_per_io)  # type: ignore[attr-defined]
                 phase = result.phases[0]  # type: ignore[attr-defined]
-                engine_stream.append(phase.streaming_mb_s / 1000)
+                engine_stream.append(phase.streaming_mb_per_s / 1000)
                 engine_phase.append(phase.mb_s / 1000)
     print(f"tgtd over libiscsi (256 KiB iSCSI segments), 256 KiB blocks, 1 MiB I/Os, {size >> 20} MiB a run, {rounds} runs")
     print(f"  anchor: {name}")

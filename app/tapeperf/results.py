@@ -43,7 +43,9 @@ class PhaseResult:
     elapsed: float = 0.0
     mb_s: float = 0.0
     mib_s: float = 0.0
-    streaming_mb_s: float | None = None  # data I/Os only: from the phase start to the last I/O's end
+    # Decimal MB/s of the data I/Os alone (phase start to the last I/O's end). Not named *_mb_s so that
+    # history summaries, which list every *_mb_s figure, show the phase rate only.
+    streaming_mb_per_s: float | None = None
     per_second_min_mb_s: float | None = None
     per_second_max_mb_s: float | None = None
     latency_p50: float | None = None
@@ -99,7 +101,7 @@ def summarize(result: PhaseResult, log: SampleLog, start_t: float, end_t: float)
 
     ``start_t``/``end_t`` bound the phase on the test's clock; ``mb_s`` covers the whole
     phase (the closing filemark that flushes the drive's buffer included: data only
-    counts once it is on tape), ``streaming_mb_s`` the data I/Os alone, the per-second
+    counts once it is on tape), ``streaming_mb_per_s`` the data I/Os alone, the per-second
     figures only whole seconds of streaming.
     """
     result.elapsed = max(end_t - start_t, 1e-9)
@@ -115,7 +117,7 @@ def summarize(result: PhaseResult, log: SampleLog, start_t: float, end_t: float)
     result.time_to_first_byte = log.t[0] - start_t
     streamed = log.t[-1] - start_t
     if streamed > 0:
-        result.streaming_mb_s = sum(log.nbytes) / streamed / MB
+        result.streaming_mb_per_s = sum(log.nbytes) / streamed / MB
     threshold = max(p50 * STALL_FACTOR, p50 + STALL_MIN_SECONDS)
     result.stalls = [Stall(t, lat, log.phase) for t, lat in zip(log.t, log.latency) if lat > threshold]
     # Whole seconds of the phase: bytes completed in each.

@@ -25,7 +25,7 @@ def test_rates_percentiles_and_per_second_bins() -> None:
     summarize(ph, _log(samples), 0.0, 3.2)
     assert ph.mb_s == pytest.approx(100 / 3.2)
     assert ph.mib_s == pytest.approx(100_000_000 / 3.2 / 2**20)
-    assert ph.streaming_mb_s == pytest.approx(100 / 3.0)
+    assert ph.streaming_mb_per_s == pytest.approx(100 / 3.0)
     assert ph.latency_p50 == 0.010 and ph.latency_max == 2.5 and ph.latency_p99 == 0.010
     assert ph.time_to_first_byte == pytest.approx(0.03)
     # Whole seconds 0-1, 1-2, 2-3: 33, 33 and 33 or 34 I/Os (float edges), in MB.
