@@ -58,3 +58,12 @@ def test_to_dict_is_json_and_carries_headline_rates() -> None:
     r.phases.append(ph)
     d = json.loads(json.dumps(r.to_dict()))
     assert d["read_mb_s"] == 123.0 and d["phases"][0]["stall_count"] == 0 and d["sample_count"] == 0
+
+
+def test_history_headline_shows_the_phase_rates_only() -> None:
+    from app.history.summary import headline
+
+    r = TapePerfResult(device="x", params={}, rated_native_mb_s=400, rated_compressed_mb_s=1000)
+    r.phases = [PhaseResult("write", mb_s=100, streaming_mb_per_s=110, per_second_min_mb_s=50),
+                PhaseResult("read", mb_s=200)]
+    assert headline("tape-perf", "complete", r.to_dict()) == "write 100.0 MB/s, read 200.0 MB/s"
