@@ -12,11 +12,12 @@ import csv
 import json
 import signal
 import sys
+from pathlib import Path
 from typing import TextIO
 
 from app.events import CancelToken, Event, Message, PhaseFinished, PhaseStarted, Progress
 from app.tapeperf import TapePerfParams, TapePerfResult, TapePerfTest, parse_size
-from native.errors import Cancelled, TapediagError
+from native.errors import Cancelled, InvalidParameter, TapediagError
 
 from . import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK
 
@@ -143,8 +144,16 @@ def summary_lines(result: TapePerfResult) -> list[str]:
     return lines
 
 
-def write_samples_csv(path: str, result: TapePerfResult) -> None:
-    with open(path, "w", newline="") as fh:
+def open_samples_file(path: str) -> TextIO:
+    """Open the CSV before the test runs: an unwritable path is bad input, found before any write."""
+    try:
+        return open(path, "w", newline="")
+    except OSError as err:
+        raise InvalidParameter(f"cannot write the samples file {path}: {err.strerror or err}") from None
+
+
+def write_samples_csv(fh: TextIO, result: TapePerfResult) -> None:
+    with fh:
         out = csv.writer(fh)
         out.writerow(["phase", "t_s", "bytes", "latency_s"])
         for s in result.samples:
@@ -160,34 +169,18 @@ def _record(device: str, params: TapePerfParams):  # -> context manager yielding
 
 
 def run(args: argparse.Namespace) -> int:
-    from app.drive import TapeDrive
-
     params = params_from_args(args)
     params.validate(None)  # what can be rejected without the drive, before opening it
-    cancel = CancelToken()
-    printer = _Printer(sys.stderr)
-    previous = signal.signal(signal.SIGINT, lambda *_: cancel.cancel())
+    samples_file = open_samples_file(args.samples) if args.samples else None
     try:
-        with TapeDrive.open(args.device) as drive:
-            test = TapePerfTest(drive, params)
-            recorder = _record(args.device, params)
-            if recorder is None:
-                result = test.run(printer, cancel)
-            else:
-                try:
-                    with recorder as rec:
-                        result = test.run(rec.sink(printer), cancel)
-                        rec.results = result.to_dict()
-                        if result.status == "cancelled":
-                            raise Cancelled("cancelled by the user")
-                        if result.status == "failed":
-                            raise _Failed(result.error or "failed")
-                except (Cancelled, _Failed):
-                    pass
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    if args.samples:
-        write_samples_csv(args.samples, result)
+        result = _run_test(args.device, params)
+    except BaseException:
+        if samples_file is not None:  # nothing half-done: no empty CSV after a refusal
+            samples_file.close()
+            Path(args.samples).unlink(missing_ok=True)
+        raise
+    if samples_file is not None:
+        write_samples_csv(samples_file, result)
     if args.json:
         print(json.dumps(result.to_dict(), indent=2, sort_keys=True))
     else:
@@ -195,6 +188,34 @@ def run(args: argparse.Namespace) -> int:
     if result.status == "cancelled":
         return EXIT_CANCELLED
     return EXIT_FAILED if result.status == "failed" else EXIT_OK
+
+
+def _run_test(device: str, params: TapePerfParams) -> TapePerfResult:
+    """Run the engine with Ctrl-C as a cancel, recorded in the history."""
+    from app.drive import TapeDrive
+
+    cancel = CancelToken()
+    printer = _Printer(sys.stderr)
+    previous = signal.signal(signal.SIGINT, lambda *_: cancel.cancel())
+    try:
+        with TapeDrive.open(device) as drive:
+            test = TapePerfTest(drive, params)
+            recorder = _record(device, params)
+            if recorder is None:
+                return test.run(printer, cancel)
+            try:
+                with recorder as rec:
+                    result = test.run(rec.sink(printer), cancel)
+                    rec.results = result.to_dict()
+                    if result.status == "cancelled":
+                        raise Cancelled("cancelled by the user")
+                    if result.status == "failed":
+                        raise _Failed(result.error or "failed")
+            except (Cancelled, _Failed):
+                pass
+            return result
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 class _Failed(TapediagError):

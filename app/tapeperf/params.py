@@ -122,6 +122,8 @@ class TapePerfParams:
 
         mode = text("mode") or "fixed"
         block = parse_size(text("block_size") or "256K", "block size")
+        if block < 1:
+            raise InvalidParameter("the block size must be at least 1 byte")
         io_text = text("io_size")
         if io_text is not None and mode == "fixed":
             io = parse_size(io_text, "I/O size")

@@ -57,3 +57,15 @@ def test_hpux_form(capsys) -> None:
                  "write", "--json"]) == EXIT_OK
     result = json.loads(capsys.readouterr().out)
     assert result["params"]["io_size"] == 256 << 10 and result["phases"][0]["ios"] == 8
+
+
+def test_a_refusal_leaves_no_samples_file(tmp_path, capsys) -> None:
+    assert main(["tape-perf", DEV, "--size", "4M", "--direction", "write"]) == EXIT_OK
+    samples = tmp_path / "s.csv"
+    assert main(["tape-perf", DEV, "--size", "4M", "--direction", "write", "--samples", str(samples)]) == EXIT_REFUSED
+    assert not samples.exists()
+
+
+def test_block_size_zero_is_bad_input(capsys) -> None:
+    assert main(["tape-perf", DEV, "--block-size", "0"]) == EXIT_USAGE
+    assert "block size must be at least 1 byte" in capsys.readouterr().err
