@@ -12,10 +12,14 @@ py=.venv/bin/python
 [ -x "$py" ] || { echo "build-linux: no .venv here; run scripts/setup.sh first" >&2; exit 1; }
 
 start=$(date +%s)
-echo "build-linux: installing PyInstaller (the bundle extra) into .venv"
-# Only the extra's own requirements: re-installing the project itself is not needed.
-mapfile -t bundle_reqs < <("$py" -c 'import tomllib; print("\n".join(tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["bundle"]))')
-"$py" -m pip install -q "${bundle_reqs[@]}"
+echo "build-linux: installing PyInstaller (the bundle extra) and the build requirements into .venv"
+# Only these requirements (pyproject.toml's bundle extra and build-system.requires, since
+# the C helpers are built in place below): re-installing the project is not needed.
+mapfile -t reqs < <("$py" -c '
+import tomllib
+project = tomllib.load(open("pyproject.toml", "rb"))
+print("\n".join(project["project"]["optional-dependencies"]["bundle"] + project["build-system"]["requires"]))')
+"$py" -m pip install -q "${reqs[@]}"
 echo "build-linux: building the C helpers in place"
 "$py" setup.py -q build_ext --inplace
 

@@ -3,11 +3,14 @@
 #   - `tapediag` and `tapediag-gui` on the PATH (symbolic links),
 #   - a menu entry (tapediag.desktop) with its icon.
 # As root: system-wide (/usr/local/bin, /usr/local/share). As a user: for that user
-# (~/.local/bin, ~/.local/share). `install.sh --uninstall` removes what it added.
+# (~/.local/bin, ~/.local/share). PREFIX=DIR chooses DIR/bin and DIR/share instead.
+# `install.sh --uninstall` removes what it added.
 # The bundle itself stays where it is: move it first (e.g. to /opt/tapediag).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-if [ "$(id -u)" -eq 0 ]; then
+if [ -n "${PREFIX:-}" ]; then
+  bin="$PREFIX/bin"; share="$PREFIX/share"
+elif [ "$(id -u)" -eq 0 ]; then
   bin=/usr/local/bin; share=/usr/local/share
 else
   bin="$HOME/.local/bin"; share="${XDG_DATA_HOME:-$HOME/.local/share}"

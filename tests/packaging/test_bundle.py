@@ -86,6 +86,26 @@ def test_bundle_layout(bundle: Path) -> None:
     assert bundled == [], "libsgutils2/libiscsi must come from the system, not the bundle"
 
 
+def test_install_script_links_executables_and_menu_entry(bundle: Path, clean_env: dict[str, str], tmp_path: Path) -> None:
+    prefix = tmp_path / "prefix"
+    env = dict(clean_env, PREFIX=str(prefix))
+    installed = run(["sh", str(bundle / "install.sh")], env, tmp_path)
+    assert installed.returncode == 0, installed.stderr
+    version = run([str(prefix / "bin" / "tapediag"), "--version"], clean_env, tmp_path)  # through the link
+    assert version.stdout.strip() == f"tapediag {app.__version__}", version.stderr
+    entry = (prefix / "share" / "applications" / "tapediag.desktop").read_text()
+    assert f"Exec={bundle / 'tapediag-gui'}\n" in entry
+    if shutil.which("desktop-file-validate"):
+        check = run(["desktop-file-validate", str(prefix / "share" / "applications" / "tapediag.desktop")], env, tmp_path)
+        assert check.returncode == 0 and check.stdout == "", check.stdout
+    assert (prefix / "share" / "icons" / "hicolor" / "256x256" / "apps" / "tapediag.png").is_file()
+
+    removed = run(["sh", str(bundle / "install.sh"), "--uninstall"], env, tmp_path)
+    assert removed.returncode == 0, removed.stderr
+    assert not (prefix / "bin" / "tapediag").exists()
+    assert not (prefix / "share" / "applications" / "tapediag.desktop").exists()
+
+
 def test_cli_runs_outside_the_tree_without_a_venv(bundle: Path, clean_env: dict[str, str], tmp_path: Path) -> None:
     version = run([str(bundle / "tapediag"), "--version"], clean_env, tmp_path)
     assert version.returncode == 0, version.stderr
