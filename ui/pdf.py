@@ -18,12 +18,16 @@ MM = DPI / 25.4  # device pixels per millimetre
 
 
 def ensure_gui_application():
-    """A QGuiApplication for fonts and painting; offscreen when there is no display."""
+    """An application object for fonts and painting; offscreen when there is no display.
+
+    A QApplication (widgets), not a bare QGuiApplication: Qt allows one application
+    object per process, and the GUI (or a GUI test after a report test) needs widgets.
+    """
     if sys.platform.startswith("linux") and not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from PySide6.QtGui import QGuiApplication
+    from PySide6.QtWidgets import QApplication
 
-    return QGuiApplication.instance() or QGuiApplication([sys.argv[0] if sys.argv else "tapediag"])
+    return QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "tapediag"])
 
 
 def report_font(point_size: float, *, bold: bool = False):
