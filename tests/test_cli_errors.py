@@ -23,6 +23,7 @@ import pytest
 from app.cli import EXIT_FAILED, EXIT_REFUSED, EXIT_USAGE, main
 from app.drive import TapeDrive
 from app.history import History
+from tests.helpers.tgt import show_blocks, tgt_available, tgt_target  # noqa: F401  (fixture)
 
 ROOT = Path(__file__).resolve().parents[1]
 TAPEDIAG = ROOT / ".venv" / "bin" / "tapediag"
@@ -145,6 +146,18 @@ def _cartridge_is_blank() -> bool:
     return got.nbytes == 0 and got.eod and not got.filemark
 
 
+def _run_in_process(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[object, str, str]:
+    try:
+        code: object = main(argv)
+        tb = ""
+    except SystemExit as exc:  # argparse exits itself
+        code, tb = exc.code, ""
+    except BaseException as exc:  # noqa: BLE001 - an escaped exception is exactly what this test looks for
+        code, tb = f"uncaught {type(exc).__name__}", traceback.format_exc()
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err + tb
+
+
 def _check(case: Case, work: Work, before: dict, code: object, out: str, err: str) -> None:
     assert "Traceback" not in err, err
     assert code == case.code, f"exit {code!r}, expected {case.code}; stderr: {err!r}"
@@ -162,15 +175,7 @@ def _check(case: Case, work: Work, before: dict, code: object, out: str, err: st
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_bad_input_in_process(case: Case, work: Work, capsys: pytest.CaptureFixture[str]) -> None:
     before = work.snapshot()
-    try:
-        code: object = main(work.argv(case))
-        tb = ""
-    except SystemExit as exc:  # argparse exits itself
-        code, tb = exc.code, ""
-    except BaseException as exc:  # noqa: BLE001 - an escaped exception is exactly what this test looks for
-        code, tb = f"uncaught {type(exc).__name__}", traceback.format_exc()
-    captured = capsys.readouterr()
-    _check(case, work, before, code, captured.out, captured.err + tb)
+    _check(case, work, before, *_run_in_process(work.argv(case), capsys))
 
 
 @pytest.mark.parametrize("name", AS_A_USER)
@@ -191,3 +196,24 @@ def test_broken_pipe_is_quiet(work: Work) -> None:
     got = subprocess.run(f"'{TAPEDIAG}' history | head -n 1", shell=True, cwd=work.cwd, capture_output=True, text=True,
                          timeout=120)
     assert got.stdout.startswith("ID") and "Traceback" not in got.stderr and got.stderr == ""
+
+
+@pytest.mark.tgt
+@pytest.mark.skipif(not tgt_available(), reason="tgt is not installed")
+@pytest.mark.parametrize("name", ["wrong-iqn", "wrong-lun", "block-above-tgt-max", "io-not-multiple"])
+def test_bad_input_against_tgtd(name: str, tgt_target, work: Work, capsys: pytest.CaptureFixture[str]) -> None:  # noqa: F811
+    """A real iSCSI tape target: a wrong IQN or LUN, and sizes tgt's READ BLOCK LIMITS (max 1 MiB) rejects."""
+    url = tgt_target.url
+    host = url.rsplit("/", 2)[0]
+    case = {
+        "wrong-iqn": Case(name, ("info", f"{host}/iqn.2026-11.org.tapediag.wrong:x/1"), EXIT_FAILED, r"Target not found"),
+        "wrong-lun": Case(name, ("info", url[:-1] + "7"), EXIT_FAILED, r"\(LUN 7\)"),
+        "block-above-tgt-max": Case(name, ("tape-perf", url, "--block-size", "2M", "--size", "8M"), EXIT_USAGE,
+                                    r"above the drive's maximum of 1048576 bytes"),
+        "io-not-multiple": Case(name, ("tape-perf", url, "--block-size", "256K", "--io-size", "300K"), EXIT_USAGE,
+                                r"must be a multiple of the block size"),
+    }[name]
+    tape_before = show_blocks(tgt_target.cartridge_path)
+    before = work.snapshot()
+    _check(case, work, before, *_run_in_process(work.argv(case), capsys))
+    assert show_blocks(tgt_target.cartridge_path) == tape_before, "the tgt cartridge was written"
