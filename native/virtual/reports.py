@@ -130,7 +130,9 @@ class ReportCommands(DriveBase):
         ]
 
     def _log_compression(self) -> list[bytes]:
-        ld, mb = self.load, pages.MB
+        # SSC counts this page's "megabytes" in units of 1 048 576 bytes, with the
+        # remainder in the following "bytes" parameter (unlike the decimal MB of 0x17).
+        ld, mb = self.load, pages.MiB
         ratio = lambda host, tape: int(100 * host / tape) if tape else 0  # noqa: E731
         params = [pages.counter(0x0000, ratio(ld["host_r"], ld["tape_r"]), 2),
                   pages.counter(0x0001, ratio(ld["host_w"], ld["tape_w"]), 2)]

@@ -32,7 +32,7 @@ def test_log_pages_decode_with_sg_logs(open_drive, tmp_path) -> None:
     for name in ("Write error", "Read error", "Sequential access device", "Volume statistics", "Data compression", "Tape alert"):
         assert name in listing
     comp = sg_inhex("sg_logs", bytes(log_sense(d, 0x1B).data), tmp_path, "--pdt=1")
-    host_w = int(re.search(r"Megabytes transferred from server: (\d+)", comp).group(1)) * 10**6 + int(
+    host_w = int(re.search(r"Megabytes transferred from server: (\d+)", comp).group(1)) * 2**20 + int(  # SSC: this page counts 1 048 576-byte megabytes
         re.search(r"Bytes transferred from server: (\d+)", comp).group(1))
     assert host_w == total == d.load["host_w"]
     ratio = int(re.search(r"Write compression ratio x100: (\d+)", comp).group(1))
