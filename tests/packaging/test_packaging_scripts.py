@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -67,15 +68,26 @@ def test_deb_src_for_this_machine() -> None:
     assert out.stdout.startswith("Types: deb-src\nURIs: ")
 
 
-@pytest.mark.slow
-def test_windows_dll_exports_the_pass_through_api() -> None:
-    """The DLL from build-windows-dll.sh exports sg_pt.h's API and needs only Windows' own DLLs."""
+@pytest.fixture(scope="module")
+def windows_dll() -> Path:
+    """dist/windows-dll's DLL; built first when TAPEDIAG_BUILD_WINDOWS_DLL=1 (~15 s plus mingw-w64)."""
+    if os.environ.get("TAPEDIAG_BUILD_WINDOWS_DLL") == "1":
+        subprocess.run(["bash", str(PACKAGING / "build-windows-dll.sh")], check=True, timeout=1800)
     dlls = sorted(WINDOWS_DLL_DIR.glob("libsgutils2-*.dll"))
+    if not dlls:
+        pytest.skip("no DLL in dist/windows-dll (build: packaging/build-windows-dll.sh, or TAPEDIAG_BUILD_WINDOWS_DLL=1)")
+    return dlls[0]
+
+
+@pytest.mark.slow
+def test_windows_dll_exports_the_pass_through_api(windows_dll: Path) -> None:
+    """The DLL from build-windows-dll.sh exports sg_pt.h's API and needs only Windows' own DLLs."""
     objdump = shutil.which("x86_64-w64-mingw32-objdump")
-    if not dlls or not objdump:
-        pytest.skip("no DLL in dist/windows-dll (build: packaging/build-windows-dll.sh)")
-    dump = subprocess.run([objdump, "-p", str(dlls[0])], capture_output=True, text=True, check=True).stdout
-    assert "file format pei-x86-64" in subprocess.run([objdump, "-f", str(dlls[0])], capture_output=True, text=True).stdout
+    if not objdump:
+        pytest.skip("needs x86_64-w64-mingw32-objdump (Debian package mingw-w64)")
+    dump = subprocess.run([objdump, "-p", str(windows_dll)], capture_output=True, text=True, check=True).stdout
+    header = subprocess.run([objdump, "-f", str(windows_dll)], capture_output=True, text=True, check=True).stdout
+    assert "file format pei-x86-64" in header
     names = dump.split("[Ordinal/Name Pointer] Table", 1)[1]
     exported = {line.split()[-1] for line in names.splitlines() if line.strip().startswith("[")}
     assert {"construct_scsi_pt_obj", "do_scsi_pt", "scsi_pt_win32_direct", "set_scsi_pt_data_in",
@@ -86,17 +98,16 @@ def test_windows_dll_exports_the_pass_through_api() -> None:
 
 
 @pytest.mark.slow
-def test_windows_dll_loads_and_answers_under_wine(tmp_path: Path) -> None:
+def test_windows_dll_loads_and_answers_under_wine(windows_dll: Path, tmp_path: Path) -> None:
     """Windows' loader (Wine's) maps the DLL and its pass-through calls behave without a drive."""
-    dlls = sorted(WINDOWS_DLL_DIR.glob("libsgutils2-*.dll"))
     gcc = shutil.which("x86_64-w64-mingw32-gcc")
     wine = shutil.which("wine64") or shutil.which("wine") or next(iter(Path("/usr/lib/wine").glob("wine64")), None)
-    if not dlls or not gcc or not wine:
-        pytest.skip("needs dist/windows-dll (packaging/build-windows-dll.sh), mingw-w64 and Wine")
+    if not gcc or not wine:
+        pytest.skip("needs mingw-w64 and Wine (Debian packages mingw-w64, wine64)")
     probe = tmp_path / "dll_probe.exe"
     subprocess.run([gcc, "-O2", "-o", str(probe), str(PACKAGING / "windows" / "dll_probe.c")], check=True)
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "WINEPREFIX": str(tmp_path / "wine"), "WINEDEBUG": "-all"}
-    result = subprocess.run([str(wine), str(probe), "Z:" + str(dlls[0]).replace("/", "\\")],
+    result = subprocess.run([str(wine), str(probe), "Z:" + str(windows_dll).replace("/", "\\")],
                             env=env, capture_output=True, text=True, timeout=240)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "SPTI direct: on=1 off=0" in result.stdout
