@@ -190,6 +190,8 @@ def main() -> int:
     ap.add_argument("--dir", default="/var/tmp/tapediag-bench", help="scratch directory on the disk under test")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--small-files-per-dir", type=int, default=8, help="files per directory (155 dirs per stream)")
+    ap.add_argument("--only", help="run only workloads whose name contains this (e.g. 'KiB')")
+    ap.add_argument("--streams", type=int, choices=(1, 4), help="run only this stream count")
     ap.add_argument("--json", help="also write the raw figures here")
     args = ap.parse_args()
     base = Path(args.dir)
@@ -201,6 +203,8 @@ def main() -> int:
     workloads = [Workload("64 MiB files", 1, True, 4), Workload("64 MiB files", 4, True, 2),
                  Workload("4-16 KiB, d3 x b5", 1, False, args.small_files_per_dir),
                  Workload("4-16 KiB, d3 x b5", 4, False, args.small_files_per_dir)]
+    workloads = [w for w in workloads if (not args.only or args.only in w.name)
+                 and (not args.streams or w.streams == args.streams)]
     rows = []
     raw = []
     t0 = time.monotonic()

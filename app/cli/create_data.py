@@ -7,7 +7,8 @@ from pathlib import Path
 
 from app.cli import EXIT_REFUSED
 from app.cli._disk_run import run_disk_test
-from app.disk.create import FSYNC_POLICIES, PRESETS, CreateDataParams, CreateDataTest
+from app.disk.create import CreateDataTest
+from app.disk.params import FSYNC_POLICIES, PRESETS, CreateDataParams
 from app.disk.manifest import Manifest, clean
 from app.disk.sizes import DISTRIBUTIONS, parse_size
 from app.disk.text import render_clean

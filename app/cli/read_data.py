@@ -4,7 +4,8 @@ from __future__ import annotations
 import argparse
 
 from app.cli._disk_run import run_disk_test
-from app.disk.read import ReadDataParams, ReadDataTest
+from app.disk.params import ReadDataParams
+from app.disk.read import ReadDataTest
 from app.disk.sizes import parse_size
 
 

@@ -10,9 +10,10 @@ Engines have the shape of every tapediag test, ``Test(params).run(sink, cancel)`
 Results (``CreateDataResult``, ``ReadDataResult``) share ``DiskResult``'s fields and
 ``to_dict()``; the hot loops live in ``native.diskio``.
 """
-from app.disk.create import PRESETS, CreateDataParams, CreateDataTest
+from app.disk.create import CreateDataTest
 from app.disk.manifest import MANIFEST_NAME, CleanResult, clean
-from app.disk.read import ReadDataParams, ReadDataTest
+from app.disk.params import PRESETS, CreateDataParams, ReadDataParams
+from app.disk.read import ReadDataTest
 from app.disk.results import CreateDataResult, DiskResult, LatencyStats, ReadDataResult, StreamResult, TreeWalk
 
 __all__ = [

@@ -6,10 +6,12 @@ batches by ``native.diskio`` with O_CREAT|O_EXCL|O_NOFOLLOW relative to director
 descriptors that were themselves opened with O_NOFOLLOW, so nothing outside the
 target is ever written and no symbolic link is ever followed.
 
-The default fsync policy is ``end``: each stream flushes the file system (syncfs)
-when it has written its last file, inside its timed span. Without that, a run of a
-few GB only measures how fast the page cache fills; per-file fsync (``file``) is the
-pessimistic case of an application that makes every file durable before the next.
+The default fsync policy is ``end``: when a stream has written its last file it
+flushes its data to the disk (fsync of each file for a small run, one syncfs for a big
+tree) inside its own timed span. Without that, a run of a few GB only measures how
+fast the page cache fills; per-file fsync (``file``) is the pessimistic case of an
+application that makes every file durable before writing the next, and ``none`` is
+offered for comparison, with a warning in the result.
 """
 from __future__ import annotations
 
@@ -17,7 +19,6 @@ import datetime
 import errno as errno_mod
 import os
 import time
-from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -25,16 +26,15 @@ import numpy as np
 
 from app.disk import content as content_mod
 from app.disk.dirs import DirHandle
+from app.disk.params import CreateDataParams
 from app.disk.manifest import MANIFEST_NAME, DirEntry, Manifest, RunRecord
 from app.disk.results import CreateDataResult, LatencyStats
 from app.disk.runner import BATCH_SECONDS, Stream, StreamRunner
-from app.disk.sizes import DISTRIBUTIONS, draw_sizes, format_size, mean_size, parse_size
+from app.disk.sizes import draw_sizes, format_size
 from app.events import CancelToken, EventSink, Message, PhaseFinished, PhaseStarted, discard
 from native import diskio
 from native.errors import DiskTestError, InvalidParameter, NoSpace, TargetNotEmpty
 
-FSYNC_POLICIES = ("none", "file", "end")
-MAX_STREAMS = 8
 #: Files above this are written slice by slice from Python (the GIL is no issue at that
 #: size), so that samples and cancellation stay live inside a 64 MiB file.
 LARGE_FILE = 4 << 20
@@ -46,105 +46,6 @@ MAX_BATCH_BYTES = 32 << 20
 #: journal). Both leave the stream's data on disk before its clock stops; syncfs may
 #: also wait for other programs' dirty data, which can only make the figure lower.
 END_FSYNC_MAX_FILES = 64
-
-#: The white paper's data sets ("Test data"). Both used 2:1 data and "an equal
-#: distribution of files in each directory"; a log-uniform size spread reproduces
-#: their mean file sizes (11.4 MB over 64 KB-64 MB, 8.9 KB over 4-16 KB).
-PRESETS: dict[str, dict] = {
-    "typical": dict(depth=1, breadth=20, files_per_dir=220, min_size=64 << 10, max_size=64 << 20,
-                    distribution="log-uniform", pattern="2:1"),
-    "small": dict(depth=5, breadth=6, files_per_dir=750, min_size=4 << 10, max_size=16 << 10,
-                  distribution="log-uniform", pattern="2:1"),
-}
-
-
-@dataclass(frozen=True)
-class CreateDataParams:
-    """What to create. ``total_size`` / ``files`` cap the whole run (shared evenly by the
-    streams); without them every stream fills its tree."""
-
-    target: str
-    depth: int = 3
-    breadth: int = 5
-    files_per_dir: int = 160
-    min_size: int = 4 << 10
-    max_size: int = 16 << 10
-    distribution: str = "uniform"  # fixed (every file max_size) | uniform | log-uniform
-    pattern: str = "2:1"
-    streams: int = 1
-    total_size: int | None = None
-    files: int | None = None
-    fsync: str = "end"
-    write_size: int = 1 << 20
-    allow_non_empty: bool = False
-    seed: int = 0
-
-    @classmethod
-    def preset(cls, name: str, target: str, **overrides: object) -> "CreateDataParams":
-        if name not in PRESETS:
-            raise InvalidParameter(f"unknown preset '{name}'", hint=f"use one of {', '.join(PRESETS)}")
-        return cls(target=target, **{**PRESETS[name], **overrides})
-
-    @property
-    def dirs_per_stream(self) -> int:
-        return sum(self.breadth**level for level in range(1, self.depth + 1))
-
-    @property
-    def capacity_per_stream(self) -> int:
-        return self.dirs_per_stream * self.files_per_dir
-
-    def validate(self) -> None:
-        checks = [
-            (1 <= self.depth <= 10, "depth must be 1 to 10"),
-            (1 <= self.breadth <= 100, "breadth must be 1 to 100"),
-            (1 <= self.files_per_dir <= 999_999, "files per directory must be 1 to 999999"),
-            (0 <= self.min_size <= self.max_size, "min size must not exceed max size"),
-            (self.max_size <= 1 << 40, "max size is at most 1 TiB"),
-            (self.distribution in DISTRIBUTIONS, f"distribution must be one of {', '.join(DISTRIBUTIONS)}"),
-            (1 <= self.streams <= MAX_STREAMS, f"streams must be 1 to {MAX_STREAMS}"),
-            (self.fsync in FSYNC_POLICIES, f"fsync must be one of {', '.join(FSYNC_POLICIES)}"),
-            (4096 <= self.write_size <= 64 << 20, "write size must be 4K to 64M"),
-            (self.total_size is None or self.files is None, "give a total size or a file count, not both"),
-            (self.total_size is None or self.total_size > 0, "total size must be positive"),
-            (self.files is None or self.files > 0, "file count must be positive"),
-            (self.dirs_per_stream <= 1_000_000, "the tree would have more than a million directories per stream"),
-        ]
-        for ok, text in checks:
-            if not ok:
-                raise InvalidParameter(text)
-        if self.files is not None and -(-self.files // self.streams) > self.capacity_per_stream:
-            raise InvalidParameter(
-                f"{self.files} files do not fit: each stream's tree holds {self.capacity_per_stream} "
-                f"({self.dirs_per_stream} directories x {self.files_per_dir} files)",
-                hint="raise --depth, --breadth or --files-per-dir",
-            )
-        if self.total_size is not None and self.total_size / self.streams > self.capacity_per_stream * max(self.max_size, 1):
-            raise InvalidParameter(
-                f"{format_size(self.total_size)} does not fit in the tree even with every file at the maximum size",
-                hint="raise --depth, --breadth, --files-per-dir or --max-size",
-            )
-
-    def share(self, stream: int) -> tuple[int, int | None]:
-        """(files, bytes or None) stream ``stream`` (1-based) must create."""
-        if self.files is not None:
-            base, extra = divmod(self.files, self.streams)
-            return base + (1 if stream <= extra else 0), None
-        if self.total_size is not None:
-            base, extra = divmod(self.total_size, self.streams)
-            return self.capacity_per_stream, base + (1 if stream <= extra else 0)
-        return self.capacity_per_stream, None
-
-    def expected_files(self) -> int:
-        return sum(self.share(s)[0] for s in range(1, self.streams + 1)) if self.total_size is None else \
-            min(self.streams * self.capacity_per_stream, int(self.total_size / max(mean_size(self.distribution, self.min_size, self.max_size), 1)) + self.streams)
-
-    def expected_bytes(self) -> int:
-        if self.total_size is not None:
-            return self.total_size + self.streams * self.max_size  # the last file of a stream may overshoot
-        return int(self.expected_files() * mean_size(self.distribution, self.min_size, self.max_size))
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 class _StreamStopped(Exception):
@@ -218,6 +119,7 @@ class CreateDataTest:
             error=str(stops[0]) if stops else None, warnings=warnings, dirs_created=len(record.dirs),
             pattern=content.name, predicted_ratio=content.predicted_ratio, fsync=p.fsync,
             manifest=str(manifest.path), run_root=run_root,
+            flush_seconds=max((s.flush_ns for s in runner.streams), default=0) / 1e9,
         )
         for w in warnings:
             sink(Message("warning", w))
@@ -314,7 +216,9 @@ class CreateDataTest:
             walker.close()
         try:
             if p.fsync == "end" and not stream.halted:
+                t0 = _now()
                 self._flush(stream, root, record, prefix + name)
+                stream.flush_ns = _now() - t0
         finally:
             root.close()
 
@@ -440,4 +344,4 @@ def _new_run_dir(target: Path) -> str:
     raise DiskTestError(f"could not make a new run directory in {target}")
 
 
-__all__ = ["CreateDataParams", "CreateDataTest", "PRESETS", "FSYNC_POLICIES", "replace"]
+__all__ = ["CreateDataTest"]

@@ -17,6 +17,7 @@ import errno as errno_mod
 import mmap
 import os
 import sys
+import threading
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -24,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from app.disk.dirs import DirHandle
+from app.disk.params import ReadDataParams
 from app.disk.results import LatencyStats, ReadDataResult, TreeWalk, Unreadable
 from app.disk.runner import BATCH_SECONDS, Stream, StreamRunner
 from app.disk.sizes import format_size
@@ -31,34 +33,12 @@ from app.events import CancelToken, EventSink, Message, PhaseFinished, PhaseStar
 from native import diskio
 from native.errors import DiskTestError, InvalidParameter
 
-MAX_STREAMS = 8
 LARGE_FILE = 4 << 20
 SLICE = 8 << 20
 MAX_BATCH_FILES = 512
 #: Per-file cost, in bytes, when shares are balanced: opening a file costs about as
 #: much as reading this much, so a share of small files is not a share of bytes only.
 FILE_COST = 64 << 10
-
-
-@dataclass(frozen=True)
-class ReadDataParams:
-    target: str
-    streams: int = 1
-    buffer_size: int = 1 << 20
-    direct: bool = False
-    evict: bool = True
-    max_listed_unreadable: int = 1000
-
-    def validate(self) -> None:
-        if not 1 <= self.streams <= MAX_STREAMS:
-            raise InvalidParameter(f"streams must be 1 to {MAX_STREAMS}")
-        if not 4096 <= self.buffer_size <= 64 << 20:
-            raise InvalidParameter("buffer size must be 4K to 64M")
-        if self.direct and self.buffer_size % 4096:
-            raise InvalidParameter("direct reads need a buffer size that is a multiple of 4K")
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 @dataclass
@@ -76,6 +56,7 @@ class ReadDataTest:
         self.params = params
         self.unreadable: list[Unreadable] = []
         self.unreadable_count = 0
+        self._lock = threading.Lock()  # streams report unreadable files concurrently
 
     def run(self, sink: EventSink = discard, cancel: CancelToken | None = None) -> ReadDataResult:
         p = self.params
@@ -83,6 +64,7 @@ class ReadDataTest:
         target = Path(p.target).absolute()
         if not target.is_dir():
             raise InvalidParameter(f"{target} is not a directory")
+        self.unreadable, self.unreadable_count = [], 0
         sink(PhaseStarted("tree-walk"))
         dirs, walk = self._walk(os.fsencode(target), sink, cancel)
         sink(PhaseFinished("tree-walk", {**asdict(walk), "files_s": walk.files_s}))
@@ -164,10 +146,11 @@ class ReadDataTest:
         return dirs, walk
 
     def _unreadable(self, path: bytes | str, err: int | None) -> None:
-        self.unreadable_count += 1
-        if len(self.unreadable) < self.params.max_listed_unreadable:
-            text = os.strerror(err) if err else "unreadable"
-            self.unreadable.append(Unreadable(os.fsdecode(path), text))
+        with self._lock:
+            self.unreadable_count += 1
+            if len(self.unreadable) < self.params.max_listed_unreadable:
+                text = os.strerror(err) if err else "unreadable"
+                self.unreadable.append(Unreadable(os.fsdecode(path), text))
 
     # -- checks before reading ----------------------------------------------------------
 

@@ -123,6 +123,7 @@ class CreateDataResult(DiskResult):
     fsync: str = "end"
     manifest: str = ""
     run_root: str = ""
+    flush_seconds: float = 0.0  # fsync "end": the longest final flush of a stream (in its time)
 
 
 @dataclass

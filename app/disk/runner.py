@@ -37,6 +37,7 @@ class Stream:
     bytes: int = 0
     errors: int = 0
     end_ns: int = 0
+    flush_ns: int = 0  # create with fsync "end": the final flush, inside the stream's time
     latencies: list[np.ndarray] = field(default_factory=list, repr=False)
 
     @property

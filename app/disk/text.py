@@ -10,7 +10,8 @@ def render(result: DiskResult) -> str:
     lines = [f"{result.kind} {result.target}: {result.status}"]
     if isinstance(result, CreateDataResult):
         model = f" (model {result.predicted_ratio:.2f}:1)" if result.predicted_ratio else ""
-        lines.append(f"  pattern {result.pattern}{model}, fsync {result.fsync}, {len(result.streams)} stream(s), "
+        flush = f" (final flush {result.flush_seconds:.2f} s)" if result.fsync == "end" else ""
+        lines.append(f"  pattern {result.pattern}{model}, fsync {result.fsync}{flush}, {len(result.streams)} stream(s), "
                      f"{result.dirs_created} directories")
     if isinstance(result, ReadDataResult):
         w = result.tree_walk

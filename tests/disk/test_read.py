@@ -16,8 +16,6 @@ from app.events import CancelToken, PhaseFinished, PhaseStarted, SampleBatch
 from native import diskio
 from native.errors import DiskTestError, InvalidParameter
 
-from .conftest import tree_files
-
 ROOT = Path(__file__).resolve().parents[2]
 
 

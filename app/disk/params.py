@@ -1,0 +1,139 @@
+"""What the disk tests are asked to do: typed, validated before anything is touched.
+
+Kept apart from the engines so the CLI and the GUI can build and check parameters
+(and show the white paper presets) without pulling in the I/O machinery.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from app.disk.sizes import DISTRIBUTIONS, format_size, mean_size
+from native.errors import InvalidParameter
+
+MAX_STREAMS = 8
+FSYNC_POLICIES = ("none", "file", "end")
+#: The white paper's data sets ("Test data"). Both used 2:1 data and "an equal
+#: distribution of files in each directory"; a log-uniform size spread reproduces
+#: their mean file sizes (11.4 MB over 64 KB-64 MB, 8.9 KB over 4-16 KB).
+PRESETS: dict[str, dict] = {
+    "typical": dict(depth=1, breadth=20, files_per_dir=220, min_size=64 << 10, max_size=64 << 20,
+                    distribution="log-uniform", pattern="2:1"),
+    "small": dict(depth=5, breadth=6, files_per_dir=750, min_size=4 << 10, max_size=16 << 10,
+                  distribution="log-uniform", pattern="2:1"),
+}
+
+
+@dataclass(frozen=True)
+class CreateDataParams:
+    """What to create. ``total_size`` / ``files`` cap the whole run (shared evenly by the
+    streams); without them every stream fills its tree."""
+
+    target: str
+    depth: int = 3
+    breadth: int = 5
+    files_per_dir: int = 160
+    min_size: int = 4 << 10
+    max_size: int = 16 << 10
+    distribution: str = "uniform"  # fixed (every file max_size) | uniform | log-uniform
+    pattern: str = "2:1"
+    streams: int = 1
+    total_size: int | None = None
+    files: int | None = None
+    fsync: str = "end"
+    write_size: int = 1 << 20
+    allow_non_empty: bool = False
+    seed: int = 0
+
+    @classmethod
+    def preset(cls, name: str, target: str, **overrides: object) -> "CreateDataParams":
+        if name not in PRESETS:
+            raise InvalidParameter(f"unknown preset '{name}'", hint=f"use one of {', '.join(PRESETS)}")
+        return cls(target=target, **{**PRESETS[name], **overrides})
+
+    @property
+    def dirs_per_stream(self) -> int:
+        return sum(self.breadth**level for level in range(1, self.depth + 1))
+
+    @property
+    def capacity_per_stream(self) -> int:
+        return self.dirs_per_stream * self.files_per_dir
+
+    def validate(self) -> None:
+        checks = [
+            (1 <= self.depth <= 10, "depth must be 1 to 10"),
+            (1 <= self.breadth <= 100, "breadth must be 1 to 100"),
+            (1 <= self.files_per_dir <= 999_999, "files per directory must be 1 to 999999"),
+            (0 <= self.min_size <= self.max_size, "min size must not exceed max size"),
+            (self.max_size <= 1 << 40, "max size is at most 1 TiB"),
+            (self.distribution in DISTRIBUTIONS, f"distribution must be one of {', '.join(DISTRIBUTIONS)}"),
+            (1 <= self.streams <= MAX_STREAMS, f"streams must be 1 to {MAX_STREAMS}"),
+            (self.fsync in FSYNC_POLICIES, f"fsync must be one of {', '.join(FSYNC_POLICIES)}"),
+            (4096 <= self.write_size <= 64 << 20, "write size must be 4K to 64M"),
+            (self.total_size is None or self.files is None, "give a total size or a file count, not both"),
+            (self.total_size is None or self.total_size > 0, "total size must be positive"),
+            (self.files is None or self.files > 0, "file count must be positive"),
+            (self.dirs_per_stream <= 1_000_000, "the tree would have more than a million directories per stream"),
+        ]
+        for ok, text in checks:
+            if not ok:
+                raise InvalidParameter(text)
+        if self.files is not None and -(-self.files // self.streams) > self.capacity_per_stream:
+            raise InvalidParameter(
+                f"{self.files} files do not fit: each stream's tree holds {self.capacity_per_stream} "
+                f"({self.dirs_per_stream} directories x {self.files_per_dir} files)",
+                hint="raise --depth, --breadth or --files-per-dir",
+            )
+        if self.total_size is not None and self.total_size / self.streams > self.capacity_per_stream * max(self.max_size, 1):
+            raise InvalidParameter(
+                f"{format_size(self.total_size)} does not fit in the tree even with every file at the maximum size",
+                hint="raise --depth, --breadth, --files-per-dir or --max-size",
+            )
+
+    def share(self, stream: int) -> tuple[int, int | None]:
+        """(files, bytes or None) stream ``stream`` (1-based) must create."""
+        if self.files is not None:
+            base, extra = divmod(self.files, self.streams)
+            return base + (1 if stream <= extra else 0), None
+        if self.total_size is not None:
+            base, extra = divmod(self.total_size, self.streams)
+            return self.capacity_per_stream, base + (1 if stream <= extra else 0)
+        return self.capacity_per_stream, None
+
+    def expected_files(self) -> int:
+        """Files the run should make (an estimate when it is limited by total size)."""
+        if self.total_size is None:
+            return sum(self.share(s)[0] for s in range(1, self.streams + 1))
+        mean = max(mean_size(self.distribution, self.min_size, self.max_size), 1.0)
+        return min(self.streams * self.capacity_per_stream, int(self.total_size / mean) + self.streams)
+
+    def expected_bytes(self) -> int:
+        if self.total_size is not None:
+            return self.total_size + self.streams * self.max_size  # the last file of a stream may overshoot
+        return int(self.expected_files() * mean_size(self.distribution, self.min_size, self.max_size))
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+
+@dataclass(frozen=True)
+class ReadDataParams:
+    target: str
+    streams: int = 1
+    buffer_size: int = 1 << 20
+    direct: bool = False
+    evict: bool = True
+    max_listed_unreadable: int = 1000
+
+    def validate(self) -> None:
+        if not 1 <= self.streams <= MAX_STREAMS:
+            raise InvalidParameter(f"streams must be 1 to {MAX_STREAMS}")
+        if not 4096 <= self.buffer_size <= 64 << 20:
+            raise InvalidParameter("buffer size must be 4K to 64M")
+        if self.direct and self.buffer_size % 4096:
+            raise InvalidParameter("direct reads need a buffer size that is a multiple of 4K")
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
