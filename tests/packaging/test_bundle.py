@@ -186,3 +186,12 @@ def test_missing_system_libraries_are_named(bundle: Path, clean_env: dict[str, s
     assert iscsi.returncode == 1
     assert "libiscsi" in iscsi.stderr
     assert "Traceback" not in iscsi.stderr and len(iscsi.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.tgt
+def test_iscsi_drive_through_the_system_libiscsi(bundle: Path, clean_env: dict[str, str], tmp_path: Path, tgt_target) -> None:
+    """The frozen CLI loads the machine's libiscsi and talks to a real tgtd tape LUN."""
+    result = run([str(bundle / "tapediag"), "info", tgt_target.url, "--json"], clean_env, tmp_path)
+    assert result.returncode == 0, result.stderr
+    text = json.dumps(json.loads(result.stdout))
+    assert "IET" in text and "VIRTUAL-TAPE" in text, text[:500]
