@@ -1,6 +1,7 @@
 """Building a ``Report`` from history runs (any mix of kinds, one or many devices)."""
 from __future__ import annotations
 
+import re
 from datetime import datetime, timezone
 from typing import Any, Iterable
 
@@ -23,9 +24,30 @@ KIND_TITLES = {
 }
 _CLI_NOISE = ("json", "command", "func", "samples_csv")  # how the run was asked for, not what it measured
 _SKIP_IN_BODY = ("samples", "tables", "recommendations", "facts", "input", "log_deltas", "stalls")
-# A drive-info snapshot: "supported: yes" on every section and the raw MAM list (its
-# fields are under "cartridge" already) would only be noise in the body.
-_SKIP_DRIVE_INFO = ("supported", "attributes")
+# A drive-info snapshot's body: what the Devices section does not show already.
+_DRIVE_INFO_IN_DEVICE_SECTION = ("device", "identity", "generation", "health", "tapealerts")
+
+
+def _drive_info_body(res: dict) -> dict:
+    """``DriveInfo.to_dict()`` for the run section: sections unwrapped ({supported: true,
+    value: x} -> x, {supported: false, reason} -> the reason), the raw MAM attribute list
+    (its fields are under "cartridge" already) and what the Devices section shows left out."""
+    out: dict = {}
+    for key, value in res.items():
+        if key in _DRIVE_INFO_IN_DEVICE_SECTION:
+            continue
+        if isinstance(value, dict) and "supported" in value:
+            if not value["supported"]:
+                value = value.get("reason", "not supported")
+            elif "value" in value:
+                value = value["value"]
+            else:
+                value = {k: v for k, v in value.items() if k not in ("supported", "attributes")}
+        out[key] = value
+    return out
+
+
+_UNITS = re.compile(r"\b(mib|mb|wwn|100mb)\b")
 
 
 def label(path: str) -> str:
@@ -33,7 +55,7 @@ def label(path: str) -> str:
     parts = []
     for part in path.split("."):
         words = part.replace("mb_s", "MB/s").replace("mib_s", "MiB/s").replace("_", " ").strip()
-        parts.append(words)
+        parts.append(_UNITS.sub(lambda m: m.group(0).upper().replace("MIB", "MiB").replace("100MB", "100 MB"), words))
     text = " › ".join(parts)
     return text[:1].upper() + text[1:]
 
@@ -116,8 +138,7 @@ def _drive_info_facts(res: dict) -> tuple[dict[str, str], str, list[Field], list
     {supported: false, reason}, ``cartridge`` {supported, barcode, ...}.
     """
     ident = res.get("identity") or {}
-    identity = {("WWN" if k == "wwn" else label(k)): str(ident[k]) for k in ("vendor", "product", "revision", "serial", "wwn")
-                if ident.get(k)}
+    identity = {label(k): str(ident[k]) for k in ("vendor", "product", "revision", "serial", "wwn") if ident.get(k)}
     if res.get("generation"):
         identity["Generation"] = f"LTO-{res['generation']}"
     cart = res.get("cartridge") or {}
@@ -172,8 +193,8 @@ def _run_section(run: Run, by_phase: dict[str, list[ThroughputPoint]]) -> RunSec
         headline=_headline(run),
         parameters=tuple(f for f in (flatten(run.params, skip=_SKIP_IN_BODY + _CLI_NOISE) if run.kind != "troubleshoot"
                                      else flatten(run.params.get("workload", {}))) if f.value not in ("—", "")),
-        results=tuple(f for f in flatten(res, skip=_SKIP_IN_BODY + ("messages", "params")
-                                          + (_SKIP_DRIVE_INFO if run.kind == "drive-info" else ()))
+        results=tuple(f for f in flatten(_drive_info_body(res) if run.kind == "drive-info" else res,
+                                          skip=_SKIP_IN_BODY + ("messages", "params"))
                       if run.kind != "troubleshoot" and f.value not in ("—", "")),
         messages=tuple(messages),
         plot=_plot([(run, by_phase)], f"Throughput of run {run.id}", with_run_id=False),

@@ -114,3 +114,20 @@ def test_report_command_works_headless_without_qt_platform_set(hist: History, tm
                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert (tmp_path / "r.pdf").read_bytes().startswith(b"%PDF")
+
+
+def test_drive_info_body_is_unwrapped_and_leaves_the_device_section_to_itself(hist: History) -> None:
+    run_id = hist.start_run("drive-info", "/dev/sg3")
+    res = _drive_info("HU1234ABCD", "Healthy", [], [])
+    res.update(cleaning_required={"supported": True, "value": False},
+               read_errors={"supported": False, "reason": "not supported by this device"},
+               performance={"supported": True, "repositions_per_100mb": 37, "current_mb_s": 95.0},
+               cartridge={"supported": True, "barcode": "ABC123L9", "attributes": {"Barcode": "ABC123L9"}})
+    hist.finish_run(run_id, "complete", res)
+    (section,) = build_report(hist, [run_id]).runs
+    fields = {f.label: f.value for f in section.results}
+    assert fields["Cleaning required"] == "no" and fields["Read errors"] == "not supported by this device"
+    assert fields["Performance › repositions per 100 MB"] == "37" and fields["Performance › current MB/s"] == "95"
+    assert fields["Cartridge › barcode"] == "ABC123L9"
+    assert not [k for k in fields if k.startswith(("Identity", "Health", "Tapealerts", "Supported"))
+                or "attributes" in k.lower()]
