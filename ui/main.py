@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 from typing import Sequence
 
 
@@ -18,6 +19,12 @@ def build_app(argv: Sequence[str] | None = None):  # -> QApplication
     app.setOrganizationName("tapediag")
     app.setApplicationDisplayName("tapediag")
     app.setDesktopFileName("tapediag")
+    # resources/ sits beside ui/ both in the source tree and in the bundles (_internal/).
+    icon = Path(__file__).resolve().parent.parent / "resources" / "icons" / "tapediag.svg"
+    if icon.is_file():
+        from PySide6.QtGui import QIcon
+
+        app.setWindowIcon(QIcon(str(icon)))
     return app
 
 

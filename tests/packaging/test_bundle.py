@@ -77,6 +77,8 @@ def test_bundle_layout(bundle: Path) -> None:
         assert os.access(bundle / name, os.X_OK), name
     assert (bundle / "share" / "tapediag.desktop").read_text().count("Exec=tapediag-gui") == 1
     assert (bundle / "share" / "tapediag.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (internal / "resources" / "icons" / "tapediag.svg").is_file()  # the window icon (ui/main.py)
+    assert (internal / "PySide6" / "Qt" / "plugins" / "iconengines" / "libqsvgicon.so").is_file()
     platforms = {p.name for p in (internal / "PySide6" / "Qt" / "plugins" / "platforms").iterdir()}
     assert {"libqoffscreen.so", "libqxcb.so"} <= platforms
     compiled = {p.name.split(".")[0] for p in (internal / "native").glob("_*.so")}
