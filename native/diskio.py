@@ -13,6 +13,7 @@ bytes object: the engine reads them with numpy, so no Python object is made per 
 """
 from __future__ import annotations
 
+import array
 import os
 import sys
 import time
@@ -148,12 +149,21 @@ def _open_read(path: str, flags: int, dirfd: int | None) -> int:
     return fd
 
 
-def read_files(dirfd: int, dirpath: str, names: Sequence[bytes], buf: bytearray | memoryview, flags: int) -> bytes:
-    """Read whole files of one directory with ``len(buf)``-sized reads; errors do not stop the batch."""
+def read_files(dirfds: int | Sequence[int], dirpaths: str | Sequence[str], names: Sequence[bytes],
+               buf: bytearray | memoryview, flags: int) -> bytes:
+    """Read whole files with ``len(buf)``-sized reads; errors do not stop the batch.
+
+    ``dirfds``/``dirpaths``: one directory for every name, or one per name (a batch
+    may span many small directories, so the interpreter is visited once per batch).
+    """
+    per_file = not isinstance(dirfds, int)
     if NATIVE and HAVE_DIRFD:
-        return _c.read_files(dirfd, names, buf, flags)
+        fds = array.array("i", dirfds).tobytes() if per_file else dirfds
+        return _c.read_files(fds, names, buf, flags)
     out = []
-    for name in names:
+    for i, name in enumerate(names):
+        dirfd = dirfds[i] if per_file else dirfds
+        dirpath = dirpaths[i] if not isinstance(dirpaths, str) else dirpaths
         t0 = time.monotonic_ns()
         err, got = 0, 0
         try:
@@ -230,8 +240,6 @@ def _signed(key: int) -> int:
 
 
 def _pack_records(records: list[FileRecord]) -> bytes:
-    import array
-
     arr = array.array("q")
     for r in records:
         arr.extend((r.err, r.nbytes, r.t_end_ns, r.latency_ns))
@@ -239,8 +247,6 @@ def _pack_records(records: list[FileRecord]) -> bytes:
 
 
 def _pack(specs: Sequence[tuple[int, int, int]]) -> bytes:
-    import array
-
     arr = array.array("q")
     for size, off, key in specs:
         arr.extend((size, off, _signed(key)))

@@ -13,6 +13,7 @@ checked with mincore() to warn when eviction cannot work (tmpfs, dirty pages).
 """
 from __future__ import annotations
 
+import collections
 import errno as errno_mod
 import mmap
 import os
@@ -36,6 +37,9 @@ from native.errors import DiskTestError, InvalidParameter
 LARGE_FILE = 4 << 20
 SLICE = 8 << 20
 MAX_BATCH_FILES = 512
+#: Directories open at once per stream (8 streams x 64 stays far below the usual
+#: 1024-descriptor limit).
+MAX_BATCH_DIRS = 64
 #: Per-file cost, in bytes, when shares are balanced: opening a file costs about as
 #: much as reading this much, so a share of small files is not a share of bytes only.
 FILE_COST = 64 << 10
@@ -199,44 +203,86 @@ class ReadDataTest:
     # -- one stream -------------------------------------------------------------------
 
     def _stream(self, stream: Stream, dirs: list[_Dir], share: list[tuple[int, int, int]]) -> None:
+        """Read this stream's share: small files in native batches that may span several
+        directories (one interpreter visit per batch, not per directory), large files
+        slice by slice."""
         p = self.params
         buf = mmap.mmap(-1, p.buffer_size)  # page-aligned, as O_DIRECT needs
         flags = (diskio.FLAG_EVICT if p.evict else 0) | (diskio.FLAG_DIRECT if p.direct else 0)
+        todo = collections.deque(share)
         batch = 8
         try:
-            for di, a, b in share:
-                if stream.halted:
-                    break
+            while todo and not stream.halted:
+                di, a, b = todo[0]
                 d = dirs[di]
+                if d.sizes[a] > LARGE_FILE:
+                    todo.popleft()
+                    if a + 1 < b:
+                        todo.appendleft((di, a + 1, b))
+                    self._one_large(stream, d, a, buf, flags)
+                    continue
+                batch = self._batch(stream, dirs, todo, batch, buf, flags)
+        finally:
+            buf.close()
+
+    def _batch(self, stream: Stream, dirs: list[_Dir], todo: collections.deque, size: int, buf: mmap.mmap,
+               flags: int) -> int:
+        """Read up to ``size`` small files from the head of ``todo``; returns the next batch size."""
+        handles: list[DirHandle] = []
+        fds: list[int] = []
+        paths: list[str] = []
+        names: list[bytes] = []
+        origin: list[tuple[_Dir, int]] = []
+        try:
+            while todo and len(names) < size and len(handles) < MAX_BATCH_DIRS:
+                di, a, b = todo[0]
+                d = dirs[di]
+                if d.sizes[a] > LARGE_FILE:
+                    break
                 try:
                     dh = DirHandle.open(os.fsdecode(d.path))
                 except OSError as err:
+                    todo.popleft()
                     for name in d.names[a:b]:
                         self._unreadable(os.path.join(d.path, name), err.errno)
                     stream.errors += b - a
                     continue
-                try:
-                    i = a
-                    while i < b and not stream.halted:
-                        if d.sizes[i] > LARGE_FILE:
-                            self._large(stream, dh, d, i, buf, flags)
-                            i += 1
-                            continue
-                        j = i
-                        while j < b and j - i < batch and d.sizes[j] <= LARGE_FILE:
-                            j += 1
-                        raw = diskio.read_files(dh.fd, dh.path, d.names[i:j], buf, flags)
-                        rec = np.frombuffer(raw, dtype=np.int64).reshape(-1, 4)
-                        stream.add_batch(rec)
-                        for k in np.nonzero(rec[:, 0])[0]:
-                            self._unreadable(os.path.join(d.path, d.names[i + int(k)]), int(rec[k, 0]))
-                        per_file = max(float(rec[:, 3].mean()) / 1e9, 1e-7)
-                        batch = max(1, min(MAX_BATCH_FILES, int(BATCH_SECONDS / per_file)))
-                        i = j
-                finally:
-                    dh.close()
+                handles.append(dh)
+                k = a
+                while k < b and len(names) < size and d.sizes[k] <= LARGE_FILE:
+                    names.append(d.names[k])
+                    fds.append(dh.fd)
+                    paths.append(dh.path)
+                    origin.append((d, k))
+                    k += 1
+                todo.popleft()
+                if k < b:
+                    todo.appendleft((di, k, b))
+            if not names:
+                return size
+            raw = diskio.read_files(fds, paths, names, buf, flags)
         finally:
-            buf.close()
+            for dh in handles:
+                dh.close()
+        rec = np.frombuffer(raw, dtype=np.int64).reshape(-1, 4)
+        stream.add_batch(rec)
+        for k in np.nonzero(rec[:, 0])[0]:
+            d, i = origin[int(k)]
+            self._unreadable(os.path.join(d.path, d.names[i]), int(rec[k, 0]))
+        per_file = max(float(rec[:, 3].mean()) / 1e9, 1e-7)
+        return max(1, min(MAX_BATCH_FILES, int(BATCH_SECONDS / per_file)))
+
+    def _one_large(self, stream: Stream, d: _Dir, i: int, buf: mmap.mmap, flags: int) -> None:
+        try:
+            dh = DirHandle.open(os.fsdecode(d.path))
+        except OSError as err:
+            stream.errors += 1
+            self._unreadable(os.path.join(d.path, d.names[i]), err.errno)
+            return
+        try:
+            self._large(stream, dh, d, i, buf, flags)
+        finally:
+            dh.close()
 
     def _large(self, stream: Stream, dh: DirHandle, d: _Dir, i: int, buf: mmap.mmap, flags: int) -> None:
         start = time.monotonic_ns()

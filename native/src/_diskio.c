@@ -224,44 +224,56 @@ static int64_t read_all(int fd, unsigned char *buf, int64_t buflen, int64_t max_
     return total;
 }
 
-/* read_files(dirfd, names, buf, flags) -> bytes of records.
+/* read_files(dirfds, names, buf, flags) -> bytes of records.
+ * dirfds: an int (every name in that directory) or a buffer of int32, one per name, so
+ * that one batch can span many small directories.
  * Unlike create, an unreadable file does not stop the batch: backup agents skip it. */
 static PyObject *read_files(PyObject *self, PyObject *args)
 {
-    int dirfd, flags;
-    PyObject *names_in;
-    Py_buffer buf;
-    if (!PyArg_ParseTuple(args, "iOw*i", &dirfd, &names_in, &buf, &flags))
+    int flags, single_fd = -1;
+    PyObject *dirfds_in, *names_in;
+    Py_buffer buf, fds = {0};
+    if (!PyArg_ParseTuple(args, "OOw*i", &dirfds_in, &names_in, &buf, &flags))
         return NULL;
     PyObject *out = NULL;
+    const char **cn = NULL;
     PyObject *names = PySequence_Tuple(names_in); /* holds the items while the GIL is released */
     if (!names)
         goto done;
     Py_ssize_t n = PyTuple_GET_SIZE(names);
-    const char **cn = PyMem_Malloc(sizeof(char *) * (size_t)(n ? n : 1));
+    if (PyLong_Check(dirfds_in)) {
+        single_fd = (int)PyLong_AsLong(dirfds_in);
+        if (single_fd == -1 && PyErr_Occurred())
+            goto done;
+    } else {
+        if (PyObject_GetBuffer(dirfds_in, &fds, PyBUF_SIMPLE) < 0)
+            goto done;
+        if (fds.len != n * (Py_ssize_t)sizeof(int32_t)) {
+            PyErr_SetString(PyExc_ValueError, "one int32 directory descriptor per name");
+            goto done;
+        }
+    }
+    cn = PyMem_Malloc(sizeof(char *) * (size_t)(n ? n : 1));
     if (!cn) {
         PyErr_NoMemory();
         goto done;
     }
     for (Py_ssize_t i = 0; i < n; i++) {
         cn[i] = PyBytes_AsString(PyTuple_GET_ITEM(names, i));
-        if (!cn[i]) {
-            PyMem_Free(cn);
+        if (!cn[i])
             goto done;
-        }
     }
     out = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(record_t));
-    if (!out) {
-        PyMem_Free(cn);
+    if (!out)
         goto done;
-    }
     record_t *rec = (record_t *)PyBytes_AS_STRING(out);
+    const int32_t *fdv = fds.buf;
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t i = 0; i < n; i++) {
         int64_t t0 = now_ns(), got = 0;
         int err = 0, eof = 0;
         int oflags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | ((flags & FLAG_DIRECT) ? O_DIRECT : 0);
-        int fd = openat(dirfd, cn[i], oflags);
+        int fd = openat(fdv ? fdv[i] : single_fd, cn[i], oflags);
         if (fd < 0) {
             err = errno;
         } else {
@@ -278,8 +290,11 @@ static PyObject *read_files(PyObject *self, PyObject *args)
         rec[i].latency = t1 - t0;
     }
     Py_END_ALLOW_THREADS
-    PyMem_Free(cn);
 done:
+    if (cn)
+        PyMem_Free(cn);
+    if (fds.obj)
+        PyBuffer_Release(&fds);
     Py_XDECREF(names);
     PyBuffer_Release(&buf);
     return out;

@@ -166,3 +166,22 @@ def test_eviction_off_with_cached_data_warns(tmp_path: Path) -> None:
 def test_empty_tree(tmp_path: Path) -> None:
     result = ReadDataTest(ReadDataParams(str(tmp_path))).run()
     assert result.total_files == 0 and result.status == "complete" and result.warnings
+
+
+def test_python_fallback_reads_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    sizes = _mixed_tree(tmp_path)
+    monkeypatch.setattr(diskio, "NATIVE", False)
+    result = ReadDataTest(ReadDataParams(str(tmp_path), streams=2, buffer_size=8192)).run()
+    assert not result.native and result.total_bytes == sum(sizes.values()) and result.total_files == len(sizes)
+
+
+def test_batches_span_many_small_directories(tmp_path: Path) -> None:
+    expected = 0
+    for i in range(150):  # more directories than one batch may hold open
+        d = tmp_path / f"d{i:03d}"
+        d.mkdir()
+        (d / "x.dat").write_bytes(b"z" * (i + 1))
+        expected += i + 1
+    (tmp_path / "d077" / "x.dat").chmod(0o000)  # root still reads it: the count must not change
+    result = ReadDataTest(ReadDataParams(str(tmp_path), streams=3)).run()
+    assert result.total_files == 150 and result.total_bytes == expected and result.unreadable_count == 0
