@@ -44,6 +44,10 @@ if (-not (Test-Path ".venv\Scripts\python.exe")) {
     Invoke-Checked "creating .venv" { Invoke-Expression "$Python -m venv .venv" }
 }
 $py = ".venv\Scripts\python.exe"
+# pyproject.toml's build requirements (setuptools>=77 reads its SPDX licence; a Python
+# 3.11 venv ships an older setuptools) -- setup.py build_ext below runs in this venv.
+$buildReqs = & $py -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['build-system']['requires']))"
+Invoke-Checked "installing the build requirements" { & $py -m pip install -q $buildReqs }
 Invoke-Checked "installing tapediag with the gui and bundle extras" { & $py -m pip install -q -e ".[gui,bundle]" }
 Invoke-Checked "building the C helpers" { & $py setup.py -q build_ext --inplace }
 Invoke-Checked "rendering the icon" { & $py packaging\render_icons.py build\icons }
