@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 import numpy as np
+import numpy.ma  # noqa: F401  pyqtgraph imports it lazily at the first curve update: ~0.2 s on the GUI thread mid-run
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPalette
@@ -79,6 +80,17 @@ class _Series:
         return (idx + 0.5) * BIN_S, self.bins[self.first : upto] / BIN_S / 1e6
 
 
+def _step_up(value: float) -> float:
+    """The next of 1, 1.5, 2, 3, 5, 7.5 × 10^n at or above ``value`` (ranges grow in steps)."""
+    if value <= 0:
+        return 1.0
+    exp = 10 ** np.floor(np.log10(value))
+    for m in (1.0, 1.5, 2.0, 3.0, 5.0, 7.5, 10.0):
+        if m * exp >= value - 1e-12:
+            return float(m * exp)
+    return float(10 * exp)  # pragma: no cover
+
+
 def rolling_mean(values: np.ndarray, window: int) -> np.ndarray:
     """Trailing mean over ``window`` points (shorter at the start)."""
     if len(values) == 0:
@@ -105,9 +117,17 @@ class ThroughputPlot(QWidget):
         item.setLabel("left", "Throughput", units="MB/s", **{"color": fg.name()})
         item.getAxis("left").enableAutoSIPrefix(False)
         item.setLabel("bottom", "Time", units="s", **{"color": fg.name()})
-        item.showGrid(x=True, y=True, alpha=0.2)
+        # No grid: pyqtgraph's grid costs more than everything else in a repaint; the
+        # rated-rate lines give the eye its reference.
         item.setClipToView(True)
         item.setDownsampling(mode="peak")
+        # Ranges move in steps (see _fit_ranges) instead of auto-ranging on every update:
+        # while a range is unchanged pyqtgraph reuses the axes' cached drawing, which is
+        # most of a repaint's cost.
+        item.disableAutoRange()
+        item.setMouseEnabled(x=False, y=False)
+        item.hideButtons()
+        self._x_hi = self._y_hi = 0.0
         self.legend = item.addLegend(offset=(-10, 10), labelTextColor=fg)
         self.view.setMinimumHeight(220)
         self.view.setFocusPolicy(Qt.FocusPolicy.NoFocus)
@@ -116,6 +136,7 @@ class ThroughputPlot(QWidget):
         layout.addWidget(self.view)
         self._series: dict[str, _Series] = {}
         self._curves: dict[str, tuple[pg.PlotDataItem, pg.PlotDataItem]] = {}
+        self._spare = {phase: self._make_pair(phase) for phase in PHASE_COLOURS}
         self._latencies: list[np.ndarray] = []
         self._stall_x: list[float] = []
         self._stalls = pg.ScatterPlotItem(symbol="t", size=12, brush=pg.mkBrush("#d62728"), pen=pg.mkPen("#d62728"), name="Stall")
@@ -123,25 +144,32 @@ class ThroughputPlot(QWidget):
         self._refs: list[pg.InfiniteLine] = []
         self.t_max = 0.0
         self.sample_count = 0
+        self._warm_up()
 
     # -- data --------------------------------------------------------------------------
     def clear(self) -> None:
-        item = self.view.getPlotItem()
-        for raw, avg in self._curves.values():
-            item.removeItem(raw)
-            item.removeItem(avg)
+        for phase, (raw, avg) in self._curves.items():
+            raw.setData([], [])
+            avg.setData([], [])
             self.legend.removeItem(raw)
             self.legend.removeItem(avg)
+            self._spare[phase] = (raw, avg)
         self._series.clear()
         self._curves.clear()
         self._latencies.clear()
         self._stall_x.clear()
         self._stalls.setData([], [])
+        self._x_hi = self._y_hi = 0.0
         self.t_max = 0.0
         self.sample_count = 0
 
     def add_samples(self, samples: Sequence[Sample], *, final: bool = False) -> None:
         """Fold a batch of samples in and redraw (the curve objects are reused)."""
+        self.ingest(samples)
+        self.redraw(final)
+
+    def ingest(self, samples: Sequence[Sample]) -> None:
+        """Fold samples into the bins without drawing (cheap: callers redraw at their pace)."""
         if samples:
             by_phase: dict[str, list[Sample]] = {}
             for s in samples:
@@ -154,7 +182,6 @@ class ThroughputPlot(QWidget):
                 self._find_stalls(t, lat)
             self.sample_count += len(samples)
             self.t_max = max(self.t_max, max(s.t for s in samples))
-        self._redraw(final)
 
     def _find_stalls(self, t: np.ndarray, lat: np.ndarray) -> None:
         self._latencies.append(lat)
@@ -163,7 +190,7 @@ class ThroughputPlot(QWidget):
         mask = lat > max(STALL_MIN_S, 10 * median)
         self._stall_x.extend((t[mask] - lat[mask]).tolist())
 
-    def _redraw(self, final: bool) -> None:
+    def redraw(self, final: bool = False) -> None:
         # The bin still being filled would show a false dip: draw complete bins only.
         upto_all = int(self.t_max / BIN_S + 1e-9)
         for phase, series in self._series.items():
@@ -174,26 +201,66 @@ class ThroughputPlot(QWidget):
             avg.setData(x, rolling_mean(y, self._avg_bins()))
         if self._stall_x:
             self._stalls.setData(self._stall_x, [0.0] * len(self._stall_x))
+        self._fit_ranges()
+
+    def _fit_ranges(self) -> None:
+        y_max = max([float(np.max(c[0].getData()[1])) for c in self._curves.values() if c[0].getData()[1] is not None
+                     and len(c[0].getData()[1])] + [line.value() for line in self._refs] + [1.0])
+        x_hi = _step_up(self.t_max * 1.05 + BIN_S)
+        y_hi = _step_up(y_max * 1.08)
+        if (x_hi, y_hi) != (self._x_hi, self._y_hi):
+            self._x_hi, self._y_hi = x_hi, y_hi
+            self.view.getPlotItem().setRange(xRange=(0, x_hi), yRange=(0, y_hi), padding=0)
 
     def _avg_bins(self) -> int:
         """A 2 s average, shortened for tests of a few seconds so it does not lag a whole phase."""
         window = min(AVG_S, max(0.3, self.t_max / 20))
         return max(1, int(round(window / BIN_S)))
 
+    def _warm_up(self) -> None:
+        """Create and drop a legend entry and a labelled line once, now: the first of each
+        in a process costs imports and signature inspection (~0.1–0.3 s) that must not
+        land on the GUI thread in the middle of a run."""
+        raw, avg = self._spare["write"]
+        self.legend.addItem(raw, PHASE_LABELS["write"])
+        self.legend.addItem(avg, f"{PHASE_LABELS['write']}, rolling average")
+        self.legend.removeItem(raw)
+        self.legend.removeItem(avg)
+        self.set_reference_rates([("warm-up", 1.0)])
+        self.set_reference_rates([])
+
+    def _make_pair(self, phase: str) -> tuple[pg.PlotDataItem, pg.PlotDataItem]:
+        colour = QColor(PHASE_COLOURS.get(phase, "#7f7f7f"))
+        faint = QColor(colour)
+        faint.setAlpha(110)
+        raw = self.view.plot(pen=pg.mkPen(faint, width=1))
+        avg = self.view.plot(pen=pg.mkPen(colour, width=2.5))
+        for c in (raw, avg):
+            c.setDownsampling(auto=True, method="peak")
+            c.setClipToView(True)
+        return raw, avg
+
     def _curve_pair(self, phase: str) -> tuple[pg.PlotDataItem, pg.PlotDataItem]:
+        """The phase's (raw, average) curves, made visible with legend entries on first use.
+
+        The items themselves are made in ``__init__``: creating pyqtgraph items the first
+        time costs a few hundred milliseconds (imports, signature inspection), which must
+        not happen on the GUI thread in the middle of a run.
+        """
         pair = self._curves.get(phase)
         if pair is None:
-            colour = QColor(PHASE_COLOURS.get(phase, "#7f7f7f"))
+            pair = self._spare.pop(phase, None) or self._make_pair(phase)
             label = PHASE_LABELS.get(phase, phase)
-            faint = QColor(colour)
-            faint.setAlpha(110)
-            raw = self.view.plot(pen=pg.mkPen(faint, width=1), name=label)
-            avg = self.view.plot(pen=pg.mkPen(colour, width=2.5), name=f"{label}, rolling average")
-            for c in (raw, avg):
-                c.setDownsampling(auto=True, method="peak")
-                c.setClipToView(True)
-            pair = self._curves[phase] = (raw, avg)
+            self.legend.addItem(pair[0], label)
+            self.legend.addItem(pair[1], f"{label}, rolling average")
+            self._curves[phase] = pair
         return pair
+
+    def prepare(self, phases: Iterable[str]) -> None:
+        """Give the expected phases their curves and legend entries before the run starts:
+        a legend that grows mid-run relayouts and repaints the whole plot."""
+        for phase in phases:
+            self._curve_pair(phase)
 
     # -- reference lines -------------------------------------------------------------
     def set_reference_rates(self, refs: Iterable[tuple[str, float]]) -> None:
@@ -213,10 +280,12 @@ class ThroughputPlot(QWidget):
             )
             item.addItem(line)
             self._refs.append(line)
+        self._fit_ranges()
 
     # -- inspection (tests, screenshots) --------------------------------------------------
     def phases(self) -> list[str]:
-        return list(self._curves)
+        """Phases that have samples, in the order they appeared."""
+        return [p for p in self._curves if p in self._series]
 
     def curve_points(self, phase: str) -> int:
         pair = self._curves.get(phase)

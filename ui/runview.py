@@ -29,6 +29,7 @@ from ui.plot import PHASE_LABELS, ThroughputPlot
 from ui.worker import Job
 
 DRAIN_MS = 50
+REDRAW_S = 0.2  # the curve is redrawn at most 5 times a second: painting is the GUI's main cost
 
 
 @dataclass(frozen=True)
@@ -92,12 +93,16 @@ class RunView(QWidget):
         self._started = 0.0
         self._ios = 0
         self.events_seen = 0
+        self._dirty = False
+        self._last_redraw = 0.0
 
     # -- lifecycle --------------------------------------------------------------------
-    def attach(self, job: Job, *, references: list[tuple[str, float]] | None = None) -> None:
+    def attach(self, job: Job, *, references: list[tuple[str, float]] | None = None,
+               phases: tuple[str, ...] = ()) -> None:
         self.job = job
         self.plot.clear()
         self.plot.set_reference_rates(references or [])
+        self.plot.prepare(phases)
         self.messages.clear()
         self.progress.setValue(0)
         self.progress.setFormat("%p%")
@@ -161,8 +166,14 @@ class RunView(QWidget):
                 rate = sum(n for _, n in self._recent) / span / 1e6
                 self.figures["current"].setText(human_rate(rate))
             self.figures["samples"].setText(f"{self._ios:,}")
-        if samples or final:
-            self.plot.add_samples(samples, final=final)
+        if samples:
+            self.plot.ingest(samples)
+            self._dirty = True
+        now = time.monotonic()
+        if final or (self._dirty and now - self._last_redraw >= REDRAW_S):
+            self.plot.redraw(final)
+            self._dirty = False
+            self._last_redraw = now
         self.figures["elapsed"].setText(human_duration(time.monotonic() - self._started))
 
     def _progress(self, p: Progress) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import collections
 import itertools
 import logging
+import sys
 import traceback
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -27,6 +28,7 @@ from app.events import CancelToken, Event
 log = logging.getLogger(__name__)
 
 _ids = itertools.count(1)
+SWITCH_INTERVAL_S = 0.00005
 
 
 @dataclass(eq=False)
@@ -70,6 +72,10 @@ class DeviceWorkers(QObject):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
+        # A worker's hot loop (the tape engine) holds the GIL between I/Os; with the
+        # default 5 ms switch interval the GUI thread waits that long for every one of
+        # the many GIL hand-overs a repaint needs. 1 ms keeps the window fluid.
+        sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL_S))
         self._executors: dict[str, ThreadPoolExecutor] = {}
         self._active: dict[int, Job] = {}
         self._closed = False

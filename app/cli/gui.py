@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import importlib
 
-from native.errors import TransportUnavailable
+from native.errors import TapediagError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -23,7 +23,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         gui = importlib.import_module("ui.main")
     except ImportError as err:
-        raise TransportUnavailable(f"the desktop app cannot start: {err}",
+        raise TapediagError(f"the desktop app cannot start: {err}",
                                    hint="pip install 'tapediag[gui]' (PySide6 and pyqtgraph)") from err
     argv = []
     if args.device:

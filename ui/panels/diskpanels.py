@@ -27,6 +27,7 @@ def _check_dir(text: str) -> str:
 
 class _DiskPanel(TestPanel):
     kind = ""
+    uses_device = False
 
     def build_choose(self, layout: QVBoxLayout) -> None:
         self.dir_field = ValidatedField(_check_dir, "")

@@ -138,8 +138,11 @@ class TapePerfPanel(TestPanel):
 
         self.found_label.setText(f"Could not check the cartridge: {describe_error(err)}")
 
+    def phases(self, params: Any) -> tuple[str, ...]:
+        return tuple(p for p in ("write", "read") if getattr(params, p + "s"))
+
     def run_engine(self, job: Job, params: Any, force: bool):
-        return engines.run_tapeperf(job, self.device or "", params, force)
+        return engines.run_tapeperf(job, job.device, params, force)
 
     def result_headline(self, r: dict) -> str:
         return engines.tapeperf_headline(r)

@@ -85,6 +85,10 @@ class TestPanel(WizardPanel):
         """Optionally look at the target before the confirm page's Start (no writes)."""
         return None
 
+    def phases(self, params: Any) -> tuple[str, ...]:
+        """The sample phases this run will produce (their curves are set up before it starts)."""
+        return ()
+
     def references(self, params: Any) -> list[tuple[str, float]]:
         return []
 
@@ -197,6 +201,15 @@ class TestPanel(WizardPanel):
         row.addWidget(self.report_button)
         lay.addLayout(row)
         self.add_page("results", page, 4)
+
+    def set_device(self, device: str | None) -> None:
+        """A new selection in the device pane; a half-done wizard for another drive restarts."""
+        changed = device != self.device
+        super().set_device(device)
+        if changed and self.uses_device and self.current_page() in ("params", "confirm"):
+            self.show_page("choose")
+
+    uses_device = True  # the disk panels test a directory, not the selected drive
 
     # -- fields and presets --------------------------------------------------------------
     def add_field(self, name: str, label: str, field: Field, tip: str = "") -> Field:
@@ -315,9 +328,9 @@ class TestPanel(WizardPanel):
 
     def start(self) -> Job | None:
         target = self.target()
-        if target is None or self.workers.is_busy(target):
-            self.show_error(self.title, f"{target} is busy with another task; wait for it to finish.")
+        if target is None:
             return None
+        # A job for a busy device waits its turn on that device's worker: never a race.
         force = self.refusal is not None and self.refusal.overridable and self.confirm_box.isChecked()
         params = self.params
         self.result = self.result_dict = self.run_id = None
@@ -325,7 +338,7 @@ class TestPanel(WizardPanel):
                   on_done=self._done, on_error=self._failed)
         self.job = job
         self._plot_to_run_page()
-        self.runview.attach(job, references=self.references(params))
+        self.runview.attach(job, references=self.references(params), phases=self.phases(params))
         self.show_page("run")
         return self.workers.submit(job)
 

@@ -1,0 +1,121 @@
+"""Tape performance end to end on the virtual LTO-9 drive: select it in the device
+pane, choose a preset, confirm, watch samples reach the plot, finish one run, cancel
+another, be asked before overwriting, and find the runs in the history."""
+from __future__ import annotations
+
+import pytest
+
+from tests.gui.conftest import select_device, wait_idle
+
+pytestmark = pytest.mark.gui
+
+DEVICE = "virtual:lto9"
+
+
+def _to_confirm(qtbot, panel, size: str, direction: str = "write+read") -> None:
+    panel.choose_next.click()
+    assert panel.current_page() == "params"
+    panel.apply_preset("Quick check")
+    panel.fields["size"].setText(size)
+    panel.apply_values({"direction": direction})
+    assert panel.params_next.isEnabled(), panel.params_error.text()
+    panel.params_next.click()
+    assert panel.current_page() == "confirm"
+
+
+def _wait_probe(qtbot, panel) -> None:
+    qtbot.waitUntil(lambda: panel.found_label.text() and "Checking" not in panel.found_label.text(), timeout=20000)
+
+
+def test_finish_a_run_then_confirm_before_overwriting(qtbot, window):
+    select_device(qtbot, window, DEVICE)
+    qtbot.waitUntil(lambda: window.devices.identity["vendor"].text() not in ("–", ""), timeout=20000)
+    panel = window.show_panel("tapeperf")
+    assert panel.device == DEVICE
+    _to_confirm(qtbot, panel, "384M")
+    assert "Everything on the cartridge will be overwritten" in panel.confirm_label.text()
+    _wait_probe(qtbot, panel)
+    assert "blank" in panel.found_label.text()
+    assert panel.start_button.isEnabled()
+    panel.start_button.click()
+    assert panel.current_page() == "run"
+    qtbot.waitUntil(lambda: panel.runview.plot.sample_count > 0, timeout=30000)  # samples reach the plot
+    qtbot.waitUntil(lambda: panel.current_page() == "results", timeout=90000)
+    assert panel.outcome == "complete", panel.result_dict
+    assert set(panel.runview.plot.phases()) == {"write", "read"}
+    assert panel.runview.plot.curve_points("write") > 0 and panel.runview.plot.curve_points("read") > 0
+    assert [line.value() for line in panel.runview.plot._refs] == [400.0, 1000.0]  # LTO-9 rated rates
+    assert "Write:" in panel.result_label.text() and "Read:" in panel.result_label.text()
+    assert panel.result_tree.find_value("generation") == "LTO-9"
+    assert panel.result_tree.find_value("data moved") == "402.65 MB"
+    assert panel.run_id is not None
+
+    # A second run on the same cartridge: the probe finds our data and asks first.
+    panel.new_button.click()
+    panel.params_next.click()
+    _wait_probe(qtbot, panel)
+    assert "Found on the cartridge" in panel.found_label.text()
+    assert "block at BOT" in panel.found_label.text()
+    assert panel.confirm_box.isVisible() and not panel.start_button.isEnabled()
+    panel.confirm_box.setChecked(True)
+    assert panel.start_button.isEnabled()
+    panel.start_button.click()
+    qtbot.waitUntil(lambda: panel.current_page() == "results", timeout=90000)
+    assert panel.outcome == "complete"
+    wait_idle(qtbot, window)
+
+    history = window.show_panel("history")
+    history.refresh()
+    qtbot.waitUntil(lambda: len([r for r in history.runs if r.kind == "tape-perf"]) == 2, timeout=10000)
+    assert all(r.status == "complete" for r in history.runs if r.kind == "tape-perf")
+
+
+def test_cancel_a_run_keeps_partial_results(qtbot, window):
+    select_device(qtbot, window, DEVICE)
+    panel = window.show_panel("tapeperf")
+    _to_confirm(qtbot, panel, "6G", direction="write")
+    _wait_probe(qtbot, panel)
+    panel.start_button.click()
+    qtbot.waitUntil(lambda: panel.runview.plot.sample_count > 20, timeout=30000)
+    panel.runview.cancel_button.click()
+    qtbot.waitUntil(lambda: panel.current_page() == "results", timeout=30000)
+    assert panel.outcome == "cancelled"
+    assert "Cancelled" in panel.result_label.text()
+    write = panel.result_dict["phases"][0]
+    assert 0 < write["bytes"] < 6 << 30
+    wait_idle(qtbot, window)
+    from app.history import History
+
+    with History.open() as h:
+        assert h.get_run(panel.run_id, samples=False).status == "cancelled"
+
+
+def test_bad_parameters_are_refused_beside_the_field(qtbot, window):
+    select_device(qtbot, window, DEVICE)
+    panel = window.show_panel("tapeperf")
+    panel.choose_next.click()
+    panel.apply_preset("L&TT Windows default")
+    assert panel.values()["block_size"] == "256K" and panel.values()["size"] == "32G"
+    panel.fields["block_size"].setText("12Q")
+    assert "is not a size" in panel.fields["block_size"].error.text()
+    assert not panel.params_next.isEnabled()
+    panel.fields["block_size"].setText("300K")  # 1 MiB is not a multiple of 300 KiB: the engine's own rule
+    assert "must be a multiple of the block size" in panel.params_error.text()
+    assert not panel.params_next.isEnabled()
+    assert panel.preset.currentIndex() == 0  # edited: no longer the preset
+    panel.fields["block_size"].setText("256K")
+    assert panel.params_next.isEnabled()
+    wait_idle(qtbot, window)
+
+
+def test_a_write_protected_cartridge_cannot_be_overridden(qtbot, window):
+    select_device(qtbot, window, DEVICE)
+    panel = window.show_panel("tapeperf")
+    wait_idle(qtbot, window)
+    panel.set_device("virtual:lto9?wp=1")
+    _to_confirm(qtbot, panel, "64M", direction="write")
+    _wait_probe(qtbot, panel)
+    assert "write-protected" in panel.found_label.text()
+    assert not panel.confirm_box.isVisible()
+    assert not panel.start_button.isEnabled()
+    wait_idle(qtbot, window)
