@@ -5,6 +5,7 @@ import importlib.util
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -112,3 +113,29 @@ def test_windows_dll_loads_and_answers_under_wine(windows_dll: Path, tmp_path: P
     assert result.returncode == 0, result.stdout + result.stderr
     assert "SPTI direct: on=1 off=0" in result.stdout
     assert "probe: ok" in result.stdout
+
+
+@pytest.mark.slow
+def test_runtime_hook_gives_children_the_users_library_path(tmp_path: Path) -> None:
+    """A frozen program's child processes see the user's LD_LIBRARY_PATH, not the bundle's.
+
+    Builds a one-line program with the bundles' runtime hook (a few seconds) and has it
+    start a shell, as the app would start a PDF viewer or a system tool.
+    """
+    pytest.importorskip("PyInstaller")
+    script = tmp_path / "child_env.py"
+    script.write_text(
+        "import subprocess\n"
+        "print(subprocess.run(['sh', '-c', 'echo \"[$LD_LIBRARY_PATH]\"'], capture_output=True, text=True).stdout, end='')\n"
+    )
+    subprocess.run(
+        [sys.executable, "-m", "PyInstaller", "--noconfirm", "--log-level", "ERROR", "--onedir",
+         "--distpath", str(tmp_path / "dist"), "--workpath", str(tmp_path / "build"), "--specpath", str(tmp_path),
+         "--runtime-hook", str(PACKAGING / "rthooks" / "restore_library_path.py"), str(script)],
+        check=True, timeout=600,
+    )
+    program = tmp_path / "dist" / "child_env" / "child_env"
+    for user_value, expected in (("/opt/vendor/lib", "[/opt/vendor/lib]"), (None, "[]")):
+        env = {"PATH": "/usr/bin:/bin"} | ({"LD_LIBRARY_PATH": user_value} if user_value else {})
+        out = subprocess.run([str(program)], env=env, capture_output=True, text=True, check=True).stdout
+        assert out.strip() == expected
