@@ -10,7 +10,7 @@ from app.cli._disk_run import run_disk_test
 from app.disk.create import CreateDataTest
 from app.disk.params import FSYNC_POLICIES, PRESETS, CreateDataParams
 from app.disk.manifest import Manifest, clean
-from app.disk.sizes import DISTRIBUTIONS, parse_size
+from app.disk.sizes import DISTRIBUTIONS, size_arg
 from app.disk.text import render_clean
 from native.errors import NoSpace, TargetNotEmpty
 
@@ -27,19 +27,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--depth", type=int, help="directory levels under each stream's root (default 3)")
     parser.add_argument("--breadth", type=int, help="subdirectories per directory (default 5)")
     parser.add_argument("--files-per-dir", type=int, help="files in every directory (default 160)")
-    parser.add_argument("--min-size", type=parse_size, help="smallest file (default 4K)")
-    parser.add_argument("--max-size", type=parse_size, help="largest file (default 16K)")
-    parser.add_argument("--size", type=parse_size, help="every file this size (fixed distribution)")
+    parser.add_argument("--min-size", type=size_arg, help="smallest file (default 4K)")
+    parser.add_argument("--max-size", type=size_arg, help="largest file (default 16K)")
+    parser.add_argument("--size", type=size_arg, help="every file this size (fixed distribution)")
     parser.add_argument("--distribution", choices=DISTRIBUTIONS, help="file sizes between min and max (default uniform)")
     parser.add_argument("--pattern", help="zeros, random or N:1 (default 2:1)")
     parser.add_argument("--streams", type=int, default=1, help="parallel writers, each with its own subtree (1-8)")
     limit = parser.add_mutually_exclusive_group()
-    limit.add_argument("--total-size", type=parse_size, help="stop after this much data (all streams together)")
+    limit.add_argument("--total-size", type=size_arg, help="stop after this much data (all streams together)")
     limit.add_argument("--files", type=int, help="stop after this many files (all streams together)")
     parser.add_argument("--fsync", choices=FSYNC_POLICIES, default="end",
                         help="end (default): flush the file system at the end of each stream, inside the timing; "
                         "file: fsync every file; none: page cache only (flattering)")
-    parser.add_argument("--write-size", type=parse_size, default=1 << 20, help="bytes per write call (default 1M)")
+    parser.add_argument("--write-size", type=size_arg, default=1 << 20, help="bytes per write call (default 1M)")
     parser.add_argument("--seed", type=int, default=0, help="seed of sizes and contents (reproducible trees)")
     parser.add_argument("--allow-non-empty", action="store_true", help="write into a new subdirectory of a non-empty DIR")
     parser.add_argument("--cleanup", action="store_true", help="remove the created files again after measuring")

@@ -6,7 +6,7 @@ import argparse
 from app.cli._disk_run import run_disk_test
 from app.disk.params import ReadDataParams
 from app.disk.read import ReadDataTest
-from app.disk.sizes import parse_size
+from app.disk.sizes import size_arg
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -18,7 +18,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("dir", help="the tree to read (test data or any real file system)")
     parser.add_argument("--streams", type=int, default=1, help="parallel readers (1-8)")
-    parser.add_argument("--buffer", type=parse_size, default=1 << 20, help="read size (default 1M)")
+    parser.add_argument("--buffer", type=size_arg, default=1 << 20, help="read size (default 1M)")
     parser.add_argument("--direct", action="store_true", help="O_DIRECT reads (bypass the page cache entirely)")
     parser.add_argument("--no-evict", action="store_true", help="do not evict files before reading (cache may flatter)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")

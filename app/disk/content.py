@@ -41,6 +41,29 @@ class Content:
         return offsets, keys
 
 
+def check(spec: str) -> None:
+    """Raise InvalidParameter for a pattern that cannot be made (cheap: no pool is built)."""
+    try:
+        from app.patterns import Pattern
+    except ImportError:
+        _fallback_ratio(spec)
+        return
+    Pattern.parse(spec)
+
+
+def _fallback_ratio(spec: str) -> float | None:
+    word = spec.strip().lower()
+    if word in ("zeros", "zero", "random"):
+        return None
+    try:
+        ratio = float(word.split(":")[0]) if word.endswith(":1") else float("nan")
+    except ValueError:
+        ratio = float("nan")
+    if not 1.0 <= ratio <= 10.0:
+        raise InvalidParameter(f"'{spec}' is not a data pattern", hint="use zeros, random, or a ratio N:1 such as 2:1")
+    return ratio
+
+
 def load(spec: str, seed: int = 0) -> Content:
     """The content for ``zeros``, ``random`` or ``N:1``, from ``app.patterns``.
 
@@ -66,12 +89,8 @@ def _fallback(spec: str, seed: int) -> Content:
         return Content("zeros", bytes(POOL_BYTES // 8), False, None)
     if word == "random":
         return Content("random", rng.integers(0, 256, POOL_BYTES // 8, dtype=np.uint8).tobytes(), True, None)
-    try:
-        ratio = float(word.split(":")[0]) if word.endswith(":1") else float("nan")
-    except ValueError:
-        ratio = float("nan")
-    if not 1.0 <= ratio <= 10.0:
-        raise InvalidParameter(f"'{spec}' is not a data pattern", hint="use zeros, random, or a ratio N:1 such as 2:1")
+    ratio = _fallback_ratio(spec)
+    assert ratio is not None
     lit = 16
     copy = max(2, min(271, round(ratio * (lit * 9 + 19) / 8 - lit)))
     out = bytearray(POOL_BYTES // 32)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from app.disk.content import check as check_pattern
 from app.disk.sizes import DISTRIBUTIONS, format_size, mean_size
 from native.errors import InvalidParameter
 
@@ -77,6 +78,7 @@ class CreateDataParams:
         for ok, text in checks:
             if not ok:
                 raise InvalidParameter(text)
+        check_pattern(self.pattern)  # the pattern generator's own parser and message
         if self.files is not None and -(-self.files // self.streams) > self.capacity_per_stream:
             raise InvalidParameter(
                 f"{self.files} files do not fit: each stream's tree holds {self.capacity_per_stream} "

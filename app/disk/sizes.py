@@ -27,6 +27,16 @@ def parse_size(text: str | int) -> int:
     return int(float(match.group(1)) * _UNITS[match.group(2).upper()])
 
 
+def size_arg(text: str) -> int:
+    """``parse_size`` for argparse: a bad size becomes a usage error, not a traceback."""
+    import argparse
+
+    try:
+        return parse_size(text)
+    except InvalidParameter as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
 def format_size(nbytes: float) -> str:
     """1536 -> '1.5 KiB': for messages, never parsed back."""
     for unit, factor in (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):

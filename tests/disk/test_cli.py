@@ -51,3 +51,12 @@ def test_bad_parameters_are_usage_errors(tmp_path: Path, capsys) -> None:
     assert main(["create-data", str(tmp_path / "t"), "--min-size", "1M", "--max-size", "4K"]) == EXIT_USAGE
     assert main(["read-data", str(tmp_path / "nothing-here")]) == EXIT_USAGE
     assert not (tmp_path / "t").exists()
+
+
+def test_bad_size_is_a_usage_error_not_a_traceback(tmp_path: Path, capsys) -> None:
+    import pytest
+
+    with pytest.raises(SystemExit) as exc:
+        main(["create-data", str(tmp_path / "t"), "--min-size", "4Q"])
+    assert exc.value.code == EXIT_USAGE
+    assert "'4Q' is not a size" in capsys.readouterr().err
