@@ -1,4 +1,4 @@
-"""Fast checks of the packaging helpers that run on every machine (no bundle needed)."""
+"""Checks of the packaging helpers that need no Linux bundle (the slow ones build or load small things)."""
 from __future__ import annotations
 
 import importlib.util
