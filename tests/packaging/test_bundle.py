@@ -184,10 +184,12 @@ def test_missing_system_libraries_are_named(bundle: Path, clean_env: dict[str, s
     listing = devices.stdout + devices.stderr
     assert "libiscsi" in listing and "libsgutils2" in listing, listing
 
-    iscsi = without_libraries("info", "iscsi://127.0.0.1:3260/iqn.2000-01.org.example:none/1")
-    assert iscsi.returncode == 1
-    assert "libiscsi" in iscsi.stderr
-    assert "Traceback" not in iscsi.stderr and len(iscsi.stderr.strip().splitlines()) == 1
+    for device, library in (("iscsi://127.0.0.1:3260/iqn.2000-01.org.example:none/1", "libiscsi"),
+                            ("/dev/sg0", "libsgutils2")):
+        info = without_libraries("info", device)
+        assert info.returncode == 1, info.stderr
+        assert library in info.stderr and "install" in info.stderr
+        assert "Traceback" not in info.stderr and len(info.stderr.strip().splitlines()) == 1
 
 
 @pytest.mark.tgt
