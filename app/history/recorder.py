@@ -11,8 +11,11 @@ The run is committed as ``incomplete`` on entry. Samples from ``SampleBatch`` ev
 are buffered and committed every ``flush_samples`` samples or ``flush_seconds``, so a
 crash loses at most one flush interval of samples and never the run itself. On a
 clean exit the run becomes ``complete`` (with ``rec.results``); ``Cancelled`` or
-KeyboardInterrupt make it ``cancelled``, any other exception ``failed`` with the
-error's one-line message; the exception is then re-raised unchanged.
+KeyboardInterrupt make it ``cancelled``; a ``SafetyRefusal`` makes it ``refused`` (the
+technician should see that a write was refused, and why); ``InvalidParameter`` removes
+the run (bad input is refused before anything is measured: a typo is not a run); any
+other exception makes it ``failed`` with the error's one-line message. The exception
+is then re-raised unchanged.
 """
 from __future__ import annotations
 
@@ -22,7 +25,7 @@ from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
 from app.events import Event, EventSink, Sample, SampleBatch, discard
-from native.errors import Cancelled
+from native.errors import Cancelled, InvalidParameter, SafetyRefusal
 
 from .store import History
 
@@ -79,6 +82,13 @@ def record(kind: str, device: str, params: dict | None = None, *, history: Histo
         except (Cancelled, KeyboardInterrupt) as err:
             rec.flush()
             hist.finish_run(run_id, "cancelled", rec.results, error=str(err) or "cancelled by the user")
+            raise
+        except InvalidParameter:
+            hist.delete_run(run_id)
+            raise
+        except SafetyRefusal as err:
+            rec.flush()
+            hist.finish_run(run_id, "refused", rec.results, error=str(err))
             raise
         except BaseException as err:
             rec.flush()

@@ -30,7 +30,7 @@ from native.errors import InvalidParameter, TapediagError
 from .schema import migrate
 
 KINDS = ("drive-info", "tape-perf", "create-data", "read-data", "troubleshoot")
-STATUSES = ("incomplete", "complete", "failed", "cancelled")
+STATUSES = ("incomplete", "complete", "failed", "cancelled", "refused")
 DB_NAME = "history.sqlite"
 
 

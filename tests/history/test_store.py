@@ -14,7 +14,7 @@ import pytest
 from app.events import Message, Sample, SampleBatch
 from app.history import History, record, run_recorded, throughput_series
 from app.history.schema import MIGRATIONS, SCHEMA_VERSION, migrate
-from native.errors import Cancelled, InvalidParameter, TapediagError
+from native.errors import Cancelled, InvalidParameter, SafetyRefusal, TapediagError
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -100,7 +100,9 @@ def test_record_completes_and_stores_samples_from_events(tmp_path: Path) -> None
 
 
 @pytest.mark.parametrize(("exc", "status"), [(Cancelled("stopped by user"), "cancelled"),
-                                             (TapediagError("drive went away"), "failed")])
+                                             (TapediagError("drive went away"), "failed"),
+                                             (SafetyRefusal("the cartridge holds data", reason="data at BOT",
+                                                            overridable=True), "refused")])
 def test_record_marks_failures_and_reraises(tmp_path: Path, exc: Exception, status: str) -> None:
     with History.open(tmp_path / "h.sqlite") as hist:
         with pytest.raises(type(exc)):
@@ -109,6 +111,14 @@ def test_record_marks_failures_and_reraises(tmp_path: Path, exc: Exception, stat
                 raise exc
         got = hist.get_run(rec.run_id)
     assert got.status == status and got.error == str(exc) and got.sample_count == 7
+
+
+def test_bad_input_leaves_no_run(tmp_path: Path) -> None:
+    with History.open(tmp_path / "h.sqlite") as hist:
+        with pytest.raises(InvalidParameter):
+            with record("tape-perf", "virtual:lto9", {"block_size": 0}, history=hist):
+                raise InvalidParameter("block size must be at least 1 byte")
+        assert hist.list_runs() == []
 
 
 def test_run_recorded_stores_the_results_to_dict(tmp_path: Path) -> None:
