@@ -64,9 +64,14 @@ class DevicePane(QWidget):
             label.setWordWrap(True)
             self.identity[key] = label
             form.addRow(caption + ":", label)
+        self.notes = QLabel("")
+        self.notes.setWordWrap(True)
+        self.notes.setForegroundRole(self.notes.foregroundRole().PlaceholderText)
+        self.notes.hide()
         layout = QVBoxLayout(self)
         layout.addWidget(title)
         layout.addWidget(self.list, 1)
+        layout.addWidget(self.notes)
         layout.addLayout(buttons)
         layout.addWidget(self.add_button)
         layout.addWidget(self.identity_box)
@@ -81,11 +86,14 @@ class DevicePane(QWidget):
         self._wanted = select or self.selected
         self.refresh_button.setEnabled(False)
         return self.workers.submit(
-            Job(DISCOVERY_KEY, "device discovery", lambda job: engines.list_devices(),
+            Job(DISCOVERY_KEY, "device discovery", lambda job: (engines.list_devices(), engines.transport_notes()),
                 on_done=self._listed, on_error=self._list_failed)
         )
 
-    def _listed(self, entries: list[engines.DeviceRow]) -> None:
+    def _listed(self, outcome: tuple[list[engines.DeviceRow], list[str]]) -> None:
+        entries, notes = outcome
+        self.notes.setText("\n".join(notes))
+        self.notes.setVisible(bool(notes))
         self.refresh_button.setEnabled(True)
         self.list.blockSignals(True)
         self.list.clear()
@@ -94,6 +102,10 @@ class DevicePane(QWidget):
             item.setData(Qt.ItemDataRole.UserRole, row.device)
             item.setData(Qt.ItemDataRole.UserRole + 1, row.kind)
             item.setToolTip(row.description)
+            if row.reachable is False:
+                item.setForeground(self.palette().color(self.palette().ColorGroup.Disabled,
+                                                        self.palette().ColorRole.Text))
+                item.setText(f"{row.label} — unreachable\n{row.device}")
             self.list.addItem(item)
         self.list.blockSignals(False)
         wanted = self._wanted or (entries[0].device if entries else None)

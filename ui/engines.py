@@ -41,33 +41,46 @@ class DeviceRow:
     kind: str
     label: str
     description: str
+    reachable: bool | None = None
 
 
 VIRTUAL_DRIVES = tuple(f"virtual:lto{n}" for n in range(5, 10))
 
 
 def list_devices() -> list[DeviceRow]:
-    """Discovered drives, remembered iSCSI targets and the virtual drives."""
+    """Discovered drives, remembered iSCSI targets and the virtual drives (``tapediag devices``)."""
     if not available("app.discovery"):
         # Without discovery only the built-in virtual drives can be named.
         return [DeviceRow(d, "virtual", f"Virtual LTO-{d[-1]}", "virtual drive") for d in VIRTUAL_DRIVES]
     discovery = engine("app.discovery")
     rows = []
     for entry in discovery.discover():
-        d = entry.to_dict() if hasattr(entry, "to_dict") else vars(entry)
-        device = d.get("device") or d.get("path")
-        kind = d.get("kind", "")
-        label = " ".join(x for x in (d.get("vendor"), d.get("product")) if x) or d.get("description") or device
-        rows.append(DeviceRow(device, kind, label, d.get("description") or label))
+        if entry.kind == "virtual":
+            label = entry.description.split(" (")[0]
+            label = label[:1].upper() + label[1:]
+        else:
+            label = " ".join(x for x in (entry.vendor, entry.product) if x) or entry.description
+            if entry.kind == "iscsi":
+                label += " (iSCSI)"
+        description = entry.description + (f" — {entry.note}" if entry.note else "")
+        rows.append(DeviceRow(entry.device, entry.kind, label, description, entry.reachable))
     return rows
 
 
+def transport_notes() -> list[str]:
+    """Which ways to a drive are closed on this machine (a missing libiscsi, libsgutils2)."""
+    try:
+        return engine("app.discovery").unavailable_transports()
+    except (TapediagError, ImportError):
+        return []
+
+
 def add_target(url: str) -> None:
-    engine("app.targets").add(url)
+    engine("app.targets").add_target(url)
 
 
 def forget_target(url: str) -> None:
-    engine("app.targets").remove(url)
+    engine("app.targets").remove_target(url)
 
 
 def open_drive(device: str):  # -> app.drive.TapeDrive
@@ -299,8 +312,9 @@ def latest_figures() -> dict[str, str]:
 
 # -- engines still landing --------------------------------------------------------------
 def drive_info(device: str) -> tuple[dict, int | None]:
-    engine("app.info")
-    raise NotAvailable("drive information is not available in this build yet")
+    """Gather everything ``tapediag info`` shows and record it as a drive-info run."""
+    info, run_id = engine("app.info").snapshot(device)
+    return info.to_dict(), run_id
 
 
 def check_tape_size(text: str) -> int:
@@ -407,22 +421,64 @@ def tapeperf_headline(r: dict) -> str:
 
 
 def create_params(values: dict):
-    engine("app.disk.create")
-    raise NotAvailable("the create-data engine is not available in this build yet")
+    """CreateDataParams from the form; the engine's own ``validate`` decides what is wrong."""
+    disk = engine("app.disk")
+    from app.disk.sizes import parse_size
 
-
-def run_create(job, params):
-    raise NotAvailable("the create-data engine is not available in this build yet")
+    total = parse_size(values.get("total_size") or "0")
+    params = disk.CreateDataParams(
+        target=values["directory_path"],
+        depth=check_count(values["depth"]), breadth=check_count(values["breadth"]),
+        files_per_dir=check_count(values["files_per_dir"]),
+        min_size=parse_size(values["min_size"]), max_size=parse_size(values["max_size"]),
+        distribution=values["distribution"], pattern=values["pattern"].strip(),
+        streams=check_streams(values["streams"]), total_size=total or None,
+        allow_non_empty=bool(values.get("allow_non_empty")),
+    )
+    params.validate()
+    return params
 
 
 def read_params(values: dict):
-    engine("app.disk.read")
-    raise NotAvailable("the read-data engine is not available in this build yet")
+    disk = engine("app.disk")
+    from app.disk.sizes import parse_size
+
+    params = disk.ReadDataParams(values["directory_path"], streams=check_streams(values["streams"]),
+                                 buffer_size=parse_size(values["buffer"]), direct=bool(values.get("direct")))
+    params.validate()
+    return params
+
+
+def _run_disk(job, kind: str, test, params) -> tuple[Any, dict, int]:
+    """Run a disk engine recorded in the history with its own status, as the CLI does."""
+    history = engine("app.history")
+    with history.History.open() as hist:
+        run_id = hist.start_run(kind, params.target, params.to_dict())
+        rec = history.Recorder(hist, run_id)
+        try:
+            result = test.run(rec.sink(job.sink), job.cancel)
+        except BaseException as err:
+            rec.flush()
+            hist.finish_run(run_id, "failed", None, error=str(err) or type(err).__name__)
+            raise
+        rec.flush()
+        status = {"complete": "complete", "cancelled": "cancelled"}.get(result.status, "failed")
+        hist.finish_run(run_id, status, result.to_dict(), error=result.error)
+    return result, result.to_dict(), run_id
+
+
+def run_create(job, params):
+    return _run_disk(job, "create-data", engine("app.disk").CreateDataTest(params), params)
 
 
 def run_read(job, params):
-    raise NotAvailable("the read-data engine is not available in this build yet")
+    return _run_disk(job, "read-data", engine("app.disk").ReadDataTest(params), params)
 
 
 def disk_headline(r: dict, verb: str) -> str:
-    return ""
+    text = (f"<b>{verb} {r.get('total_files', 0):,} files, {r.get('total_bytes', 0) / 1e6:,.1f} MB: "
+            f"{r.get('mb_s', 0):,.1f} MB/s, {r.get('files_s', 0):,.0f} files/s</b> "
+            f"with {len(r.get('streams', []))} stream(s)")
+    if r.get("status") not in (None, "complete", "cancelled"):
+        text += f" — <b>{r.get('status')}</b>: {r.get('error') or ''}"
+    return text

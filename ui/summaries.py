@@ -123,3 +123,49 @@ def disk_sections(r: dict) -> list[tuple[str, Any, bool]]:
         sections.append(("Warnings", r["warnings"], True))
     sections.append(("Parameters", r.get("params", {}), False))
     return sections
+
+
+INFO_SECTIONS = [
+    ("media", "Media and mode"),
+    ("block_limits", "Block limits (READ BLOCK LIMITS)"),
+    ("compression", "Compression (mode page 0x0F)"),
+    ("cartridge", "Cartridge memory (MAM)"),
+    ("tapealerts", "TapeAlert"),
+    ("write_errors", "Write error counters (log page 0x02)"),
+    ("read_errors", "Read error counters (log page 0x03)"),
+    ("cleaning_required", "Cleaning"),
+    ("volume_statistics", "Volume statistics (log page 0x17)"),
+    ("performance", "Performance (HP log page 0x34)"),
+]
+
+
+def _unwrap(section: Any) -> Any:
+    """``{"supported": false, ...}`` -> the reason; ``{"supported": true, "value": x}`` -> x."""
+    if not isinstance(section, dict) or "supported" not in section:
+        return section
+    if not section["supported"]:
+        return f"not supported by this device ({section.get('reason')})" if section.get("reason") else \
+            "not supported by this device"
+    rest = {k: v for k, v in section.items() if k != "supported"}
+    return rest["value"] if set(rest) == {"value"} else rest
+
+
+def info_sections(info: dict) -> list[tuple[str, Any, bool]]:
+    """Sections of a DriveInfo.to_dict(): identity first, every unsupported page said so."""
+    ident = dict(info.get("identity") or {})
+    gen = info.get("generation")
+    ident["generation"] = f"LTO-{gen}" if gen else "unknown"
+    ident["device"] = info.get("device")
+    sections: list[tuple[str, Any, bool]] = [("Identity", ident, True)]
+    for key, title in INFO_SECTIONS:
+        value = _unwrap(info.get(key))
+        if key == "tapealerts" and isinstance(value, list):
+            value = {f"{a['code']:02d} {a['name']}": f"{a['severity']}: {a['text']}" for a in value} or \
+                "no flags set"
+        if key == "cleaning_required" and isinstance(value, bool):
+            value = "Warning: the drive asks for cleaning" if value else "not requested"
+        if key == "cartridge" and isinstance(value, dict):
+            value = {k: v for k, v in value.items() if k != "attributes"}
+        expanded = key in ("media", "cartridge", "tapealerts", "write_errors", "read_errors")
+        sections.append((title, value, expanded))
+    return sections

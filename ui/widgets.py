@@ -19,8 +19,13 @@ SEVERITY_COLOURS = {
 }
 
 
+_WORDS = {"mib": "MiB", "mb": "MB", "gb": "GB", "wwn": "WWN", "io": "I/O", "ios": "I/Os", "mam": "MAM",
+          "p50": "p50", "s": "s", "bot": "BOT", "eod": "EOD", "id": "ID"}
+
+
 def _label(key: str) -> str:
-    text = key.replace("_", " ")
+    words = [_WORDS.get(w.lower(), w) for w in key.replace("_", " ").split(" ")]
+    text = " ".join(words)
     return text[:1].upper() + text[1:]
 
 
@@ -88,19 +93,20 @@ class ResultTree(QTreeWidget):
                 self._add(child, value)
             else:
                 child = QTreeWidgetItem(parent, [_label(str(key)), _scalar(value)])
-                colour = SEVERITY_COLOURS.get(str(value).lower()) if isinstance(value, str) else None
+                colour = (SEVERITY_COLOURS.get(value.split(":")[0].strip().lower())
+                          if isinstance(value, str) else None)
                 if colour is not None:
                     child.setForeground(1, colour)
 
     def find_value(self, field: str) -> str | None:
-        """The value shown for the first row named ``field`` (tests and screenshots)."""
+        """The value shown for the first row named ``field``, in display order (tests, screenshots)."""
         wanted = _label(field).lower()
-        stack = [self.topLevelItem(i) for i in range(self.topLevelItemCount())]
+        stack = [self.topLevelItem(i) for i in reversed(range(self.topLevelItemCount()))]
         while stack:
-            item = stack.pop(0)
-            if item.text(0).lower() == wanted:
+            item = stack.pop()
+            if item.text(0).lower() == wanted and item.text(1):
                 return item.text(1)
-            stack.extend(item.child(i) for i in range(item.childCount()))
+            stack.extend(item.child(i) for i in reversed(range(item.childCount())))
         return None
 
 

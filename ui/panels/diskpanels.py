@@ -13,8 +13,20 @@ from ui.widgets import ValidatedField
 from ui.worker import Job
 
 PAPER_TYPICAL = "White paper typical: 64 KB–64 MB files, 2:1, 10 GB"
-PAPER_SMALL = "White paper small files: 4–16 KB, 2:1, equal per directory (depth 3 × breadth 5 × 160)"
+PAPER_SMALL = "White paper small files 4–16 KB, 2:1, equal per directory, 1 GB"
 QUICK_CREATE = "Quick check: 1 MB files, 2:1, 256 MB, 4 streams"
+
+
+def _paper(name: str, total: str) -> dict[str, Any]:
+    """A white-paper data set as the engine defines it (``app.disk.PRESETS``), as form values."""
+    from app.disk.params import PRESETS
+    from app.disk.sizes import format_size
+
+    p = PRESETS[name]
+    size = lambda n: format_size(n).replace(" KiB", "K").replace(" MiB", "M").replace(" GiB", "G")  # noqa: E731
+    return {"depth": str(p["depth"]), "breadth": str(p["breadth"]), "files_per_dir": str(p["files_per_dir"]),
+            "min_size": size(p["min_size"]), "max_size": size(p["max_size"]), "distribution": p["distribution"],
+            "pattern": p["pattern"], "total_size": total, "streams": "4"}
 
 
 def _check_dir(text: str) -> str:
@@ -54,11 +66,12 @@ class _DiskPanel(TestPanel):
     def values(self) -> dict[str, Any]:
         out = super().values()
         out["directory"] = self.dir_field.text()
+        out["directory_path"] = self.dir_field.value or ""
         return out
 
     def apply_values(self, values: dict[str, Any]) -> None:
         super().apply_values(values)
-        if values.get("directory") and hasattr(self, "dir_field"):
+        if values.get("directory") and getattr(self, "dir_field", None) is not None:
             self.dir_field.setText(values["directory"])
 
 
@@ -71,16 +84,15 @@ class CreateDataPanel(_DiskPanel):
                    "was created so Clean up removes exactly that.")
     choose_help = "Where to create the test data (an empty directory, or one tapediag created before):"
     presets = [
-        (PAPER_TYPICAL, {"min_size": "64K", "max_size": "64M", "distribution": "log-uniform", "pattern": "2:1",
-                         "total_size": "10G", "streams": "4", "depth": "3", "breadth": "5", "files_per_dir": "160"}),
-        (PAPER_SMALL, {"min_size": "4K", "max_size": "16K", "distribution": "uniform", "pattern": "2:1",
-                       "total_size": "0", "streams": "4", "depth": "3", "breadth": "5", "files_per_dir": "160"}),
+        (PAPER_TYPICAL, _paper("typical", "10G")),
+        (PAPER_SMALL, _paper("small", "1G")),
         (QUICK_CREATE, {"min_size": "1M", "max_size": "1M", "distribution": "fixed", "pattern": "2:1",
                         "total_size": "256M", "streams": "4", "depth": "2", "breadth": "4", "files_per_dir": "16"}),
     ]
 
     def build_fields(self, form) -> None:
-        self.add_field("depth", "Tree &depth:", ValidatedField(engines.check_count, "3"))
+        self.add_field("depth", "Tree &depth:", ValidatedField(engines.check_count, "3"),
+                       "levels of subdirectories under each stream's own directory")
         self.add_field("breadth", "&Breadth (subdirectories):", ValidatedField(engines.check_count, "5"))
         self.add_field("files_per_dir", "&Files per directory:", ValidatedField(engines.check_count, "160"))
         self.add_field("min_size", "M&inimum file size:", ValidatedField(engines.check_size, "4K"))

@@ -85,16 +85,17 @@ class InfoPanel(WizardPanel):
         verdict = str(health.get("verdict", "unknown"))
         reasons = health.get("reasons") or []
         colour = SEVERITY_COLOURS.get(verdict.lower())
-        text = f"<b>Health: {verdict}</b>"
+        ident = info.get("identity") or {}
+        text = (f"<b>Health: {verdict}</b> — {ident.get('vendor', '')} {ident.get('product', '')}, "
+                f"firmware {ident.get('revision', '?')}, serial {ident.get('serial') or '?'}")
         if reasons:
-            text += " — " + "; ".join(str(r) for r in reasons)
+            text += "<br>" + "<br>".join(f"• {r}" for r in reasons)
         self.verdict.setText(text)
         if colour is not None:
             pal = self.verdict.palette()
             pal.setColor(self.verdict.foregroundRole(), colour)
             self.verdict.setPalette(pal)
-        for section, value in info.items():
-            if section == "health":
-                continue
-            self.tree.add_section(section.replace("_", " ").capitalize(), value)
+        from ui.summaries import info_sections
+
+        self.tree.show_sections(info_sections(info))
         self.show_page("results")

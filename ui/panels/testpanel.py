@@ -352,6 +352,9 @@ class TestPanel(WizardPanel):
         if self.job and self.job.cancel.cancelled:
             status = "cancelled"
         self.outcome = status
+        if status not in ("complete", "cancelled"):
+            status = "failed"  # "failed", or a disk test "stopped" by a full disk
+        self.outcome = status
         self.runview.detach({"cancelled": "Cancelled: partial results below.",
                              "failed": "Failed: partial results below."}.get(status, "Finished."))
         self._show_results()
