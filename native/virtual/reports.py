@@ -84,7 +84,8 @@ class ReportCommands(DriveBase):
     def _log_pages(self) -> dict[int, Callable[[], list[bytes]]]:
         return {0x02: lambda: self._log_errors(self.load["host_w"]),
                 0x03: lambda: self._log_errors(self.load["host_r"]), 0x0C: self._log_sequential,
-                0x17: self._log_volume, 0x1B: self._log_compression, 0x2E: self._log_tapealert}
+                0x17: self._log_volume, 0x1B: self._log_compression, 0x2E: self._log_tapealert,
+                0x34: self._log_hp_performance}
 
     @staticmethod
     def _log_errors(processed: int) -> list[bytes]:
@@ -139,6 +140,26 @@ class ReportCommands(DriveBase):
         for code, value in ((0x0002, ld["host_r"]), (0x0004, ld["tape_r"]), (0x0006, ld["host_w"]), (0x0008, ld["tape_w"])):
             params += [pages.counter(code, value // mb), pages.counter(code + 1, value % mb)]
         return params + [pages.counter(0x0100, int(self.mode.compression), 1)]
+
+    def _log_hp_performance(self) -> list[bytes]:
+        """HP LTO page 0x34 (the drive plays an HPE drive): how well the host feeds it.
+
+        Rates are in units of 100 KB/s, as HP's reference lays the page out; control
+        byte 60h. Repositions are the model's back-hitches per 100 MB the host moved.
+        """
+        model, stats, unit = self.model, self.model.stats, 100_000
+        ratio = (self.load["host_w"] / self.load["tape_w"]) if self.load["tape_w"] else 1.0
+        interface = self.spec.interface_rate
+        buffer_in = stats.host_bytes / model.t if model.t > 0 else 0.0
+        values = (
+            round(stats.backhitches * 100_000_000 / stats.host_bytes) if stats.host_bytes else 0,
+            buffer_in / unit,
+            min(interface, self.spec.speed_steps[-1] * ratio) / unit,
+            min(interface, model.speed * ratio) / unit,
+            self.spec.native_rate / unit,
+        )
+        return [pages.log_param(code, int(round(v)).to_bytes(2, "big") if v < 0xFFFF else b"\xff\xff", 0x60)
+                for code, v in enumerate(values)]
 
     def _log_tapealert(self) -> list[bytes]:
         flags, self.tapealert = self.tapealert, set()  # reading the page clears the flags

@@ -124,3 +124,15 @@ def test_report_density_support(open_drive) -> None:
     assert codes == [(0x5E, 0x81), (0x60, 0xA1)]  # LTO-8 writable, LTO-9 writable + default
     media = bytes(d.execute(bytes([0x44, 1, 0, 0, 0, 0, 0, 0x10, 0, 0]), data_in=4096).data)
     assert media[4] == 0x60 and struct.unpack_from(">I", media, 4 + 12)[0] == (1 << 30) // 10**6
+
+
+def test_hp_performance_page_reports_the_model_figures(open_drive) -> None:
+    from app.scsi.logpages import HpPerformance, parse_log_page
+
+    d = open_drive(capacity="1G")
+    _traffic(d)
+    page = HpPerformance.from_page(parse_log_page(bytes(log_sense(d, 0x34).data)))
+    assert page.native_mb_s == d.spec.native_rate / 1e6
+    assert page.max_possible_mb_s is not None and page.max_possible_mb_s >= d.spec.speed_steps[-1] / 1e6 * 0.99
+    assert page.buffer_in_mb_s is not None and page.buffer_in_mb_s > 0
+    assert page.repositions_per_100mb == round(d.model.stats.backhitches * 1e8 / d.model.stats.host_bytes)
