@@ -1,0 +1,79 @@
+"""History & reports: runs made in the panels are listed, their curve redrawn from the
+stored samples, and a PDF report is saved from them. Closing the window mid-test
+cancels the test cleanly."""
+from __future__ import annotations
+
+import subprocess
+import time
+
+import pytest
+
+from tests.gui.conftest import select_device, wait_idle
+
+pytestmark = pytest.mark.gui
+
+
+def _quick_tape_run(qtbot, panel, size: str = "128M") -> None:
+    panel.choose_next.click()
+    panel.apply_preset("Quick check")
+    panel.apply_values({"size": size, "direction": "write+read"})
+    panel.params_next.click()
+    qtbot.waitUntil(lambda: panel.found_label.text() and "Checking" not in panel.found_label.text(), timeout=20000)
+    if panel.confirm_box.isVisible():
+        panel.confirm_box.setChecked(True)
+    panel.start_button.click()
+    qtbot.waitUntil(lambda: panel.current_page() == "results", timeout=90000)
+
+
+def test_runs_are_listed_replotted_and_reported_as_pdf(qtbot, window, tmp_path):
+    select_device(qtbot, window, "virtual:lto7")
+    info = window.show_panel("info")
+    info.run_button.click()
+    qtbot.waitUntil(lambda: info.current_page() == "results", timeout=30000)
+    tape = window.show_panel("tapeperf")
+    _quick_tape_run(qtbot, tape)
+    assert tape.outcome == "complete"
+    wait_idle(qtbot, window)
+
+    history = window.show_panel("history")
+    history.refresh()
+    qtbot.waitUntil(lambda: {r.kind for r in history.runs} >= {"drive-info", "tape-perf"}, timeout=10000)
+    assert history.select_run(tape.run_id)
+    qtbot.waitUntil(lambda: history.current_run is not None and history.current_run.id == tape.run_id, timeout=10000)
+    assert set(history.plot.phases()) == {"write", "read"}  # redrawn from the stored samples
+    assert history.plot.sample_count == history.current_run.sample_count > 0
+    assert [line.value() for line in history.plot._refs] == [300.0, 750.0]  # LTO-7 rated rates
+
+    pdf = tmp_path / "report.pdf"
+    history.save_report([info.run_id, tape.run_id], pdf, {"customer": "ACME Backup", "technician": "J. Doe"})
+    qtbot.waitUntil(lambda: history.last_report is not None, timeout=60000)
+    text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+    assert "ACME Backup" in text
+    serial = info.info["identity"]["serial"]
+    assert serial in text
+    write_mb_s = next(p["mb_s"] for p in tape.result_dict["phases"] if p["phase"] == "write")
+    assert f"{write_mb_s:.1f}" in text
+    wait_idle(qtbot, window)
+
+
+def test_closing_the_window_during_a_test_cancels_it_and_waits(qtbot, window):
+    select_device(qtbot, window, "virtual:lto9")
+    panel = window.show_panel("tapeperf")
+    panel.choose_next.click()
+    panel.apply_preset("Quick check")
+    panel.apply_values({"size": "6G", "direction": "write"})
+    panel.params_next.click()
+    qtbot.waitUntil(lambda: "blank" in panel.found_label.text(), timeout=20000)
+    panel.start_button.click()
+    qtbot.waitUntil(lambda: panel.runview.plot.sample_count > 10, timeout=30000)
+    job = panel.job
+    t0 = time.monotonic()
+    window.close()  # closeEvent cancels and joins the device threads
+    assert time.monotonic() - t0 < 10
+    assert job.cancel.cancelled
+    assert not window.workers.active_jobs() or all(j.cancel.cancelled for j in window.workers.active_jobs())
+    from app.history import History
+
+    with History.open() as h:
+        runs = h.list_runs(kind="tape-perf")
+    assert len(runs) == 1 and runs[0].status == "cancelled"
