@@ -54,13 +54,51 @@ def c_loop_mbps(url: str, *, fixed: bool, block: int, io: int, count: int) -> fl
 def c_loop_measure(url: str, *, fixed: bool, block: int, io: int, count: int) -> tuple[float, float]:
     """(MB/s, initiator CPU microseconds per command in the timed loop) of the C loop."""
     proc = subprocess.run(
-        [str(compile_anchor()), url, "fixed" if fixed else "variable", str(block), str(io), str(count)],
+        c_loop_argv(url, fixed=fixed, block=block, io=io, count=count),
         capture_output=True, text=True, timeout=600,
     )
     if proc.returncode != 0:
         raise RuntimeError(f"iscsi_bare_loop failed: {proc.stderr.strip()}")
     fields = dict(item.split("=") for item in proc.stdout.split())
     return float(fields["MBps"]), float(fields["cpu_us_per_cmd"])
+
+
+def c_loop_argv(url: str, *, fixed: bool, block: int, io: int, count: int) -> list[str]:
+    """The command line of the C loop (for running it under callgrind too)."""
+    return [str(compile_anchor()), url, "fixed" if fixed else "variable", str(block), str(io), str(count)]
+
+
+def callgrind_available() -> bool:
+    return shutil.which("valgrind") is not None
+
+
+def callgrind_total(argv: list[str], env: dict[str, str] | None = None) -> int:
+    """Instructions (callgrind's Ir) a whole process executed in user space.
+
+    The count does not depend on the machine's load, only on the code path, which
+    makes it the honest anchor on a shared box. Kernel work (the socket copy) and
+    the target's work are not included: it measures what our code costs.
+    """
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "callgrind.out"
+        proc = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *argv],
+                              capture_output=True, text=True, timeout=1800, env=env)
+        if proc.returncode != 0:
+            raise RuntimeError(f"callgrind run failed: {proc.stderr.strip()[-500:]}")
+        for line in out.read_text().splitlines():
+            if line.startswith(("totals:", "summary:")):
+                return int(line.split()[1])
+    raise RuntimeError("callgrind wrote no totals line")
+
+
+def instructions_per_io(make_argv, counts: tuple[int, int] = (8, 40), env: dict[str, str] | None = None) -> float:
+    """Instructions per I/O: the difference of two runs that differ only in I/O count.
+
+    Start-up, login, pool building and teardown are the same in both and cancel out,
+    so the figure is the marginal cost of one more I/O in the loop.
+    """
+    low, high = counts
+    return (callgrind_total(make_argv(high), env) - callgrind_total(make_argv(low), env)) / (high - low)
 
 
 def bare_loop_rate(url: str, count: int, block: int, io: int = MIB) -> float:

@@ -166,13 +166,58 @@ def bench_tgt(size: int, rounds: int) -> None:
     print(f"  runs engine {', '.join(f'{v:.3f}' for v in engine_stream)}")
 
 
+def child(mode: str, url: str, count: int, block: int) -> None:
+    """One measured loop in its own process (run under callgrind by ``callgrind_figures``).
+
+    ``transport``: WRITE(6)s from one static buffer straight to ``IscsiTransport.execute``;
+    ``drive``: the same through ``TapeDrive.write``; ``engine``: the tape-perf write
+    phase (pattern fill, samples, the closing filemark).
+    """
+    if mode == "engine":
+        engine_rate(url, count * IO, block)
+        return
+    with TapeDrive.open(url) as drive:
+        drive.rewind()
+        drive.set_block_size(block)
+        buf = bytearray(IO)
+        if mode == "drive":
+            write = drive.write
+            for _ in range(count):
+                write(buf, block_size=block)
+        else:
+            cdb = C.write6(IO // block, fixed=True)
+            execute = drive.transport.execute
+            for _ in range(count):
+                execute(cdb, data_out=buf)
+
+
+def callgrind_figures(url: str, block: int, modes: tuple[str, ...] = ("transport", "drive", "engine")) -> dict[str, float]:
+    """Instructions per 1 MiB WRITE(6) for the C loop and each Python layer (load-independent)."""
+    import os
+
+    from benchmarks.bench_iscsi_anchor import c_loop_argv, instructions_per_io
+
+    env = dict(os.environ, PYTHONHASHSEED="0")
+    figures = {"c": instructions_per_io(lambda n: c_loop_argv(url, fixed=True, block=block, io=IO, count=n))}
+    script = str(Path(__file__).resolve())
+    for mode in modes:
+        figures[mode] = instructions_per_io(
+            lambda n, mode=mode: [sys.executable, script, "--child", mode, url, str(n), str(block)], env=env)
+    return figures
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--size", default="8G", help="bytes written per run to virtual:null")
     ap.add_argument("--tgt-size", default="512M", help="bytes written per run to tgtd")
     ap.add_argument("--rounds", type=int, default=8, help="interleaved engine/anchor runs against tgtd")
     ap.add_argument("--skip-tgt", action="store_true")
+    ap.add_argument("--child", nargs=4, metavar=("MODE", "URL", "COUNT", "BLOCK"), help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.child:
+        mode, url, count, block = args.child
+        child(mode, url, int(count), int(block))
+        return
     bench_null(parse_size(args.size))
     if not args.skip_tgt:
         bench_tgt(parse_size(args.tgt_size), args.rounds)

@@ -10,8 +10,9 @@ pages read again (deltas) and TapeAlert once.
 While streaming, the only commands sent are the WRITEs/READs (and the filemarks asked
 for): no LOG SENSE or READ POSITION polling, which disturbs a real drive. Every sample
 is host-side: bytes and monotonic end time per I/O, kept in flat arrays and published
-in batches at 10 Hz or more. The hot loop allocates nothing: one preallocated I/O
-buffer, refilled in place by the pattern generator (one C pass).
+in batches at 10 Hz or more. The hot loop allocates nothing: two preallocated I/O
+buffers; while one is written, a C worker thread refills the other with the next
+I/O's blocks (``FillAhead``), so the pattern fill is off the critical path.
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from typing import Callable
 
 from app.drive import TapeDrive, supported
 from app.events import CancelToken, EventSink, Message, PhaseFinished, PhaseStarted, Progress, SampleBatch, discard
-from app.patterns import DEFAULT_POOL_BYTES, BlockGenerator
+from app.patterns import DEFAULT_POOL_BYTES, BlockGenerator, FillAhead
 from app.scsi.cdb import SpaceCode
 from app.tapeperf import safety
 from app.tapeperf.logs import DriveLogs
@@ -156,7 +157,27 @@ class TapePerfTest:
         sink(PhaseStarted("write", total))
         publish = _Publisher(sink, log, result, total, deadline, start, t0, clock)
 
-        write, fill, io, bs = drive.write, gen.fill, p.io_size, p.block_size
+        ahead = FillAhead(gen, buf, bytearray(len(buf)))
+        try:
+            reason, done, block = self._write_loop(ahead, ph, log, publish, result, sink, cancel, t0, start, deadline,
+                                                   total)
+        finally:
+            ahead.close()  # no fill may still run into the buffers the read phase uses
+        if reason == "cancelled":
+            result.status = "cancelled"
+        end = clock() - t0
+        publish(done, clock())
+        ph.bytes, ph.ios, ph.blocks, ph.end_reason = done, len(log), block, reason
+        summarize(ph, log, start, end)
+        sink(PhaseFinished("write", ph.to_dict()))
+        return ph
+
+    def _write_loop(self, ahead: FillAhead, ph: PhaseResult, log: SampleLog, publish: _Publisher,
+                    result: TapePerfResult, sink: EventSink, cancel: CancelToken, t0: float, start: float,
+                    deadline: float | None, total: int | None) -> tuple[str, int, int]:
+        """The streaming loop of the write phase: (end reason, bytes written, blocks written)."""
+        p, drive, clock = self.params, self.drive, self.clock
+        write, take, io, bs = drive.write, ahead.take, p.io_size, p.block_size
         fixed_bs = bs if p.fixed else None
         per_io = io // bs if p.fixed else 1
         unit = bs if p.fixed else 1  # what the sense residual counts
@@ -173,7 +194,7 @@ class TapePerfTest:
             if cancel.cancelled:
                 reason = "cancelled"
                 break
-            fill(buf, block)
+            buf = take(block, block + per_io)  # and the next I/O's blocks start filling
             a = clock()
             if deadline is not None and a >= deadline:
                 reason = "duration reached"
@@ -225,14 +246,7 @@ class TapePerfTest:
                 ph.filemarks += 1
             except DeviceError as err:
                 reason = self._fail(result, sink, f"the closing WRITE FILEMARKS failed: {err}", err, ph)
-        if reason == "cancelled":
-            result.status = "cancelled"
-        end = clock() - t0
-        publish(done, clock())
-        ph.bytes, ph.ios, ph.blocks, ph.end_reason = done, len(log), block, reason
-        summarize(ph, log, start, end)
-        sink(PhaseFinished("write", ph.to_dict()))
-        return ph
+        return reason, done, block
 
     def _read(self, gen: BlockGenerator, buf: bytearray, result: TapePerfResult, sink: EventSink,
               cancel: CancelToken, t0: float, written: PhaseResult | None) -> PhaseResult:

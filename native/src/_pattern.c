@@ -113,6 +113,21 @@ static inline void xor_copy(uint8_t *dst, const uint8_t *src, Py_ssize_t len, ui
     for (; i < len; i++) dst[i] = src[i] ^ (uint8_t)(key >> (8 * (i & 7)));
 }
 
+/* Blocks first, first+1, ... of the pattern into out[0..n) (the last may be short). */
+static void fill_blocks(uint8_t *out, Py_ssize_t n, const uint8_t *src, Py_ssize_t plen, Py_ssize_t block_size,
+                        uint64_t first, uint64_t seed, Py_ssize_t chunk, int keyed)
+{
+    uint64_t block = first;
+    for (Py_ssize_t off = 0; off < n; off += block_size, block++) {
+        Py_ssize_t len = n - off < block_size ? n - off : block_size;
+        const uint8_t *s = src + block_offset(block, block_size, plen, chunk);
+        if (keyed)
+            xor_copy(out + off, s, len, block_key(seed, block));
+        else
+            memcpy(out + off, s, (size_t)len);
+    }
+}
+
 static int check_args(Py_buffer *data, Py_buffer *pool, Py_ssize_t block_size, Py_ssize_t chunk)
 {
     if (block_size < 1 || chunk < 8 || chunk % 8 != 0 || block_size > pool->len) {
@@ -136,19 +151,8 @@ static PyObject *py_fill(PyObject *self, PyObject *args)
         PyBuffer_Release(&pool);
         return NULL;
     }
-    uint8_t *out = (uint8_t *)dst.buf;
-    const uint8_t *src = (const uint8_t *)pool.buf;
-    Py_ssize_t n = dst.len, plen = pool.len;
     Py_BEGIN_ALLOW_THREADS
-    uint64_t block = first;
-    for (Py_ssize_t off = 0; off < n; off += block_size, block++) {
-        Py_ssize_t len = n - off < block_size ? n - off : block_size;
-        const uint8_t *s = src + block_offset(block, block_size, plen, chunk);
-        if (keyed)
-            xor_copy(out + off, s, len, block_key(seed, block));
-        else
-            memcpy(out + off, s, (size_t)len);
-    }
+    fill_blocks((uint8_t *)dst.buf, dst.len, (const uint8_t *)pool.buf, pool.len, block_size, first, seed, chunk, keyed);
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&dst);
     PyBuffer_Release(&pool);
@@ -205,6 +209,155 @@ static PyObject *py_block_key(PyObject *self, PyObject *args)
     return PyLong_FromUnsignedLongLong(block_key(seed, block));
 }
 
+/* Filler: fill() on a worker thread, so the next I/O's data is generated while the
+ * current I/O is on the wire. The tape engine double-buffers: it starts the fill of
+ * buffer B, sends buffer A (libiscsi waits for the target with the GIL released), then
+ * waits for B. The worker is plain C and never takes the GIL, so the fill overlaps
+ * the interpreter's own work too. One persistent thread per object (started on the
+ * first start(), ended at deallocation): handing it a job costs a semaphore post, not
+ * a thread start. CPython's portable thread API (PyThread_*), not pthreads, so the
+ * module still builds wherever CPython does.
+ * The buffers stay exported (locked against resizing) from start() until wait().
+ * One owner: start() while a fill is outstanding, or two concurrent wait()s, raise. */
+typedef struct {
+    PyObject_HEAD
+    PyThread_type_lock go, done, exited; /* used as binary semaphores, all born taken */
+    int started, stop, busy, waiting;    /* changed only with the GIL held, except stop (before go) */
+    Py_buffer dst, pool;
+    Py_ssize_t block_size, chunk;
+    uint64_t first, seed;
+    int keyed;
+} FillerObject;
+
+static void filler_main(void *arg)
+{
+    FillerObject *f = (FillerObject *)arg;
+    for (;;) {
+        PyThread_acquire_lock(f->go, WAIT_LOCK);
+        if (f->stop) break;
+        fill_blocks((uint8_t *)f->dst.buf, f->dst.len, (const uint8_t *)f->pool.buf, f->pool.len, f->block_size,
+                    f->first, f->seed, f->chunk, f->keyed);
+        PyThread_release_lock(f->done);
+    }
+    PyThread_release_lock(f->exited);
+}
+
+static void filler_free_locks(FillerObject *f)
+{
+    PyThread_type_lock *locks[] = {&f->go, &f->done, &f->exited};
+    for (int i = 0; i < 3; i++) {
+        if (*locks[i]) PyThread_free_lock(*locks[i]);
+        *locks[i] = NULL;
+    }
+}
+
+static PyObject *filler_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    FillerObject *f = (FillerObject *)type->tp_alloc(type, 0);
+    if (f == NULL) return NULL;
+    f->go = PyThread_allocate_lock();
+    f->done = PyThread_allocate_lock();
+    f->exited = PyThread_allocate_lock();
+    if (!f->go || !f->done || !f->exited) {
+        filler_free_locks(f);
+        Py_DECREF(f);
+        return PyErr_NoMemory();
+    }
+    PyThread_acquire_lock(f->go, WAIT_LOCK);
+    PyThread_acquire_lock(f->done, WAIT_LOCK);
+    PyThread_acquire_lock(f->exited, WAIT_LOCK);
+    return (PyObject *)f;
+}
+
+static PyObject *filler_start(FillerObject *f, PyObject *args)
+{
+    Py_buffer dst, pool;
+    Py_ssize_t block_size, chunk;
+    unsigned long long first, seed;
+    int keyed;
+    if (f->busy || f->waiting) {
+        PyErr_SetString(PyExc_RuntimeError, "a background fill is still outstanding: wait() for it first");
+        return NULL;
+    }
+    if (!PyArg_ParseTuple(args, "w*y*nKKnp", &dst, &pool, &block_size, &first, &seed, &chunk, &keyed)) return NULL;
+    if (check_args(&dst, &pool, block_size, chunk) < 0) {
+        PyBuffer_Release(&dst);
+        PyBuffer_Release(&pool);
+        return NULL;
+    }
+    if (!f->started) {
+        if (PyThread_start_new_thread(filler_main, f) == PYTHREAD_INVALID_THREAD_ID) {
+            PyBuffer_Release(&dst);
+            PyBuffer_Release(&pool);
+            PyErr_SetString(PyExc_RuntimeError, "could not start the fill thread");
+            return NULL;
+        }
+        f->started = 1;
+    }
+    f->dst = dst;
+    f->pool = pool;
+    f->block_size = block_size;
+    f->chunk = chunk;
+    f->first = first;
+    f->seed = seed;
+    f->keyed = keyed;
+    f->busy = 1;
+    PyThread_release_lock(f->go); /* publishes the job to the worker */
+    Py_RETURN_NONE;
+}
+
+static PyObject *filler_wait(FillerObject *f, PyObject *unused)
+{
+    if (f->waiting) {
+        PyErr_SetString(PyExc_RuntimeError, "another thread is already waiting for this fill");
+        return NULL;
+    }
+    if (!f->busy) Py_RETURN_NONE;
+    f->waiting = 1;
+    Py_BEGIN_ALLOW_THREADS
+    PyThread_acquire_lock(f->done, WAIT_LOCK);
+    Py_END_ALLOW_THREADS
+    f->waiting = 0;
+    f->busy = 0;
+    PyBuffer_Release(&f->dst);
+    PyBuffer_Release(&f->pool);
+    Py_RETURN_NONE;
+}
+
+static void filler_dealloc(FillerObject *f)
+{
+    if (f->busy) { /* never leave the worker writing into freed memory */
+        PyThread_acquire_lock(f->done, WAIT_LOCK);
+        PyBuffer_Release(&f->dst);
+        PyBuffer_Release(&f->pool);
+    }
+    if (f->started) {
+        f->stop = 1;
+        PyThread_release_lock(f->go);
+        PyThread_acquire_lock(f->exited, WAIT_LOCK);
+    }
+    filler_free_locks(f);
+    Py_TYPE(f)->tp_free((PyObject *)f);
+}
+
+static PyMethodDef filler_methods[] = {
+    {"start", (PyCFunction)filler_start, METH_VARARGS,
+     "start(dst, pool, block_size, first_block, seed, chunk, keyed): fill() on the worker thread; returns at once"},
+    {"wait", (PyCFunction)filler_wait, METH_NOARGS, "wait(): block until the outstanding fill is done (no-op when none)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject FillerType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "native._pattern.Filler",
+    .tp_basicsize = sizeof(FillerObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A worker thread that runs fill() in the background: start(...), then wait().",
+    .tp_new = filler_new,
+    .tp_dealloc = (destructor)filler_dealloc,
+    .tp_methods = filler_methods,
+};
+
 static PyMethodDef methods[] = {
     {"build_pool", py_build_pool, METH_VARARGS, "build_pool(buf, seed, match_avg, lit_len, history, chunk)"},
     {"fill", py_fill, METH_VARARGS, "fill(dst, pool, block_size, first_block, seed, chunk, keyed)"},
@@ -215,4 +368,16 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_pattern", "Keyed test-data pattern generation.", -1, methods};
 
-PyMODINIT_FUNC PyInit__pattern(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__pattern(void)
+{
+    if (PyType_Ready(&FillerType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL) return NULL;
+    Py_INCREF(&FillerType);
+    if (PyModule_AddObject(m, "Filler", (PyObject *)&FillerType) < 0) {
+        Py_DECREF(&FillerType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
