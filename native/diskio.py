@@ -85,29 +85,27 @@ def _py_write(fd: int, pool: memoryview, off: int, nbytes: int, key: int, chunk:
     return done, 0
 
 
-def create_files(
-    dirfd: int, dirpath: str, prefix: str, first_index: int, specs: Sequence[tuple[int, int, int]] | bytes,
-    pool: bytes | memoryview, chunk: int, flags: int,
-) -> bytes:
-    """Create files ``prefix%06d.dat`` from ``first_index`` in one directory.
+def create_files(specs: bytes, dirpaths: Sequence[str], pool: bytes | memoryview, chunk: int, flags: int) -> bytes:
+    """Create files ``f%06d.dat`` with pattern data, possibly across several directories.
 
-    ``specs`` holds int64 triples (size, pool offset, XOR key) per file, packed (C
-    layout) or as tuples. Stops at the first error; a file that failed half-way is
-    removed again (it was ours: O_EXCL), and its record carries the errno.
+    ``specs`` holds int64 rows (size, pool offset, XOR key, directory fd, file index),
+    one per file; ``dirpaths`` names each row's directory (used where descriptors do not
+    exist). Stops at the first error; a file that failed half-way is removed again (it
+    was ours: O_EXCL), and its record carries the errno.
     """
-    packed = specs if isinstance(specs, (bytes, bytearray, memoryview)) else _pack(specs)
     if NATIVE and HAVE_DIRFD:
-        return bytes(_c.create_files(dirfd, prefix, first_index, packed, pool, chunk, flags))
-    triples = memoryview(packed).cast("q")
+        return _c.create_files(specs, pool, chunk, flags)
+    rows = memoryview(specs).cast("q")
     view = memoryview(pool)
     out: list[FileRecord] = []
-    for i in range(len(triples) // 3):
-        size, off, key = triples[3 * i], triples[3 * i + 1], triples[3 * i + 2] & 0xFFFFFFFFFFFFFFFF
-        name = file_name(prefix, first_index + i)
+    for i in range(len(rows) // 5):
+        size, off, key, dirfd, index = (rows[5 * i + k] for k in range(5))
+        key &= 0xFFFFFFFFFFFFFFFF
+        name = file_name("f", index)
         t0 = time.monotonic_ns()
         err, written = 0, 0
         kw = {"dir_fd": dirfd} if HAVE_DIRFD else {}
-        path = name if HAVE_DIRFD else os.path.join(dirpath, name)
+        path = name if HAVE_DIRFD else os.path.join(dirpaths[i], name)
         try:
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC | _BINARY, 0o644, **kw)
         except OSError as exc:
@@ -243,13 +241,6 @@ def _pack_records(records: list[FileRecord]) -> bytes:
     arr = array.array("q")
     for r in records:
         arr.extend((r.err, r.nbytes, r.t_end_ns, r.latency_ns))
-    return arr.tobytes()
-
-
-def _pack(specs: Sequence[tuple[int, int, int]]) -> bytes:
-    arr = array.array("q")
-    for size, off, key in specs:
-        arr.extend((size, off, _signed(key)))
     return arr.tobytes()
 
 

@@ -15,10 +15,12 @@ offered for comparison, with a warning in the result.
 """
 from __future__ import annotations
 
+import collections
 import datetime
 import errno as errno_mod
 import os
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -41,11 +43,29 @@ LARGE_FILE = 4 << 20
 SLICE = 8 << 20
 MAX_BATCH_FILES = 512
 MAX_BATCH_BYTES = 32 << 20
+#: Directories a batch may span (each holds a descriptor while it waits).
+MAX_BATCH_DIRS = 64
 #: With fsync "end", a stream that made at most this many files fsyncs each of them;
 #: a bigger tree is flushed with one syncfs (thousands of fsyncs would each commit the
 #: journal). Both leave the stream's data on disk before its clock stops; syncfs may
 #: also wait for other programs' dirty data, which can only make the figure lower.
 END_FSYNC_MAX_FILES = 64
+
+
+@dataclass
+class _Cursor:
+    """A directory with files drawn but not all handed to a batch yet."""
+
+    entry: DirEntry
+    dh: DirHandle
+    sizes: np.ndarray
+    offsets: np.ndarray
+    keys: np.ndarray
+    next: int = 0
+
+    @property
+    def left(self) -> int:
+        return len(self.sizes) - self.next
 
 
 class _StreamStopped(Exception):
@@ -158,8 +178,11 @@ class CreateDataTest:
 
     def _stream(self, stream: Stream, base: DirHandle, prefix: str, content: content_mod.Content,
                 record: RunRecord) -> None:
+        """One stream's tree. Sizes, pool offsets and keys are drawn per directory (the
+        tree depends on the seed only); files go to the native writer in batches of a
+        few milliseconds that may span several directories, in order within each."""
         p = self.params
-        files_left, bytes_left = p.share(stream.index)
+        files_todo, bytes_todo = p.share(stream.index)  # not yet handed to a batch
         rng = np.random.default_rng([p.seed, stream.index])
         name = f"s{stream.index:02d}"
         try:
@@ -167,53 +190,48 @@ class CreateDataTest:
         except OSError as err:
             raise _stop_for(err.errno or errno_mod.EIO, prefix + name, 0) from None
         flags = diskio.FLAG_FSYNC if p.fsync == "file" else 0
+
+        def nothing_left() -> bool:
+            return files_todo <= 0 or (bytes_todo is not None and bytes_todo <= 0) or stream.halted
+
+        walker = self._dirs(root, prefix + name, 1, record, nothing_left)
+        pending: collections.deque[_Cursor] = collections.deque()
         batch = 8
-        done = lambda: files_left <= 0 or (bytes_left is not None and bytes_left <= 0) or stream.halted  # noqa: E731
-        walker = self._dirs(root, prefix + name, 1, record, done)
         try:
-            for entry, dh in walker:
-                rel = entry.path
-                n = min(p.files_per_dir, files_left)
-                sizes = draw_sizes(rng, p.distribution, p.min_size, p.max_size, n)
-                offsets, keys = content.draw(rng, n)
-                if bytes_left is not None:
-                    cum = np.cumsum(sizes)
-                    n = min(n, int(np.searchsorted(cum, bytes_left)) + 1)
-                i = 0
-                while i < n and not stream.halted:
-                    if sizes[i] > LARGE_FILE:
-                        if not self._large(stream, dh, rel, i, int(sizes[i]), int(offsets[i]), int(keys[i]),
-                                           content, flags):
-                            break  # halted mid-file: the partial file is gone again
-                        entry.files = i = i + 1
-                        bytes_left = None if bytes_left is None else bytes_left - int(sizes[i - 1])
-                        files_left -= 1
-                        continue
-                    j = i
-                    total = 0
-                    while j < n and j - i < batch and sizes[j] <= LARGE_FILE and total < MAX_BATCH_BYTES:
-                        total += int(sizes[j])
-                        j += 1
-                    specs = np.stack([sizes[i:j], offsets[i:j], keys[i:j]], axis=1).astype(np.int64)
-                    raw = diskio.create_files(dh.fd, dh.path, "f", i, specs.tobytes(), content.pool, p.write_size, flags)
-                    rec = np.frombuffer(raw, dtype=np.int64).reshape(-1, 4)
-                    stream.add_batch(rec)
-                    ok = int((rec[:, 0] == 0).sum())
-                    entry.files = i + ok
-                    files_left -= ok
-                    if bytes_left is not None:
-                        bytes_left -= int(rec[:, 1].sum())
-                    if ok < rec.shape[0]:
-                        raise _stop_for(int(rec[ok, 0]), f"{rel}/f{i + ok:06d}.dat", stream.files)
-                    per_file = max(float(rec[:, 3].mean()) / 1e9, 1e-7)
-                    batch = max(1, min(MAX_BATCH_FILES, int(BATCH_SECONDS / per_file)))
-                    i = j
-                if bytes_left is not None and bytes_left <= 0:
+            while not stream.halted:
+                while (sum(c.left for c in pending) < batch and len(pending) < MAX_BATCH_DIRS
+                       and not nothing_left()):
+                    found = next(walker, None)
+                    if found is None:
+                        break
+                    entry, dh = found
+                    n = min(p.files_per_dir, files_todo)
+                    sizes = draw_sizes(rng, p.distribution, p.min_size, p.max_size, n)
+                    offsets, keys = content.draw(rng, n)
+                    if bytes_todo is not None:
+                        n = min(n, int(np.searchsorted(np.cumsum(sizes), bytes_todo)) + 1)
+                        bytes_todo -= int(sizes[:n].sum())
+                    files_todo -= n
+                    pending.append(_Cursor(entry, dh.dup(), sizes[:n], offsets[:n], keys[:n]))
+                if not pending:
                     break
+                head = pending[0]
+                if head.sizes[head.next] > LARGE_FILE:
+                    i = head.next
+                    if not self._large(stream, head.dh, head.entry.path, i, int(head.sizes[i]), int(head.offsets[i]),
+                                       int(head.keys[i]), content, flags):
+                        break  # halted mid-file: the partial file is gone again
+                    head.entry.files = head.next = i + 1
+                else:
+                    batch = self._batch(stream, pending, batch, content, flags)
+                while pending and pending[0].left == 0:
+                    pending.popleft().dh.close()
         except OSError as err:
             raise _stop_for(err.errno or errno_mod.EIO, str(err.filename or prefix + name), stream.files) from None
         finally:
             walker.close()
+            for cur in pending:
+                cur.dh.close()
         try:
             if p.fsync == "end" and not stream.halted:
                 t0 = _now()
@@ -221,6 +239,41 @@ class CreateDataTest:
                 stream.flush_ns = _now() - t0
         finally:
             root.close()
+
+    def _batch(self, stream: Stream, pending: "collections.deque[_Cursor]", size: int,
+               content: content_mod.Content, flags: int) -> int:
+        """Hand up to ``size`` small files, in order, to the native writer; the next size."""
+        rows: list[np.ndarray] = []
+        paths: list[str] = []
+        origin: list[tuple[_Cursor, int]] = []
+        total = 0
+        for cur in pending:
+            start = cur.next
+            while (cur.next < len(cur.sizes) and len(origin) < size and cur.sizes[cur.next] <= LARGE_FILE
+                   and total < MAX_BATCH_BYTES):
+                total += int(cur.sizes[cur.next])
+                origin.append((cur, cur.next))
+                cur.next += 1
+            if cur.next > start:
+                k = cur.next - start
+                idx = np.arange(start, cur.next, dtype=np.int64)
+                rows.append(np.stack([cur.sizes[start:cur.next], cur.offsets[start:cur.next], cur.keys[start:cur.next],
+                                      np.full(k, cur.dh.fd, dtype=np.int64), idx], axis=1))
+                paths += [cur.dh.path] * k
+            if cur.left:  # stopped inside this directory: later ones must wait (order)
+                break
+        specs = np.concatenate(rows).astype(np.int64, copy=False)
+        raw = diskio.create_files(specs.tobytes(), paths, content.pool, self.params.write_size, flags)
+        rec = np.frombuffer(raw, dtype=np.int64).reshape(-1, 4)
+        stream.add_batch(rec)
+        ok = int((rec[:, 0] == 0).sum())
+        for cur, i in origin[:ok]:
+            cur.entry.files = i + 1
+        if ok < rec.shape[0]:
+            cur, i = origin[ok]
+            raise _stop_for(int(rec[ok, 0]), f"{cur.entry.path}/f{i:06d}.dat", stream.files)
+        per_file = max(float(rec[:, 3].mean()) / 1e9, 1e-7)
+        return max(1, min(MAX_BATCH_FILES, int(BATCH_SECONDS / per_file)))
 
     def _flush(self, stream: Stream, root: DirHandle, record: RunRecord, root_rel: str) -> None:
         """fsync "end": this stream's files reach the disk inside its timed span."""

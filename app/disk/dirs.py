@@ -59,6 +59,10 @@ class DirHandle:
         target, _kw = self._at(name)
         return diskio.open_read(target, flags, self.fd if self.fd >= 0 else None)
 
+    def dup(self) -> "DirHandle":
+        """An independent handle on the same directory (closed separately)."""
+        return DirHandle(self.path, os.dup(self.fd) if self.fd >= 0 else -1)
+
     def close(self) -> None:
         if self.fd >= 0:
             os.close(self.fd)

@@ -100,26 +100,23 @@ static int64_t write_pattern(int fd, const unsigned char *pool, int64_t pool_len
     return done;
 }
 
-/* create_files(dirfd, prefix, first_index, specs, pool, chunk, flags) -> bytes
- * specs: buffer of int64 triples (size, pool_offset, key) per file.
- * File i is named prefix + "%06d" % (first_index + i) + ".dat".
- * Stops at the first error; the failed file (if it was created) is removed again, and
- * its record carries the errno. */
+/* create_files(specs, pool, chunk, flags) -> bytes
+ * specs: buffer of int64 rows (size, pool_offset, key, dirfd, index), one per file; file
+ * i is created in directory dirfd as "f%06d.dat" % index, so one batch may span many
+ * small directories.  Stops at the first error; the failed file (if it was created)
+ * is removed again, and its record carries the errno. */
 static PyObject *create_files(PyObject *self, PyObject *args)
 {
-    int dirfd, flags;
-    const char *prefix;
-    Py_ssize_t prefix_len;
-    long long first_index, chunk;
+    int flags;
+    long long chunk;
     Py_buffer specs, pool;
-    if (!PyArg_ParseTuple(args, "is#Ly*y*Li", &dirfd, &prefix, &prefix_len, &first_index, &specs,
-                          &pool, &chunk, &flags))
+    if (!PyArg_ParseTuple(args, "y*y*Li", &specs, &pool, &chunk, &flags))
         return NULL;
     PyObject *out = NULL;
     unsigned char *scratch = NULL;
-    Py_ssize_t n = specs.len / (Py_ssize_t)(3 * sizeof(int64_t));
-    if (pool.len <= 0 || pool.len % 8 || chunk <= 0 || prefix_len > 8) {
-        PyErr_SetString(PyExc_ValueError, "pool length must be a positive multiple of 8, chunk > 0, prefix <= 8 chars");
+    Py_ssize_t n = specs.len / (Py_ssize_t)(5 * sizeof(int64_t));
+    if (pool.len <= 0 || pool.len % 8 || chunk <= 0 || specs.len % (5 * sizeof(int64_t))) {
+        PyErr_SetString(PyExc_ValueError, "pool length must be a positive multiple of 8, chunk > 0, 5 int64 per file");
         goto done;
     }
     out = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(record_t));
@@ -134,10 +131,12 @@ static PyObject *create_files(PyObject *self, PyObject *args)
     Py_ssize_t count = 0;
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t i = 0; i < n; i++) {
+        const int64_t *row = sp + 5 * i;
         char name[32];
-        snprintf(name, sizeof name, "%s%06lld.dat", prefix, first_index + (long long)i);
-        int64_t t0 = now_ns(), size = sp[3 * i], off = sp[3 * i + 1] % pool.len;
-        uint64_t key = (uint64_t)sp[3 * i + 2];
+        snprintf(name, sizeof name, "f%06lld.dat", (long long)row[4]);
+        int dirfd = (int)row[3];
+        int64_t t0 = now_ns(), size = row[0], off = row[1] % pool.len;
+        uint64_t key = (uint64_t)row[2];
         int err = 0;
         int64_t written = 0;
         int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
