@@ -16,6 +16,11 @@ Kept apart from ``native.iscsi`` so the binding facts live in one small place:
   selects the 1.20+ layout, their absence the 1.19 one (Debian 12: 1.19.0).
   ``tests/transport/test_iscsi_layout.py`` checks the offsets against the
   installed headers with a C compiler.
+* **The per-command path is C** (``native._iscsi_cmd.Runner``): through ctypes one
+  command is five foreign calls plus a ctypes array per buffer, several times
+  libiscsi's own cost. The runner gets the entry points' addresses and the task
+  offsets from here, so this module stays the one place that loads the library and
+  knows its layout.
 """
 from __future__ import annotations
 
@@ -155,6 +160,7 @@ class Libiscsi:
     path: str
     task_struct: type[ctypes.Structure]
     layout: str  # "1.19" or "1.20+"
+    runner: object  # native._iscsi_cmd.Runner bound to this library and layout
 
 
 def _open(names: tuple[str, ...]) -> tuple[ctypes.CDLL, str]:
@@ -184,7 +190,30 @@ def bind(lib: ctypes.CDLL, path: str) -> Libiscsi:
         func.restype = restype
         func.argtypes = argtypes
     newer = any(hasattr(lib, symbol) for symbol in SYMBOLS_1_20)
-    return Libiscsi(lib, path, ScsiTask120 if newer else ScsiTask119, "1.20+" if newer else "1.19")
+    task = ScsiTask120 if newer else ScsiTask119
+    return Libiscsi(lib, path, task, "1.20+" if newer else "1.19", make_runner(lib, task))
+
+
+def make_runner(lib: ctypes.CDLL, task: type[ctypes.Structure]) -> object:
+    """The C per-command runner, given this library's entry points and task layout."""
+    from native import _iscsi_cmd
+
+    def address(name: str) -> int:
+        return ctypes.cast(getattr(lib, name), ctypes.c_void_p).value or 0
+
+    datain = task.datain.offset  # type: ignore[attr-defined]
+    return _iscsi_cmd.Runner(
+        create_task=address("scsi_create_task"),
+        add_data_out=address("scsi_task_add_data_out_buffer"),
+        add_data_in=address("scsi_task_add_data_in_buffer"),
+        command_sync=address("iscsi_scsi_command_sync"),
+        free_task=address("scsi_free_scsi_task"),
+        off_status=task.status.offset,  # type: ignore[attr-defined]
+        off_residual_status=task.residual_status.offset,  # type: ignore[attr-defined]
+        off_residual=task.residual.offset,  # type: ignore[attr-defined]
+        off_datain_size=datain + ScsiData.size.offset,  # type: ignore[attr-defined]
+        off_datain_data=datain + ScsiData.data.offset,  # type: ignore[attr-defined]
+    )
 
 
 @lru_cache(maxsize=None)

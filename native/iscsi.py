@@ -20,6 +20,10 @@ Decisions that matter for a tape drive (each checked against libiscsi 1.19 + tgt
   tape code needs, so we return the raw fixed-format bytes.
 * **Data-out is not copied**: the caller's buffer address goes straight to
   ``scsi_task_add_data_out_buffer``.
+* **One C call per command** (``native._iscsi_cmd``, bound in ``_iscsi_lib``): task,
+  buffer, ``iscsi_scsi_command_sync`` with the GIL released, status and raw sense,
+  free. The same steps through ctypes cost several times libiscsi's own work, and
+  on a two-core box with the target on the other core that is throughput.
 * Transferred length: allocation − residual on underflow, the allocation otherwise.
   tgt's residual is wrong on tape errors; tape code uses the sense INFO field.
 """
@@ -136,10 +140,10 @@ class IscsiTransport(Transport):
         self.url = IscsiUrl.parse(device)
         self._binding = _iscsi_lib.load()
         self._lib = self._binding.lib
-        self._task_struct = self._binding.task_struct
         self._lun = self.url.lun
+        self._run = self._binding.runner.run  # type: ignore[attr-defined]
         self._timeout_arg: float | None = None
-        self._bytes_cache: dict[int, tuple[bytes, int, object]] = {}
+        self._good: dict[int, CommandResult] = {}  # GOOD results without data-in, by data-out length
         self._ctx: int | None = None
         self._timeout_set = -1
         self._dead: str | None = None
@@ -231,77 +235,59 @@ class IscsiTransport(Transport):
                 device=self.device,
                 hint="re-open the device; check where the tape is before writing again",
             )
-        lib = self._lib
         if data_out is None:
             out_len = 0
         elif type(data_out) is bytes or type(data_out) is bytearray:
             out_len = len(data_out)
         else:
             out_len = memoryview(data_out).nbytes
-        in_view = make_data_in(data_in) if (type(data_in) is not int or data_in) else _EMPTY
-        in_len = in_view.nbytes
-        if in_len and len(cdb) == 6 and cdb[0] == _READ6 and not cdb[1] & 0x01:
-            # Variable-block READ(6) into a larger caller buffer: tell the target the
-            # CDB's length, not the buffer's, as iSCSI intends. tgt does not report a
-            # residual on a GOOD tape read, so otherwise a 512-byte block read into a
-            # 256 KiB buffer would claim 256 KiB transferred.
-            in_len = min(in_len, int.from_bytes(cdb[2:5], "big"))
-            in_view = in_view[:in_len]
-        if out_len and in_len:
-            raise InvalidParameter("a command has data-out or data-in, not both")
-        direction = _iscsi_lib.XFER_WRITE if out_len else _iscsi_lib.XFER_READ if in_len else _iscsi_lib.XFER_NONE
-
-        task = lib.scsi_create_task(len(cdb), cdb if type(cdb) is bytes else bytes(cdb), direction, out_len or in_len)
-        if not task:
-            raise TransportError("libiscsi could not allocate a task", device=self.device)
-        keep: object = None
+        if type(data_in) is not int or data_in:
+            in_view = make_data_in(data_in)
+            in_len = in_view.nbytes
+            if in_len and len(cdb) == 6 and cdb[0] == _READ6 and not cdb[1] & 0x01:
+                # Variable-block READ(6) into a larger caller buffer: tell the target the
+                # CDB's length, not the buffer's, as iSCSI intends. tgt does not report a
+                # residual on a GOOD tape read, so otherwise a 512-byte block read into a
+                # 256 KiB buffer would claim 256 KiB transferred.
+                in_len = min(in_len, int.from_bytes(cdb[2:5], "big"))
+                in_view = in_view[:in_len]
+        else:
+            in_view, in_len = _EMPTY, 0
+        if out_len:
+            if in_len:
+                raise InvalidParameter("a command has data-out or data-in, not both")
+            direction, buffer, length = _iscsi_lib.XFER_WRITE, data_out, out_len
+        elif in_len:
+            direction, buffer, length = _iscsi_lib.XFER_READ, in_view, in_len
+        else:
+            direction, buffer, length = _iscsi_lib.XFER_NONE, None, 0
+        if timeout != self._timeout_arg:
+            self._set_timeout(timeout)
+            self._timeout_arg = timeout
         try:
-            if out_len:
-                address, keep = self._out_address(data_out)  # type: ignore[arg-type]
-                lib.scsi_task_add_data_out_buffer(task, out_len, address)
-            elif in_len:
-                keep = (ctypes.c_char * in_len).from_buffer(in_view)
-                lib.scsi_task_add_data_in_buffer(task, in_len, ctypes.addressof(keep))
-            if timeout != self._timeout_arg:
-                self._set_timeout(timeout)
-                self._timeout_arg = timeout
-            done = lib.iscsi_scsi_command_sync(self._ctx, self._lun, task, None)
-            if not done:
-                # The event loop failed with our task possibly still queued inside the
-                # context: freeing it (or the context) could let libiscsi write into
-                # freed memory later. Abandon both, close the socket, report.
-                task = None
-                self._abandon(self._error())
-                raise ConnectionLost(
-                    f"the iSCSI session to {self.url.portal} failed: {self._dead}", device=self.device
-                )
-            return self._result(done, in_view, in_len, out_len, timeout)
-        finally:
-            if task:
-                lib.scsi_free_scsi_task(task)
-            del keep
+            # One C call: task, buffer, command (GIL released while the target works), free.
+            done = self._run(self._ctx, self._lun, cdb, direction, buffer, length)
+        except BufferError:
+            raise InvalidParameter("data_out buffer must be contiguous") from None
+        except MemoryError:
+            raise TransportError("libiscsi could not allocate a task", device=self.device) from None
+        if done is None:
+            # The event loop failed with our task possibly still queued inside the
+            # context: freeing it (or the context) could let libiscsi write into freed
+            # memory later. The runner left the task alone; abandon the context too.
+            self._abandon(self._error())
+            raise ConnectionLost(f"the iSCSI session to {self.url.portal} failed: {self._dead}", device=self.device)
+        status, residual_status, residual, sense = done
+        if not status and not residual_status and not in_len:
+            # The hot write loop: a GOOD command without data-in is one shared result.
+            good = self._good.get(out_len)
+            if good is None:
+                good = self._good[out_len] = CommandResult(status=0, sense=b"", data=_EMPTY, transferred=out_len)
+            return good
+        return self._result(status, residual_status, residual, sense, in_view, in_len, out_len, timeout)
 
-    def _out_address(self, data_out: Buffer) -> tuple[int, object]:
-        """Data-out address; for ``bytes`` (immutable, never moves) remembered per object.
-
-        The hot write loop sends the same few pattern buffers again and again, so the
-        cache saves the address lookup on every command; it holds a reference, so an
-        id is never reused while cached.
-        """
-        if type(data_out) is bytes:
-            hit = self._bytes_cache.get(id(data_out))
-            if hit is not None and hit[0] is data_out:
-                return hit[1], None
-            address, keep = buffer_address(data_out)
-            if len(self._bytes_cache) >= 8:
-                self._bytes_cache.clear()
-            self._bytes_cache[id(data_out)] = (data_out, address, keep)
-            return address, None
-        return buffer_address(data_out)
-
-    def _result(self, task: int, in_view: memoryview, in_len: int, out_len: int, timeout: float) -> CommandResult:
-        t = self._task_struct.from_address(task)
-        status = t.status & 0xFFFFFFFF
+    def _result(self, status: int, residual_status: int, residual: int, sense: bytes, in_view: memoryview,
+                in_len: int, out_len: int, timeout: float) -> CommandResult:
         if status == _iscsi_lib.STATUS_TIMEOUT:
             raise CommandTimeout(
                 f"the command did not complete within {timeout:g} s", device=self.device,
@@ -321,15 +307,10 @@ class IscsiTransport(Transport):
             )
         if status > 0xFF:
             raise TransportError(f"libiscsi returned status {status:#x}: {self._error()}", device=self.device)
-        sense = b""
-        if status == 0x02 and t.datain.size >= 2 and t.datain.data:
-            raw = ctypes.string_at(t.datain.data, t.datain.size)
-            length = int.from_bytes(raw[:2], "big")
-            sense = raw[2 : 2 + length]
         expected = in_len or out_len
         transferred = expected
-        if t.residual_status == _iscsi_lib.RESIDUAL_UNDERFLOW:
-            transferred = max(0, expected - int(t.residual))
+        if residual_status == _iscsi_lib.RESIDUAL_UNDERFLOW:
+            transferred = max(0, expected - residual)
         data = in_view[:transferred] if in_len else _EMPTY
         return CommandResult(status=status, sense=sense, data=data, transferred=transferred)
 
