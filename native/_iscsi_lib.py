@@ -196,7 +196,12 @@ def bind(lib: ctypes.CDLL, path: str) -> Libiscsi:
 
 def make_runner(lib: ctypes.CDLL, task: type[ctypes.Structure]) -> object:
     """The C per-command runner, given this library's entry points and task layout."""
-    from native import _iscsi_cmd
+    try:
+        from native import _iscsi_cmd
+    except ImportError:
+        raise TransportUnavailable(
+            "the C helper native._iscsi_cmd is not built", hint="rebuild: pip install -e . (compiles native/src)"
+        ) from None
 
     def address(name: str) -> int:
         return ctypes.cast(getattr(lib, name), ctypes.c_void_p).value or 0
