@@ -189,7 +189,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--dir", default="/var/tmp/tapediag-bench", help="scratch directory on the disk under test")
     ap.add_argument("--reps", type=int, default=5)
-    ap.add_argument("--small-files-per-dir", type=int, default=8, help="files per directory (155 dirs per stream)")
+    ap.add_argument("--small-files-per-dir", type=int, default=16, help="files per directory (155 dirs per stream)")
     ap.add_argument("--only", help="run only workloads whose name contains this (e.g. 'KiB')")
     ap.add_argument("--streams", type=int, choices=(1, 4), help="run only this stream count")
     ap.add_argument("--json", help="also write the raw figures here")
