@@ -101,9 +101,33 @@ static inline Py_ssize_t block_offset(uint64_t block, Py_ssize_t block_size, Py_
     return (Py_ssize_t)((block * (uint64_t)per_block) % (uint64_t)starts) * chunk;
 }
 
+#if defined(__GNUC__)
+typedef uint64_t u64x2 __attribute__((vector_size(16)));
+#endif
+
 static inline void xor_copy(uint8_t *dst, const uint8_t *src, Py_ssize_t len, uint64_t key)
 {
     Py_ssize_t i = 0;
+#if defined(__GNUC__)
+    /* 64 bytes a turn in four 16-byte lanes: the compiler's own vectorization does 16
+     * with loop overhead on each, twice the instructions for the same memory traffic. */
+    u64x2 k2 = {key, key};
+    for (; i + 64 <= len; i += 64) {
+        u64x2 a, b, c, d;
+        memcpy(&a, src + i, 16);
+        memcpy(&b, src + i + 16, 16);
+        memcpy(&c, src + i + 32, 16);
+        memcpy(&d, src + i + 48, 16);
+        a ^= k2;
+        b ^= k2;
+        c ^= k2;
+        d ^= k2;
+        memcpy(dst + i, &a, 16);
+        memcpy(dst + i + 16, &b, 16);
+        memcpy(dst + i + 32, &c, 16);
+        memcpy(dst + i + 48, &d, 16);
+    }
+#endif
     for (; i + 8 <= len; i += 8) {
         uint64_t v;
         memcpy(&v, src + i, 8);
