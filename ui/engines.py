@@ -136,6 +136,14 @@ def run_headline(run) -> str:
     for key in ("headline", "summary", "verdict"):
         if isinstance(r.get(key), str):
             return r[key]
+    health = r.get("health")
+    if isinstance(health, dict) and health.get("verdict"):
+        ident = r.get("identity") or {}
+        reasons = "; ".join(health.get("reasons") or [])
+        return (f"Health: {health['verdict']} — {ident.get('vendor', '')} {ident.get('product', '')} "
+                f"serial {ident.get('serial') or '?'}" + (f" ({reasons})" if reasons else ""))
+    if isinstance(r.get("files_s"), (int, float)) and isinstance(r.get("mb_s"), (int, float)):
+        return f"{r['mb_s']:.1f} MB/s, {r['files_s']:,.0f} files/s, {r.get('total_files', 0):,} files"
     figures = []
     for key in ("write_mb_s", "read_mb_s", "mb_s", "rate_mb_s"):
         if isinstance(r.get(key), (int, float)):

@@ -128,7 +128,9 @@ class ThroughputPlot(QWidget):
         item.setMouseEnabled(x=False, y=False)
         item.hideButtons()
         self._x_hi = self._y_hi = 0.0
-        self.legend = item.addLegend(offset=(-10, 10), labelTextColor=fg)
+        legend_bg = QColor(pal.color(QPalette.ColorRole.Base))
+        legend_bg.setAlpha(210)
+        self.legend = item.addLegend(offset=(-10, 10), labelTextColor=fg, brush=pg.mkBrush(legend_bg))
         self.view.setMinimumHeight(220)
         self.view.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         layout = QVBoxLayout(self)
@@ -139,8 +141,9 @@ class ThroughputPlot(QWidget):
         self._spare = {phase: self._make_pair(phase) for phase in PHASE_COLOURS}
         self._latencies: list[np.ndarray] = []
         self._stall_x: list[float] = []
-        self._stalls = pg.ScatterPlotItem(symbol="t", size=12, brush=pg.mkBrush("#d62728"), pen=pg.mkPen("#d62728"), name="Stall")
+        self._stalls = pg.ScatterPlotItem(symbol="t", size=12, brush=pg.mkBrush("#d62728"), pen=pg.mkPen("#d62728"))
         item.addItem(self._stalls)
+        self._stall_in_legend = False
         self._refs: list[pg.InfiniteLine] = []
         self.t_max = 0.0
         self.sample_count = 0
@@ -159,6 +162,9 @@ class ThroughputPlot(QWidget):
         self._latencies.clear()
         self._stall_x.clear()
         self._stalls.setData([], [])
+        if self._stall_in_legend:
+            self.legend.removeItem(self._stalls)
+            self._stall_in_legend = False
         self._x_hi = self._y_hi = 0.0
         self.t_max = 0.0
         self.sample_count = 0
@@ -201,6 +207,9 @@ class ThroughputPlot(QWidget):
             avg.setData(x, rolling_mean(y, self._avg_bins()))
         if self._stall_x:
             self._stalls.setData(self._stall_x, [0.0] * len(self._stall_x))
+            if not self._stall_in_legend:
+                self.legend.addItem(self._stalls, "Stall (an I/O far slower than the rest)")
+                self._stall_in_legend = True
         self._fit_ranges()
 
     def _fit_ranges(self) -> None:

@@ -76,6 +76,7 @@ class RunView(QWidget):
         self.messages = QListWidget()
         self.messages.setMaximumHeight(90)
         self.messages.setObjectName("runMessages")
+        self.messages.hide()  # shown with the first message
         top = QHBoxLayout()
         top.addWidget(self.phase_label, 1)
         top.addWidget(self.cancel_button)
@@ -104,6 +105,7 @@ class RunView(QWidget):
         self.plot.set_reference_rates(references or [])
         self.plot.prepare(phases)
         self.messages.clear()
+        self.messages.hide()
         self.progress.setValue(0)
         self.progress.setFormat("%p%")
         self._recent.clear()
@@ -195,4 +197,5 @@ class RunView(QWidget):
         elif m.level == "warning":
             item.setForeground(Qt.GlobalColor.darkYellow)
         self.messages.addItem(item)
+        self.messages.show()
         self.messages.scrollToBottom()

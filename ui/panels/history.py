@@ -46,7 +46,9 @@ class HistoryPanel(WizardPanel):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
-        self.table.horizontalHeader().setSectionResizeMode(5, QHeaderView.ResizeMode.Stretch)
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
+        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.table.setWordWrap(False)
         self.table.itemSelectionChanged.connect(self._selection_changed)
         self.details = ResultTree()
         self.plot = ThroughputPlot()
@@ -102,12 +104,17 @@ class HistoryPanel(WizardPanel):
                      engines.run_headline(run)]
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
+                if c == 5:
+                    item.setToolTip(text)
                 if c == 0:
                     item.setData(Qt.ItemDataRole.UserRole, run.id)
                 if c == 3 and run.status in STATUS_COLOURS:
                     item.setForeground(STATUS_COLOURS[run.status])
                 self.table.setItem(r, c, item)
-        self.table.resizeColumnsToContents()
+        header = self.table.horizontalHeader()
+        for c in range(5):
+            header.setSectionResizeMode(c, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(5, QHeaderView.ResizeMode.Stretch)
         for r, run in enumerate(runs):
             if run.id in selected:
                 self.table.selectRow(r)

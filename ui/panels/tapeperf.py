@@ -88,23 +88,30 @@ class TapePerfPanel(TestPanel):
         return engines.tapeperf_params(self.values())
 
     def confirm_text(self, params: Any) -> str:
-        v = self.values()
-        where = "the beginning of the tape" if v["start"] == "bot" else "the end of the recorded data"
-        writes = "write" in v["direction"]
-        text = f"<p>Drive: <b>{self.device}</b></p><p>"
-        if writes:
-            text += (f"This test <b>writes {v['size']}B</b> of {v['pattern']} data in {v['mode']} "
-                     f"{v['block_size']}B blocks ({v['io_size']}B per command), starting at {where}.</p>")
-            if v["start"] == "bot":
+        from ui.format import human_bytes, human_duration, human_size
+
+        where = "the beginning of the tape" if params.start == "bot" else "the end of the recorded data"
+        amount = (f"{human_size(params.size)} ({human_bytes(params.size)})" if params.size is not None
+                  else f"for {human_duration(params.duration)}")
+        text = f"<p>Drive: <b>{self.device}</b></p>"
+        if params.writes:
+            text += (f"<p>This test <b>writes {amount}</b> of {params.pattern.name} data in {params.mode} "
+                     f"{human_size(params.block_size)} blocks ({human_size(params.io_size)} per command), "
+                     f"starting at {where}"
+                     + (f", with a filemark every {human_size(params.filemarks_every)}" if params.filemarks_every else "")
+                     + ".</p>")
+            if params.start == "bot":
                 text += "<p><b>Everything on the cartridge will be overwritten.</b></p>"
             else:
                 text += "<p>Data already on the cartridge is kept; the test data is appended after it.</p>"
-        if "read" in v["direction"]:
-            text += "<p>It then reads the data back" if writes else "<p>This test reads the cartridge from the beginning"
-            text += " to the end of the test data" + (" and verifies every block" if v["verify"] else "") + ".</p>"
-        if not writes:
+        if params.reads:
+            text += "<p>It then reads the data back" if params.writes else \
+                "<p>This test reads the cartridge from the beginning"
+            text += " to the end of the test data" + (" and verifies every block" if params.verify else "") + ".</p>"
+        if not params.writes:
             text += "<p>Nothing is written.</p>"
-        text += "<p>Before the first write the engine checks the cartridge; if it holds data you will be asked.</p>" if writes else ""
+        else:
+            text += "<p>Before the first write the engine checks the cartridge; if it holds data you will be asked.</p>"
         return text
 
     def probe(self, params: Any) -> Job | None:

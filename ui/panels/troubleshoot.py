@@ -2,6 +2,8 @@
 recommendations. Figures are typed in or taken from recorded runs ("run 12")."""
 from __future__ import annotations
 
+from html import escape
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -11,11 +13,10 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QListWidget,
-    QListWidgetItem,
     QPushButton,
     QTableWidget,
     QTableWidgetItem,
+    QTextBrowser,
     QVBoxLayout,
     QWidget,
 )
@@ -114,12 +115,12 @@ class TroubleshootPanel(WizardPanel):
         self.table.setObjectName("bottleneckTable")
         self.table.setHorizontalHeaderLabels(["Test", "Performance (MB/s)", "Bottleneck?", "Source"])
         self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        self.recommendations = QListWidget()
+        self.recommendations = QTextBrowser()
         self.recommendations.setObjectName("recommendations")
-        self.recommendations.setWordWrap(True)
-        self.recommendations.setAlternatingRowColors(True)
+        self.recommendations.setOpenLinks(False)
         lay = QVBoxLayout(results)
         lay.addWidget(self.verdict)
         lay.addWidget(self.table, 2)
@@ -135,6 +136,7 @@ class TroubleshootPanel(WizardPanel):
         self.diagnosis: dict | None = None
         self.run_id: int | None = None
         self.last_report = None
+        self.recommendation_titles: list[str] = []
         saved = load_json("troubleshoot/values")
         if isinstance(saved, dict):
             for k, v in saved.items():
@@ -193,15 +195,16 @@ class TroubleshootPanel(WizardPanel):
                         item.setForeground(SEVERITY_COLOURS["critical"])
                 self.table.setItem(i, c, item)
         self.table.resizeColumnsToContents()
-        self.recommendations.clear()
+        self.table.resizeRowsToContents()
+        self.recommendation_titles = [rec["title"] for rec in d.get("recommendations", [])]
+        html = []
         for rec in d.get("recommendations", []):
-            item = QListWidgetItem(f"{rec['title']}\n{rec['advice']}\nWhy: {rec['reason']} ({rec['source']})")
-            colour = REC_COLOURS.get(rec.get("severity", ""))
-            if colour is not None:
-                item.setForeground(colour)
-            self.recommendations.addItem(item)
-        if not d.get("recommendations"):
-            self.recommendations.addItem("No rule applies to these figures.")
+            colour = REC_COLOURS.get(rec.get("severity", ""), SEVERITY_COLOURS["info"]).name()
+            html.append(
+                f"<p><span style='color:{colour}; font-weight:bold'>■ {escape(rec.get('severity', '').upper())}</span>"
+                f" &nbsp;<b>{escape(rec['title'])}</b><br>{escape(rec['advice'])}<br>"
+                f"<i>Why:</i> {escape(rec['reason'])} <span style='color:gray'>({escape(rec['source'])})</span></p>")
+        self.recommendations.setHtml("".join(html) or "<p>No rule applies to these figures.</p>")
         self.report_button.setEnabled(self.run_id is not None and engines.reports_available())
         self.show_page("results")
 
