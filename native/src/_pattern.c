@@ -337,11 +337,15 @@ static PyObject *filler_wait(FillerObject *f, PyObject *unused)
         return NULL;
     }
     if (!f->busy) Py_RETURN_NONE;
-    f->waiting = 1;
-    Py_BEGIN_ALLOW_THREADS
-    PyThread_acquire_lock(f->done, WAIT_LOCK);
-    Py_END_ALLOW_THREADS
-    f->waiting = 0;
+    /* Usually the fill finished while the I/O was on the wire: then keep the GIL, so
+     * no other Python thread (a GUI) gets a chance to hold up the hot loop here. */
+    if (!PyThread_acquire_lock(f->done, NOWAIT_LOCK)) {
+        f->waiting = 1;
+        Py_BEGIN_ALLOW_THREADS
+        PyThread_acquire_lock(f->done, WAIT_LOCK);
+        Py_END_ALLOW_THREADS
+        f->waiting = 0;
+    }
     f->busy = 0;
     PyBuffer_Release(&f->dst);
     PyBuffer_Release(&f->pool);
