@@ -149,6 +149,31 @@ class ThroughputPlot(QWidget):
         self.sample_count = 0
         self._warm_up()
 
+    def changeEvent(self, event) -> None:  # noqa: N802 (Qt)
+        """Follow the system's light/dark palette when it changes at run time."""
+        from PySide6.QtCore import QEvent
+
+        if event.type() == QEvent.Type.PaletteChange:
+            self._apply_palette()
+        super().changeEvent(event)
+
+    def _apply_palette(self) -> None:
+        pal = self.palette()
+        fg = pal.color(QPalette.ColorRole.Text)
+        self.view.setBackground(pal.color(QPalette.ColorRole.Base))
+        item = self.view.getPlotItem()
+        for axis in ("left", "bottom"):
+            item.getAxis(axis).setPen(pg.mkPen(fg))
+            item.getAxis(axis).setTextPen(pg.mkPen(fg))
+            item.getAxis(axis).label.setDefaultTextColor(fg)
+        legend_bg = QColor(pal.color(QPalette.ColorRole.Base))
+        legend_bg.setAlpha(210)
+        self.legend.setBrush(pg.mkBrush(legend_bg))
+        self.legend.setLabelTextColor(fg)
+        for line in self._refs:
+            line.setPen(pg.mkPen(fg, width=1, style=Qt.PenStyle.DashLine))
+            line.label.setColor(fg)
+
     # -- data --------------------------------------------------------------------------
     def clear(self) -> None:
         for phase, (raw, avg) in self._curves.items():

@@ -119,3 +119,33 @@ def test_a_write_protected_cartridge_cannot_be_overridden(qtbot, window):
     assert not panel.confirm_box.isVisible()
     assert not panel.start_button.isEnabled()
     wait_idle(qtbot, window)
+
+
+def test_the_engines_own_refusal_brings_back_the_confirmation(qtbot, window):
+    """Started before the confirm page's check came back: the engine itself refuses
+    (SafetyRefusal), nothing is written, and the confirm page asks; the re-run is forced."""
+    select_device(qtbot, window, DEVICE)
+    panel = window.show_panel("tapeperf")
+    _to_confirm(qtbot, panel, "64M", direction="write")
+    _wait_probe(qtbot, panel)
+    panel.start_button.click()  # a first run puts data on the cartridge
+    qtbot.waitUntil(lambda: panel.current_page() == "results", timeout=60000)
+    panel.new_button.click()
+    panel.params_next.click()
+    panel.refusal = None  # as if the probe had not answered yet
+    panel._update_start()
+    panel.start_button.click()
+    qtbot.waitUntil(lambda: panel.current_page() == "confirm" and panel.confirm_box.isVisible(), timeout=60000)
+    assert "block at BOT" in panel.found_label.text()
+    assert not panel.start_button.isEnabled()
+    panel.confirm_box.setChecked(True)
+    panel.start_button.click()
+    qtbot.waitUntil(lambda: panel.current_page() == "results", timeout=60000)
+    assert panel.outcome == "complete"
+    wait_idle(qtbot, window)
+    from app.history import History
+
+    with History.open() as h:
+        statuses = [r.status for r in reversed(h.list_runs(kind="tape-perf"))]
+    assert statuses[0] == "complete" and statuses[-1] == "complete" and len(statuses) == 3
+    assert statuses[1] in ("refused", "failed")  # the refused attempt is on record, nothing written

@@ -60,3 +60,36 @@ def test_a_failure_on_a_worker_becomes_a_dialog_with_the_decoded_cause(qtbot, wi
     assert dialogs and "no run 4242" in dialogs[0].text()
     assert "Traceback" not in dialogs[0].text()
     dialogs[0].accept()
+
+
+def test_tapediag_gui_self_test_starts_and_exits(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "TAPEDIAG_DATA_DIR": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-m", "app", "gui", "--self-test"], capture_output=True, text=True,
+                         env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "window shown" in out.stdout and "devices listed" in out.stdout
+
+
+def test_the_plot_follows_a_dark_palette(qtbot, window):
+    from PySide6.QtGui import QColor, QPalette
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance()
+    old = app.palette()
+    dark = QPalette()
+    dark.setColor(QPalette.ColorRole.Window, QColor("#202124"))
+    dark.setColor(QPalette.ColorRole.Base, QColor("#17181a"))
+    dark.setColor(QPalette.ColorRole.Text, QColor("#e8eaed"))
+    dark.setColor(QPalette.ColorRole.WindowText, QColor("#e8eaed"))
+    try:
+        app.setPalette(dark)
+        plot = window.panels["tapeperf"].runview.plot
+        qtbot.waitUntil(lambda: plot.view.backgroundBrush().color().name() == "#17181a", timeout=5000)
+        assert plot.view.getPlotItem().getAxis("left").textPen().color().name() == "#e8eaed"
+    finally:
+        app.setPalette(old)
+    wait_idle(qtbot, window)
