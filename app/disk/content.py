@@ -93,17 +93,17 @@ def _fallback(spec: str, seed: int) -> Content:
     assert ratio is not None
     lit = 16
     copy = max(2, min(271, round(ratio * (lit * 9 + 19) / 8 - lit)))
-    out = bytearray(POOL_BYTES // 32)
+    size = POOL_BYTES // 32
+    out = bytearray(size)
     pos = 0
-    while pos < len(out):
-        seg = rng.integers(0, 256, lit, dtype=np.uint8).tobytes()
-        out[pos : pos + lit] = seg
-        pos += lit
+    while pos < size:
+        chunk_start = pos - pos % CHUNK
+        n = min(lit, size - pos)
+        out[pos : pos + n] = rng.integers(0, 256, n, dtype=np.uint8).tobytes()
+        pos += n
         dist = 8 * int(rng.integers(1, 9))
-        for _ in range(copy):
-            if pos >= len(out):
-                break
-            back = pos - dist if pos % CHUNK >= dist else pos - 1
-            out[pos] = out[back] if back >= pos - pos % CHUNK else 0
+        end = min(pos + copy, size, chunk_start + CHUNK)  # copies stay inside their chunk
+        while pos < end and pos - dist >= chunk_start:
+            out[pos] = out[pos - dist]
             pos += 1
     return Content(f"{ratio:g}:1", bytes(out), True, None)
