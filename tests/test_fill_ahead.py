@@ -75,3 +75,26 @@ def test_mismatched_buffers_are_refused(gen) -> None:
 
     with pytest.raises(InvalidParameter):
         FillAhead(gen, bytearray(IO), bytearray(IO + 1))
+
+
+def test_data_stays_exact_across_inline_and_background_spells(gen) -> None:
+    """A device faster than the fill makes FillAhead fill inline for a while: same bytes."""
+    ahead = FillAhead(gen, bytearray(IO), bytearray(IO))
+    ahead.LATE_LIMIT, ahead.INLINE_RUN = 0, 3  # switch at once, come back after 3 I/Os
+    try:
+        for k in range(10):
+            assert ahead.take(4 * k, 4 * k + 4) == _inline(gen, 4 * k), f"I/O {k}"
+    finally:
+        ahead.close()
+
+
+def test_ready_reports_a_finished_fill_without_blocking(gen) -> None:
+    filler = _pattern.Filler()
+    assert filler.ready()  # nothing outstanding
+    buf = bytearray(IO)
+    filler.start(buf, gen.pool.data, BLOCK, 0, gen.seed, 4096, True)
+    while not filler.ready():
+        pass
+    assert filler.ready()  # stays ready until wait() collects it
+    filler.wait()
+    assert buf == _inline(gen, 0)

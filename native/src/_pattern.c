@@ -247,6 +247,7 @@ typedef struct {
     PyObject_HEAD
     PyThread_type_lock go, done, exited; /* used as binary semaphores, all born taken */
     int started, stop, busy, waiting;    /* changed only with the GIL held, except stop (before go) */
+    int finished;                        /* ready() saw the outstanding fill complete */
     Py_buffer dst, pool;
     Py_ssize_t block_size, chunk;
     uint64_t first, seed;
@@ -339,7 +340,7 @@ static PyObject *filler_wait(FillerObject *f, PyObject *unused)
     if (!f->busy) Py_RETURN_NONE;
     /* Usually the fill finished while the I/O was on the wire: then keep the GIL, so
      * no other Python thread (a GUI) gets a chance to hold up the hot loop here. */
-    if (!PyThread_acquire_lock(f->done, NOWAIT_LOCK)) {
+    if (!f->finished && !PyThread_acquire_lock(f->done, NOWAIT_LOCK)) {
         f->waiting = 1;
         Py_BEGIN_ALLOW_THREADS
         PyThread_acquire_lock(f->done, WAIT_LOCK);
@@ -347,15 +348,24 @@ static PyObject *filler_wait(FillerObject *f, PyObject *unused)
         f->waiting = 0;
     }
     f->busy = 0;
+    f->finished = 0;
     PyBuffer_Release(&f->dst);
     PyBuffer_Release(&f->pool);
     Py_RETURN_NONE;
 }
 
+static PyObject *filler_ready(FillerObject *f, PyObject *unused)
+{
+    if (!f->busy || f->finished) Py_RETURN_TRUE;
+    if (f->waiting || !PyThread_acquire_lock(f->done, NOWAIT_LOCK)) Py_RETURN_FALSE;
+    f->finished = 1;
+    Py_RETURN_TRUE;
+}
+
 static void filler_dealloc(FillerObject *f)
 {
     if (f->busy) { /* never leave the worker writing into freed memory */
-        PyThread_acquire_lock(f->done, WAIT_LOCK);
+        if (!f->finished) PyThread_acquire_lock(f->done, WAIT_LOCK);
         PyBuffer_Release(&f->dst);
         PyBuffer_Release(&f->pool);
     }
@@ -372,6 +382,7 @@ static PyMethodDef filler_methods[] = {
     {"start", (PyCFunction)filler_start, METH_VARARGS,
      "start(dst, pool, block_size, first_block, seed, chunk, keyed): fill() on the worker thread; returns at once"},
     {"wait", (PyCFunction)filler_wait, METH_NOARGS, "wait(): block until the outstanding fill is done (no-op when none)"},
+    {"ready", (PyCFunction)filler_ready, METH_NOARGS, "ready() -> True when wait() would not block"},
     {NULL, NULL, 0, NULL},
 };
 
