@@ -1,6 +1,7 @@
 """The main window: device pane on the left, one wizard panel per task on the right."""
 from __future__ import annotations
 
+import gc
 import logging
 
 from PySide6.QtCore import QByteArray, Qt
@@ -53,6 +54,11 @@ class MainWindow(QMainWindow):
         self._menus()
         self._restore()
         self.devices.refresh(select=settings().value("last_device"))
+        # Everything built so far (Qt wrappers, pyqtgraph items, modules) lives as long as
+        # the window: freezing it keeps the collector's full passes, which hold the GIL
+        # and so stall the GUI mid-run, from walking those objects again and again.
+        gc.collect()
+        gc.freeze()
 
     def _menus(self) -> None:
         file_menu = self.menuBar().addMenu("&File")

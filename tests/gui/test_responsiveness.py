@@ -73,11 +73,12 @@ def test_no_event_loop_gap_over_100_ms_while_the_virtual_drive_streams_at_full_s
     assert max(gaps) < 0.100
 
 
-def test_the_window_stays_fluid_while_the_null_device_takes_gigabytes_per_second(qtbot, window):
-    """``virtual:null`` accepts every WRITE at once, so the engine's Python loop runs flat out
-    (several GB/s) and competes with the GUI thread for the GIL on every Qt call. On this
-    shared 2-core machine single repaints then take 70-180 ms now and then (measured and
-    printed); what must hold is that 99 % of the 10 ms ticks arrive within 100 ms."""
+def test_no_event_loop_gap_over_100_ms_while_the_null_device_takes_gigabytes_per_second(qtbot, window):
+    """``virtual:null`` accepts every WRITE at once, so the engine's Python loop runs flat
+    out (several GB/s, ~10,000 I/Os a second) and competes with the GUI thread for the GIL.
+    What keeps the gaps short: redraws at most 5 a second with stepped axis ranges,
+    pyqtgraph warmed up before the run, a 50 µs GIL switch interval, and the window's
+    long-lived objects frozen out of the collector's full passes (ui/mainwindow.py)."""
     write, gaps, _ = _run_and_measure(qtbot, window, "virtual:null")
     assert write["ios"] > 1000
-    assert sorted(gaps)[int(len(gaps) * 0.99)] < 0.100
+    assert max(gaps) < 0.100
