@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QApplication, QLabel, QMainWindow, QMessageBox, QS
 
 from app import __version__
 from ui.devices import DevicePane
+from ui.runview import RunView
 from ui.settings import settings
 from ui.worker import DeviceWorkers
 from ui.wizard import WizardPanel
@@ -135,4 +136,6 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage("Cancelling the running test…")
             QApplication.processEvents()
         self.workers.shutdown()
+        for view in self.findChildren(RunView):
+            view.release_gc()
         super().closeEvent(event)

@@ -5,6 +5,7 @@ The same timer is first run for 2 s with the window idle: that anchor says how m
 of any gap is the (shared, loaded) machine rather than the app, and is printed."""
 from __future__ import annotations
 
+import gc
 import time
 
 import pytest
@@ -62,6 +63,7 @@ def _run_and_measure(qtbot, window, device: str) -> tuple[dict, list[float], lis
     print(f"\n{device}: {write['mb_s']:.0f} MB/s, {write['ios']} I/Os in {write['elapsed']:.2f} s; "
           f"event loop during the test: {_fmt(gaps)}; idle anchor: {_fmt(idle)}")
     assert panel.runview.plot.sample_count == write["ios"]  # every I/O reached the plot
+    assert gc.isenabled()  # the collector, held off while streaming, runs again
     wait_idle(qtbot, window)
     return write, gaps, idle
 
