@@ -93,3 +93,29 @@ def test_the_plot_follows_a_dark_palette(qtbot, window):
     finally:
         app.setPalette(old)
     wait_idle(qtbot, window)
+
+
+def test_last_device_and_last_parameters_persist(qtbot):
+    from ui.mainwindow import MainWindow
+
+    from tests.gui.conftest import select_device
+
+    first = MainWindow()
+    qtbot.addWidget(first)
+    first.show()
+    select_device(qtbot, first, "virtual:lto7")
+    tape = first.show_panel("tapeperf")
+    tape.choose_next.click()
+    tape.apply_preset("HP-UX style")
+    tape.apply_values({"size": "2G", "verify": True})
+    wait_idle(qtbot, first)
+    first.close()
+
+    second = MainWindow()
+    qtbot.addWidget(second)
+    second.show()
+    qtbot.waitUntil(lambda: second.devices.selected == "virtual:lto7", timeout=15000)
+    values = second.panels["tapeperf"].values()
+    assert (values["block_size"], values["size"], values["verify"]) == ("128K", "2G", True)
+    wait_idle(qtbot, second)
+    second.close()
