@@ -175,10 +175,17 @@ class ReadDataTest:
         if sys.platform == "win32" or not diskio.NATIVE:
             return ["the page cache cannot be bypassed on this platform: re-reading recently written data may "
                     "be served from memory"] if not p.direct else []
-        paths = [os.path.join(d.path, n) for d in dirs for n, s in zip(d.names, d.sizes) if s >= 4096]
-        if not paths:
+        # up to 16 directories spread over the walk, the largest file of each: a sample
+        # that costs the same for a thousand files or for millions
+        picks = sorted({int(i) for i in np.linspace(0, len(dirs) - 1, min(16, len(dirs)))})
+        sample = []
+        for i in picks:
+            d = dirs[i]
+            k = int(np.argmax(d.sizes))
+            if d.sizes[k] >= 4096:
+                sample.append(os.fsdecode(os.path.join(d.path, d.names[k])))
+        if not sample:
             return []
-        sample = [os.fsdecode(paths[i]) for i in np.linspace(0, len(paths) - 1, min(16, len(paths))).astype(int)]
         fractions = []
         for path in sample:
             if p.evict:
