@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from native.errors import DiskTestError
+from native.errors import DiskTestError, InvalidParameter
 
 MANIFEST_NAME = ".tapediag-manifest.json"
 FORMAT = "tapediag-create-data"
@@ -149,6 +149,8 @@ def clean(target: str | os.PathLike[str], run_id: str | None = None) -> CleanRes
     """Remove what the manifest in ``target`` lists (one run, or all), then the manifest
     itself once no run is left in it."""
     root = Path(target)
+    if not root.is_dir():
+        raise InvalidParameter(f"{root} is not a directory", hint="give the directory create-data wrote to")
     manifest = Manifest.load(root)
     runs = [r for r in manifest.runs if run_id is None or r.run_id == run_id]
     result = CleanResult(str(root), runs=len(runs))
