@@ -140,79 +140,6 @@ class BlockGenerator:
         return _pattern.mismatch(data, self.pool.data, self.block_size, block_number, self.seed, CHUNK, self.pool.keyed)
 
 
-class FillAhead:
-    """Double-buffered blocks for a write loop: the next I/O is generated while this one is sent.
-
-    The fill of a 1 MiB I/O is a pass over memory (tens to hundreds of µs on a busy
-    machine), as long as the host side of an iSCSI WRITE itself. Done inline it sits on
-    the critical path; here a C worker thread (``_pattern.Filler``, no GIL) fills the
-    other buffer while the caller's WRITE waits for the target. ``take`` guesses the
-    following I/O's first block; when a short write makes the guess wrong, the buffer
-    is refilled inline, so the data written is always exactly ``fill``'s.
-
-    When the device is faster than the fill (``virtual:null``, a RAM target), the worker
-    is late every time and the two thread wake-ups per I/O only add latency: after
-    ``LATE_LIMIT`` late fills in a row it fills inline for ``INLINE_RUN`` I/Os, then
-    tries the worker again (a real drive slows once its buffer is full).
-    """
-
-    LATE_LIMIT = 8
-    INLINE_RUN = 256
-
-    def __init__(self, gen: BlockGenerator, first: bytearray, second: bytearray) -> None:
-        if len(first) != len(second):
-            raise InvalidParameter("the two fill-ahead buffers must be the same size")
-        self._gen = gen
-        self._bufs = (first, second)
-        self._filler = _pattern.Filler()
-        self._next = 0  # index of the buffer holding (or being filled with) _next_block
-        self._next_block: int | None = None
-        self._late = 0  # consecutive takes that found the worker still filling
-        self._inline = 0  # I/Os left to fill inline
-        pool = gen.pool
-        self._args = (pool.data, gen.block_size)
-        self._tail = (gen.seed, CHUNK, pool.keyed)
-
-    def take(self, block: int, following: int) -> bytearray:
-        """The buffer holding blocks ``block, block + 1, ...``; starts filling from ``following``.
-
-        The returned buffer stays untouched until the next ``take`` (or ``close``).
-        """
-        if self._inline:
-            self._inline -= 1
-            buf = self._bufs[self._next]
-            self._gen.fill(buf, block)
-            return buf
-        filler = self._filler
-        if self._next_block is not None and not filler.ready():
-            self._late += 1
-        else:
-            self._late = 0
-        filler.wait()
-        idx = self._next
-        buf = self._bufs[idx]
-        if self._next_block != block:
-            self._gen.fill(buf, block)
-        if self._late >= self.LATE_LIMIT:
-            self._late, self._inline, self._next_block = 0, self.INLINE_RUN, None
-            return buf
-        other = self._bufs[1 - idx]
-        filler.start(other, *self._args, following, *self._tail)
-        self._next, self._next_block = 1 - idx, following
-        return buf
-
-    def close(self) -> None:
-        """Wait for an outstanding fill: afterwards both buffers are the caller's again."""
-        self._filler.wait()
-        self._next_block = None
-
-    def __enter__(self) -> "FillAhead":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
 _POOLS: dict[tuple, Pool] = {}
 _CACHE_LOCK = threading.Lock()
 _CACHE_MAX = 4
@@ -289,4 +216,4 @@ def calibrate(target: float, history: int, block: int, seed: int = 0) -> tuple[f
     return best
 
 
-__all__ = ["Pattern", "BlockGenerator", "FillAhead", "Pool", "calibrate", "clear_pool_cache", "LITERALS", "CHUNK"]
+__all__ = ["Pattern", "BlockGenerator", "Pool", "calibrate", "clear_pool_cache", "LITERALS", "CHUNK"]

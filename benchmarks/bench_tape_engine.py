@@ -183,7 +183,7 @@ def bench_tgt(size: int, rounds: int, callgrind: bool = True) -> None:
           f" the per-round ratios  (target >= 0.90)")
     if bare_cpu:
         print(f"  initiator CPU per 1 MiB WRITE (median): C loop {med(bare_cpu):4.0f} us, engine {med(engine_cpu):4.0f} us"
-              f" (engine: pattern fill on its worker thread and samples included)")
+              f" (engine: pattern fill and samples included)")
     print(f"  runs C loop {', '.join(f'{v * 1000:.0f}' for v in bare)}")
     print(f"  runs engine {', '.join(f'{v * 1000:.0f}' for v in engine_stream)}")
     print(f"  per-round ratios {', '.join(f'{v:.2f}' for v in paired)}")
@@ -194,7 +194,7 @@ def bench_tgt(size: int, rounds: int, callgrind: bool = True) -> None:
             "c": "C loop (libiscsi, static buffer)",
             "transport": "IscsiTransport.execute loop",
             "drive": "TapeDrive.write loop",
-            "engine": "engine write phase, all threads",
+            "engine": "engine write phase",
             "fill": "  of which: pattern fill of 1 MiB",
         }
         for key, label in labels.items():
@@ -202,8 +202,7 @@ def bench_tgt(size: int, rounds: int, callgrind: bool = True) -> None:
                 print(f"    {label:34s} {figures[key]:9.0f}  ({figures[key] / c:6.2f} x the C loop)")
         if "engine" in figures and "fill" in figures:
             rest = figures["engine"] - figures["fill"]
-            print(f"    {'  engine without the fill':34s} {rest:9.0f}  ({rest / c:6.2f} x the C loop;"
-                  f" the fill runs on a worker thread while the WRITE waits)")
+            print(f"    {'  engine without the fill':34s} {rest:9.0f}  ({rest / c:6.2f} x the C loop)")
     elif callgrind:
         print("  callgrind figures skipped: valgrind is not installed (apt-get install valgrind)")
 
