@@ -32,7 +32,6 @@ def main(argv: list[str] | None = None) -> int:
 
     app = build_app()
     from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QApplication
 
     from ui.mainwindow import MainWindow
 

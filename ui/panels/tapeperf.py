@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtWidgets import QCheckBox, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QLabel, QVBoxLayout
 
 from ui import engines
-from ui.format import human_rate
 from ui.panels.testpanel import TestPanel, combo
 from ui.widgets import ValidatedField
 from ui.worker import Job

@@ -7,7 +7,7 @@ running on the device's worker, and settings persistence.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -460,6 +460,3 @@ def combo(items: list[tuple[str, Any]], *, editable: bool = False) -> QComboBox:
         box.addItem(text, data)
     return box
 
-
-def checker(fn: Callable[[str], Any]) -> Callable[[str], Any]:
-    return fn
