@@ -44,19 +44,3 @@ def test_large_file_in_256k_records(tmp_path: Path) -> None:
     data = (tmp_path / "t" / "s01" / "d00" / "f000000.dat").read_bytes()
     sizes = sldc.compressed_sizes(data, 256 << 10)
     assert len(data) / sum(sizes) == pytest.approx(2.0, rel=0.03)
-
-
-def test_fallback_pool_without_the_pattern_generator(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The guarded import: with app.patterns missing, a plainer pool still gives about N:1."""
-    import sys
-
-    from app.disk import content
-
-    monkeypatch.setitem(sys.modules, "app.patterns", None)  # import now raises ImportError
-    two = content.load("2:1")
-    assert two.keyed and two.predicted_ratio is None and len(two.pool) % 8 == 0
-    ratio = len(two.pool[:1 << 18]) / sum(sldc.compressed_sizes(two.pool[:1 << 18], 4096))
-    assert 1.7 < ratio < 2.4
-    assert content.load("zeros").pool == bytes(len(content.load("zeros").pool))
-    with pytest.raises(Exception, match="not a data pattern"):
-        content.check("7:2")
