@@ -12,7 +12,9 @@ side in the timed loop, which a loaded machine distorts far less than
 throughput. Target: Python >= 0.90 x the anchor. Asserts nothing.
 
 ``bare_loop_rate(url, count, block, io=1 MiB) -> GB/s`` is the anchor for other
-benchmarks (``bench_tape_engine.py``).
+benchmarks (``bench_tape_engine.py``), and ``instructions_per_io`` with
+``c_loop_argv`` gives the load-independent version of the comparison: user-space
+instructions per command under callgrind.
 """
 from __future__ import annotations
 
