@@ -5,7 +5,11 @@
  *   disk_anchor read ROOT STREAMS BUFSIZE
  *
  * create: one thread per stream builds ROOT/sNN/dNN/... pre-order, files of MIN..MAX
- * bytes (open O_CREAT|O_EXCL, write, close), then syncfs, like tapediag's default.
+ * bytes, then syncfs, like tapediag's default.  Each file is the same job tapediag
+ * does: openat(dirfd, O_WRONLY|O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC), one write of bytes
+ * taken from a random 4 KiB-aligned offset of a 32 MiB pool and XOR-ed with a per-file
+ * 64-bit key (unique bytes per file, no dedup), close.  Nothing else: no latency
+ * clock, no manifest, no sampling.
  * read: thread i walks ROOT/s0i first (untimed), then fadvise(DONTNEED) + reads each
  * file whole with BUFSIZE reads (timed).
  * Prints "files bytes seconds" with seconds = the slowest thread (common start).
@@ -53,22 +57,43 @@ static uint64_t next(uint64_t *s)
     return *s;
 }
 
-static void create_dir(job_t *j, const char *path, int level)
+#define POOL (32L << 20)
+
+/* pool[off..off+n) XOR key in 8-byte phase into out (wrapping at the pool's end) */
+static void fill(unsigned char *out, long off, long n, uint64_t key)
 {
-    char p[4096];
+    long o = off % POOL;
+    for (long i = 0; i < n; i += 8, o += 8) {
+        uint64_t w;
+        if (o == POOL)
+            o = 0;
+        memcpy(&w, wbuf + o, 8);
+        w ^= key;
+        memcpy(out + i, &w, 8);
+    }
+}
+
+static void create_dir(job_t *j, int parent, int level, unsigned char *scratch)
+{
+    char name[32];
     for (int b = 0; b < breadth; b++) {
-        snprintf(p, sizeof p, "%s/d%02d", path, b);
-        if (mkdir(p, 0755) < 0) { perror(p); exit(1); }
+        snprintf(name, sizeof name, "d%02d", b);
+        if (mkdirat(parent, name, 0755) < 0) { perror(name); exit(1); }
+        int dfd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (dfd < 0) { perror(name); exit(1); }
         for (int f = 0; f < fpd; f++) {
-            char fp[4200];
-            snprintf(fp, sizeof fp, "%s/f%06d.dat", p, f);
+            char fn[32];
+            snprintf(fn, sizeof fn, "f%06d.dat", f);
             long size = minsz + (long)(next(&j->rng) % (uint64_t)(maxsz - minsz + 1));
-            int fd = open(fp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-            if (fd < 0) { perror(fp); exit(1); }
+            long off = (long)(next(&j->rng) % (POOL / 4096)) * 4096;
+            uint64_t key = next(&j->rng) | 1;
+            int fd = openat(dfd, fn, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+            if (fd < 0) { perror(fn); exit(1); }
             long done = 0;
             while (done < size) {
                 long n = size - done > bufsz ? bufsz : size - done;
-                ssize_t w = write(fd, wbuf + (done % (4 << 20)), n);
+                fill(scratch, off + done, n, key);
+                ssize_t w = write(fd, scratch, n);
                 if (w <= 0) { perror("write"); exit(1); }
                 done += w;
             }
@@ -77,7 +102,8 @@ static void create_dir(job_t *j, const char *path, int level)
             j->bytes += size;
         }
         if (level < depth)
-            create_dir(j, p, level + 1);
+            create_dir(j, dfd, level + 1, scratch);
+        close(dfd);
     }
 }
 
@@ -85,14 +111,16 @@ static void *create_job(void *arg)
 {
     job_t *j = arg;
     char p[4096];
+    unsigned char *scratch = malloc(bufsz + 8);
     snprintf(p, sizeof p, "%s/s%02d", root, j->id);
     pthread_barrier_wait(&barrier);
     if (mkdir(p, 0755) < 0) { perror(p); exit(1); }
-    create_dir(j, p, 1);
-    int fd = open(p, O_RDONLY | O_DIRECTORY);
+    int fd = open(p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    create_dir(j, fd, 1, scratch);
     syncfs(fd);
     close(fd);
     j->end = now();
+    free(scratch);
     return NULL;
 }
 
@@ -151,9 +179,9 @@ int main(int argc, char **argv)
         if (argc != 9) return 2;
         depth = atoi(argv[4]); breadth = atoi(argv[5]); fpd = atoi(argv[6]);
         minsz = atol(argv[7]); maxsz = atol(argv[8]); bufsz = 1 << 20;
-        wbuf = malloc((4 << 20) + bufsz);
+        wbuf = malloc(POOL);
         uint64_t s = 88172645463325252ULL;
-        for (long i = 0; i < (4 << 20) + bufsz; i++) wbuf[i] = (char)next(&s);
+        for (long i = 0; i < POOL; i += 8) { uint64_t v = next(&s); memcpy(wbuf + i, &v, 8); }
     } else {
         bufsz = atol(argv[4]);
     }

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 import numpy as np
+import numpy.random  # noqa: F401 -- numpy loads it lazily: ~25 ms of imports inside the first stream's timed span
 
 from app.disk import content as content_mod
 from app.disk.dirs import DirHandle
@@ -62,6 +63,10 @@ class _Cursor:
     offsets: np.ndarray
     keys: np.ndarray
     next: int = 0
+    large: np.ndarray | None = None  # indices of the files written slice by slice
+
+    def __post_init__(self) -> None:
+        self.large = np.flatnonzero(self.sizes > LARGE_FILE)
 
     @property
     def left(self) -> int:
@@ -69,8 +74,37 @@ class _Cursor:
 
     def next_large(self) -> int:
         """Index of the next file written slice by slice (or the end)."""
-        large = np.flatnonzero(self.sizes[self.next:] > LARGE_FILE)
-        return self.next + int(large[0]) if large.size else len(self.sizes)
+        if not self.large.size:
+            return len(self.sizes)
+        i = int(np.searchsorted(self.large, self.next))
+        return int(self.large[i]) if i < self.large.size else len(self.sizes)
+
+
+class _Draws:
+    """Sizes, pool offsets and keys of a stream's files, drawn a few thousand at a time.
+
+    Drawing per directory (16 files) cost ~100 us of numpy calls each, with the GIL
+    held, i.e. more than the files' own syscalls on a fast disk; one draw per chunk
+    keeps the data set a function of the seed alone.
+    """
+
+    CHUNK = 4096
+
+    def __init__(self, rng: np.random.Generator, p: CreateDataParams, content: content_mod.Content) -> None:
+        self.rng, self.p, self.content = rng, p, content
+        self.arrays = (np.zeros(0, np.int64),) * 3
+        self.pos = 0
+
+    def take(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if self.pos + n > len(self.arrays[0]):
+            k = max(n, self.CHUNK)
+            sizes = draw_sizes(self.rng, self.p.distribution, self.p.min_size, self.p.max_size, k)
+            offsets, keys = self.content.draw(self.rng, k)
+            self.arrays = tuple(np.concatenate((a[self.pos:], b)) for a, b in zip(self.arrays, (sizes, offsets, keys)))
+            self.pos = 0
+        s = slice(self.pos, self.pos + n)
+        self.pos += n
+        return self.arrays[0][s], self.arrays[1][s], self.arrays[2][s]
 
 
 class _StreamStopped(Exception):
@@ -120,7 +154,8 @@ class CreateDataTest:
         base = DirHandle.open(target / run_root if run_root else target)
         try:
             sink(PhaseStarted("create", p.total_size if p.total_size is not None else None))
-            runner = StreamRunner("create", p.streams, sink, cancel, p.total_size, tick=manifest.try_save)
+            runner = StreamRunner("create", p.streams, sink, cancel, p.total_size,
+                                  tick=lambda: manifest.try_save(sync=False))
             runner.run(lambda s: self._stream(s, base, prefix, content, record))
         finally:
             base.close()
@@ -183,7 +218,7 @@ class CreateDataTest:
 
     def _stream(self, stream: Stream, base: DirHandle, prefix: str, content: content_mod.Content,
                 record: RunRecord) -> None:
-        """One stream's tree. Sizes, pool offsets and keys are drawn per directory (the
+        """One stream's tree. Sizes, pool offsets and keys are drawn in chunks (the
         tree depends on the seed only); files go to the native writer in batches of a
         few milliseconds that may span several directories, in order within each."""
         p = self.params
@@ -200,23 +235,24 @@ class CreateDataTest:
             return files_todo <= 0 or (bytes_todo is not None and bytes_todo <= 0) or stream.halted
 
         walker = self._dirs(root, prefix + name, 1, record, nothing_left)
+        draws = _Draws(rng, p, content)
         pending: collections.deque[_Cursor] = collections.deque()
+        queued = 0  # files in ``pending`` not handed to a batch yet
         batch = 8
         try:
             while not stream.halted:
-                while (sum(c.left for c in pending) < batch and len(pending) < MAX_BATCH_DIRS
-                       and not nothing_left()):
+                while queued < batch and len(pending) < MAX_BATCH_DIRS and not nothing_left():
                     found = next(walker, None)
                     if found is None:
                         break
                     entry, dh = found
                     n = min(p.files_per_dir, files_todo)
-                    sizes = draw_sizes(rng, p.distribution, p.min_size, p.max_size, n)
-                    offsets, keys = content.draw(rng, n)
+                    sizes, offsets, keys = draws.take(n)
                     if bytes_todo is not None:
                         n = min(n, int(np.searchsorted(np.cumsum(sizes), bytes_todo)) + 1)
                         bytes_todo -= int(sizes[:n].sum())
                     files_todo -= n
+                    queued += n
                     pending.append(_Cursor(entry, dh.dup(), sizes[:n], offsets[:n], keys[:n]))
                 if not pending:
                     break
@@ -227,8 +263,11 @@ class CreateDataTest:
                                        int(head.keys[i]), content, flags):
                         break  # halted mid-file: the partial file is gone again
                     head.entry.files = head.next = i + 1
+                    queued -= 1
                 else:
+                    before = sum(c.next for c in pending)
                     batch = self._batch(stream, pending, batch, content, flags)
+                    queued -= sum(c.next for c in pending) - before
                 while pending and pending[0].left == 0:
                     pending.popleft().dh.close()
         except OSError as err:
