@@ -27,7 +27,8 @@ from ui.worker import Job
 HISTORY_KEY = "history"  # worker key: the SQLite file, not a device
 
 STATUS_COLOURS = {"complete": SEVERITY_COLOURS["healthy"], "failed": SEVERITY_COLOURS["critical"],
-                  "cancelled": SEVERITY_COLOURS["warning"], "incomplete": SEVERITY_COLOURS["warning"]}
+                  "cancelled": SEVERITY_COLOURS["warning"], "incomplete": SEVERITY_COLOURS["warning"],
+                  "refused": SEVERITY_COLOURS["info"]}
 
 
 class HistoryPanel(WizardPanel):
