@@ -116,6 +116,7 @@ class ThroughputPlot(QWidget):
             item.getAxis(axis).setTextPen(pg.mkPen(fg))
         item.setLabel("left", "Throughput", units="MB/s", **{"color": fg.name()})
         item.getAxis("left").enableAutoSIPrefix(False)
+        item.getAxis("bottom").enableAutoSIPrefix(False)  # "ks" for an hour-long run reads badly
         item.setLabel("bottom", "Time", units="s", **{"color": fg.name()})
         # No grid: pyqtgraph's grid costs more than everything else in a repaint; the
         # rated-rate lines give the eye its reference.
