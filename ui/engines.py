@@ -483,6 +483,11 @@ def run_read(job, params):
     return _run_disk(job, "read-data", engine("app.disk").ReadDataTest(params), params)
 
 
+def clean_disk(target: str) -> dict:
+    """``tapediag clean DIR``: remove exactly what create-data's manifest lists."""
+    return engine("app.disk").clean(target).to_dict()
+
+
 def disk_headline(r: dict, verb: str) -> str:
     text = (f"<b>{verb} {r.get('total_files', 0):,} files, {r.get('total_bytes', 0) / 1e6:,.1f} MB: "
             f"{r.get('mb_s', 0):,.1f} MB/s, {r.get('files_s', 0):,.0f} files/s</b> "

@@ -50,6 +50,13 @@ def test_create_then_read_the_same_tree(qtbot, window, tmp_path):
     assert read.result_dict["total_bytes"] == r["total_bytes"] + manifest.stat().st_size
     assert read.result_tree.find_value("files") is not None  # the tree walk section
     assert read.runview.plot.sample_count > 0
+
+    (target / "s01" / "customer.doc").write_text("not ours")  # someone else's file in the tree
+    create.clean_button.click()
+    qtbot.waitUntil(lambda: getattr(create, "cleaned", None) is not None, timeout=30000)
+    assert create.cleaned["files_removed"] == r["total_files"]
+    left = [p for p in target.rglob("*") if p.is_file()]
+    assert left == [target / "s01" / "customer.doc"]
     wait_idle(qtbot, window)
 
 

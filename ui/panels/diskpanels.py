@@ -120,7 +120,33 @@ class CreateDataPanel(_DiskPanel):
     def run_engine(self, job: Job, params: Any, force: bool):
         return engines.run_create(job, params)
 
+    def result_buttons(self):
+        from PySide6.QtWidgets import QPushButton
+
+        self.clean_button = QPushButton("C&lean up test data")
+        self.clean_button.setToolTip("Remove exactly the files create-data made here (listed in its manifest); "
+                                     "files of others are kept")
+        self.clean_button.clicked.connect(self.clean_up)
+        return [self.clean_button]
+
+    def clean_up(self) -> Job | None:
+        target = self.directory()
+        if not target:
+            return None
+        self.clean_button.setEnabled(False)
+        return self.workers.submit(Job(f"disk:{target}", "clean up", lambda job: engines.clean_disk(target),
+                                       on_done=self._cleaned, on_error=lambda e: self.show_error(self.title, e)))
+
+    def _cleaned(self, r: dict) -> None:
+        self.cleaned = r
+        self.result_label.setText(self.result_label.text() + f"<br>Cleaned up: {r['files_removed']:,} files, "
+                                  f"{r['dirs_removed']:,} directories, {r['bytes_removed'] / 1e6:,.1f} MB removed"
+                                  + (f"; kept {len(r['kept_dirs'])} directories holding others' files"
+                                     if r.get("kept_dirs") else ""))
+
     def result_headline(self, r: dict) -> str:
+        if hasattr(self, "clean_button"):
+            self.clean_button.setEnabled(True)
         return engines.disk_headline(r, "Created")
 
     def result_sections(self, r: dict):

@@ -197,10 +197,16 @@ class TestPanel(WizardPanel):
         self.report_button.clicked.connect(self.ask_save_report)
         row = QHBoxLayout()
         row.addWidget(self.new_button)
+        for extra in self.result_buttons():
+            row.addWidget(extra)
         row.addStretch(1)
         row.addWidget(self.report_button)
         lay.addLayout(row)
         self.add_page("results", page, 4)
+
+    def result_buttons(self) -> list[QPushButton]:
+        """Extra buttons beside "New test" on the results page."""
+        return []
 
     def set_device(self, device: str | None) -> None:
         """A new selection in the device pane; a half-done wizard for another drive restarts."""
