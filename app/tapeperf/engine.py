@@ -95,6 +95,8 @@ class TapePerfTest:
         inq = drive.inquiry()
         result.vendor, result.product = inq.vendor, inq.product
         drive.wait_ready(timeout=300.0)  # consumes the UNIT ATTENTION a fresh load leaves behind
+        limits = supported(drive.read_block_limits)
+        p.validate(limits.value if limits else None)  # refuse what the drive cannot do before saying anything
         try:
             result.generation = drive.generation()
         except DeviceError:
@@ -107,8 +109,6 @@ class TapePerfTest:
             result.history = sldc.HISTORY_LTO6_PLUS
             self._note(result, sink, "info", "generation unknown: patterns calibrated for a 16 KiB SLDC history")
         result.rated_native_mb_s, result.rated_compressed_mb_s = rated(result.generation)
-        limits = supported(drive.read_block_limits)
-        p.validate(limits.value if limits else None)
 
         if p.writes:
             state = safety.check_before_write(drive, at_bot=p.start == "bot", force=p.force)
