@@ -15,6 +15,15 @@ before every run (fadvise DONTNEED per file as well, in all three tools), and ea
 read tool walks/lists the tree before its clock starts. The machine is shared and
 noisy, so each repetition runs the tools back to back in a rotating order and the
 table shows medians.
+
+Small-file creates never reuse a just-emptied tree: each run writes into a new
+directory and the trees are removed only when the whole bench is over. ext4 will not
+hand out an inode freed less than ``dirty_expire_centisecs`` (30 s) ago: its allocator
+(find_inode_bit / recently_deleted) walks past each one, reading its inode block, so a
+create right after deleting the previous run's 10,000 files cost 10-20x the kernel CPU
+(perf: 60% of the samples in recently_deleted + find_get_block_common) and the tool
+that happened to run right after a deletion lost. That, not the tools, made the runs
+swing 3-7x between repetitions.
 """
 from __future__ import annotations
 
@@ -154,8 +163,11 @@ def c_read(exe: Path, w: Workload, data: Path) -> float:
 
 # -- the run --------------------------------------------------------------------------------
 
-def bench(w: Workload, base: Path, exe: Path, reps: int) -> dict[str, dict[str, list[float]]]:
+def bench(w: Workload, base: Path, exe: Path, reps: int, keep: list[Path]) -> dict[str, dict[str, list[float]]]:
+    """Run workload ``w``; small-file trees are left in place and listed in ``keep`` (see
+    the module docstring: deleting them now would slow down the next creates)."""
     res: dict[str, dict[str, list[float]]] = {"create": {}, "read": {}}
+    tag = f"{'large' if w.large else 'small'}{w.streams}"
     creators = {"tapediag": lambda t: td_create(w, t), "fio": lambda t: fio_create(w, t)}
     if not w.large:
         creators["C loop"] = lambda t: c_create(exe, w, t)
@@ -166,11 +178,14 @@ def bench(w: Workload, base: Path, exe: Path, reps: int) -> dict[str, dict[str, 
         names = list(creators)
         names = names[rep % len(names):] + names[: rep % len(names)]
         for name in names:
-            target = fresh(base, "create")
+            target = fresh(base, "create" if w.large else f"create-{tag}-{rep}-{name.replace(' ', '')}")
             res["create"].setdefault(name, []).append(creators[name](target))
-        shutil.rmtree(base / "create")
+            if not w.large:
+                keep.append(target)
+        if w.large:
+            shutil.rmtree(base / "create")
     # reads: one data set made by tapediag (one subtree per stream), read by all three
-    data = fresh(base, "data")
+    data = fresh(base, f"data-{tag}")
     made = CreateDataTest(td_params(w, data)).run()
     per_stream = made.total_files // w.streams
     readers = {"tapediag": lambda: td_read(w, data), "fio": lambda: fio_read(w, data, per_stream),
@@ -181,7 +196,10 @@ def bench(w: Workload, base: Path, exe: Path, reps: int) -> dict[str, dict[str, 
         for name in names:
             drop_caches()
             res["read"].setdefault(name, []).append(readers[name]())
-    shutil.rmtree(data)
+    if w.large:
+        shutil.rmtree(data)
+    else:
+        keep.append(data)
     return res
 
 
@@ -208,8 +226,9 @@ def main() -> int:
     rows = []
     raw = []
     t0 = time.monotonic()
+    keep: list[Path] = []
     for w in workloads:
-        res = bench(w, base, exe, args.reps)
+        res = bench(w, base, exe, args.reps, keep)
         for op in ("create", "read"):
             med = {k: statistics.median(v) for k, v in res[op].items()}
             anchors = {k: v for k, v in med.items() if k != "tapediag"} if not w.large else {"fio": med["fio"]}
@@ -223,6 +242,8 @@ def main() -> int:
             raw.append({"op": op, "workload": w.name, "streams": w.streams, "metric": w.metric, "runs": res[op]})
         print(f"  done: {w.name}, {w.streams} stream(s) ({time.monotonic() - t0:.0f} s)", file=sys.stderr)
     shutil.rmtree(workdir)
+    for path in keep:
+        shutil.rmtree(path, ignore_errors=True)
     hdr = (f"{'workload':28} {'str':>3} {'metric':>7} {'tapediag':>10} {'fio':>10} {'C loop':>10} {'anchor':>8} "
            f"{'ratio':>6} {'paired':>6}  target")
     print(hdr)
