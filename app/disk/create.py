@@ -55,33 +55,36 @@ END_FSYNC_MAX_FILES = 64
 
 @dataclass
 class _Cursor:
-    """A directory with files drawn but not all handed to a batch yet."""
+    """A directory with files drawn but not all handed to a batch yet.
+
+    ``spec`` holds the native writer's rows for its files (size, pool offset, key,
+    directory fd, file index), so a batch is a few array slices, not per-file work.
+    """
 
     entry: DirEntry
     dh: DirHandle
-    sizes: np.ndarray
-    offsets: np.ndarray
-    keys: np.ndarray
+    spec: np.ndarray
     next: int = 0
     large: np.ndarray | None = None  # indices of the files written slice by slice
 
-    def __post_init__(self) -> None:
-        self.large = np.flatnonzero(self.sizes > LARGE_FILE)
+    @property
+    def sizes(self) -> np.ndarray:
+        return self.spec[:, 0]
 
     @property
     def left(self) -> int:
-        return len(self.sizes) - self.next
+        return len(self.spec) - self.next
 
     def next_large(self) -> int:
         """Index of the next file written slice by slice (or the end)."""
-        if not self.large.size:
-            return len(self.sizes)
+        if self.large is None or not self.large.size:
+            return len(self.spec)
         i = int(np.searchsorted(self.large, self.next))
-        return int(self.large[i]) if i < self.large.size else len(self.sizes)
+        return int(self.large[i]) if i < self.large.size else len(self.spec)
 
 
 class _Draws:
-    """Sizes, pool offsets and keys of a stream's files, drawn a few thousand at a time.
+    """The native writer's rows for a stream's files, drawn a few thousand at a time.
 
     Drawing per directory (16 files) cost ~100 us of numpy calls each, with the GIL
     held, i.e. more than the files' own syscalls on a fast disk; one draw per chunk
@@ -92,19 +95,26 @@ class _Draws:
 
     def __init__(self, rng: np.random.Generator, p: CreateDataParams, content: content_mod.Content) -> None:
         self.rng, self.p, self.content = rng, p, content
-        self.arrays = (np.zeros(0, np.int64),) * 3
+        self.rows = np.zeros((0, 5), np.int64)
         self.pos = 0
 
-    def take(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        if self.pos + n > len(self.arrays[0]):
+    def take(self, n: int, dirfd: int) -> np.ndarray:
+        """Rows (size, offset, key, dirfd, index) for the ``n`` files of one directory."""
+        if self.pos + n > len(self.rows):
             k = max(n, self.CHUNK)
-            sizes = draw_sizes(self.rng, self.p.distribution, self.p.min_size, self.p.max_size, k)
-            offsets, keys = self.content.draw(self.rng, k)
-            self.arrays = tuple(np.concatenate((a[self.pos:], b)) for a, b in zip(self.arrays, (sizes, offsets, keys)))
+            rows = np.empty((k, 5), np.int64)
+            rows[:, 0] = draw_sizes(self.rng, self.p.distribution, self.p.min_size, self.p.max_size, k)
+            rows[:, 1], rows[:, 2] = self.content.draw(self.rng, k)
+            self.rows = np.concatenate((self.rows[self.pos:], rows))
             self.pos = 0
-        s = slice(self.pos, self.pos + n)
+        spec = self.rows[self.pos:self.pos + n]
         self.pos += n
-        return self.arrays[0][s], self.arrays[1][s], self.arrays[2][s]
+        spec[:, 3] = dirfd
+        spec[:, 4] = _INDEX[:n] if n <= len(_INDEX) else np.arange(n)
+        return spec
+
+
+_INDEX = np.arange(4096, dtype=np.int64)
 
 
 class _StreamStopped(Exception):
@@ -247,20 +257,23 @@ class CreateDataTest:
                         break
                     entry, dh = found
                     n = min(p.files_per_dir, files_todo)
-                    sizes, offsets, keys = draws.take(n)
+                    dup = dh.dup()
+                    spec = draws.take(n, dup.fd)
                     if bytes_todo is not None:
-                        n = min(n, int(np.searchsorted(np.cumsum(sizes), bytes_todo)) + 1)
-                        bytes_todo -= int(sizes[:n].sum())
+                        n = min(n, int(np.searchsorted(np.cumsum(spec[:, 0]), bytes_todo)) + 1)
+                        bytes_todo -= int(spec[:n, 0].sum())
+                        spec = spec[:n]
                     files_todo -= n
                     queued += n
-                    pending.append(_Cursor(entry, dh.dup(), sizes[:n], offsets[:n], keys[:n]))
+                    large = np.flatnonzero(spec[:, 0] > LARGE_FILE) if p.max_size > LARGE_FILE else None
+                    pending.append(_Cursor(entry, dup, spec, large=large))
                 if not pending:
                     break
                 head = pending[0]
-                if head.sizes[head.next] > LARGE_FILE:
+                if head.spec[head.next, 0] > LARGE_FILE:
                     i = head.next
-                    if not self._large(stream, head.dh, head.entry.path, i, int(head.sizes[i]), int(head.offsets[i]),
-                                       int(head.keys[i]), content, flags):
+                    size, off, key = (int(v) for v in head.spec[i, :3])
+                    if not self._large(stream, head.dh, head.entry.path, i, size, off, key, content, flags):
                         break  # halted mid-file: the partial file is gone again
                     head.entry.files = head.next = i + 1
                     queued -= 1
@@ -296,24 +309,27 @@ class CreateDataTest:
         spans: list[tuple[_Cursor, int, int]] = []
         count = 0
         budget = MAX_BATCH_BYTES
+        max_size = self.params.max_size
         for cur in pending:
             start = cur.next
-            end = min(len(cur.sizes), start + size - count, cur.next_large())
+            end = min(len(cur.spec), start + size - count, cur.next_large())
             if end > start:
-                cum = np.cumsum(cur.sizes[start:end])
-                end = start + max(1, int(np.searchsorted(cum, budget, side="right")))
-                budget -= int(cum[end - start - 1])
+                if (end - start) * max_size > budget:  # only then can the byte budget cut it short
+                    cum = np.cumsum(cur.spec[start:end, 0])
+                    end = start + max(1, int(np.searchsorted(cum, budget, side="right")))
+                    budget -= int(cum[end - start - 1])
+                else:
+                    budget -= (end - start) * max_size  # an upper bound: a batch stays within the budget
                 k = end - start
-                rows.append(np.stack([cur.sizes[start:end], cur.offsets[start:end], cur.keys[start:end],
-                                      np.full(k, cur.dh.fd, dtype=np.int64), np.arange(start, end, dtype=np.int64)],
-                                     axis=1))
-                paths += [cur.dh.path] * k
+                rows.append(cur.spec[start:end])
+                if not diskio.HAVE_DIRFD:
+                    paths += [cur.dh.path] * k
                 spans.append((cur, start, end))
                 cur.next = end
                 count += k
             if cur.left or count >= size or budget <= 0:  # files are made in order: stop here
                 break
-        specs = np.concatenate(rows).astype(np.int64, copy=False)
+        specs = rows[0] if len(rows) == 1 else np.concatenate(rows)
         raw = diskio.create_files(specs.tobytes(), paths, content.pool, self.params.write_size, flags)
         rec = np.frombuffer(raw, dtype=np.int64).reshape(-1, 4)
         stream.add_batch(rec)
