@@ -72,6 +72,7 @@ class TapeModel:
         self.t = 0.0
         self.ready_at = 0.0
         self.positioned = True  # next start needs no back-hitch
+        self._hold: float | None = None  # speed held while writing out the buffer (flush)
 
     # ------------------------------------------------------------------ helpers
     def _band(self) -> int:
@@ -106,9 +107,12 @@ class TapeModel:
                     self.level, self.mode = 0.0, IDLE
                     self.stats.stops += 1
                     continue
-                band = self._band()
-                v = self.p.steps[band]
-                floor = band * self.p.buffer / len(self.p.steps)
+                if self._hold is not None:
+                    v, floor = self._hold, 0.0
+                else:
+                    band = self._band()
+                    v = self.p.steps[band]
+                    floor = band * self.p.buffer / len(self.p.steps)
                 dt = min(to - self.t, (self.level - floor) / v)
                 self.level -= v * dt
                 self.t += dt
@@ -144,25 +148,34 @@ class TapeModel:
         # A stopped tape waits for the restart threshold (by default a full buffer), so
         # it streams as long as possible once it moves; a tape that starts too early on
         # a trickle of data would only run dry and back-hitch.
-        if self.mode == IDLE and self.level >= self.p.restart * self.p.buffer * (1 - _EPS):
+        # After a positioning (rewind, locate) the drive starts at once: it is at the
+        # right place and speed matching picks the step as the buffer fills.
+        if self.mode == IDLE and (self.positioned or self.level >= self.p.restart * self.p.buffer * (1 - _EPS)):
             self._start()
         self.stats.host_bytes += nbytes
         self.advance(self.t + nbytes / self.p.interface)
         return self.t
 
     def flush(self, t: float) -> float:
-        """Write out the buffer (filemark, rewind, sync); returns when the tape is done."""
+        """Write out the buffer (filemark, rewind, sync); returns when the tape is done.
+
+        The drive keeps the speed it was matched to while it empties the buffer: the
+        host has stopped sending, so stepping down as the buffer drains (what the
+        bands do in streaming) would make every flush look slower than a drive is.
+        """
         self.advance(max(t, self.t))
-        if self.direction == "write":
-            while self.level > _EPS:
-                if self.mode == IDLE:
-                    self._start()
-                if self.mode == RAMP:
-                    self.advance(self.ready_at)
-                else:
-                    v = self.p.steps[self._band()]
-                    floor = self._band() * self.p.buffer / len(self.p.steps)
-                    self.advance(self.t + max((self.level - floor) / v, 1e-9))
+        if self.direction == "write" and self.level > _EPS:
+            self._hold = self.p.steps[self._band()]
+            try:
+                while self.level > _EPS:
+                    if self.mode == IDLE:
+                        self._start()
+                    if self.mode == RAMP:
+                        self.advance(self.ready_at)
+                    else:
+                        self.advance(self.t + max(self.level / self._hold, 1e-9))
+            finally:
+                self._hold = None
             self.advance(self.t + 1e-9)  # let the tape register its stop
         return self.t
 
