@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from app.disk.dirs import DirHandle
+from app.disk.manifest import MANIFEST_NAME
 from app.disk.params import ReadDataParams
 from app.disk.results import LatencyStats, ReadDataResult, TreeWalk, Unreadable
 from app.disk.runner import BATCH_SECONDS, Stream, StreamRunner
@@ -33,6 +34,8 @@ from app.disk.sizes import format_size
 from app.events import CancelToken, EventSink, Message, PhaseFinished, PhaseStarted, Progress, discard
 from native import diskio
 from native.errors import DiskTestError, InvalidParameter
+
+_MANIFEST = MANIFEST_NAME.encode()
 
 LARGE_FILE = 4 << 20
 SLICE = 8 << 20
@@ -119,6 +122,8 @@ class ReadDataTest:
                 with os.scandir(path) as it:
                     subdirs = []
                     for entry in it:
+                        if path == top and entry.name == _MANIFEST:
+                            continue  # create-data's own bookkeeping, not data a backup measures
                         try:
                             if entry.is_symlink():
                                 walk.skipped_symlinks += 1

@@ -50,9 +50,9 @@ def test_reads_the_created_test_data(tmp_path: Path) -> None:
     target = tmp_path / "t"
     created = CreateDataTest(CreateDataParams(str(target), depth=2, breadth=3, files_per_dir=40, streams=2)).run()
     result = ReadDataTest(ReadDataParams(str(target), streams=4)).run()
-    manifest_size = (target / ".tapediag-manifest.json").stat().st_size
-    assert result.total_files == created.total_files + 1
-    assert result.total_bytes == created.total_bytes + manifest_size
+    assert (target / ".tapediag-manifest.json").is_file()  # there, but create-data's bookkeeping: not read
+    assert result.total_files == created.total_files
+    assert result.total_bytes == created.total_bytes
     assert result.latency.count == result.total_files
 
 
