@@ -374,15 +374,9 @@ def tapeperf_probe(device: str, params) -> dict:
             "holds_data": state.holds_data}
 
 
-class _Failed(TapediagError):
-    """Marks a history run failed when the engine ended with status 'failed' (as the CLI does)."""
-
-
 def run_tapeperf(job, device: str, params, force: bool):
     """Open the drive, announce its rated rates, run the engine recorded in the history."""
     import dataclasses
-
-    from native.errors import Cancelled
 
     tp = engine("app.tapeperf")
     from app.tapeperf.rated import rated
@@ -391,7 +385,6 @@ def run_tapeperf(job, device: str, params, force: bool):
 
     history = engine("app.history")
     params = dataclasses.replace(params, force=force)
-    result = None
     with open_drive(device) as drive:
         try:
             generation = drive.generation()
@@ -399,17 +392,9 @@ def run_tapeperf(job, device: str, params, force: bool):
             generation = None
         job.sink(ReferenceRates(reference_rates(*rated(generation), generation)))
         test = tp.TapePerfTest(drive, params)
-        try:
-            with history.record("tape-perf", device, params.to_dict()) as rec:
-                result = test.run(rec.sink(job.sink), job.cancel)
-                rec.results = result.to_dict()
-                if result.status == "cancelled":
-                    raise Cancelled("cancelled by the user")
-                if result.status == "failed":
-                    raise _Failed(result.error or "failed")
-        except (Cancelled, _Failed):
-            pass
-    return result, result.to_dict(), rec.run_id
+        run_id, result = history.run_recorded("tape-perf", device, params.to_dict(),
+                                              lambda sink: test.run(sink, job.cancel), sink=job.sink)
+    return result, result.to_dict(), run_id
 
 
 def tapeperf_headline(r: dict) -> str:
@@ -460,18 +445,8 @@ def read_params(values: dict):
 def _run_disk(job, kind: str, test, params) -> tuple[Any, dict, int]:
     """Run a disk engine recorded in the history with its own status, as the CLI does."""
     history = engine("app.history")
-    with history.History.open() as hist:
-        run_id = hist.start_run(kind, params.target, params.to_dict())
-        rec = history.Recorder(hist, run_id)
-        try:
-            result = test.run(rec.sink(job.sink), job.cancel)
-        except BaseException as err:
-            rec.flush()
-            hist.finish_run(run_id, "failed", None, error=str(err) or type(err).__name__)
-            raise
-        rec.flush()
-        status = {"complete": "complete", "cancelled": "cancelled"}.get(result.status, "failed")
-        hist.finish_run(run_id, status, result.to_dict(), error=result.error)
+    run_id, result = history.run_recorded(kind, params.target, params.to_dict(),
+                                          lambda sink: test.run(sink, job.cancel), sink=job.sink)
     return result, result.to_dict(), run_id
 
 

@@ -13,6 +13,7 @@ from app.cli import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK
 from app.disk.results import DiskResult
 from app.disk.text import render
 from app.events import CancelToken, Event, EventSink, Message, Progress
+from app.history import run_recorded
 
 
 def progress_printer(quiet: bool) -> EventSink:
@@ -38,7 +39,8 @@ def run_disk_test(args: argparse.Namespace, kind: str, run: Callable[[EventSink,
     cancel = CancelToken()
     previous = signal.signal(signal.SIGINT, lambda *_: cancel.cancel())
     try:
-        result, run_id = _run_recorded(kind, args, run, progress_printer(args.json), cancel)
+        run_id, result = run_recorded(kind, str(args.dir), _params(args), lambda sink: run(sink, cancel),
+                                      sink=progress_printer(args.json))
     finally:
         signal.signal(signal.SIGINT, previous)
     if args.json:
@@ -50,32 +52,6 @@ def run_disk_test(args: argparse.Namespace, kind: str, run: Callable[[EventSink,
     if result.status == "cancelled":
         return EXIT_CANCELLED
     return EXIT_FAILED if result.status == "stopped" else EXIT_OK
-
-
-def _run_recorded(kind: str, args: argparse.Namespace, run: Callable[[EventSink, CancelToken], DiskResult],
-                  printer: EventSink, cancel: CancelToken) -> tuple[DiskResult, int | None]:
-    """The run, stored in the history when there is one, with its own status: a run
-    that stopped early (full disk) is "failed" with its partial results."""
-    try:
-        from app.history import History, Recorder
-    except ImportError:  # history not available: run unrecorded
-        return run(printer, cancel), None
-    hist = History.open()
-    try:
-        run_id = hist.start_run(kind, str(args.dir), _params(args))
-        rec = Recorder(hist, run_id)
-        try:
-            result = run(rec.sink(printer), cancel)
-        except BaseException as err:
-            rec.flush()
-            hist.finish_run(run_id, "failed", None, error=str(err) or type(err).__name__)
-            raise
-        rec.flush()
-        status = {"complete": "complete", "cancelled": "cancelled"}.get(result.status, "failed")
-        hist.finish_run(run_id, status, result.to_dict(), error=result.error)
-        return result, run_id
-    finally:
-        hist.close()
 
 
 def _params(args: argparse.Namespace) -> dict:

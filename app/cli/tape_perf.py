@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import TextIO
 
 from app.events import CancelToken, Event, Message, PhaseFinished, PhaseStarted, Progress
+from app.history import run_recorded
 from app.tapeperf import TapePerfParams, TapePerfResult, TapePerfTest, parse_size
-from native.errors import Cancelled, InvalidParameter, TapediagError
+from native.errors import InvalidParameter
 
 from . import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK
 
@@ -160,14 +161,6 @@ def write_samples_csv(fh: TextIO, result: TapePerfResult) -> None:
             out.writerow([s.phase, f"{s.t:.6f}", s.nbytes, f"{s.latency:.6f}"])
 
 
-def _record(device: str, params: TapePerfParams):  # -> context manager yielding a Recorder, or None
-    try:
-        from app.history import record
-    except ImportError:  # pragma: no cover - history is part of every build today
-        return None
-    return record("tape-perf", device, params.to_dict())
-
-
 def run(args: argparse.Namespace) -> int:
     params = params_from_args(args)
     params.validate(None)  # what can be rejected without the drive, before opening it
@@ -195,28 +188,12 @@ def _run_test(device: str, params: TapePerfParams) -> TapePerfResult:
     from app.drive import TapeDrive
 
     cancel = CancelToken()
-    printer = _Printer(sys.stderr)
     previous = signal.signal(signal.SIGINT, lambda *_: cancel.cancel())
     try:
         with TapeDrive.open(device) as drive:
             test = TapePerfTest(drive, params)
-            recorder = _record(device, params)
-            if recorder is None:
-                return test.run(printer, cancel)
-            try:
-                with recorder as rec:
-                    result = test.run(rec.sink(printer), cancel)
-                    rec.results = result.to_dict()
-                    if result.status == "cancelled":
-                        raise Cancelled("cancelled by the user")
-                    if result.status == "failed":
-                        raise _Failed(result.error or "failed")
-            except (Cancelled, _Failed):
-                pass
+            _, result = run_recorded("tape-perf", device, params.to_dict(), lambda sink: test.run(sink, cancel),
+                                     sink=_Printer(sys.stderr))
             return result
     finally:
         signal.signal(signal.SIGINT, previous)
-
-
-class _Failed(TapediagError):
-    """Marks the history run as failed; the CLI has already the partial result to print."""

@@ -37,6 +37,10 @@ class Recorder:
         self.history = history
         self.run_id = run_id
         self.results: dict | None = None
+        #: How the run ends when the ``with`` block exits normally; an engine that
+        #: reports its own failure or cancellation (with partial results) sets these.
+        self.status = "complete"
+        self.error: str | None = None
         self._buffer: list[Sample] = []
         self._lock = threading.Lock()
         self._flush_samples = flush_samples
@@ -95,21 +99,31 @@ def record(kind: str, device: str, params: dict | None = None, *, history: Histo
             hist.finish_run(run_id, "failed", rec.results, error=str(err) or type(err).__name__)
             raise
         rec.flush()
-        hist.finish_run(run_id, "complete", rec.results)
+        hist.finish_run(run_id, rec.status, rec.results, error=rec.error)
     finally:
         if own:
             hist.close()
 
 
+#: An engine result's own ``status`` -> the history's. A disk run "stopped" early (a
+#: full disk) failed, with its partial results kept.
+_RESULT_STATUS = {"complete": "complete", "cancelled": "cancelled", "failed": "failed", "stopped": "failed"}
+
+
 def run_recorded(kind: str, device: str, params: dict | None, run_callable: Callable[[EventSink], Any], *,
                  sink: EventSink = discard, history: History | None = None) -> tuple[int, Any]:
-    """Call ``run_callable(sink)`` inside ``record()``; store its result's ``to_dict()`` (or the dict it returns).
+    """Call ``run_callable(sink)`` inside ``record()`` and store its result.
 
-    Returns ``(run_id, result)``. For engines shaped ``Test(...).run(sink, cancel)``:
-    ``run_recorded("tape-perf", dev, params, lambda s: test.run(s, cancel))``.
+    The result's ``to_dict()`` (or the dict it returns) becomes the run's results; a
+    result whose ``status`` says it failed, stopped or was cancelled (engines return
+    partial results rather than raise) finishes the run with that status and its
+    ``error``. Returns ``(run_id, result)``. For engines shaped
+    ``Test(...).run(sink, cancel)``: ``run_recorded("tape-perf", dev, params, lambda s: test.run(s, cancel))``.
     """
     with record(kind, device, params, history=history) as rec:
         result = run_callable(rec.sink(sink))
         to_dict = getattr(result, "to_dict", None)
         rec.results = to_dict() if callable(to_dict) else (result if isinstance(result, dict) else None)
+        rec.status = _RESULT_STATUS.get(getattr(result, "status", "complete"), "failed")
+        rec.error = getattr(result, "error", None) or None
     return rec.run_id, result

@@ -137,6 +137,28 @@ def test_run_recorded_stores_the_results_to_dict(tmp_path: Path) -> None:
     assert got.results == {"mb_s": 99.5} and got.sample_count == 3 and got.params == {"threads": 2}
 
 
+@pytest.mark.parametrize(("engine_status", "error", "stored"), [("failed", "MEDIUM ERROR", "failed"),
+                                                               ("stopped", "disk full", "failed"),
+                                                               ("cancelled", None, "cancelled")])
+def test_run_recorded_keeps_an_engines_own_ending_with_its_partial_results(
+        tmp_path: Path, engine_status: str, error: str | None, stored: str) -> None:
+    """Engines return partial results instead of raising; the run ends as they say."""
+    class Result:
+        status, error_text = engine_status, error
+
+        @property
+        def error(self) -> str | None:
+            return self.error_text
+
+        def to_dict(self) -> dict:
+            return {"mb_s": 12.0, "status": self.status}
+
+    with History.open(tmp_path / "h.sqlite") as hist:
+        run_id, _ = run_recorded("tape-perf", "virtual:lto9", {}, lambda sink: Result(), history=hist)
+        got = hist.get_run(run_id)
+    assert got.status == stored and got.error == error and got.results == {"mb_s": 12.0, "status": engine_status}
+
+
 def test_migrations_run_once_in_order_and_newer_schema_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "h.sqlite"
     History.open(path).close()
