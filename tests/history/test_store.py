@@ -144,17 +144,15 @@ def test_run_recorded_keeps_an_engines_own_ending_with_its_partial_results(
         tmp_path: Path, engine_status: str, error: str | None, stored: str) -> None:
     """Engines return partial results instead of raising; the run ends as they say."""
     class Result:
-        status, error_text = engine_status, error
-
-        @property
-        def error(self) -> str | None:
-            return self.error_text
+        def __init__(self, status: str, error: str | None) -> None:
+            self.status, self.error = status, error
 
         def to_dict(self) -> dict:
             return {"mb_s": 12.0, "status": self.status}
 
     with History.open(tmp_path / "h.sqlite") as hist:
-        run_id, _ = run_recorded("tape-perf", "virtual:lto9", {}, lambda sink: Result(), history=hist)
+        run_id, _ = run_recorded("tape-perf", "virtual:lto9", {}, lambda sink: Result(engine_status, error),
+                                 history=hist)
         got = hist.get_run(run_id)
     assert got.status == stored and got.error == error and got.results == {"mb_s": 12.0, "status": engine_status}
 
