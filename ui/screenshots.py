@@ -11,6 +11,7 @@ hand except what a technician would type (the backup application's own figure).
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -27,6 +28,13 @@ def main(argv: list[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="tapediag-shots-"))
     os.environ["TAPEDIAG_DATA_DIR"] = str(work / "data")  # a fresh history and cartridge
+    try:
+        return _render(out, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)  # the cartridge and test tree are gigabytes
+
+
+def _render(out: Path, work: Path) -> int:
 
     from ui.main import build_app
 
