@@ -121,12 +121,7 @@ class ValidatedField(QWidget):
         super().__init__(parent)
         self.check = check
         self.edit = QLineEdit(text)
-        self.error = QLabel("")
-        self.error.setObjectName("fieldError")
-        self.error.setWordWrap(True)
-        pal = self.error.palette()
-        pal.setColor(QPalette.ColorRole.WindowText, SEVERITY_COLOURS["critical"])
-        self.error.setPalette(pal)
+        self.error = error_label("fieldError")
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.edit, 1)
@@ -159,6 +154,18 @@ class ValidatedField(QWidget):
 
     def setText(self, text: str) -> None:
         self.edit.setText(text)
+
+
+def error_label(object_name: str = "") -> QLabel:
+    """An empty, word-wrapped label in the critical colour: where a reason for refusing input goes."""
+    label = QLabel("")
+    if object_name:
+        label.setObjectName(object_name)
+    label.setWordWrap(True)
+    pal = label.palette()
+    pal.setColor(QPalette.ColorRole.WindowText, SEVERITY_COLOURS["critical"])
+    label.setPalette(pal)
+    return label
 
 
 def headline(text: str, colour: QColor | None = None) -> QLabel:

@@ -130,6 +130,16 @@ def button_row(*buttons: QPushButton, stretch_first: bool = True) -> QHBoxLayout
     return row
 
 
+def nav_row(back: QPushButton | None, forward: QPushButton) -> QHBoxLayout:
+    """A wizard page's navigation: Back (if any) on the left, the step forward on the right."""
+    row = QHBoxLayout()
+    if back is not None:
+        row.addWidget(back)
+    row.addStretch(1)
+    row.addWidget(forward)
+    return row
+
+
 def not_available_page(what: str, module: str) -> QWidget:
     """Shown while the engine a panel needs has not landed in this build."""
     page = QWidget()

@@ -26,8 +26,8 @@ from PySide6.QtWidgets import (
 from native.errors import Cancelled, SafetyRefusal, TapediagError
 from ui.runview import RunView
 from ui.settings import load_json, save_json
-from ui.widgets import SEVERITY_COLOURS, ResultTree, ValidatedField, headline
-from ui.wizard import WizardPanel, button_row
+from ui.widgets import SEVERITY_COLOURS, ResultTree, ValidatedField, error_label, headline
+from ui.wizard import WizardPanel, button_row, nav_row
 from ui.worker import Job, describe_error
 
 Field = ValidatedField | QComboBox | QCheckBox
@@ -127,12 +127,7 @@ class TestPanel(WizardPanel):
         self.form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         self.build_fields(self.form)
         lay.addWidget(box)
-        self.params_error = QLabel("")
-        self.params_error.setObjectName("paramsError")
-        self.params_error.setWordWrap(True)
-        pal = self.params_error.palette()
-        pal.setColor(self.params_error.foregroundRole(), SEVERITY_COLOURS["critical"])
-        self.params_error.setPalette(pal)
+        self.params_error = error_label("paramsError")
         lay.addWidget(self.params_error)
         lay.addStretch(1)
         back = QPushButton("&Back")
@@ -140,11 +135,7 @@ class TestPanel(WizardPanel):
         self.params_next = QPushButton("&Next")
         self.params_next.setDefault(True)
         self.params_next.clicked.connect(self.go_confirm)
-        row = QHBoxLayout()
-        row.addWidget(back)
-        row.addStretch(1)
-        row.addWidget(self.params_next)
-        lay.addLayout(row)
+        lay.addLayout(nav_row(back, self.params_next))
         self.add_page("params", page, 1)
 
     def _build_confirm(self) -> None:
@@ -169,11 +160,7 @@ class TestPanel(WizardPanel):
         self.start_button = QPushButton("&Start test")
         self.start_button.setDefault(True)
         self.start_button.clicked.connect(self.start)
-        row = QHBoxLayout()
-        row.addWidget(back)
-        row.addStretch(1)
-        row.addWidget(self.start_button)
-        lay.addLayout(row)
+        lay.addLayout(nav_row(back, self.start_button))
         self.add_page("confirm", page, 2)
 
     def _build_run(self) -> None:

@@ -10,7 +10,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
     QGroupBox,
-    QHBoxLayout,
     QHeaderView,
     QLabel,
     QPushButton,
@@ -23,8 +22,8 @@ from PySide6.QtWidgets import (
 
 from ui import engines
 from ui.settings import load_json, save_json
-from ui.widgets import SEVERITY_COLOURS, ValidatedField, headline
-from ui.wizard import WizardPanel
+from ui.widgets import SEVERITY_COLOURS, ValidatedField, error_label, headline
+from ui.wizard import WizardPanel, nav_row
 from ui.worker import Job
 
 FIGURES = [
@@ -70,7 +69,7 @@ class TroubleshootPanel(WizardPanel):
         self.figures_next = QPushButton("&Next")
         self.figures_next.setDefault(True)
         self.figures_next.clicked.connect(lambda: self.show_page("workload"))
-        lay.addLayout(_row(None, self.figures_next))
+        lay.addLayout(nav_row(None, self.figures_next))
         self.add_page("figures", figures, 0)
 
         workload = QWidget()
@@ -91,11 +90,7 @@ class TroubleshootPanel(WizardPanel):
         form.addRow("&Network link:", self.fields["network"])
         form.addRow("Drive &generation:", self.fields["generation"])
         form.addRow("Software &compression:", self.sw_compression)
-        self.input_error = QLabel("")
-        self.input_error.setWordWrap(True)
-        pal = self.input_error.palette()
-        pal.setColor(self.input_error.foregroundRole(), SEVERITY_COLOURS["critical"])
-        self.input_error.setPalette(pal)
+        self.input_error = error_label()
         lay = QVBoxLayout(workload)
         lay.addWidget(box)
         lay.addWidget(self.input_error)
@@ -105,7 +100,7 @@ class TroubleshootPanel(WizardPanel):
         self.analyse_button = QPushButton("&Find the bottleneck")
         self.analyse_button.setDefault(True)
         self.analyse_button.clicked.connect(self.analyse)
-        lay.addLayout(_row(back, self.analyse_button))
+        lay.addLayout(nav_row(back, self.analyse_button))
         self.add_page("workload", workload, 1)
 
         results = QWidget()
@@ -130,7 +125,7 @@ class TroubleshootPanel(WizardPanel):
         again.clicked.connect(lambda: self.show_page("figures"))
         self.report_button = QPushButton("&Save report…")
         self.report_button.clicked.connect(self.ask_save_report)
-        lay.addLayout(_row(again, self.report_button))
+        lay.addLayout(nav_row(again, self.report_button))
         self.add_page("results", results, 2)
         self.show_page("figures")
         self.diagnosis: dict | None = None
@@ -220,12 +215,3 @@ class TroubleshootPanel(WizardPanel):
             self.workers.submit(Job("history", "report", lambda j: engines.save_report([run_id], path, meta),
                                     on_done=lambda p: setattr(self, "last_report", p),
                                     on_error=lambda e: self.show_error("Report", e)))
-
-
-def _row(left: QPushButton | None, right: QPushButton) -> QHBoxLayout:
-    row = QHBoxLayout()
-    if left is not None:
-        row.addWidget(left)
-    row.addStretch(1)
-    row.addWidget(right)
-    return row
