@@ -8,7 +8,8 @@
  * bytes, then syncfs, like tapediag's default.  Each file is the same job tapediag
  * does: openat(dirfd, O_WRONLY|O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC), one write of bytes
  * taken from a random 4 KiB-aligned offset of a 32 MiB pool and XOR-ed with a per-file
- * 64-bit key (unique bytes per file, no dedup), close.  Nothing else: no latency
+ * 64-bit key, the first 8 bytes of each 4 KiB block replaced by a stamp (the content
+ * app/disk/content.py describes, for files below its 1 MiB window), close.  Nothing else: no latency
  * clock, no manifest, no sampling.
  * read: thread i walks ROOT/s0i first (untimed), then fadvise(DONTNEED) + reads each
  * file whole with BUFSIZE reads (timed).
@@ -93,6 +94,10 @@ static void create_dir(job_t *j, int parent, int level, unsigned char *scratch)
             while (done < size) {
                 long n = size - done > bufsz ? bufsz : size - done;
                 fill(scratch, off + done, n, key);
+                for (long q = 0; q < n; q += 4096) {
+                    uint64_t stamp = key ^ ((uint64_t)((done + q) / 4096 + 1) * 0x9E3779B97F4A7C15ULL);
+                    memcpy(scratch + q, &stamp, 8);
+                }
                 ssize_t w = write(fd, scratch, n);
                 if (w <= 0) { perror("write"); exit(1); }
                 done += w;
@@ -111,7 +116,7 @@ static void *create_job(void *arg)
 {
     job_t *j = arg;
     char p[4096];
-    unsigned char *scratch = malloc(bufsz + 8);
+    unsigned char *scratch = malloc(bufsz + 16);
     snprintf(p, sizeof p, "%s/s%02d", root, j->id);
     pthread_barrier_wait(&barrier);
     if (mkdir(p, 0755) < 0) { perror(p); exit(1); }

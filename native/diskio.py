@@ -58,28 +58,58 @@ def file_name(prefix: str, index: int) -> str:
     return f"{prefix}{index:06d}.dat"
 
 
-def _xor_slice(pool: memoryview, off: int, n: int, key: int) -> bytes:
-    """Python twin of the C pattern writer: pool[off:off+n] XOR the 64-bit key, 8-byte phase."""
-    chunk = bytes(pool[off : off + n])
-    if not key:
-        return chunk
-    keyb = key.to_bytes(8, "little", signed=False) * ((n + 7) // 8)
-    return (int.from_bytes(chunk, "little") ^ int.from_bytes(keyb[:n], "little")).to_bytes(n, "little")
+#: File content repeats its window every WINDOW bytes; the first 8 bytes of each
+#: STAMP_BLOCK are a per-file, per-block stamp (see ``app.disk.content``).
+WINDOW = 1 << 20
+STAMP_BLOCK = 4096
+_GOLDEN = 0x9E3779B97F4A7C15
+_MASK64 = (1 << 64) - 1
 
 
-def _py_write(fd: int, pool: memoryview, off: int, nbytes: int, key: int, chunk: int) -> tuple[int, int]:
+def window(pool: bytes | memoryview, off: int, key: int, size: int, chunk: int) -> bytearray:
+    """The window a file of ``size`` bytes is written from with ``chunk``-sized writes:
+    pool[off:] XOR the 64-bit key (8-byte phase, wrapping the pool), repeated every
+    ``WINDOW`` bytes, as long as any write of that file reaches, plus 8 spare bytes."""
+    if NATIVE:
+        return _c.window(pool, off, _signed(key), size, chunk)
+    view = memoryview(pool)
+    need = min(size, WINDOW + chunk)
+    first = min(need, WINDOW)
+    raw = bytearray()
+    o = off % len(view)
+    while len(raw) < first:
+        piece = view[o : o + first - len(raw)]
+        raw += piece
+        o = (o + len(piece)) % len(view)
+    key &= _MASK64
+    if key:
+        keyb = key.to_bytes(8, "little") * ((first + 7) // 8)
+        raw = bytearray((int.from_bytes(raw, "little") ^ int.from_bytes(keyb[:first], "little")).to_bytes(first, "little"))
+    out = bytearray(need + 8)
+    for j in range(0, need, WINDOW):
+        out[j : min(need, j + WINDOW)] = raw[: min(WINDOW, need - j)]
+    return out
+
+
+def _py_write(fd: int, win: bytearray, pos: int, nbytes: int, key: int, chunk: int) -> tuple[int, int]:
+    """Python twin of the C writer: file bytes [pos, pos+nbytes) from ``win``, block
+    starts stamped in place."""
     done = 0
-    plen = len(pool)
+    key &= _MASK64
     try:
         while done < nbytes:
-            n = min(nbytes - done, chunk, plen - off)
-            data = _xor_slice(pool, off, n, key)
-            view = memoryview(data)
+            p = pos + done
+            n = min(nbytes - done, chunk)
+            s = p % WINDOW
+            if key:
+                for q in range(p - p % STAMP_BLOCK, p + n, STAMP_BLOCK):
+                    stamp = key ^ (((q // STAMP_BLOCK + 1) * _GOLDEN) & _MASK64)
+                    at = s - (p - q)
+                    win[at : at + 8] = stamp.to_bytes(8, "little")
+            view = memoryview(win)[s : s + n]
             while view:
-                w = os.write(fd, view)
-                view = view[w:]
+                view = view[os.write(fd, view):]
             done += n
-            off = (off + n) % plen
     except OSError as err:
         return done, err.errno or 5
     return done, 0
@@ -96,7 +126,6 @@ def create_files(specs: bytes, dirpaths: Sequence[str], pool: bytes | memoryview
     if NATIVE and HAVE_DIRFD:
         return _c.create_files(specs, pool, chunk, flags)
     rows = memoryview(specs).cast("q")
-    view = memoryview(pool)
     out: list[FileRecord] = []
     for i in range(len(rows) // 5):
         size, off, key, dirfd, index = (rows[5 * i + k] for k in range(5))
@@ -111,7 +140,7 @@ def create_files(specs: bytes, dirpaths: Sequence[str], pool: bytes | memoryview
         except OSError as exc:
             err = exc.errno or 5
         else:
-            written, err = _py_write(fd, view, off % len(view), size, key, chunk)
+            written, err = _py_write(fd, window(pool, off, key, size, chunk), 0, size, key, chunk)
             try:
                 if not err and flags & FLAG_FSYNC:
                     os.fsync(fd)
@@ -127,12 +156,11 @@ def create_files(specs: bytes, dirpaths: Sequence[str], pool: bytes | memoryview
     return _pack_records(out)
 
 
-def write_fd(fd: int, pool: bytes | memoryview, off: int, nbytes: int, key: int, chunk: int) -> tuple[int, int]:
-    """Write ``nbytes`` of pattern data from pool offset ``off``; (written, errno)."""
+def write_fd(fd: int, win: bytearray, pos: int, nbytes: int, key: int, chunk: int) -> tuple[int, int]:
+    """Write file bytes [pos, pos+nbytes) from the file's ``window()``; (written, errno)."""
     if NATIVE:
-        return _c.write_fd(fd, pool, off, nbytes, _signed(key), chunk)
-    view = memoryview(pool)
-    return _py_write(fd, view, off % len(view), nbytes, key, chunk)
+        return _c.write_fd(fd, win, pos, nbytes, _signed(key), chunk)
+    return _py_write(fd, win, pos, nbytes, key, chunk)
 
 
 def _open_read(path: str, flags: int, dirfd: int | None) -> int:

@@ -1,11 +1,26 @@
 """What goes into the files: the tape test's data patterns, so files compress on the
 drive exactly like the tape performance test's data does.
 
-The pattern pool (``app.patterns``) is built from self-contained 4 KiB chunks. Every
-file starts on a chunk boundary of the pool and is XOR-ed with its own 64-bit key in
-8-byte phase (done by ``native.diskio`` while writing): copy distances are multiples
-of 8, so the ratio is unchanged, and no two files are alike (a deduplicating array
-cannot make the figure look better than real data would).
+The pattern pool (``app.patterns``) is built from self-contained 4 KiB chunks that
+each start with fresh random literals. A file is written from its *window*: 1 MiB of
+the pool from a chunk-aligned offset, XOR-ed with the file's own 64-bit key in 8-byte
+phase (copy distances are multiples of 8, so the ratio is unchanged). The file
+repeats its window every MiB, and the first 8 bytes of every 4 KiB block are replaced
+by a stamp, key ^ (block number + 1) x 0x9E3779B97F4A7C15.
+
+Why this shape (``native.diskio`` writes it; ``tests/disk/test_content.py`` spells it
+out byte by byte):
+
+* the stamps land on bytes the compressor stores as literals anyway, so the ratio
+  holds, and no two 4 KiB blocks of a run are alike: a deduplicating array cannot make
+  the figure look better than real data would;
+* the writer's source stays in the CPU cache. XOR-ing 32 MiB of pool into every large
+  file cost ~10% of a 1.5 GB/s page-cache write (the pool streamed from RAM, then the
+  kernel's copy); with the window the per-byte cost is the kernel's copy alone, as
+  for fio's scrambled buffer;
+* repeats at 1 MiB lie beyond the usual storage compression units, each compressed on
+  its own (ZFS's default 128 KiB record, btrfs's 128 KiB extents, NTFS's 64 KiB
+  units); only a ZFS dataset with a record size above 1 MiB could find them.
 """
 from __future__ import annotations
 

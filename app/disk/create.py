@@ -396,9 +396,10 @@ class CreateDataTest:
             raise _stop_for(err.errno or errno_mod.EIO, f"{rel}/{name}", stream.files) from None
         written, err = 0, 0
         try:
+            window = diskio.window(content.pool, off, key, size, self.params.write_size)
             while written < size and not stream.halted:
                 s0 = _now()
-                w, err = diskio.write_fd(fd, content.pool, off + written, min(SLICE, size - written), key, self.params.write_size)
+                w, err = diskio.write_fd(fd, window, written, min(SLICE, size - written), key, self.params.write_size)
                 written += w
                 stream.add_bytes(w, _now(), _now() - s0)
                 if err:

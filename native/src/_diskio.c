@@ -47,35 +47,78 @@ static int64_t now_ns(void)
     return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-/* Write nbytes of pattern data: pool[off...] (wrapping) XOR-ed with a 64-bit key in
- * 8-byte words.  The pool offset is a multiple of 8, so the key's phase follows the
- * pool's and copies at distances that are multiples of 8 stay copies: the file
- * compresses like the pool while every file's bytes are unique (no dedup cheating).
- * Returns bytes written; *err is set on failure.  *off is advanced. */
-static int64_t write_pattern(int fd, const unsigned char *pool, int64_t pool_len, int64_t *off,
-                             int64_t nbytes, uint64_t key, unsigned char *scratch, int64_t chunk,
-                             int *err)
+/* A file's content (keyed patterns; see app/disk/content.py for why):
+ *   window W: pool[(off + j) mod pool_len] XOR key (8-byte phase), j < WINDOW;
+ *   file byte p = W[p mod WINDOW], except the first 8 bytes of each 4 KiB block b,
+ *   which are the stamp key ^ (b + 1) * GOLDEN (little-endian).
+ * The pool's 4 KiB chunks start with fresh random literals, so a stamp replaces bytes
+ * the compressor stores as literals anyway: the ratio holds, every block of every
+ * file is unique (dedup cannot flatter), and the writer's source stays in the CPU
+ * cache instead of streaming 32 MiB of pool through an XOR for every file: the
+ * per-byte cost is the kernel's copy alone, as for fio's scrambled buffer. */
+#define WINDOW ((int64_t)1 << 20)
+#define STAMP_BLOCK 4096
+#define GOLDEN 0x9E3779B97F4A7C15ULL
+
+static void xor_copy(unsigned char *dst, const unsigned char *src, int64_t n, uint64_t key)
+{
+    int64_t words = n / 8, i;
+    if (!key) {
+        memcpy(dst, src, (size_t)n);
+        return;
+    }
+    for (i = 0; i < words; i++) {
+        uint64_t w;
+        memcpy(&w, src + 8 * i, 8);
+        w ^= key;
+        memcpy(dst + 8 * i, &w, 8);
+    }
+    for (i = words * 8; i < n; i++)
+        dst[i] = src[i] ^ (unsigned char)(key >> (8 * (i % 8)));
+}
+
+/* win[0, len): W repeated (len may be less than WINDOW for a small file). */
+static void fill_window(unsigned char *win, int64_t len, const unsigned char *pool, int64_t pool_len,
+                        int64_t off, uint64_t key)
+{
+    int64_t first = len < WINDOW ? len : WINDOW, j = 0;
+    while (j < first) {
+        int64_t o = (off + j) % pool_len, n = first - j;
+        if (n > pool_len - o)
+            n = pool_len - o; /* a multiple of 8: the key's phase carries on */
+        xor_copy(win + j, pool + o, n, key);
+        j += n;
+    }
+    for (j = WINDOW; j < len; j += WINDOW)
+        memcpy(win + j, win, (size_t)(len - j < WINDOW ? len - j : WINDOW));
+}
+
+/* Bytes of window a file needs: all of it up to WINDOW + chunk (writes start at any
+ * phase of the window), plus 8 for a stamp running past the end. */
+static int64_t window_need(int64_t size, int64_t chunk)
+{
+    return (size < WINDOW + chunk ? size : WINDOW + chunk) + 8;
+}
+
+/* Write file bytes [pos, pos + nbytes) from a window made by fill_window, stamping
+ * the block starts in place (a stamp depends on the position only, so restamping a
+ * word another write stamped before is harmless).  Returns bytes written; *err is
+ * set on failure. */
+static int64_t write_content(int fd, unsigned char *win, int64_t pos, int64_t nbytes, uint64_t key,
+                             int64_t chunk, int *err)
 {
     int64_t done = 0;
     *err = 0;
     while (done < nbytes) {
-        int64_t n = nbytes - done;
+        int64_t p = pos + done, n = nbytes - done;
         if (n > chunk)
             n = chunk;
-        if (n > pool_len - *off)
-            n = pool_len - *off;
-        const unsigned char *src = pool + *off;
+        unsigned char *src = win + p % WINDOW;
         if (key) {
-            int64_t words = n / 8, i;
-            for (i = 0; i < words; i++) {
-                uint64_t w;
-                memcpy(&w, src + 8 * i, 8);
-                w ^= key;
-                memcpy(scratch + 8 * i, &w, 8);
+            for (int64_t q = p - p % STAMP_BLOCK; q < p + n; q += STAMP_BLOCK) {
+                uint64_t stamp = key ^ ((uint64_t)(q / STAMP_BLOCK + 1) * GOLDEN);
+                memcpy(src - (p - q), &stamp, 8);
             }
-            for (i = words * 8; i < n; i++)
-                scratch[i] = src[i] ^ (unsigned char)(key >> (8 * (i % 8)));
-            src = scratch;
         }
         int64_t w = 0;
         while (w < n) {
@@ -93,9 +136,6 @@ static int64_t write_pattern(int fd, const unsigned char *pool, int64_t pool_len
             w += r;
         }
         done += n;
-        *off += n;
-        if (*off >= pool_len)
-            *off = 0;
     }
     return done;
 }
@@ -120,7 +160,7 @@ static PyObject *create_files(PyObject *self, PyObject *args)
         goto done;
     }
     out = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(record_t));
-    scratch = PyMem_RawMalloc((size_t)chunk + 8);
+    scratch = PyMem_RawMalloc((size_t)window_need(INT64_MAX, chunk));
     if (!out || !scratch) {
         Py_CLEAR(out);
         PyErr_NoMemory();
@@ -137,13 +177,14 @@ static PyObject *create_files(PyObject *self, PyObject *args)
         int dirfd = (int)row[3];
         int64_t t0 = now_ns(), size = row[0], off = row[1] % pool.len;
         uint64_t key = (uint64_t)row[2];
+        fill_window(scratch, window_need(size, chunk) - 8, pool.buf, pool.len, off, key);
         int err = 0;
         int64_t written = 0;
         int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
         if (fd < 0) {
             err = errno;
         } else {
-            written = write_pattern(fd, pool.buf, pool.len, &off, size, key, scratch, chunk, &err);
+            written = write_content(fd, scratch, 0, size, key, chunk, &err);
             if (!err && (flags & FLAG_FSYNC) && fsync(fd) < 0)
                 err = errno;
             if (close(fd) < 0 && !err)
@@ -171,32 +212,54 @@ done:
     return out;
 }
 
-/* write_fd(fd, pool, pool_offset, nbytes, key, chunk) -> (written, errno)
- * One slice of a large file; the caller owns the descriptor. */
+/* window(pool, off, key, size, chunk) -> bytearray
+ * The window one file of `size` bytes is written from (fill_window), for write_fd. */
+static PyObject *window(PyObject *self, PyObject *args)
+{
+    Py_buffer pool;
+    long long off, key, size, chunk;
+    if (!PyArg_ParseTuple(args, "y*LLLL", &pool, &off, &key, &size, &chunk))
+        return NULL;
+    PyObject *out = NULL;
+    if (pool.len <= 0 || pool.len % 8 || chunk <= 0 || size < 0 || off < 0 || off % 8) {
+        PyErr_SetString(PyExc_ValueError, "pool length a positive multiple of 8, offset a multiple of 8, chunk > 0");
+    } else {
+        int64_t need = window_need(size, chunk);
+        out = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)need);
+        if (out) {
+            unsigned char *win = (unsigned char *)PyByteArray_AS_STRING(out);
+            memset(win + need - 8, 0, 8);
+            Py_BEGIN_ALLOW_THREADS
+            fill_window(win, need - 8, pool.buf, pool.len, off % pool.len, (uint64_t)key);
+            Py_END_ALLOW_THREADS
+        }
+    }
+    PyBuffer_Release(&pool);
+    return out;
+}
+
+/* write_fd(fd, window, pos, nbytes, key, chunk) -> (written, errno)
+ * File bytes [pos, pos + nbytes) of one large file; the caller owns the descriptor
+ * and made the window (stamped in place here) for this file. */
 static PyObject *write_fd(PyObject *self, PyObject *args)
 {
     int fd;
-    Py_buffer pool;
-    long long off, nbytes, key, chunk;
-    if (!PyArg_ParseTuple(args, "iy*LLLL", &fd, &pool, &off, &nbytes, &key, &chunk))
+    Py_buffer win;
+    long long pos, nbytes, key, chunk;
+    if (!PyArg_ParseTuple(args, "iw*LLLL", &fd, &win, &pos, &nbytes, &key, &chunk))
         return NULL;
-    if (pool.len <= 0 || pool.len % 8 || chunk <= 0) {
-        PyBuffer_Release(&pool);
-        PyErr_SetString(PyExc_ValueError, "pool length must be a positive multiple of 8 and chunk > 0");
+    int64_t reach = pos + nbytes < WINDOW + chunk ? pos + nbytes : WINDOW + chunk;
+    if (chunk <= 0 || pos < 0 || nbytes < 0 || win.len < reach + 8) {
+        PyBuffer_Release(&win);
+        PyErr_SetString(PyExc_ValueError, "window too short for this write (make it with window())");
         return NULL;
-    }
-    unsigned char *scratch = PyMem_RawMalloc((size_t)chunk + 8);
-    if (!scratch) {
-        PyBuffer_Release(&pool);
-        return PyErr_NoMemory();
     }
     int err = 0;
-    int64_t written, o = off % pool.len;
+    int64_t written;
     Py_BEGIN_ALLOW_THREADS
-    written = write_pattern(fd, pool.buf, pool.len, &o, nbytes, (uint64_t)key, scratch, chunk, &err);
+    written = write_content(fd, win.buf, pos, nbytes, (uint64_t)key, chunk, &err);
     Py_END_ALLOW_THREADS
-    PyMem_RawFree(scratch);
-    PyBuffer_Release(&pool);
+    PyBuffer_Release(&win);
     return Py_BuildValue("Li", (long long)written, err);
 }
 
@@ -368,7 +431,8 @@ static PyObject *resident(PyObject *self, PyObject *args)
 
 static PyMethodDef methods[] = {
     {"create_files", create_files, METH_VARARGS, "Create a batch of pattern files in one directory (GIL released)."},
-    {"write_fd", write_fd, METH_VARARGS, "Write a slice of pattern data to an open file (GIL released)."},
+    {"window", window, METH_VARARGS, "The content window a large file is written from (see write_fd)."},
+    {"write_fd", write_fd, METH_VARARGS, "Write a slice of a large file's content to an open file (GIL released)."},
     {"read_files", read_files, METH_VARARGS, "Read a batch of whole files in one directory (GIL released)."},
     {"read_fd", read_fd, METH_VARARGS, "Read a slice of an open file (GIL released)."},
     {"syncfs", py_syncfs, METH_VARARGS, "Flush the file system that holds fd."},
@@ -390,6 +454,8 @@ PyMODINIT_FUNC PyInit__diskio(void)
         PyModule_AddIntConstant(m, "FLAG_FSYNC", FLAG_FSYNC);
         PyModule_AddIntConstant(m, "FLAG_EVICT", FLAG_EVICT);
         PyModule_AddIntConstant(m, "FLAG_DIRECT", FLAG_DIRECT);
+        PyModule_AddIntConstant(m, "WINDOW", (long)WINDOW);
+        PyModule_AddIntConstant(m, "STAMP_BLOCK", STAMP_BLOCK);
         PyModule_AddIntConstant(m, "HAVE_O_DIRECT", O_DIRECT != 0);
     }
 #endif
