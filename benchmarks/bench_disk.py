@@ -1,6 +1,6 @@
 """Disk tests against anchors measured in the same run: fio, and a plain C loop.
 
-    .venv/bin/python benchmarks/bench_disk.py [--dir /var/tmp/tapediag-bench] [--reps 3]
+    .venv/bin/python benchmarks/bench_disk.py [--dir /var/tmp/tapediag-bench] [--reps 7]
 
 Workloads (the issue's targets):
   * 64 MiB files, create and read, 1 and 4 streams: tapediag >= 0.9 x fio's MB/s;
@@ -16,8 +16,10 @@ read tool walks/lists the tree before its clock starts. The machine is shared an
 noisy, so each repetition runs the tools back to back in a rotating order and the
 table shows medians.
 
-Small-file creates never reuse a just-emptied tree: each run writes into a new
-directory and the trees are removed only when the whole bench is over. ext4 will not
+Creates never follow a deletion: each run writes into a new directory; large trees
+are removed when their workload is over, small-file trees when the whole bench is.
+Deleting 512 MiB right before the next tool's create (ext4 here is mounted with
+``discard``) cut that create to 360-490 MB/s from ~1,700, whichever tool it was. ext4 will not
 hand out an inode freed less than ``dirty_expire_centisecs`` (30 s) ago: its allocator
 (find_inode_bit / recently_deleted) walks past each one, reading its inode block, so a
 create right after deleting the previous run's 10,000 files cost 10-20x the kernel CPU
@@ -172,10 +174,13 @@ def c_read(exe: Path, w: Workload, data: Path) -> float:
 # -- the run --------------------------------------------------------------------------------
 
 def bench(w: Workload, base: Path, exe: Path, reps: int, keep: list[Path]) -> dict[str, dict[str, list[float]]]:
-    """Run workload ``w``; small-file trees are left in place and listed in ``keep`` (see
-    the module docstring: deleting them now would slow down the next creates)."""
+    """Run workload ``w``. Every create writes into a directory of its own; nothing is
+    deleted while the workload is measured (see the module docstring). Large trees go
+    at the workload's end, before the next one's unmeasured warm-up; small-file trees
+    are listed in ``keep`` for the very end."""
     res: dict[str, dict[str, list[float]]] = {"create": {}, "read": {}}
     tag = f"{'large' if w.large else 'small'}{w.streams}"
+    made_here: list[Path] = []
     creators = {"tapediag": lambda t: td_create(w, t), "fio": lambda t: fio_create(w, t)}
     if not w.large:
         creators["C loop"] = lambda t: c_create(exe, w, t)
@@ -183,22 +188,19 @@ def bench(w: Workload, base: Path, exe: Path, reps: int, keep: list[Path]) -> di
     # setup, and whichever tool ran first after the previous workload's clean-up (a
     # large tree's blocks being freed) lost 30-50% in that repetition
     for name in creators:
-        target = fresh(base, "create" if w.large else f"create-{tag}-warm-{name.replace(' ', '')}")
+        target = fresh(base, f"create-{tag}-warm-{name.replace(' ', '')}")
         creators[name](target)
-        if not w.large:
-            keep.append(target)
+        made_here.append(target)
     for rep in range(reps):
         names = list(creators)
         names = names[rep % len(names):] + names[: rep % len(names)]
         for name in names:
-            target = fresh(base, "create" if w.large else f"create-{tag}-{rep}-{name.replace(' ', '')}")
+            target = fresh(base, f"create-{tag}-{rep}-{name.replace(' ', '')}")
             res["create"].setdefault(name, []).append(creators[name](target))
-            if not w.large:
-                keep.append(target)
-        if w.large:
-            shutil.rmtree(base / "create")
+            made_here.append(target)
     # reads: one data set made by tapediag (one subtree per stream), read by all three
     data = fresh(base, f"data-{tag}")
+    made_here.append(data)
     made = CreateDataTest(td_params(w, data)).run()
     per_stream = made.total_files // w.streams
     readers = {"tapediag": lambda: td_read(w, data), "fio": lambda: fio_read(w, data, per_stream),
@@ -210,17 +212,19 @@ def bench(w: Workload, base: Path, exe: Path, reps: int, keep: list[Path]) -> di
             drop_caches()
             res["read"].setdefault(name, []).append(readers[name]())
     if w.large:
-        shutil.rmtree(data)
+        for path in made_here:
+            shutil.rmtree(path)
+        os.sync()
     else:
-        keep.append(data)
+        keep.extend(made_here)
     return res
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--dir", default="/var/tmp/tapediag-bench", help="scratch directory on the disk under test")
-    ap.add_argument("--reps", type=int, default=5)
-    ap.add_argument("--small-files-per-dir", type=int, default=16, help="files per directory (155 dirs per stream)")
+    ap.add_argument("--reps", type=int, default=7)
+    ap.add_argument("--small-files-per-dir", type=int, default=32, help="files per directory (155 dirs per stream)")
     ap.add_argument("--large-files", type=int, default=8,
                     help="64 MiB files for one stream (half as many per stream with 4): 0.5-1 GiB per run, so that "
                          "a run is not over in 0.2 s")
@@ -267,11 +271,13 @@ def main() -> int:
     print("-" * len(hdr))
     fmt = lambda v: f"{v:10.1f}" if v is not None else f"{'-':>10}"  # noqa: E731
     for name, s, m, td, fio, c, best, ratio, paired in rows:
-        verdict = "met" if ratio >= 0.9 else "MISSED"
+        # both readings must clear the target: the ratio of medians alone is at the mercy of
+        # the load drifting between repetitions, the paired one of a single bad pairing
+        verdict = {2: "met", 1: "mixed"}.get((ratio >= 0.9) + (paired >= 0.9), "MISSED")
         print(f"{name:28} {s:>3} {m:>7} {fmt(td)} {fmt(fio)} {fmt(c)} {best:>8} {ratio:6.2f} {paired:6.2f}  "
               f">=0.9 {verdict}")
     print(f"(medians of {args.reps} runs; ratio = tapediag median / best anchor median; paired = median of the "
-          "per-repetition ratios; same machine, same run)")
+          "per-repetition ratios; met = both >= 0.9; same machine, same run)")
     if args.json:
         Path(args.json).write_text(json.dumps(raw, indent=2))
     return 0
