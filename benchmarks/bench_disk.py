@@ -130,7 +130,15 @@ def fio_create(w: Workload, target: Path) -> float:
     common = ["--rw=write", f"--bs={'1M' if w.large else '4k'}", "--ioengine=psync", "--create_on_open=1", "--file_service_type=sequential",
               "--openfiles=1", "--end_fsync=1", f"--numjobs={w.streams}", f"--directory={target}"]
     if w.large:
-        nbytes, secs, _ = run_fio(["--name=large", *common, f"--nrfiles={w.files_per_stream}", "--filesize=64M"])
+        # one job per stream, each in a directory of its own as tapediag's streams are
+        # (sNN/d00): ext4 places new directories in different block groups, so a single
+        # shared directory would give fio a more compact layout than the workload has
+        args = []
+        for s in range(1, w.streams + 1):
+            (target / f"s{s:02d}" / "d00").mkdir(parents=True)
+            args += [f"--name=s{s:02d}", *common, "--numjobs=1", f"--directory={target / f's{s:02d}' / 'd00'}",
+                     f"--nrfiles={w.files_per_stream}", "--filesize=64M"]
+        nbytes, secs, _ = run_fio(args)
         return metric(w, nbytes, 0, secs)
     # the same file count as tapediag's tree, flat (fio makes no tree); fio needs bs <= the
     # smallest file, so 4k writes (1-4 per file) where tapediag and the C loop write once
