@@ -20,6 +20,13 @@ import time
 from dataclasses import dataclass
 from typing import Sequence
 
+from native import winio
+
+if sys.platform == "win32":
+    import msvcrt as _msvcrt  # CRT descriptors around the unbuffered Win32 handles
+else:
+    _msvcrt = None
+
 try:
     from native import _diskio as _c
 
@@ -163,7 +170,15 @@ def write_fd(fd: int, win: bytearray, pos: int, nbytes: int, key: int, chunk: in
     return _py_write(fd, win, pos, nbytes, key, chunk)
 
 
+def _unbuffered(flags: int) -> bool:
+    """On Windows both evict (the default) and direct read with FILE_FLAG_NO_BUFFERING
+    (``native.winio``): the file cache is bypassed, as eviction or O_DIRECT do on Linux."""
+    return IS_WINDOWS and bool(flags & (FLAG_EVICT | FLAG_DIRECT))
+
+
 def _open_read(path: str, flags: int, dirfd: int | None) -> int:
+    if _unbuffered(flags):
+        return _open_unbuffered_fd(path)  # no directory descriptors on Windows: path is whole
     oflags = os.O_RDONLY | _NOFOLLOW | _CLOEXEC | _BINARY
     if flags & FLAG_DIRECT and HAVE_O_DIRECT:
         oflags |= os.O_DIRECT
@@ -183,6 +198,8 @@ def read_files(dirfds: int | Sequence[int], dirpaths: str | Sequence[str], names
     may span many small directories, so the interpreter is visited once per batch).
     """
     per_file = not isinstance(dirfds, int)
+    if _unbuffered(flags):
+        return _read_files_unbuffered(dirpaths, names, buf)
     if NATIVE and HAVE_DIRFD:
         fds = array.array("i", dirfds).tobytes() if per_file else dirfds
         return _c.read_files(fds, names, buf, flags)
@@ -208,7 +225,13 @@ def read_files(dirfds: int | Sequence[int], dirpaths: str | Sequence[str], names
 
 
 def read_fd(fd: int, buf: bytearray | memoryview, max_bytes: int) -> tuple[int, int, bool]:
-    """Read up to ``max_bytes`` (-1: to EOF) in buffer-sized reads; (bytes, errno, eof)."""
+    """Read up to ``max_bytes`` (-1: to EOF) in buffer-sized reads; (bytes, errno, eof).
+
+    On Windows an aligned buffer is read with ReadFile on the descriptor's handle, which
+    an unbuffered handle from ``open_read`` requires (the CRT's read() would allocate
+    an unaligned buffer of its own); a plain handle reads the same that way."""
+    if IS_WINDOWS and winio.aligned(buf):
+        return winio.read_handle(_msvcrt.get_osfhandle(fd), buf, max_bytes)
     if NATIVE:
         got, err, eof = _c.read_fd(fd, buf, max_bytes)
         return got, err, bool(eof)
@@ -222,6 +245,31 @@ def read_fd(fd: int, buf: bytearray | memoryview, max_bytes: int) -> tuple[int, 
     except OSError as exc:
         return total, exc.errno or 5, False
     return total, 0, False
+
+
+def _open_unbuffered_fd(path: str) -> int:
+    """A CRT descriptor owning an unbuffered Win32 handle: ``os.close`` closes both, so
+    callers treat it like any descriptor from ``open_read``."""
+    handle = winio.open_unbuffered(path)
+    try:
+        return _msvcrt.open_osfhandle(handle, os.O_RDONLY)
+    except BaseException:
+        winio.close_handle(handle)
+        raise
+
+
+def _read_files_unbuffered(dirpaths: str | Sequence[str], names: Sequence[bytes],
+                           buf: bytearray | memoryview) -> bytes:
+    """``read_files`` on Windows: each file opened, read and closed through ``winio``
+    (Win32 handles only, no CRT descriptor per file); the same records."""
+    out = []
+    for i, name in enumerate(names):
+        dirpath = dirpaths if isinstance(dirpaths, str) else dirpaths[i]
+        t0 = time.monotonic_ns()
+        got, err, _eof = winio.read_file(os.path.join(dirpath, os.fsdecode(name)), buf)
+        t1 = time.monotonic_ns()
+        out.append(FileRecord(err, got, t1, t1 - t0))
+    return _pack_records(out)
 
 
 def _readinto(fd: int, buf: bytearray | memoryview) -> int:
