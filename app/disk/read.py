@@ -9,7 +9,9 @@ and the run goes on.
 
 The page cache must not flatter the figure: each file is evicted (posix_fadvise
 DONTNEED) right before it is read, or read with O_DIRECT, and a sample of files is
-checked with mincore() to warn when eviction cannot work (tmpfs, dirty pages).
+checked with mincore() to warn when eviction cannot work (tmpfs, dirty pages). On
+Windows both modes read unbuffered (FILE_FLAG_NO_BUFFERING, ``native.winio``), which
+needs 4K-multiple buffers.
 """
 from __future__ import annotations
 
@@ -17,7 +19,6 @@ import collections
 import errno as errno_mod
 import mmap
 import os
-import sys
 import threading
 import time
 from dataclasses import asdict, dataclass, field
@@ -60,6 +61,10 @@ class ReadDataTest:
 
     def __init__(self, params: ReadDataParams) -> None:
         params.validate()
+        if diskio.IS_WINDOWS and (params.evict or params.direct) and params.buffer_size % 4096:
+            # refused rather than rounded up: the buffer size is the measured read size
+            raise InvalidParameter("unbuffered reads on Windows need a buffer size that is a multiple of 4K",
+                                   hint="use a multiple of 4K, or --no-evict to read through the file cache")
         self.params = params
         self.unreadable: list[Unreadable] = []
         self.unreadable_count = 0
@@ -81,8 +86,10 @@ class ReadDataTest:
         if walk.files == 0:
             warnings.append(f"{target} holds no regular files to read")
         if not cancel.cancelled and walk.files:
-            if p.direct:
+            if p.direct or (diskio.IS_WINDOWS and p.evict):
                 self._probe_direct(dirs)
+            if diskio.IS_WINDOWS and (p.direct or p.evict):
+                sink(Message("info", "reading unbuffered (FILE_FLAG_NO_BUFFERING): the file cache is bypassed"))
             warnings += self._cache_warnings(dirs, walk)
             for w in warnings:
                 sink(Message("warning", w))
@@ -164,22 +171,42 @@ class ReadDataTest:
     # -- checks before reading ----------------------------------------------------------
 
     def _probe_direct(self, dirs: list[_Dir]) -> None:
+        """Refuse early where the file system cannot read direct/unbuffered (EINVAL).
+
+        Linux refuses O_DIRECT when opening; Windows accepts NO_BUFFERING at open and
+        refuses a read whose alignment does not fit the sector size, so there the
+        first block is read too."""
         d = dirs[0]
+        path = os.fsdecode(os.path.join(d.path, d.names[0]))
+        err = 0
         try:
-            fd = diskio.open_read(os.fsdecode(os.path.join(d.path, d.names[0])), diskio.FLAG_DIRECT)
-            os.close(fd)
-        except OSError as err:
-            if err.errno == errno_mod.EINVAL:
-                raise DiskTestError(f"the file system at {os.fsdecode(d.path)} does not support direct I/O",
-                                    hint="run without --direct") from None
+            fd = diskio.open_read(path, diskio.FLAG_DIRECT)
+            try:
+                if diskio.IS_WINDOWS:
+                    with mmap.mmap(-1, 4096) as probe:
+                        err = diskio.read_fd(fd, probe, 4096)[1]
+            finally:
+                os.close(fd)
+        except OSError as exc:
+            err = exc.errno or 0
+        if err == errno_mod.EINVAL:
+            if diskio.IS_WINDOWS:
+                raise DiskTestError(f"the file system at {os.fsdecode(d.path)} does not support unbuffered reads "
+                                    "with 4K alignment", hint="run with --no-evict and without --direct") from None
+            raise DiskTestError(f"the file system at {os.fsdecode(d.path)} does not support direct I/O",
+                                hint="run without --direct") from None
 
     def _cache_warnings(self, dirs: list[_Dir], walk: TreeWalk) -> list[str]:
         p = self.params
         if p.direct:
             return []
-        if sys.platform == "win32" or not diskio.NATIVE:
+        if diskio.IS_WINDOWS:  # reads are unbuffered unless eviction is off
+            return [] if p.evict else ["eviction is off and reads go through the Windows file cache: data read or "
+                                       f"written recently may be served from memory (data set "
+                                       f"{format_size(walk.bytes)})"]
+        if not diskio.NATIVE:
             return ["the page cache cannot be bypassed on this platform: re-reading recently written data may "
-                    "be served from memory"] if not p.direct else []
+                    "be served from memory"]
         # up to 16 directories spread over the walk, the largest file of each: a sample
         # that costs the same for a thousand files or for millions
         picks = sorted({int(i) for i in np.linspace(0, len(dirs) - 1, min(16, len(dirs)))})
