@@ -1,6 +1,6 @@
 """Disk tests against anchors measured in the same run: fio, and a plain C loop.
 
-    .venv/bin/python benchmarks/bench_disk.py [--dir /var/tmp/tapediag-bench] [--reps 7]
+    .venv/bin/python benchmarks/bench_disk.py [--dir /var/tmp/tapediag-bench] [--reps 11]
 
 Workloads (the issue's targets):
   * 64 MiB files, create and read, 1 and 4 streams: tapediag >= 0.9 x fio's MB/s;
@@ -233,7 +233,7 @@ def bench(w: Workload, base: Path, exe: Path, reps: int, keep: list[Path]) -> di
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--dir", default="/var/tmp/tapediag-bench", help="scratch directory on the disk under test")
-    ap.add_argument("--reps", type=int, default=7)
+    ap.add_argument("--reps", type=int, default=11)
     ap.add_argument("--small-files-per-dir", type=int, default=32, help="files per directory (155 dirs per stream)")
     ap.add_argument("--large-files", type=int, default=8,
                     help="64 MiB files for one stream (half as many per stream with 4): 0.5-1 GiB per run, so that "
