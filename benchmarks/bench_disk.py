@@ -32,7 +32,7 @@ swing 3-7x between repetitions.
 What each tool does per small file (strace -f, 1 stream, 2,480 files, 155 directories):
   tapediag  openat(dirfd, O_CREAT|O_EXCL|O_NOFOLLOW) + write + close = 3 per file, plus
             mkdirat + open + dup + 2 close per directory: 3.31 syscalls a file
-  C loop    the same per file (same flags, same pool offsets and XOR keys, one write),
+  C loop    the same per file (same flags, the same content recipe: pool slice XOR key, 4 KiB stamps; one write),
             mkdirat + open + close per directory: 3.19 a file; both end with syncfs
   fio       about 14 a file (stat x4.5, fadvise x4, open/close x2, 4 KiB pwrites x2,
             and fsync of every file at end_fsync): it only sets the pace where it wins
