@@ -162,22 +162,26 @@ def test_open_flags_bypass_cache_and_never_follow_links(tmp_path: Path, fake: Fa
     assert security is None and template is None
 
 
-def test_bytes_land_in_the_buffer(tmp_path: Path, fake: FakeKernel32) -> None:
-    path = tmp_path / "f.dat"
-    data = _file(path, 3 * SECTOR + 123)
+def _read_whole(path: Path) -> bytes:
+    """Open unbuffered and read sector by sector to EOF, every read error-free."""
     handle = winio.open_unbuffered(str(path))
+    seen = b""
     try:
         with mmap.mmap(-1, SECTOR) as buf:
-            seen = b""
             while True:
                 got, err, eof = winio.read_handle(handle, buf, SECTOR)
                 assert err == 0
                 seen += buf[:got]
                 if eof:
-                    break
+                    return seen
     finally:
         winio.close_handle(handle)
-    assert seen == data
+
+
+def test_bytes_land_in_the_buffer(tmp_path: Path, fake: FakeKernel32) -> None:
+    path = tmp_path / "f.dat"
+    data = _file(path, 3 * SECTOR + 123)
+    assert _read_whole(path) == data
 
 
 def test_max_bytes_stops_on_a_buffer_boundary_and_resumes(tmp_path: Path, fake: FakeKernel32) -> None:
@@ -389,19 +393,7 @@ windows_only = pytest.mark.skipif(sys.platform != "win32", reason="needs the rea
 def test_real_unbuffered_read_returns_the_file(tmp_path: Path) -> None:
     path = tmp_path / "real.dat"
     data = _file(path, 5 * SECTOR + 321)
-    handle = winio.open_unbuffered(str(path))
-    seen = b""
-    try:
-        with mmap.mmap(-1, SECTOR) as buf:
-            while True:
-                got, err, eof = winio.read_handle(handle, buf, SECTOR)
-                assert err == 0
-                seen += buf[:got]
-                if eof:
-                    break
-    finally:
-        winio.close_handle(handle)
-    assert seen == data
+    assert _read_whole(path) == data
 
 
 @windows_only
