@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass
 
 from app.disk.content import check as check_pattern
 from app.disk.sizes import DISTRIBUTIONS, format_size, mean_size
+from native import diskio
 from native.errors import InvalidParameter
 
 MAX_STREAMS = 8
@@ -134,6 +135,11 @@ class ReadDataParams:
             raise InvalidParameter("buffer size must be 4K to 64M")
         if self.direct and self.buffer_size % 4096:
             raise InvalidParameter("direct reads need a buffer size that is a multiple of 4K")
+        if diskio.IS_WINDOWS and self.evict and self.buffer_size % 4096:
+            # evicting means unbuffered reads there (native.winio); refused rather than
+            # rounded up: the buffer size is the read size being measured
+            raise InvalidParameter("unbuffered reads on Windows need a buffer size that is a multiple of 4K",
+                                   hint="use a multiple of 4K, or --no-evict to read through the file cache")
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -61,10 +61,6 @@ class ReadDataTest:
 
     def __init__(self, params: ReadDataParams) -> None:
         params.validate()
-        if diskio.IS_WINDOWS and (params.evict or params.direct) and params.buffer_size % 4096:
-            # refused rather than rounded up: the buffer size is the measured read size
-            raise InvalidParameter("unbuffered reads on Windows need a buffer size that is a multiple of 4K",
-                                   hint="use a multiple of 4K, or --no-evict to read through the file cache")
         self.params = params
         self.unreadable: list[Unreadable] = []
         self.unreadable_count = 0
