@@ -74,5 +74,5 @@ def _run(test: CreateDataTest, sink, cancel, args: argparse.Namespace):
     if args.cleanup:
         run_id = Manifest.load(Path(result.target)).runs[-1].run_id
         removed = clean(result.target, run_id)
-        result.warnings.append("cleanup: " + render_clean(removed))
+        result.cleanup = render_clean(removed)
     return result

@@ -124,6 +124,7 @@ class CreateDataResult(DiskResult):
     manifest: str = ""
     run_root: str = ""
     flush_seconds: float = 0.0  # fsync "end": the longest final flush of a stream (in its time)
+    cleanup: str = ""  # what --cleanup removed after the run, as a sentence; "" when it was not asked
 
 
 @dataclass

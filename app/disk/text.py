@@ -36,6 +36,8 @@ def render(result: DiskResult) -> str:
                          f"{result.params.get('max_listed_unreadable', 1000)})")
     if result.error:
         lines.append(f"  stopped: {result.error}")
+    if isinstance(result, CreateDataResult) and result.cleanup:
+        lines.append(f"  cleanup: {result.cleanup}")
     lines += [f"  warning: {w}" for w in result.warnings]
     return "\n".join(lines)
 
