@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -34,6 +36,36 @@ def tmpfs(tmp_path: Path) -> Iterator[Callable[[str], Path]]:
     yield mount
     for point in reversed(mounts):
         subprocess.run(["umount", "-l", str(point)], capture_output=True)
+
+
+def _fs_type(path: Path) -> str:
+    """The file system type holding ``path`` (the longest mount point above it)."""
+    best, kind = "", ""
+    try:
+        with open("/proc/self/mounts") as mounts:
+            for line in mounts:
+                fields = line.split()
+                point = fields[1].replace("\\040", " ")
+                if (str(path) == point or str(path).startswith(point.rstrip("/") + "/")) and len(point) >= len(best):
+                    best, kind = point, fields[2]
+    except OSError:
+        pass
+    return kind
+
+
+@pytest.fixture
+def disk_path(tmp_path: Path) -> Iterator[Path]:
+    """A directory on a disk-backed file system: ``tmp_path`` unless that is a tmpfs (as
+    /tmp is on Debian 13), where reads never leave memory and fsync costs nothing, so a
+    run is over before the events these tests wait for; then a directory in /var/tmp."""
+    if _fs_type(tmp_path.resolve()) not in ("tmpfs", "ramfs"):
+        yield tmp_path
+        return
+    path = Path(tempfile.mkdtemp(prefix="tapediag-test-", dir="/var/tmp"))
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def tree_files(root: Path) -> dict[str, int]:

@@ -144,14 +144,14 @@ def test_python_fallback_writes_the_same_files(tmp_path: Path, monkeypatch: pyte
     assert all((tmp_path / "c" / n).read_bytes() == (tmp_path / "py" / n).read_bytes() for n in fc)
 
 
-def test_cancel_keeps_partial_results_and_manifest(tmp_path: Path) -> None:
+def test_cancel_keeps_partial_results_and_manifest(disk_path: Path) -> None:
     cancel = CancelToken()
 
     def sink(event) -> None:
         if isinstance(event, SampleBatch):
             cancel.cancel()
 
-    target = tmp_path / "t"
+    target = disk_path / "t"
     result = CreateDataTest(CreateDataParams(str(target), depth=2, breadth=4, files_per_dir=200, fsync="file",
                                              streams=2)).run(sink, cancel)
     files = tree_files(target)
@@ -195,14 +195,14 @@ def test_path_based_fallback_without_directory_descriptors(tmp_path: Path, monke
     assert all_entries(tmp_path / "w") == set()
 
 
-def test_cancel_inside_large_files_leaves_no_partial_file(tmp_path: Path) -> None:
+def test_cancel_inside_large_files_leaves_no_partial_file(disk_path: Path) -> None:
     cancel = CancelToken()
 
     def sink(event) -> None:
         if isinstance(event, SampleBatch):
             cancel.cancel()
 
-    target = tmp_path / "t"
+    target = disk_path / "t"
     result = CreateDataTest(CreateDataParams(str(target), depth=1, breadth=1, files_per_dir=40, min_size=6 << 20,
                                              max_size=6 << 20, fsync="file")).run(sink, cancel)
     files = tree_files(target)

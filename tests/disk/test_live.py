@@ -45,24 +45,24 @@ def _assert_steady(arrivals: list[float], samples: list) -> None:
         assert t[0] <= MAX_PUBLISH_GAP and np.diff(t).max() <= MAX_PUBLISH_GAP, f"stream {stream} went quiet"
 
 
-def test_create_small_files_publishes_steadily(tmp_path: Path) -> None:
+def test_create_small_files_publishes_steadily(disk_path: Path) -> None:
     # fsync per file keeps the run going for the whole RUN_SECONDS on any disk
-    params = CreateDataParams(str(tmp_path / "t"), depth=2, breadth=4, files_per_dir=2000, fsync="file", streams=2)
+    params = CreateDataParams(str(disk_path / "t"), depth=2, breadth=4, files_per_dir=2000, fsync="file", streams=2)
     arrivals, samples = _timed(lambda sink, cancel: CreateDataTest(params).run(sink, cancel))
     _assert_steady(arrivals, samples)
     assert {s.stream for s in samples} == {1, 2}
 
 
-def test_create_large_files_publishes_inside_a_file(tmp_path: Path) -> None:
-    params = CreateDataParams(str(tmp_path / "t"), depth=1, breadth=1, files_per_dir=64, min_size=64 << 20,
+def test_create_large_files_publishes_inside_a_file(disk_path: Path) -> None:
+    params = CreateDataParams(str(disk_path / "t"), depth=1, breadth=1, files_per_dir=64, min_size=64 << 20,
                               max_size=64 << 20, fsync="file", pattern="random")
     arrivals, samples = _timed(lambda sink, cancel: CreateDataTest(params).run(sink, cancel))
     _assert_steady(arrivals, samples)
 
 
-def test_read_publishes_steadily(tmp_path: Path) -> None:
-    CreateDataTest(CreateDataParams(str(tmp_path / "t"), depth=2, breadth=4, files_per_dir=400)).run()
-    params = ReadDataParams(str(tmp_path / "t"), streams=2, buffer_size=4096)
+def test_read_publishes_steadily(disk_path: Path) -> None:
+    CreateDataTest(CreateDataParams(str(disk_path / "t"), depth=2, breadth=4, files_per_dir=400)).run()
+    params = ReadDataParams(str(disk_path / "t"), streams=2, buffer_size=4096)
     # evicted, 4 KiB reads: slow enough to last; the walk's own time is not part of the check
     arrivals, samples = _timed(lambda sink, cancel: ReadDataTest(params).run(sink, cancel))
     if samples:

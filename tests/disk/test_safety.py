@@ -16,6 +16,8 @@ from app.disk.manifest import Manifest
 from app.events import PhaseStarted, SampleBatch
 from native.errors import DiskTestError, NoSpace, TargetNotEmpty
 
+from tests.helpers.unprivileged import run_unprivileged
+
 from .conftest import all_entries, tree_files
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -128,8 +130,8 @@ def _chattr(flag: str, path: Path) -> bool:
     return subprocess.run(["chattr", flag, str(path)], capture_output=True).returncode == 0
 
 
-def test_permission_denied_mid_run_stops_cleanly(tmp_path: Path) -> None:
-    target = tmp_path / "t"
+def test_permission_denied_mid_run_stops_cleanly(disk_path: Path) -> None:
+    target = disk_path / "t"
     locked: list[Path] = []
 
     def lock(event) -> None:  # the stream root becomes immutable while the run goes on
@@ -154,24 +156,19 @@ def test_permission_denied_mid_run_stops_cleanly(tmp_path: Path) -> None:
     assert all_entries(target) == set()
 
 
-def test_permission_denied_target_as_a_normal_user() -> None:
-    """Root ignores permissions, so the CLI runs as 'nobody' against a root-owned directory."""
-    if shutil.which("setpriv") is None:
-        pytest.skip("setpriv not installed")
+def test_permission_denied_target_without_root_privilege() -> None:
+    """Root ignores permissions, so the CLI runs without root's file-mode bypass against
+    a root-owned directory of mode 555."""
     base = Path(tempfile.mkdtemp(prefix="tapediag-perm-"))
     try:
-        os.chmod(base, 0o755)
         target = base / "ro"
-        target.mkdir(mode=0o755)
-        data = base / "data-nobody"
+        target.mkdir(mode=0o555)
+        os.chmod(target, 0o555)  # whatever the umask
+        data = base / "data"
         data.mkdir()
-        os.chown(data, 65534, 65534)
         env = {**os.environ, "TAPEDIAG_DATA_DIR": str(data)}
-        proc = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-m",
-                               "app", "create-data", str(target), "--files", "5", "--json"],
-                              capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
-        if "setpriv:" in proc.stderr:
-            pytest.skip(f"setpriv cannot switch user here: {proc.stderr.strip()}")
+        proc = run_unprivileged([sys.executable, "-m", "app", "create-data", str(target), "--files", "5", "--json"],
+                                capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
         assert proc.returncode == 1, proc.stderr
         assert "Permission denied" in proc.stderr and "Traceback" not in proc.stderr
         assert len(proc.stderr.strip().splitlines()) == 1
