@@ -108,7 +108,7 @@ class DevicePane(QWidget):
                 item.setText(f"{row.label} — unreachable\n{row.device}")
             self.list.addItem(item)
         self.list.blockSignals(False)
-        wanted = self._wanted or (entries[0].device if entries else None)
+        wanted = self._wanted if self._wanted in {row.device for row in entries} else default_device(entries)
         if wanted:
             self.select(wanted)
 
@@ -180,3 +180,16 @@ class DevicePane(QWidget):
     def _identify_failed(self, device: str, err: BaseException) -> None:
         if device == self.selected:
             self.identity["status"].setText(describe_error(err))
+
+
+def default_device(entries: list[engines.DeviceRow]) -> str | None:
+    """The device to select with none remembered: the first attached drive a technician
+    came to test, else the newest virtual LTO (what the README promises on a machine
+    with no drive), else whatever is listed first."""
+    real = [row for row in entries if row.kind != "virtual" and row.reachable is not False]
+    if real:
+        return real[0].device
+    virtual = [row.device for row in entries if row.device in engines.VIRTUAL_DRIVES]
+    if virtual:
+        return max(virtual, key=engines.VIRTUAL_DRIVES.index)
+    return entries[0].device if entries else None

@@ -119,3 +119,23 @@ def test_last_device_and_last_parameters_persist(qtbot):
     assert (values["block_size"], values["size"], values["verify"]) == ("128K", "2G", True)
     wait_idle(qtbot, second)
     second.close()
+
+
+def test_first_start_selects_the_newest_virtual_drive(qtbot, window):
+    """No remembered device and no drive attached: the README's promise, virtual LTO-9."""
+    qtbot.waitUntil(lambda: window.devices.selected is not None, timeout=15000)
+    assert window.devices.selected == "virtual:lto9"
+    wait_idle(qtbot, window)
+
+
+def test_default_device_prefers_an_attached_drive():
+    from ui.devices import default_device
+    from ui.engines import DeviceRow
+
+    virtual = [DeviceRow(f"virtual:lto{n}", "virtual", f"Virtual LTO-{n}", "") for n in (5, 6, 7, 8, 9)]
+    drive = DeviceRow("/dev/sg3", "passthrough", "HPE Ultrium 9", "")
+    gone = DeviceRow("iscsi://127.0.0.1/iqn.x/1", "iscsi", "VTL", "", reachable=False)
+    assert default_device(virtual) == "virtual:lto9"
+    assert default_device([gone, *virtual, drive]) == "/dev/sg3"
+    assert default_device([gone, *virtual]) == "virtual:lto9"
+    assert default_device([gone]) == gone.device and default_device([]) is None
