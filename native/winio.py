@@ -4,8 +4,11 @@ Why: the read-data test must measure the disk, not the file cache. Linux evicts 
 file (posix_fadvise DONTNEED) or opens it O_DIRECT; Windows has neither. Its
 equivalent is a handle opened with FILE_FLAG_NO_BUFFERING: every ReadFile on it goes
 to the volume, whatever the cache holds, so it serves both the default (evict) mode
-and ``--direct``. FILE_FLAG_OPEN_REPARSE_POINT opens a link itself instead of its
-target, the O_NOFOLLOW of the Linux path.
+and ``--direct``. Links are not an issue here: the tree walk skips symbolic links
+and junctions, and a file is only read. Other reparse points (deduplicated files,
+HSM and cloud placeholders) must be read through their filter, as a backup agent
+reads them, so FILE_FLAG_OPEN_REPARSE_POINT is not used: with it a deduplicated file
+would read as its sparse stub.
 
 NO_BUFFERING has rules: the buffer address, every read length and every file offset
 must be multiples of the volume's sector size. ``ALIGN`` (4096) covers 512-byte and
@@ -37,9 +40,8 @@ FILE_SHARE_DELETE = 0x4
 OPEN_EXISTING = 3
 FILE_FLAG_NO_BUFFERING = 0x20000000
 FILE_FLAG_SEQUENTIAL_SCAN = 0x08000000
-FILE_FLAG_OPEN_REPARSE_POINT = 0x00200000
 SHARE = FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE
-OPEN_FLAGS = FILE_FLAG_NO_BUFFERING | FILE_FLAG_SEQUENTIAL_SCAN | FILE_FLAG_OPEN_REPARSE_POINT
+OPEN_FLAGS = FILE_FLAG_NO_BUFFERING | FILE_FLAG_SEQUENTIAL_SCAN
 #: INVALID_HANDLE_VALUE as a ``c_void_p`` result reads back (all bits set).
 INVALID_HANDLE = ctypes.c_void_p(-1).value
 
@@ -105,7 +107,7 @@ def to_errno(winerror: int) -> int:
 
 
 def open_unbuffered(path: str) -> int:
-    """A read handle on ``path`` that bypasses the file cache and never follows a link.
+    """A read handle on ``path`` that bypasses the file cache.
 
     Raises ``OSError`` with the errno of ``to_errno`` (not a ``winerror``, which would
     make Python recompute the errno on Windows).

@@ -151,14 +151,14 @@ def test_whole_file_in_aligned_reads(tmp_path: Path, fake: FakeKernel32, size: i
     assert fake.handles == {}
 
 
-def test_open_flags_bypass_cache_and_never_follow_links(tmp_path: Path, fake: FakeKernel32) -> None:
+def test_open_flags_bypass_the_cache(tmp_path: Path, fake: FakeKernel32) -> None:
     path = tmp_path / "f.dat"
     _file(path, 10)
     with mmap.mmap(-1, SECTOR) as buf:
         winio.read_file(str(path), buf)
     (opened, access, share, security, disposition, flags, template), = fake.opens
     assert opened == str(path) and access == 0x80000000 and share == 0x7 and disposition == 3
-    assert flags == 0x20000000 | 0x08000000 | 0x00200000  # NO_BUFFERING | SEQUENTIAL_SCAN | OPEN_REPARSE_POINT
+    assert flags == 0x20000000 | 0x08000000  # NO_BUFFERING | SEQUENTIAL_SCAN; reparse points read through
     assert security is None and template is None
 
 
@@ -410,3 +410,20 @@ def test_real_read_files_and_read_fd(tmp_path: Path) -> None:
             assert diskio.read_fd(fd, buf, -1) == (70000 - 32768, 0, True)
         finally:
             os.close(fd)  # closes the unbuffered handle with it
+
+
+def test_walk_skips_junctions_on_windows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A junction is not a symlink to Python 3.11 but must not be walked into."""
+    from types import SimpleNamespace
+
+    from app.disk import read
+
+    def entry(tag: int, symlink: bool = False) -> SimpleNamespace:
+        return SimpleNamespace(is_symlink=lambda: symlink,
+                               stat=lambda follow_symlinks=True: SimpleNamespace(st_reparse_tag=tag))
+
+    monkeypatch.setattr(read.os, "name", "nt")
+    assert read._is_link(entry(0xA0000003))  # junction
+    assert read._is_link(entry(0xA000000C, symlink=True))  # symbolic link
+    assert not read._is_link(entry(0x80000013))  # a deduplicated file: read through its filter
+    assert not read._is_link(entry(0))
