@@ -3,6 +3,6 @@
 # virtual drive, GUI offscreen, PDF checks). Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+bash scripts/setup.sh --tests
 export QT_QPA_PLATFORM=offscreen
 exec .venv/bin/python -m pytest -q -p no:cacheprovider "$@"
