@@ -133,13 +133,18 @@ class ReadDataParams:
             raise InvalidParameter(f"streams must be 1 to {MAX_STREAMS}")
         if not 4096 <= self.buffer_size <= 64 << 20:
             raise InvalidParameter("buffer size must be 4K to 64M")
-        if self.direct and self.buffer_size % 4096:
-            raise InvalidParameter("direct reads need a buffer size that is a multiple of 4K")
-        if diskio.IS_WINDOWS and self.evict and self.buffer_size % 4096:
-            # evicting means unbuffered reads there (native.winio); refused rather than
-            # rounded up: the buffer size is the read size being measured
+        if self.unbuffered and self.buffer_size % 4096:
+            # refused rather than rounded up: the buffer size is the read size being measured
+            if self.direct:
+                raise InvalidParameter("direct reads need a buffer size that is a multiple of 4K")
             raise InvalidParameter("unbuffered reads on Windows need a buffer size that is a multiple of 4K",
                                    hint="use a multiple of 4K, or --no-evict to read through the file cache")
+
+    @property
+    def unbuffered(self) -> bool:
+        """Reads that bypass the cache with aligned I/O: --direct (O_DIRECT), and on
+        Windows every evicting run too (eviction there means FILE_FLAG_NO_BUFFERING)."""
+        return self.direct or (diskio.IS_WINDOWS and self.evict)
 
     def to_dict(self) -> dict:
         return asdict(self)

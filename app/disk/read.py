@@ -71,6 +71,7 @@ def _is_link(entry: os.DirEntry) -> bool:
         return False  # no junctions; and no extra lstat per directory in the timed walk
     return getattr(entry.stat(follow_symlinks=False), "st_reparse_tag", 0) == IO_REPARSE_TAG_MOUNT_POINT
 
+
 class ReadDataTest:
     """``ReadDataTest(params).run(sink, cancel) -> ReadDataResult``."""
 
@@ -97,9 +98,9 @@ class ReadDataTest:
         if walk.files == 0:
             warnings.append(f"{target} holds no regular files to read")
         if not cancel.cancelled and walk.files:
-            if p.direct or (diskio.IS_WINDOWS and p.evict):
+            if p.unbuffered:
                 self._probe_direct(dirs)
-            if diskio.IS_WINDOWS and (p.direct or p.evict):
+            if p.unbuffered and diskio.IS_WINDOWS:
                 sink(Message("info", "reading unbuffered (FILE_FLAG_NO_BUFFERING): the file cache is bypassed"))
             warnings += self._cache_warnings(dirs, walk)
             for w in warnings:
