@@ -66,7 +66,8 @@ def file_name(prefix: str, index: int) -> str:
 
 
 #: File content repeats its window every WINDOW bytes; the first 8 bytes of each
-#: STAMP_BLOCK are a per-file, per-block stamp (see ``app.disk.content``).
+#: STAMP_BLOCK are a per-file, per-block stamp (see ``app.disk.content``). The C writer
+#: has the same two #defines; tests/disk/test_content.py holds both to one model.
 WINDOW = 1 << 20
 STAMP_BLOCK = 4096
 _GOLDEN = 0x9E3779B97F4A7C15

@@ -454,8 +454,6 @@ PyMODINIT_FUNC PyInit__diskio(void)
         PyModule_AddIntConstant(m, "FLAG_FSYNC", FLAG_FSYNC);
         PyModule_AddIntConstant(m, "FLAG_EVICT", FLAG_EVICT);
         PyModule_AddIntConstant(m, "FLAG_DIRECT", FLAG_DIRECT);
-        PyModule_AddIntConstant(m, "WINDOW", (long)WINDOW);
-        PyModule_AddIntConstant(m, "STAMP_BLOCK", STAMP_BLOCK);
         PyModule_AddIntConstant(m, "HAVE_O_DIRECT", O_DIRECT != 0);
     }
 #endif
