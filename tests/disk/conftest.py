@@ -10,7 +10,7 @@ from typing import Callable, Iterator
 
 import pytest
 
-from app.events import Event
+from app.events import CancelToken, Event, EventSink, SampleBatch
 
 
 @pytest.fixture
@@ -36,6 +36,17 @@ def tmpfs(tmp_path: Path) -> Iterator[Callable[[str], Path]]:
     yield mount
     for point in reversed(mounts):
         subprocess.run(["umount", "-l", str(point)], capture_output=True)
+
+
+def cancel_at_first_sample() -> tuple[EventSink, CancelToken]:
+    """(sink, cancel) for a run that is cancelled as soon as its first samples arrive."""
+    cancel = CancelToken()
+
+    def sink(event: Event) -> None:
+        if isinstance(event, SampleBatch):
+            cancel.cancel()
+
+    return sink, cancel
 
 
 def _fs_type(path: Path) -> str:

@@ -10,10 +10,10 @@ import pytest
 
 from app.disk import MANIFEST_NAME, CreateDataParams, CreateDataTest, clean
 from app.disk.manifest import Manifest
-from app.events import CancelToken, PhaseFinished, PhaseStarted, Progress, SampleBatch
+from app.events import PhaseFinished, PhaseStarted, Progress, SampleBatch
 from native.errors import InvalidParameter
 
-from .conftest import all_entries, tree_files
+from .conftest import all_entries, cancel_at_first_sample, tree_files
 
 
 def _create(target: Path, events: list | None = None, **kw) -> object:
@@ -145,11 +145,7 @@ def test_python_fallback_writes_the_same_files(tmp_path: Path, monkeypatch: pyte
 
 
 def test_cancel_keeps_partial_results_and_manifest(disk_path: Path) -> None:
-    cancel = CancelToken()
-
-    def sink(event) -> None:
-        if isinstance(event, SampleBatch):
-            cancel.cancel()
+    sink, cancel = cancel_at_first_sample()
 
     target = disk_path / "t"
     result = CreateDataTest(CreateDataParams(str(target), depth=2, breadth=4, files_per_dir=200, fsync="file",
@@ -196,11 +192,7 @@ def test_path_based_fallback_without_directory_descriptors(tmp_path: Path, monke
 
 
 def test_cancel_inside_large_files_leaves_no_partial_file(disk_path: Path) -> None:
-    cancel = CancelToken()
-
-    def sink(event) -> None:
-        if isinstance(event, SampleBatch):
-            cancel.cancel()
+    sink, cancel = cancel_at_first_sample()
 
     target = disk_path / "t"
     result = CreateDataTest(CreateDataParams(str(target), depth=1, breadth=1, files_per_dir=40, min_size=6 << 20,

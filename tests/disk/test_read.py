@@ -11,10 +11,12 @@ from pathlib import Path
 import pytest
 
 from app.disk import CreateDataParams, CreateDataTest, ReadDataParams, ReadDataTest
-from app.events import CancelToken, PhaseFinished, PhaseStarted, SampleBatch
+from app.events import PhaseFinished, PhaseStarted, SampleBatch
 from native import diskio
 from native.errors import DiskTestError, InvalidParameter
 from tests.helpers.unprivileged import run_unprivileged
+
+from .conftest import cancel_at_first_sample
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -117,11 +119,7 @@ def test_unreadable_files_without_root_privilege() -> None:
 def test_cancel_keeps_partial_results(disk_path: Path) -> None:
     target = disk_path / "t"
     CreateDataTest(CreateDataParams(str(target), depth=2, breadth=4, files_per_dir=250)).run()
-    cancel = CancelToken()
-
-    def sink(event) -> None:
-        if isinstance(event, SampleBatch):
-            cancel.cancel()
+    sink, cancel = cancel_at_first_sample()
 
     result = ReadDataTest(ReadDataParams(str(target), streams=2, buffer_size=4096)).run(sink, cancel)
     assert result.status == "cancelled"
