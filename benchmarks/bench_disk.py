@@ -20,8 +20,8 @@ Creates never follow a deletion: each run writes into a new directory; large tre
 are removed when their workload is over, small-file trees when the whole bench is.
 When each 64 MiB create replaced the previous tool's files instead, the runs went at
 1,300-1,800 MB/s (the virtual disk rewriting blocks it had just been given) with
-single runs of either tool at 360-490 MB/s; into new directories all of them run at
-300-900 MB/s on this VM, the speed of blocks the disk has not held before. ext4 will not
+single fio runs at 363-490 MB/s; into new directories they run mostly at 300-900 MB/s
+on this VM (a few above 1,300), the speed of blocks the disk has not held before. ext4 will not
 hand out an inode freed less than ``dirty_expire_centisecs`` (30 s) ago: its allocator
 (find_inode_bit / recently_deleted) walks past each one, reading its inode block, so a
 create right after deleting the previous run's 10,000 files cost 10-20x the kernel CPU
