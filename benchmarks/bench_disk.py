@@ -18,9 +18,10 @@ table shows medians.
 
 Creates never follow a deletion: each run writes into a new directory; large trees
 are removed when their workload is over, small-file trees when the whole bench is.
-When each 64 MiB create replaced the previous tool's files instead, the runs went at
-1,300-1,800 MB/s (the virtual disk rewriting blocks it had just been given) with
-single fio runs at 363-490 MB/s; into new directories they run mostly at 300-900 MB/s
+When each 64 MiB create replaced the previous tool's files instead (one run of 5
+repetitions, 1 and 4 streams), tapediag went at 1,600-2,500 MB/s and fio at
+1,560-2,360 except for five runs at 363-1,051 (the virtual disk rewriting blocks it
+had just been given); into new directories they run mostly at 300-900 MB/s
 on this VM (a few above 1,300), the speed of blocks the disk has not held before. ext4 will not
 hand out an inode freed less than ``dirty_expire_centisecs`` (30 s) ago: its allocator
 (find_inode_bit / recently_deleted) walks past each one, reading its inode block, so a
