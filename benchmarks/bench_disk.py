@@ -20,10 +20,11 @@ Creates never follow a deletion: each run writes into a new directory; large tre
 are removed when their workload is over, small-file trees when the whole bench is.
 When each 64 MiB create replaced the previous tool's files instead (one run of 5
 repetitions, 1 and 4 streams), tapediag went at 1,600-2,500 MB/s and fio at
-1,560-2,360 except for five runs at 363-1,051 (the virtual disk rewriting blocks it
-had just been given); into new directories they run mostly at 300-900 MB/s
-on this VM (a few above 1,300), the speed of blocks the disk has not held before. ext4 will not
-hand out an inode freed less than ``dirty_expire_centisecs`` (30 s) ago: its allocator
+1,560-2,360 except for five runs at 363-1,051 (probably because the virtual disk was
+rewriting blocks it already held); into new directories they run mostly at 300-900
+MB/s on this VM (a few above 1,300), the speed of blocks it has not held before.
+
+ext4 will not hand out an inode freed less than ``dirty_expire_centisecs`` (30 s) ago: its allocator
 (find_inode_bit / recently_deleted) walks past each one, reading its inode block, so a
 create right after deleting the previous run's 10,000 files cost 10-20x the kernel CPU
 (perf: 60% of the samples in recently_deleted + find_get_block_common) and the tool
