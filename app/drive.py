@@ -72,6 +72,22 @@ _NOT_SUPPORTED_ASC = (0x20, 0x24, 0x26)
 
 NOT_SUPPORTED = "not supported by this device"
 
+# Commands every SCSI device type understands and that change nothing: the only ones
+# sent before INQUIRY has shown the device is a tape (INQUIRY, REQUEST SENSE, REPORT LUNS).
+_ANY_DEVICE_OPCODES = frozenset({0x12, 0x03, 0xA0})
+PERIPHERAL_TAPE = 0x01
+
+
+class NotATapeDrive(InvalidParameter):
+    """The device is not sequential-access: no tape command was sent to it (exit 2)."""
+
+    def __init__(self, device: str, device_type: int, type_name: str) -> None:
+        article = "an" if type_name[:1].lower() in "aeiou" else "a"
+        super().__init__(f"{device or 'the device'} is {article} {type_name} (peripheral type {device_type}), not a tape drive",
+                         hint="choose a tape drive; 'tapediag devices' lists them")
+        self.device = device
+        self.device_type = device_type
+
 
 def is_not_supported(err: BaseException) -> bool:
     """True for the ILLEGAL REQUEST a device gives for a command or field it lacks."""
@@ -220,10 +236,37 @@ class TapeDrive:
         target sent none). Callers that treat some conditions as outcomes use this;
         everything else goes through ``_command``.
         """
+        self._require_tape_for(cdb)
         result = self.transport.execute(cdb, data_in=data_in, data_out=data_out, timeout=timeout)
         if result.status in (GOOD, CONDITION_MET):
             return result, None
         return self._not_good(cdb, result)
+
+    # -- the one gate: tape commands go only to a tape (peripheral type 01h) ----------
+
+    def _require_tape_for(self, cdb: bytes) -> None:
+        """Refuse any command but INQUIRY/REQUEST SENSE/REPORT LUNS to a non-tape.
+
+        Why here: every command of every engine passes through this object, so one
+        check covers ``info``, ``tape-perf`` (with or without --force), cleaning and
+        anything added later. A disk that accepts opcode 01h would take REWIND, and the
+        next WRITE(6) would overwrite the customer's LBAs. INQUIRY is sent first if no
+        caller has asked yet, so the refusal comes before any other command.
+        """
+        if cdb[0] in _ANY_DEVICE_OPCODES:
+            return
+        self.require_tape()
+
+    def require_tape(self) -> None:
+        """Raise ``NotATapeDrive`` unless INQUIRY reports peripheral type 01h."""
+        inquiry = self._inquiry or self.inquiry()
+        if inquiry.device_type != PERIPHERAL_TAPE:
+            raise NotATapeDrive(self.device, inquiry.device_type, inquiry.device_type_name)
+
+    @property
+    def peripheral_type(self) -> int:
+        """INQUIRY's peripheral device type (01h = tape); sends INQUIRY once if needed."""
+        return (self._inquiry or self.inquiry()).device_type
 
     def _not_good(self, cdb: bytes, result: CommandResult) -> tuple[CommandResult, Sense | None]:
         """``_execute``'s path for any status but GOOD / CONDITION MET."""
@@ -409,6 +452,7 @@ class TapeDrive:
         size = len(buf) if not isinstance(buf, memoryview) else buf.nbytes
         cdb = self._write_cdbs.get((size, block_size))
         if cdb is None:
+            self.require_tape()  # cached with the CDB: the gate costs nothing per write after the first
             cdb = self._write_cdb(size, block_size)
         # The hot path of every write test: a GOOD WRITE is one call and a shared outcome.
         result = self.transport.execute(cdb, data_out=buf, timeout=timeout)

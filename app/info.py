@@ -31,7 +31,7 @@ from app.scsi.logpages import (
 )
 from app.scsi.mam import Mam
 from app.scsi.tapealert import CLEANING_FLAGS, Severity
-from native.errors import CheckCondition, IllegalRequest, NotReady, ParseError, UnitAttention
+from native.errors import CheckCondition, HardwareError, IllegalRequest, NotReady, ParseError, UnitAttention
 
 if TYPE_CHECKING:
     from app.history import History
@@ -45,6 +45,24 @@ class Verdict(str, enum.Enum):
     HEALTHY = "Healthy"
     ATTENTION = "Attention"
     FAILING = "Failing"
+    # Neither TapeAlert nor the error counters could be read: there is no evidence
+    # either way, and "Healthy" would be a claim the technician cannot sign.
+    NOT_ASSESSED = "Not assessed"
+    # INQUIRY says this is not a sequential-access device: no tape query was sent.
+    NOT_A_TAPE = "Not a tape drive"
+
+
+# Exit status of ``tapediag info`` per verdict (documented in ``--help`` and the README).
+# Chosen clear of 1 (device failure), 2 (bad input / not a tape), 3 (refused) and 130 (cancelled).
+EXIT_CODES: dict[Verdict, int] = {
+    Verdict.HEALTHY: 0,
+    Verdict.ATTENTION: 10,
+    Verdict.FAILING: 11,
+    Verdict.NOT_ASSESSED: 12,
+    Verdict.NOT_A_TAPE: 2,
+}
+
+NOT_A_TAPE = "not a tape drive"
 
 
 @dataclass(frozen=True)
@@ -183,6 +201,23 @@ class Health:
     verdict: Verdict
     reasons: tuple[str, ...] = ()
 
+    @property
+    def exit_code(self) -> int:
+        return EXIT_CODES[self.verdict]
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """An error a drive gave while answering a health query: it says something about the drive.
+
+    ``verdict`` is the least the error implies (Failing for HARDWARE ERROR, Attention
+    for MEDIUM ERROR and anything else unexpected); ``reason`` names the query and the
+    decoded sense.
+    """
+
+    verdict: Verdict
+    reason: str
+
 
 @dataclass(frozen=True)
 class DriveInfo:
@@ -228,8 +263,13 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-def _section(fn: Callable[[], T]) -> "Maybe[T]":
+def _section(fn: Callable[[], T], evidence: "list[Evidence] | None" = None, what: str = "") -> "Maybe[T]":
     """Run one query; what the device cannot answer becomes Unsupported(reason).
+
+    Only ILLEGAL REQUEST 20h/24h/26h means "not supported" and NOT READY 3Ah "no
+    cartridge": those say nothing about the drive's health. Any other error is
+    evidence: it is appended to ``evidence`` (HARDWARE ERROR -> Failing, anything
+    else -> Attention) with the decoded sense as the reason.
 
     Transport failures (timeout, lost connection) still raise: the drive is gone
     and every following section would fail the same way.
@@ -239,37 +279,56 @@ def _section(fn: Callable[[], T]) -> "Maybe[T]":
     except IllegalRequest as err:
         if is_not_supported(err):
             return Unsupported(NOT_SUPPORTED)
-        return Unsupported(f"rejected by the device ({err.sense.describe() if err.sense else err})")
+        return _evidence(err, evidence, what, Verdict.ATTENTION)
     except NotReady as err:
         if err.sense is not None and err.sense.asc == 0x3A:
             return Unsupported(NO_CARTRIDGE)
-        return Unsupported(f"drive not ready ({err.sense.describe() if err.sense else err})")
+        return _evidence(err, evidence, what, Verdict.ATTENTION)
+    except HardwareError as err:
+        return _evidence(err, evidence, what, Verdict.FAILING)
     except CheckCondition as err:
-        return Unsupported(f"the device reported an error: {err.message}")
+        return _evidence(err, evidence, what, Verdict.ATTENTION)
     except ParseError as err:
         return Unsupported(f"the device returned data tapediag cannot decode ({err})")
 
 
-def _settle(drive: TapeDrive, attempts: int = 4) -> None:
+def _decoded(err: CheckCondition) -> str:
+    return err.sense.describe() if err.sense is not None else str(err)
+
+
+def _evidence(err: CheckCondition, evidence: "list[Evidence] | None", what: str, verdict: Verdict) -> Unsupported:
+    """The section shows the decoded sense; the verdict gets it once, naming the query."""
+    text = f"the device reported an error: {_decoded(err)}"
+    if evidence is not None:
+        evidence.append(Evidence(verdict, f"{what}: {_decoded(err)}" if what else _decoded(err)))
+    return Unsupported(text)
+
+
+def _settle(drive: TapeDrive, attempts: int = 4) -> Evidence | None:
     """One TEST UNIT READY to consume pending UNIT ATTENTIONs (after a load or reset).
 
-    NOT READY is fine here: info also describes a drive without a cartridge.
+    NOT READY is fine here: info also describes a drive without a cartridge. Any
+    other error (a deferred error, HARDWARE ERROR) is returned as evidence, not
+    raised: a broken drive is exactly when a technician runs ``info``, so every
+    page that still answers is gathered after it.
     """
     for _ in range(attempts):
         try:
             drive.test_unit_ready()
-            return
+            return None
         except UnitAttention:
             continue
         except NotReady:
-            return
+            return None
+        except CheckCondition as err:
+            return Evidence(Verdict.FAILING, f"TEST UNIT READY: {_decoded(err)}")
+    return None
 
 
 def gather(drive: TapeDrive) -> DriveInfo:
     """Query the drive (read-only: nothing is written, nothing moves) into a DriveInfo."""
     inquiry = drive.inquiry()
-    _settle(drive)
-    serial = _section(drive.serial_number)
+    serial = _section(drive.serial_number)  # INQUIRY VPD: safe to ask any device type
     ident = _section(lambda: drive.vpd(0x83))
     identity = Identity(
         vendor=inquiry.vendor,
@@ -279,8 +338,18 @@ def gather(drive: TapeDrive) -> DriveInfo:
         wwn=ident.value.wwn if isinstance(ident, Supported) else None,
         device_type=inquiry.device_type_name,
     )
+    if not inquiry.is_tape:
+        return _not_a_tape(drive.device, identity, inquiry.device_type)
 
-    mode = _section(drive.mode_header)  # one MODE SENSE serves density, block size, WP, buffering
+    evidence: list[Evidence] = []
+    tur = _settle(drive)
+    if tur is not None:
+        evidence.append(tur)
+
+    def section(fn: Callable[[], T], what: str) -> "Maybe[T]":
+        return _section(fn, evidence, what)
+
+    mode = section(drive.mode_header, "MODE SENSE")  # one MODE SENSE serves density, block size, WP, buffering
     media: Maybe[MediaState]
     if isinstance(mode, Supported):
         md = mode.value
@@ -290,13 +359,13 @@ def gather(drive: TapeDrive) -> DriveInfo:
     density = media.value.density_code if isinstance(media, Supported) else None
     generation = lto_generation(density) or generation_from_product(inquiry.product)
 
-    limits = _section(drive.read_block_limits)
+    limits = section(drive.read_block_limits, "READ BLOCK LIMITS")
     block_limits: Maybe[Limits] = (
         Supported(Limits(limits.value.granularity, limits.value.min_length, limits.value.max_length))
         if isinstance(limits, Supported) else limits
     )
 
-    comp = _section(drive.compression)
+    comp = section(drive.compression, "MODE SENSE (compression)")
     compression: Maybe[Compression]
     if isinstance(comp, Supported) and comp.value is not None:
         c = comp.value
@@ -306,10 +375,10 @@ def gather(drive: TapeDrive) -> DriveInfo:
     else:
         compression = comp
 
-    mam = _section(drive.read_attributes)
+    mam = section(drive.read_attributes, "READ ATTRIBUTE (MAM)")
     cartridge: Maybe[Cartridge] = Supported(Cartridge.from_mam(mam.value)) if isinstance(mam, Supported) else mam
 
-    pages = _section(drive.supported_log_pages)
+    pages = section(drive.supported_log_pages, "LOG SENSE (supported pages)")
     listed = set(pages.value) if isinstance(pages, Supported) else None
     # No LOG SENSE at all (tgt): do not ask five more times.
     no_log_sense = isinstance(pages, Unsupported) and pages.reason == NOT_SUPPORTED
@@ -317,7 +386,7 @@ def gather(drive: TapeDrive) -> DriveInfo:
     def log(page: int, read: Callable[[], Any] | None = None) -> Maybe:
         if no_log_sense or (listed is not None and page not in listed):
             return Unsupported(NOT_SUPPORTED)
-        return _section(read or (lambda: drive.log_sense(page)))
+        return section(read or (lambda: drive.log_sense(page)), f"LOG SENSE page {page:02X}h")
 
     alerts_page = log(0x2E, drive.tapealert)  # read once: reading clears the flags
     tapealerts: Maybe[tuple[Alert, ...]] = (
@@ -345,7 +414,7 @@ def gather(drive: TapeDrive) -> DriveInfo:
         performance = log(PAGE_HP_PERFORMANCE,
                           lambda: Performance.from_page(HpPerformance.from_page(drive.log_sense(PAGE_HP_PERFORMANCE))))
 
-    health = assess(tapealerts, write_errors, read_errors, cleaning)
+    health = assess(tapealerts, write_errors, read_errors, cleaning, evidence=evidence)
     return DriveInfo(
         device=drive.device,
         identity=identity,
@@ -364,9 +433,29 @@ def gather(drive: TapeDrive) -> DriveInfo:
     )
 
 
+def _not_a_tape(device: str, identity: Identity, device_type: int) -> DriveInfo:
+    """Identity only: nothing but INQUIRY was sent, and there is no tape verdict to give."""
+    skipped = Unsupported(NOT_A_TAPE)
+    reason = f"{device} is {_article(identity.device_type)} (peripheral type {device_type}), {NOT_A_TAPE}"
+    return DriveInfo(device=device, identity=identity, generation=None, media=skipped, block_limits=skipped,
+                     compression=skipped, cartridge=skipped, tapealerts=skipped, write_errors=skipped,
+                     read_errors=skipped, cleaning_required=skipped, volume_statistics=skipped,
+                     performance=skipped, health=Health(Verdict.NOT_A_TAPE, (reason,)))
+
+
+def _article(name: str) -> str:
+    return ("an " if name[:1].lower() in "aeiou" else "a ") + name
+
+
 def assess(tapealerts: Maybe[tuple[Alert, ...]], write_errors: Maybe[ErrorCounts], read_errors: Maybe[ErrorCounts],
-           cleaning: Maybe[bool]) -> Health:
+           cleaning: Maybe[bool], *, evidence: "list[Evidence] | tuple[Evidence, ...]" = ()) -> Health:
     """The verdict a technician acts on.
+
+    Errors the drive returned while being queried (``evidence``) count like flags:
+    HARDWARE ERROR is Failing, MEDIUM ERROR and other errors at least Attention.
+    Healthy needs evidence of health: TapeAlert or the error counters read and clean.
+    Without either (and nothing wrong seen) the verdict is Not assessed, naming what
+    the drive did not report.
 
     Failing: a Critical TapeAlert flag (other than the cleaning flags). Attention:
     uncorrected read/write errors, cleaning requested (TapeAlert 0x14/0x15 or the
@@ -389,10 +478,19 @@ def assess(tapealerts: Maybe[tuple[Alert, ...]], write_errors: Maybe[ErrorCounts
             attention.append(f"{counts.value.uncorrected} uncorrected {direction} error(s) in the error counters")
     if isinstance(cleaning, Supported) and cleaning.value and not any(r.startswith("cleaning") for r in attention):
         attention.append("cleaning requested: the drive reports that cleaning is required")
+    for item in evidence:
+        (failing if item.verdict is Verdict.FAILING else attention).append(item.reason)
     if failing:
         return Health(Verdict.FAILING, tuple(failing + attention))
     if attention:
         return Health(Verdict.ATTENTION, tuple(attention))
+    read_ok = [name for name, sec in (("TapeAlert", tapealerts), ("write error counters", write_errors),
+                                      ("read error counters", read_errors)) if isinstance(sec, Supported)]
+    if not read_ok:
+        missing = ", ".join(f"{name} ({sec.reason})" for name, sec in (
+            ("TapeAlert", tapealerts), ("write error counters", write_errors), ("read error counters", read_errors))
+            if isinstance(sec, Unsupported))
+        return Health(Verdict.NOT_ASSESSED, (f"the drive did not report {missing}",))
     return Health(Verdict.HEALTHY, ())
 
 

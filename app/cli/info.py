@@ -2,8 +2,9 @@
 
 Decoding and the verdict live in ``app.info``; this module only renders: aligned,
 grouped text for a technician, or ``DriveInfo.to_dict()`` as JSON for machines.
-Exit status 0 for a Healthy drive, 1 when the verdict is Attention or Failing, so
-scripts can act on it.
+Exit status says the verdict so scripts can act on it (``app.info.EXIT_CODES``):
+0 Healthy, 10 Attention, 11 Failing, 12 Not assessed, 2 not a tape drive (identity
+only, nothing but INQUIRY sent); 1 is kept for "the device could not be queried".
 
 Every snapshot is recorded in the history as a ``drive-info`` run whose results are
 exactly ``DriveInfo.to_dict()`` (``app.info.snapshot``, shared with the GUI).
@@ -12,12 +13,21 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Any, Iterable
 
 from app.drive import Supported, Unsupported
-from app.info import DriveInfo, Verdict, snapshot
+from app.info import EXIT_CODES, DriveInfo, Verdict, snapshot
 
 LABEL_WIDTH = 26
+
+EPILOG = f"""exit status (also in --json as "exit_code", with "health": {{"verdict": ...}}):
+  {EXIT_CODES[Verdict.HEALTHY]:<4}Healthy: TapeAlert and/or the error counters were read and are clean
+  {EXIT_CODES[Verdict.ATTENTION]:<4}Attention: warnings, cleaning requested, uncorrected errors, a MEDIUM ERROR
+  {EXIT_CODES[Verdict.FAILING]:<4}Failing: a critical TapeAlert flag or a HARDWARE ERROR / failing TEST UNIT READY
+  {EXIT_CODES[Verdict.NOT_ASSESSED]:<4}Not assessed: the drive reported neither TapeAlert nor error counters
+  {EXIT_CODES[Verdict.NOT_A_TAPE]:<4}not a tape drive (identity shown, no tape command sent), or bad input
+  1   the device could not be reached or queried"""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -25,6 +35,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "info",
         help="show a drive's identity, cartridge, TapeAlert flags, error counters and health",
         description="Read-only: queries the drive and the loaded cartridge; nothing is written or moved.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("device", metavar="DEVICE", help="/dev/sgN, /dev/nstN, \\\\.\\TapeN, iscsi://host/iqn/lun or virtual:lto9")
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON instead of text")
@@ -33,12 +45,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     info, run_id = snapshot(args.device)
+    code = info.health.exit_code
     if args.json:
-        print(json.dumps({"run_id": run_id, **info.to_dict()}, indent=2))
+        print(json.dumps({"run_id": run_id, **info.to_dict(), "exit_code": code}, indent=2))
     else:
         print(render_text(info), end="")
         print(f"\nRecorded as run {run_id} ('tapediag report {run_id} -o report.pdf').")
-    return 0 if info.health.verdict is Verdict.HEALTHY else 1
+    if info.health.verdict is Verdict.NOT_A_TAPE:
+        print(f"tapediag: error: {info.health.reasons[0]}", file=sys.stderr)
+    return code
 
 
 def _fmt(value: Any) -> str:
@@ -89,6 +104,8 @@ def render_text(info: DriveInfo) -> str:
         ("Device type", ident.device_type),
         ("LTO generation", f"LTO-{info.generation}" if info.generation else "unknown"),
     ])
+    if info.health.verdict is Verdict.NOT_A_TAPE:  # identity only: no tape section was queried, no verdict
+        return "\n".join(out + [f"Not a tape drive: {info.health.reasons[0]}"]) + "\n"
     out += _section("Mode", info.media, lambda m: [
         ("Density", f"{m.density_name}" + (f" (0x{m.density_code:02X})" if m.density_code is not None else "")),
         ("Block mode", m.block_mode),
