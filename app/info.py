@@ -240,7 +240,9 @@ class DriveInfo:
         """JSON-safe form. A section is ``{"supported": false, "reason": ...}`` or
         ``{"supported": true, <the section's fields>}``; sections that are lists or
         single values carry them under ``"value"``."""
-        return {name: _jsonable(getattr(self, name)) for name in self.__dataclass_fields__}
+        out = {name: _jsonable(getattr(self, name)) for name in self.__dataclass_fields__}
+        out["health"]["exit_code"] = self.health.exit_code  # what `tapediag info` exits with, for scripts
+        return out
 
 
 def _jsonable(value: Any) -> Any:
@@ -443,6 +445,10 @@ def _not_a_tape(device: str, identity: Identity, device_type: int) -> DriveInfo:
                      performance=skipped, health=Health(Verdict.NOT_A_TAPE, (reason,)))
 
 
+def _and(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+
+
 def _article(name: str) -> str:
     return ("an " if name[:1].lower() in "aeiou" else "a ") + name
 
@@ -487,9 +493,11 @@ def assess(tapealerts: Maybe[tuple[Alert, ...]], write_errors: Maybe[ErrorCounts
     read_ok = [name for name, sec in (("TapeAlert", tapealerts), ("write error counters", write_errors),
                                       ("read error counters", read_errors)) if isinstance(sec, Supported)]
     if not read_ok:
-        missing = ", ".join(f"{name} ({sec.reason})" for name, sec in (
-            ("TapeAlert", tapealerts), ("write error counters", write_errors), ("read error counters", read_errors))
-            if isinstance(sec, Unsupported))
+        by_reason: dict[str, list[str]] = {}
+        for name, sec in (("TapeAlert", tapealerts), ("write error counters", write_errors),
+                          ("read error counters", read_errors)):
+            by_reason.setdefault(sec.reason if isinstance(sec, Unsupported) else "", []).append(name)
+        missing = "; ".join(f"{_and(names)} ({reason})" for reason, names in by_reason.items())
         return Health(Verdict.NOT_ASSESSED, (f"the drive did not report {missing}",))
     return Health(Verdict.HEALTHY, ())
 

@@ -92,7 +92,8 @@ def test_info_on_tgt_shows_unsupported_sections(drive: TapeDrive) -> None:
     assert info.identity.vendor == "IET" and info.identity.serial
     for section in (info.cartridge, info.tapealerts, info.write_errors, info.read_errors, info.volume_statistics):
         assert isinstance(section, Unsupported) and section.reason == "not supported by this device"
-    assert info.health.verdict is Verdict.HEALTHY
+    assert info.health.verdict is Verdict.NOT_ASSESSED  # nothing health-related was readable (issue 11)
+    assert "TapeAlert" in info.health.reasons[0] and "not supported by this device" in info.health.reasons[0]
 
 
 def test_request_sense_on_tgt(drive: TapeDrive) -> None:

@@ -119,9 +119,12 @@ def test_sections_the_device_lacks_are_unsupported_not_failures() -> None:
     for section in (info.cartridge, info.tapealerts, info.write_errors, info.read_errors, info.volume_statistics, info.block_limits):
         assert isinstance(section, Unsupported) and section.reason == "not supported by this device"
     assert sum(1 for cdb in faulty.calls if cdb[0] == C.LOG_SENSE) == 1  # asked once, not per page
-    assert isinstance(info.media, Supported) and info.health.verdict is Verdict.HEALTHY
+    # Nothing that says anything about health was read: not "Healthy" (issue 11).
+    assert isinstance(info.media, Supported) and info.health.verdict is Verdict.NOT_ASSESSED
+    assert info.health.reasons == ("the drive did not report TapeAlert, write error counters or read error counters "
+                                   "(not supported by this device)",)
     text = render_text(info)
-    assert text.count("not supported by this device") == 6
+    assert text.count("not supported by this device") == 7  # six sections, one verdict reason
     data = info.to_dict()
     assert data["cartridge"] == {"supported": False, "reason": "not supported by this device"}
     json.dumps(data)
@@ -157,13 +160,14 @@ def test_assess_rules() -> None:
     assert assess(Supported((crit, warn)), ok, ok, none).reasons[0].startswith("TapeAlert 1Eh Hardware A")
     assert assess(none, Supported(ErrorCounts(0, 3, 0, 0)), ok, none).verdict is Verdict.ATTENTION
     assert assess(none, none, none, Supported(True)).verdict is Verdict.ATTENTION
-    assert assess(none, none, none, none).verdict is Verdict.HEALTHY
+    assert assess(none, none, none, none).verdict is Verdict.NOT_ASSESSED
+    assert assess(none, ok, none, none).verdict is Verdict.HEALTHY  # the write counters alone are evidence
 
 
 def test_cli_json(capsys: pytest.CaptureFixture[str]) -> None:
     rc = main(["info", virtual(tapealert="4"), "--json"])
     data = json.loads(capsys.readouterr().out)
-    assert rc == 1
+    assert rc == 11 and data["health"]["exit_code"] == 11
     assert data["identity"]["product"] == "Ultrium 9-SCSI" and data["generation"] == 9
     assert data["health"]["verdict"] == "Failing"
     assert data["tapealerts"]["value"][0] == {"code": 4, "name": "Media", "severity": "Critical",

@@ -21,7 +21,7 @@ from app.info import EXIT_CODES, DriveInfo, Verdict, snapshot
 
 LABEL_WIDTH = 26
 
-EPILOG = f"""exit status (also in --json as "exit_code", with "health": {{"verdict": ...}}):
+EPILOG = f"""exit status (also in --json: "health": {{"verdict": ..., "exit_code": ...}}):
   {EXIT_CODES[Verdict.HEALTHY]:<4}Healthy: TapeAlert and/or the error counters were read and are clean
   {EXIT_CODES[Verdict.ATTENTION]:<4}Attention: warnings, cleaning requested, uncorrected errors, a MEDIUM ERROR
   {EXIT_CODES[Verdict.FAILING]:<4}Failing: a critical TapeAlert flag or a HARDWARE ERROR / failing TEST UNIT READY
@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     info, run_id = snapshot(args.device)
     code = info.health.exit_code
     if args.json:
-        print(json.dumps({"run_id": run_id, **info.to_dict(), "exit_code": code}, indent=2))
+        print(json.dumps({"run_id": run_id, **info.to_dict()}, indent=2))
     else:
         print(render_text(info), end="")
         print(f"\nRecorded as run {run_id} ('tapediag report {run_id} -o report.pdf').")

@@ -139,6 +139,10 @@ class FaultyTransport(Transport):
                 return CommandResult(rule.fault.status, rule.fault.sense, make_data_in(0), 0)
         return self.inner.execute(cdb, data_out=data_out, data_in=data_in, timeout=timeout)
 
+    @property
+    def scripted_peripheral_type(self) -> int | None:
+        return getattr(self.inner, "scripted_peripheral_type", None)
+
     def close(self) -> None:
         self.inner.close()
 
@@ -159,6 +163,10 @@ class RecordingTransport(Transport):
     device: str = "recording"
     calls: list[tuple[bytes, bytes | None]] = field(default_factory=list)
     closed: bool = False
+    # The peripheral type this script emulates, so TapeDrive's tape gate needs no INQUIRY
+    # from scripts that do not answer one (and unit tests see exactly their own CDBs).
+    # None: the gate sends INQUIRY, as it does for every real transport.
+    scripted_peripheral_type: int | None = 1
 
     def execute(self, cdb, *, data_out=None, data_in=0, timeout=DEFAULT_TIMEOUT) -> CommandResult:  # type: ignore[no-untyped-def]
         cdb = bytes(cdb)

@@ -175,13 +175,23 @@ class TgtTarget:
         barcode: str = "TDG001L6",
         large_segments: bool = False,
         iqn: str | None = None,
+        device_type: str = "tape",
     ) -> None:
         self.workdir = Path(workdir).resolve()
         self.workdir.mkdir(parents=True, exist_ok=True)
-        self.cartridge_path = (
-            Path(cartridge).resolve() if cartridge is not None
-            else make_cartridge(self.workdir / "tape.img", size_mb=size_mb, barcode=barcode)
-        )
+        # device_type="disk": an SBC LUN (bstype rdwr) on a plain file of size_mb, for the
+        # tests that prove tape commands are never sent to a non-tape (issue 11).
+        self.device_type = device_type
+        if device_type == "disk":
+            self.cartridge_path = Path(cartridge).resolve() if cartridge is not None else self.workdir / "disk.img"
+            if cartridge is None:
+                with open(self.cartridge_path, "wb") as f:
+                    f.write(os.urandom(size_mb * 1024 * 1024))
+        else:
+            self.cartridge_path = (
+                Path(cartridge).resolve() if cartridge is not None
+                else make_cartridge(self.workdir / "tape.img", size_mb=size_mb, barcode=barcode)
+            )
         self.large_segments = large_segments
         self.iqn = iqn or f"iqn.2026-11.org.tapediag.test:tape{os.getpid()}x{random.randrange(1 << 24):06x}"
         self.port = 0
@@ -265,8 +275,9 @@ class TgtTarget:
 
     def _configure(self) -> None:
         self._adm("--lld", "iscsi", "--op", "new", "--mode", "target", "--tid", "1", "-T", self.iqn)
+        bstype = "ssc" if self.device_type == "tape" else "rdwr"
         self._adm("--lld", "iscsi", "--op", "new", "--mode", "logicalunit", "--tid", "1", "--lun", "1",
-                  "--bstype", "ssc", "--device-type", "tape", "-b", str(self.cartridge_path))
+                  "--bstype", bstype, "--device-type", self.device_type, "-b", str(self.cartridge_path))
         if self.large_segments:
             for name, value in LARGE_SEGMENT_PARAMS:
                 self._adm("--lld", "iscsi", "--op", "update", "--mode", "target", "--tid", "1",

@@ -32,7 +32,7 @@ def _json_run(argv: list[str], capsys) -> dict:
     with contextlib.redirect_stdout(buf):
         code = main(argv + ["--json"])
     out = buf.getvalue() + (capsys.readouterr().out if capsys is not None else "")
-    assert code in (0, 1), out  # info exits 1 when the verdict is not Healthy
+    assert code in (0, 10, 11, 12), out  # info exits with the verdict's code (0 only for Healthy)
     return json.loads(out)
 
 
@@ -145,7 +145,7 @@ def test_drive_info_cli_run_then_report_subprocess(tmp_path: Path) -> None:
     exe = str(ROOT / ".venv" / "bin" / "tapediag")
     dev = "virtual:lto9?realtime=0&tapealert=5&cartridge=" + str(tmp_path / "c.cart")
     got = subprocess.run([exe, "info", dev, "--json"], env=env, capture_output=True, text=True, timeout=120)
-    assert got.returncode == 1, got.stderr  # TapeAlert 05h (Read) is Critical: verdict Failing
+    assert got.returncode == 11, got.stderr  # TapeAlert 05h (Read) is Critical: verdict Failing
     info = json.loads(got.stdout)
     tape = subprocess.run([exe, "tape-perf", dev, "--size", "16M", "--json"], env=env, capture_output=True,
                           text=True, timeout=120)
