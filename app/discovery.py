@@ -44,6 +44,9 @@ class DeviceEntry:
     alternative: str | None = None  # e.g. the /dev/sgM beside /dev/nstN
     reachable: bool | None = None
     note: str = ""  # why it is not reachable, in one line
+    # INQUIRY peripheral type 01h? None when not probed. False: tapediag refuses every
+    # tape command to it (app.drive's gate); the list says so rather than offering it as a drive.
+    is_tape: bool | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -101,7 +104,7 @@ def linux_tape_drives(sysfs_root: Path = Path("/sys"), dev_root: Path = Path("/d
         entries.append(DeviceEntry(
             device=str(node), kind="passthrough",
             description=f"{label} (SCSI {scsi_dev.name})",
-            vendor=vendor, product=product, revision=revision,
+            vendor=vendor, product=product, revision=revision, is_tape=True,  # st binds only to type 01h
             alternative=str(Path(dev_root) / generics[0]) if generics else None,
             reachable=reachable, note=note,
         ))
@@ -160,8 +163,8 @@ def _probe_iscsi(url: str) -> DeviceEntry:
         return replace(base, reachable=False, note=err.message)
     return DeviceEntry(
         url, "iscsi", f"{info.vendor} {info.product} over iSCSI ({info.device_type_name})",
-        vendor=info.vendor, product=info.product, revision=info.revision, reachable=True,
-        note="" if info.is_tape else f"not a tape drive ({info.device_type_name})",
+        vendor=info.vendor, product=info.product, revision=info.revision, reachable=True, is_tape=info.is_tape,
+        note="" if info.is_tape else f"not a tape drive ({info.device_type_name}, peripheral type {info.device_type})",
     )
 
 
@@ -177,7 +180,7 @@ def remembered_iscsi(*, probe: bool = True) -> list[DeviceEntry]:
 def virtual_drives() -> list[DeviceEntry]:
     return [
         DeviceEntry(f"virtual:lto{gen}", "virtual", f"virtual LTO-{gen} drive (simulated, for training and demos)",
-                    vendor="tapediag", product=f"VIRTUAL LTO-{gen}")
+                    vendor="tapediag", product=f"VIRTUAL LTO-{gen}", is_tape=True)
         for gen in VIRTUAL_GENERATIONS
     ]
 

@@ -144,8 +144,9 @@ def _unwrap(section: Any) -> Any:
     if not isinstance(section, dict) or "supported" not in section:
         return section
     if not section["supported"]:
-        return f"not supported by this device ({section.get('reason')})" if section.get("reason") else \
-            "not supported by this device"
+        # The reason already says why ("not supported by this device", "no cartridge loaded",
+        # the decoded error): shown as is, never wrapped in a second "not supported".
+        return section.get("reason") or "not supported by this device"
     rest = {k: v for k, v in section.items() if k != "supported"}
     return rest["value"] if set(rest) == {"value"} else rest
 

@@ -16,6 +16,9 @@ SEVERITY_COLOURS = {
     "information": QColor("#1f77b4"),
     "info": QColor("#1f77b4"),
     "healthy": QColor("#2ca02c"),
+    # No evidence either way / no tape verdict at all: neutral grey, never green.
+    "not assessed": QColor("#7f7f7f"),
+    "not a tape drive": QColor("#7f7f7f"),
 }
 
 

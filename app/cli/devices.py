@@ -26,6 +26,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _status(entry: DeviceEntry) -> str:
     if entry.reachable is None:
         return "-" if entry.kind == "virtual" else "not probed"
+    if entry.reachable and entry.is_tape is False:
+        return f"NOT A TAPE DRIVE: {entry.note}; tape commands are refused"
     if entry.reachable:
         return "ok" + (f" ({entry.note})" if entry.note else "")
     return f"unreachable: {entry.note}" if entry.note else "unreachable"

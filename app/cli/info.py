@@ -102,8 +102,9 @@ def render_text(info: DriveInfo) -> str:
         ("Serial number", _fmt(ident.serial)),
         ("WWN", _fmt(ident.wwn)),
         ("Device type", ident.device_type),
+    ] + ([] if info.health.verdict is Verdict.NOT_A_TAPE else [
         ("LTO generation", f"LTO-{info.generation}" if info.generation else "unknown"),
-    ])
+    ]))
     if info.health.verdict is Verdict.NOT_A_TAPE:  # identity only: no tape section was queried, no verdict
         return "\n".join(out + [f"Not a tape drive: {info.health.reasons[0]}"]) + "\n"
     out += _section("Mode", info.media, lambda m: [

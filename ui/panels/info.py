@@ -86,7 +86,9 @@ class InfoPanel(WizardPanel):
         reasons = health.get("reasons") or []
         colour = SEVERITY_COLOURS.get(verdict.lower())
         ident = info.get("identity") or {}
-        text = (f"<b>Health: {verdict}</b> — {ident.get('vendor', '')} {ident.get('product', '')}, "
+        # A non-tape has no health verdict: say what it is instead of "Health: ...".
+        title = verdict if verdict == "Not a tape drive" else f"Health: {verdict}"
+        text = (f"<b>{title}</b> — {ident.get('vendor', '')} {ident.get('product', '')}, "
                 f"firmware {ident.get('revision', '?')}, serial {ident.get('serial') or '?'}")
         if reasons:
             text += "<br>" + "<br>".join(f"• {r}" for r in reasons)
