@@ -216,7 +216,8 @@ class Evidence:
     """
 
     verdict: Verdict
-    reason: str
+    query: str  # the command that got the error: "LOG SENSE page 2Eh"
+    sense: str  # the decoded sense: "HARDWARE ERROR: Diagnostic failure on component 81h (40/81)"
 
 
 @dataclass(frozen=True)
@@ -302,7 +303,7 @@ def _evidence(err: CheckCondition, evidence: "list[Evidence] | None", what: str,
     """The section shows the decoded sense; the verdict gets it once, naming the query."""
     text = f"the device reported an error: {_decoded(err)}"
     if evidence is not None:
-        evidence.append(Evidence(verdict, f"{what}: {_decoded(err)}" if what else _decoded(err)))
+        evidence.append(Evidence(verdict, what or "a query", _decoded(err)))
     return Unsupported(text)
 
 
@@ -323,7 +324,7 @@ def _settle(drive: TapeDrive, attempts: int = 4) -> Evidence | None:
         except NotReady:
             return None
         except CheckCondition as err:
-            return Evidence(Verdict.FAILING, f"TEST UNIT READY: {_decoded(err)}")
+            return Evidence(Verdict.FAILING, "TEST UNIT READY", _decoded(err))
     return None
 
 
@@ -484,8 +485,13 @@ def assess(tapealerts: Maybe[tuple[Alert, ...]], write_errors: Maybe[ErrorCounts
             attention.append(f"{counts.value.uncorrected} uncorrected {direction} error(s) in the error counters")
     if isinstance(cleaning, Supported) and cleaning.value and not any(r.startswith("cleaning") for r in attention):
         attention.append("cleaning requested: the drive reports that cleaning is required")
+    # One reason per distinct error, naming every query that got it: a drive failing every
+    # command reads as one diagnosis, not twelve copies of it.
+    grouped: dict[tuple[Verdict, str], list[str]] = {}
     for item in evidence:
-        (failing if item.verdict is Verdict.FAILING else attention).append(item.reason)
+        grouped.setdefault((item.verdict, item.sense), []).append(item.query)
+    for (verdict, sense), queries in grouped.items():
+        (failing if verdict is Verdict.FAILING else attention).append(f"{', '.join(queries)}: {sense}")
     if failing:
         return Health(Verdict.FAILING, tuple(failing + attention))
     if attention:

@@ -32,8 +32,11 @@ def test_hardware_error_on_every_query_is_failing_with_the_decoded_sense() -> No
     info = gather(TapeDrive(faulty))
     assert info.identity.vendor == "HPE" and info.identity.serial  # identity still shown
     assert info.health.verdict is Verdict.FAILING and info.health.exit_code == EXIT_CODES[Verdict.FAILING] == 11
-    assert info.health.reasons[0].startswith("TEST UNIT READY: HARDWARE ERROR")
-    assert all("HARDWARE ERROR" in r for r in info.health.reasons)
+    # One diagnosis, naming every query that got it (not one line per query).
+    assert info.health.reasons == ("TEST UNIT READY, MODE SENSE, READ BLOCK LIMITS, MODE SENSE (compression), "
+                                   "READ ATTRIBUTE (MAM), LOG SENSE (supported pages), LOG SENSE page 2Eh, "
+                                   "LOG SENSE page 02h, LOG SENSE page 03h, LOG SENSE page 0Ch, LOG SENSE page 17h, LOG SENSE page 34h: "
+                                   "HARDWARE ERROR: Diagnostic failure on component 81h (40/81)",)
     assert isinstance(info.tapealerts, Unsupported) and "HARDWARE ERROR" in info.tapealerts.reason
     assert "not supported" not in info.tapealerts.reason
     text = render_text(info)
