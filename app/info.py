@@ -3,9 +3,14 @@
 ``gather(drive)`` asks the drive for identity, limits, modes, cartridge memory,
 TapeAlert flags, error counters and volume statistics, and derives a health verdict.
 Each section is ``Supported(value)`` or ``Unsupported(reason)``: a drive that lacks
-a page (tgt has no LOG SENSE at all) or has no cartridge loaded gives a readable
-"not supported by this device" / "no cartridge loaded", never a failure. Only a
-drive that cannot be reached at all (transport errors, no INQUIRY) raises.
+a page (ILLEGAL REQUEST 20h/24h; tgt has no LOG SENSE at all) or has no cartridge
+loaded gives a readable "not supported by this device" / "no cartridge loaded",
+which says nothing about health. Any other error answering a query (HARDWARE ERROR,
+MEDIUM ERROR, a failing TEST UNIT READY) is shown in its section *and* drives the
+verdict. "Healthy" needs TapeAlert or the error counters read and clean; without
+either the verdict is "Not assessed". A non-tape (INQUIRY type not 01h) gets INQUIRY
+only and the verdict "Not a tape drive". Only a drive that cannot be reached at all
+(transport errors, no INQUIRY) raises.
 
 ``DriveInfo`` is shared by the CLI (text and ``--json``), the GUI and PDF reports;
 rendering lives with them, ``to_dict()`` gives the JSON-safe form.
