@@ -73,3 +73,21 @@ def test_cancel_a_tape_run_on_tgt(qtbot, window, tgt_factory):
     wait_idle(qtbot, window)
     data = [b for b in target.show_blocks() if b.type == "DATA"]
     assert sum(b.size for b in data) == written  # the cartridge holds exactly what the run reported
+
+
+def test_a_disk_lun_reads_not_a_tape_drive_with_no_verdict(qtbot, window, tgt_factory):
+    """Issue 11: identity, "Not a tape drive" in grey, no health verdict; nothing written."""
+    import hashlib
+
+    disk = tgt_factory(device_type="disk", size_mb=8)
+    before = hashlib.sha256(disk.cartridge_path.read_bytes()).hexdigest()
+    wait_idle(qtbot, window)
+    info = window.show_panel("info")
+    info.set_device(disk.url)
+    info.run_button.click()
+    qtbot.waitUntil(lambda: info.current_page() == "results", timeout=30000)
+    text = info.verdict.text()
+    assert "Not a tape drive" in text and "Health:" not in text and "VIRTUAL-DISK" in text
+    assert info.verdict.palette().color(info.verdict.foregroundRole()).name() == "#7f7f7f"
+    wait_idle(qtbot, window)
+    assert hashlib.sha256(disk.cartridge_path.read_bytes()).hexdigest() == before
