@@ -1,0 +1,238 @@
+"""The history under faults (issue 14, items 10-12): a damaged file, a busy or read-only
+one, a data directory that cannot be made, ids and limits beyond SQLite's integers.
+
+Each ends in one line and the documented exit code, never a traceback; a transient
+lock is never called damage; a read-only data directory can still be read.
+"""
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from app.cli import main
+from app.events import Sample
+from app.history import History
+from app.history.schema import SCHEMA_VERSION
+from native.errors import TapediagError
+from tests.helpers.unprivileged import run_unprivileged
+
+ROOT = Path(__file__).resolve().parents[2]
+TAPEDIAG = str(ROOT / ".venv" / "bin" / "tapediag")
+HUGE = "9" * 20  # above 2**63: no SQLite integer holds it
+
+
+def _fill(path: Path, runs: int = 3) -> list[int]:
+    """A real history with a few runs and enough samples to span many pages."""
+    ids = []
+    with History.open(path) as hist:
+        for n in range(runs):
+            run_id = hist.start_run("tape-perf", "virtual:lto9", {"n": n})
+            hist.add_samples(run_id, [Sample(t=(i + 1) * 0.01, nbytes=262144, latency=0.01, phase="write")
+                                      for i in range(2000)])
+            hist.finish_run(run_id, "complete", {"write_mb_s": 26.2})
+            ids.append(run_id)
+    return ids
+
+
+def _one_line(err: str) -> None:
+    assert "Traceback" not in err, err
+    assert err.count("\n") == 1 and err.endswith("\n"), f"not one line: {err!r}"
+
+
+# -- a damaged history -----------------------------------------------------------------
+
+
+@pytest.fixture
+def damaged(isolated_data_dir: Path) -> Path:
+    """A history with a valid header and page 1 (the schema), every later page overwritten."""
+    path = isolated_data_dir / "history.sqlite"
+    _fill(path)
+    assert not Path(f"{path}-wal").exists()  # the last close checkpointed everything into the file
+    with open(path, "r+b") as f:
+        f.seek(4096)
+        f.write(b"\xa5" * (path.stat().st_size - 4096))
+    return path
+
+
+@pytest.mark.parametrize("argv", [["history"], ["show", "1"], ["export", "1", "--csv"], ["report", "1", "-o", "{tmp}/r.pdf"]],
+                         ids=["history", "show", "export", "report"])
+def test_a_damaged_history_is_one_line_saying_where(damaged: Path, argv: list[str], tmp_path: Path, capsys) -> None:
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
+    assert main(argv) == 1
+    out, err = capsys.readouterr()
+    _one_line(err)
+    assert "damaged" in err and str(damaged) in err and "aside" in err, err
+    assert not (tmp_path / "r.pdf").exists()
+
+
+def test_a_new_run_on_a_damaged_history_is_refused_before_it_measures(damaged: Path, tmp_path: Path, capsys) -> None:
+    cart = tmp_path / "c.cart"
+    assert main(["tape-perf", f"virtual:lto9?realtime=0&cartridge={cart}", "--size", "8M"]) == 1
+    out, err = capsys.readouterr()
+    _one_line(err)
+    assert "damaged" in err and str(damaged) in err and "not started" in err, err
+    assert "write:" not in out + err  # nothing was measured
+
+
+# -- two processes opening a new history at once ------------------------------------------
+
+_OPENER = """
+import os, sys, time
+from app.history import History
+go = sys.argv[2]
+while not os.path.exists(go):
+    time.sleep(0.0005)
+with History.open(sys.argv[1]) as hist:
+    hist.start_run("tape-perf", "virtual:lto9", {"pid": os.getpid()})
+"""
+
+
+def test_two_processes_opening_a_fresh_history_at_once_both_succeed(tmp_path: Path) -> None:
+    failures = []
+    for round_no in range(20):
+        path, go = tmp_path / f"h{round_no}.sqlite", tmp_path / f"go{round_no}"
+        procs = [subprocess.Popen([sys.executable, "-c", _OPENER, str(path), str(go)], cwd=ROOT,
+                                  stderr=subprocess.PIPE, text=True) for _ in range(2)]
+        time.sleep(0.6)  # both are waiting on the go file, imports done
+        go.touch()
+        for proc in procs:
+            _, err = proc.communicate(timeout=60)
+            if proc.returncode != 0:
+                failures.append((round_no, err.strip().splitlines()[-1:]))
+        if not failures:
+            with History.open(path) as hist:
+                assert len(hist.list_runs()) == 2
+            conn = sqlite3.connect(path)
+            assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+            conn.close()
+    assert not failures, failures
+
+
+def test_a_locked_history_is_busy_not_damaged(tmp_path: Path) -> None:
+    path = tmp_path / "h.sqlite"
+    _fill(path, runs=1)
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")  # another writer, in the middle of its transaction
+    try:
+        with pytest.raises(TapediagError) as got:
+            with History.open(path, timeout=0.5) as hist:
+                hist.start_run("tape-perf", "virtual:lto9", {})
+        assert "busy" in str(got.value) and "aside" not in str(got.value) and "damaged" not in str(got.value)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    with History.open(path) as hist:  # and the history is as it was
+        assert len(hist.list_runs()) == 1
+
+
+# -- ids and limits beyond SQLite's integers --------------------------------------------
+
+
+@pytest.mark.parametrize("argv", [["show", HUGE], ["export", HUGE, "--json"], ["report", HUGE, "-o", "{tmp}/r.pdf"],
+                                  ["show", "-" + HUGE]], ids=["show", "export", "report", "show-negative"])
+def test_run_ids_beyond_sqlite_integers_are_unknown_runs(argv: list[str], tmp_path: Path, capsys) -> None:
+    _fill(History.open().path)
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    _one_line(err)
+    assert "no run" in err, err
+    assert not (tmp_path / "r.pdf").exists()
+
+
+@pytest.mark.parametrize("value", [HUGE, "-1", "0"])
+def test_history_limit_must_be_a_positive_sqlite_integer(value: str, capsys) -> None:
+    assert main(["history", "--limit", value]) == 2
+    err = capsys.readouterr().err
+    _one_line(err)
+    assert "--limit" in err, err
+
+
+# -- the data directory ---------------------------------------------------------------------
+
+
+def _cli(argv: list[str], data: Path, *, unprivileged: bool = False, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    env = {**os.environ, "TAPEDIAG_DATA_DIR": str(data), "QT_QPA_PLATFORM": "offscreen"}
+    env.pop("DISPLAY", None)
+    runner = run_unprivileged if unprivileged else subprocess.run
+    return runner([TAPEDIAG, *argv], env=env, capture_output=True, text=True, timeout=120, cwd=cwd or ROOT)
+
+
+def test_a_new_data_directory_is_private(tmp_path: Path) -> None:
+    data = tmp_path / "new" / "data"
+    got = _cli(["history"], data)
+    assert got.returncode == 0, got.stderr
+    assert (data.stat().st_mode & 0o777) == 0o700
+    assert ((data / "history.sqlite").stat().st_mode & 0o777) == 0o600
+
+
+@pytest.mark.parametrize("argv", [["history"], ["show", "1"], ["info", "virtual:lto9"],
+                                  ["devices", "--no-probe", "--add-iscsi", "iscsi://127.0.0.1/iqn.2026-01.test:t/0"]],
+                         ids=["history", "show", "info", "devices"])
+def test_a_data_directory_that_is_a_file_is_one_line(argv: list[str], tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.write_text("not a directory\n")
+    got = _cli(argv, data)
+    _one_line(got.stderr)
+    assert got.returncode == 1 and str(data) in got.stderr, got.stderr
+    assert data.read_text() == "not a directory\n"
+
+
+@pytest.mark.parametrize("argv", [["history"], ["info", "virtual:lto9"]], ids=["history", "info"])
+def test_a_data_directory_that_cannot_be_created_is_one_line(argv: list[str], tmp_path: Path) -> None:
+    parent = tmp_path / "ro"
+    parent.mkdir(mode=0o555)
+    got = _cli(argv, parent / "data", unprivileged=True)
+    _one_line(got.stderr)
+    assert got.returncode == 1 and str(parent / "data") in got.stderr, got.stderr
+    assert not (parent / "data").exists()
+
+
+@pytest.fixture
+def read_only_data(tmp_path: Path) -> tuple[Path, list[int]]:
+    """A data directory with a history of real runs, then made read-only (mode 555)."""
+    data = tmp_path / "data"
+    data.mkdir()
+    ids = _fill(data / "history.sqlite")
+    data.chmod(0o555)
+    return data, ids
+
+
+def test_a_read_only_data_directory_can_still_be_read(read_only_data: tuple[Path, list[int]], tmp_path: Path) -> None:
+    data, ids = read_only_data
+    before = sorted(os.listdir(data))
+    listed = _cli(["history"], data, unprivileged=True)
+    assert listed.returncode == 0, listed.stderr
+    assert all(f"\n{i} " in "\n" + listed.stdout for i in ids) and "complete" in listed.stdout
+    shown = _cli(["show", str(ids[0])], data, unprivileged=True)
+    assert shown.returncode == 0 and "Samples: 2000" in shown.stdout, shown.stderr
+    out = tmp_path / "out"
+    out.mkdir()
+    exported = _cli(["export", str(ids[0]), "--csv", "-o", str(out / "s.csv")], data, unprivileged=True)
+    assert exported.returncode == 0, exported.stderr
+    assert len((out / "s.csv").read_text().splitlines()) == 2001
+    reported = _cli(["report", str(ids[0]), "-o", str(out / "r.pdf")], data, unprivileged=True)
+    assert reported.returncode == 0, reported.stderr
+    assert (out / "r.pdf").read_bytes().rstrip().endswith(b"%%EOF")
+    assert sorted(os.listdir(data)) == before  # nothing was created in it
+
+
+@pytest.mark.parametrize("argv", [["info", "virtual:lto9?cartridge={tmp}/c.cart"], ["info", "virtual:lto9"],
+                                  ["devices", "--no-probe", "--add-iscsi", "iscsi://127.0.0.1/iqn.2026-01.test:t/0"]],
+                         ids=["info-own-cartridge", "info-default-cartridge", "devices-add"])
+def test_a_read_only_data_directory_refuses_what_it_cannot_keep(read_only_data: tuple[Path, list[int]],
+                                                               argv: list[str], tmp_path: Path) -> None:
+    data, ids = read_only_data
+    before = sorted(os.listdir(data))
+    got = _cli([a.replace("{tmp}", str(tmp_path)) for a in argv], data, unprivileged=True)
+    _one_line(got.stderr)
+    assert got.returncode == 1 and str(data) in got.stderr, got.stderr
+    assert sorted(os.listdir(data)) == before
+    with History.open(data / "history.sqlite") as hist:
+        assert [r.id for r in hist.list_runs()][::-1] == ids  # no run recorded, none half-made
