@@ -25,7 +25,7 @@ def _limit(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise InvalidParameter(f"--limit: not a whole number: {text!r}") from None
+        raise InvalidParameter(f"--limit: invalid int value: {text!r}") from None
     if not 0 < value <= MAX_ID:
         raise InvalidParameter(f"--limit: {text} is out of range (1 to {MAX_ID})")
     return value

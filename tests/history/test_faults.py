@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -194,30 +195,46 @@ def test_a_data_directory_that_cannot_be_created_is_one_line(argv: list[str], tm
     assert not (parent / "data").exists()
 
 
-@pytest.fixture
-def read_only_data(tmp_path: Path) -> tuple[Path, list[int]]:
-    """A data directory with a history of real runs, then made read-only (mode 555)."""
+@pytest.fixture(params=["chmod-555", "read-only-mount"])
+def read_only_data(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Path, list[int], bool]]:
+    """A data directory with a history of real runs, then made read-only: mode 555 (run
+    without root's file-mode capabilities), or a tmpfs remounted read-only (as root).
+    Yields (directory, run ids, whether to run unprivileged)."""
     data = tmp_path / "data"
     data.mkdir()
-    ids = _fill(data / "history.sqlite")
-    data.chmod(0o555)
-    return data, ids
+    if request.param == "chmod-555":
+        ids = _fill(data / "history.sqlite")
+        data.chmod(0o555)
+        yield data, ids, True
+        return
+    if os.geteuid() != 0:
+        pytest.skip("needs root to mount a tmpfs read-only")
+    got = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(data)], capture_output=True, text=True)
+    if got.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {got.stderr.strip()}")
+    try:
+        ids = _fill(data / "history.sqlite")
+        subprocess.run(["mount", "-o", "remount,ro", str(data)], check=True)
+        yield data, ids, False
+    finally:
+        subprocess.run(["umount", str(data)], check=True)
 
 
-def test_a_read_only_data_directory_can_still_be_read(read_only_data: tuple[Path, list[int]], tmp_path: Path) -> None:
-    data, ids = read_only_data
+def test_a_read_only_data_directory_can_still_be_read(read_only_data: tuple[Path, list[int], bool],
+                                                      tmp_path: Path) -> None:
+    data, ids, unprivileged = read_only_data
     before = sorted(os.listdir(data))
-    listed = _cli(["history"], data, unprivileged=True)
+    listed = _cli(["history"], data, unprivileged=unprivileged)
     assert listed.returncode == 0, listed.stderr
     assert all(f"\n{i} " in "\n" + listed.stdout for i in ids) and "complete" in listed.stdout
-    shown = _cli(["show", str(ids[0])], data, unprivileged=True)
+    shown = _cli(["show", str(ids[0])], data, unprivileged=unprivileged)
     assert shown.returncode == 0 and "Samples: 2000" in shown.stdout, shown.stderr
     out = tmp_path / "out"
     out.mkdir()
-    exported = _cli(["export", str(ids[0]), "--csv", "-o", str(out / "s.csv")], data, unprivileged=True)
+    exported = _cli(["export", str(ids[0]), "--csv", "-o", str(out / "s.csv")], data, unprivileged=unprivileged)
     assert exported.returncode == 0, exported.stderr
     assert len((out / "s.csv").read_text().splitlines()) == 2001
-    reported = _cli(["report", str(ids[0]), "-o", str(out / "r.pdf")], data, unprivileged=True)
+    reported = _cli(["report", str(ids[0]), "-o", str(out / "r.pdf")], data, unprivileged=unprivileged)
     assert reported.returncode == 0, reported.stderr
     assert (out / "r.pdf").read_bytes().rstrip().endswith(b"%%EOF")
     assert sorted(os.listdir(data)) == before  # nothing was created in it
@@ -226,13 +243,24 @@ def test_a_read_only_data_directory_can_still_be_read(read_only_data: tuple[Path
 @pytest.mark.parametrize("argv", [["info", "virtual:lto9?cartridge={tmp}/c.cart"], ["info", "virtual:lto9"],
                                   ["devices", "--no-probe", "--add-iscsi", "iscsi://127.0.0.1/iqn.2026-01.test:t/0"]],
                          ids=["info-own-cartridge", "info-default-cartridge", "devices-add"])
-def test_a_read_only_data_directory_refuses_what_it_cannot_keep(read_only_data: tuple[Path, list[int]],
+def test_a_read_only_data_directory_refuses_what_it_cannot_keep(read_only_data: tuple[Path, list[int], bool],
                                                                argv: list[str], tmp_path: Path) -> None:
-    data, ids = read_only_data
+    data, ids, unprivileged = read_only_data
     before = sorted(os.listdir(data))
-    got = _cli([a.replace("{tmp}", str(tmp_path)) for a in argv], data, unprivileged=True)
+    got = _cli([a.replace("{tmp}", str(tmp_path)) for a in argv], data, unprivileged=unprivileged)
     _one_line(got.stderr)
     assert got.returncode == 1 and str(data) in got.stderr, got.stderr
     assert sorted(os.listdir(data)) == before
     with History.open(data / "history.sqlite") as hist:
         assert [r.id for r in hist.list_runs()][::-1] == ids  # no run recorded, none half-made
+
+
+def test_a_read_only_data_directory_without_a_history_lists_no_runs(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir(mode=0o555)
+    listed = _cli(["history"], data, unprivileged=True)
+    assert listed.returncode == 0 and "No runs recorded yet." in listed.stdout, listed.stderr
+    shown = _cli(["show", "1"], data, unprivileged=True)
+    _one_line(shown.stderr)
+    assert shown.returncode == 2 and "no run 1" in shown.stderr
+    assert os.listdir(data) == []
