@@ -218,6 +218,8 @@ class History:
                     time.sleep(0.02)  # e.g. the other process is switching a new file to WAL
                     continue
                 raise history_error(err, path) from err
+            except OSError as err:  # creating the file (a directory that changed under us)
+                raise HistoryError(f"cannot create the history database {path}: {err.strerror or err}") from err
         hist = cls(conn, path)
         hist.readonly = readonly
         return hist
@@ -262,7 +264,9 @@ class History:
                     raise
         assert conn is not None
         if version > SCHEMA_VERSION:
-            migrate(conn)  # refuses a newer schema with its own message
+            conn.close()
+            raise HistoryError(f"the history database {path} has schema version {version}, newer than this "
+                               f"tapediag understands ({SCHEMA_VERSION})", hint="upgrade tapediag")
         if version < SCHEMA_VERSION:
             conn.close()
             raise HistoryError(f"the history database {path} needs an upgrade this tapediag cannot write: "
