@@ -264,3 +264,53 @@ def test_a_read_only_data_directory_without_a_history_lists_no_runs(tmp_path: Pa
     _one_line(shown.stderr)
     assert shown.returncode == 2 and "no run 1" in shown.stderr
     assert os.listdir(data) == []
+
+
+def test_an_export_that_does_not_fit_keeps_the_older_export(tmp_path: Path, capsys) -> None:
+    """Like a report (issue 14.6): a full file system must not cost the older export at that path."""
+    with History.open() as hist:  # ~150 KB of CSV: more than the whole file system
+        run_id = hist.start_run("tape-perf", "virtual:lto9", {})
+        hist.add_samples(run_id, [Sample(t=(i + 1) * 0.01, nbytes=262144, latency=0.01, phase="write")
+                                  for i in range(5000)])
+    if os.geteuid() != 0:
+        pytest.skip("needs root to mount a small tmpfs (a full file system)")
+    mnt = tmp_path / "small"
+    mnt.mkdir()
+    got = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mnt)], capture_output=True, text=True)
+    if got.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {got.stderr.strip()}")
+    try:
+        older = mnt / "s.csv"
+        older.write_text("t_s,nbytes\n" + "0.1,1\n" * 2000)
+        before = older.read_bytes()
+        for fmt in ("--csv", "--json"):
+            capsys.readouterr()
+            assert main(["export", str(run_id), fmt, "-o", str(older)]) == 1
+            err = capsys.readouterr().err
+            _one_line(err)
+            assert "space" in err.lower() and str(older) in err, err
+            assert older.read_bytes() == before
+            assert os.listdir(mnt) == ["s.csv"]
+    finally:
+        subprocess.run(["umount", str(mnt)], check=True)
+
+
+def test_export_to_a_pipe_nobody_reads_is_refused_not_waited_on(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    ids = _fill(data / "history.sqlite", runs=1)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    got = _cli(["export", str(ids[0]), "--json", "-o", str(fifo)], data)  # 120 s timeout: a hang fails
+    _one_line(got.stderr)
+    assert got.returncode == 2 and "reading" in got.stderr, got.stderr
+    assert fifo.is_fifo()
+
+
+def test_export_to_dev_null_writes_through_and_replaces_nothing(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    ids = _fill(data / "history.sqlite", runs=1)
+    got = _cli(["export", str(ids[0]), "--csv", "-o", os.devnull], data)
+    assert got.returncode == 0, got.stderr
+    assert Path(os.devnull).is_char_device()
