@@ -79,6 +79,17 @@ def _writable(path: Path) -> bool:
     return all(not p.exists() or os.access(p, os.W_OK) for p in (path, Path(f"{path}-wal"), Path(f"{path}-shm")))
 
 
+def _text(value: str | None) -> str | None:
+    """A string SQLite can store: bytes that were not UTF-8 in argv or a path (Python's
+    surrogate escapes, ``'\\udcff'``) become a readable ``\\xff``, never an encoding error."""
+    if value is None:
+        return None
+    try:
+        return value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a lone surrogate no file name produces
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def _check_id(run_id: int) -> None:
     """Ids outside SQLite's integers (``show 99999999999999999999``) name no run."""
     if isinstance(run_id, int) and not 0 < run_id <= MAX_ID:
@@ -292,7 +303,7 @@ class History:
         with self._db(write=True):
             cur = self._conn.execute(
                 "INSERT INTO runs (kind, device, status, started_at, params, version) VALUES (?, ?, 'incomplete', ?, ?, ?)",
-                (kind, device or "", _utc_now(), _dumps(params or {}), __version__),
+                (kind, _text(device) or "", _utc_now(), _dumps(params or {}), __version__),
             )
             return int(cur.lastrowid)
 
@@ -326,7 +337,7 @@ class History:
         with self._db(write=True):
             cur = self._conn.execute(
                 "UPDATE runs SET status = ?, finished_at = ?, results = ?, error = ? WHERE id = ?",
-                (status, _utc_now(), None if results is None else _dumps(results), error, run_id),
+                (status, _utc_now(), None if results is None else _dumps(results), _text(error), run_id),
             )
             if cur.rowcount != 1:
                 raise InvalidParameter(f"no run {run_id} in the history")
@@ -361,7 +372,7 @@ class History:
             args.append(kind)
         if device:
             where.append("device = ?")
-            args.append(device)
+            args.append(_text(device))
         sql = f"SELECT {self._COLUMNS} FROM runs"
         if where:
             sql += " WHERE " + " AND ".join(where)

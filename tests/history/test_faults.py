@@ -314,3 +314,18 @@ def test_export_to_dev_null_writes_through_and_replaces_nothing(tmp_path: Path) 
     got = _cli(["export", str(ids[0]), "--csv", "-o", os.devnull], data)
     assert got.returncode == 0, got.stderr
     assert Path(os.devnull).is_char_device()
+
+
+def test_names_that_are_not_utf8_are_stored_and_found(tmp_path: Path, capsys) -> None:
+    """argv and paths may hold bytes that are not UTF-8 (Python's surrogate escapes); SQLite
+    stores only UTF-8. Such a device is kept readably (``\\xff``), a filter by it finds it."""
+    device = "/srv/bad\udcff\udcfename"
+    with History.open() as hist:
+        run_id = hist.start_run("read-data", device, {"dir": device})
+        hist.finish_run(run_id, "failed", {"path": device}, error=f"cannot read {device}")
+        assert [r.id for r in hist.list_runs(device=device)] == [run_id]
+        got = hist.get_run(run_id)
+    assert got.device == "/srv/bad\\xff\\xfename" and "\\xff" in (got.error or "")
+    assert got.params == {"dir": device}  # JSON keeps the escapes exactly
+    assert main(["history", "--device", device]) == 0
+    assert "/srv/bad\\xff\\xfename" in capsys.readouterr().out
