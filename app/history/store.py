@@ -267,12 +267,19 @@ class History:
             try:
                 version = conn.execute("PRAGMA user_version").fetchone()[0]
                 break
-            except sqlite3.OperationalError:
+            except sqlite3.OperationalError as err:
                 # WAL without its -shm, which cannot be made here ("attempt to write a readonly
-                # database", "unable to open"): nothing can write here either, so immutable is safe.
+                # database", "unable to open"): nothing can write here either, so immutable is
+                # safe, unless a -wal file holds runs not yet in the main file (immutable would
+                # silently skip them).
                 conn.close()
-                if flags.endswith("immutable=1"):
+                if flags.endswith("immutable=1") or _transient(err):
                     raise
+                wal = Path(f"{path}-wal")
+                if wal.exists() and wal.stat().st_size > 0:
+                    raise HistoryError(f"cannot read the history database {path} read-only: its newest runs are "
+                                       f"in {wal}, which SQLite can only read where it may write",
+                                       hint="make the directory writable once") from err
         assert conn is not None
         if version > SCHEMA_VERSION:
             conn.close()

@@ -329,3 +329,28 @@ def test_names_that_are_not_utf8_are_stored_and_found(tmp_path: Path, capsys) ->
     assert got.params == {"dir": device}  # JSON keeps the escapes exactly
     assert main(["history", "--device", device]) == 0
     assert "/srv/bad\\xff\\xfename" in capsys.readouterr().out
+
+
+def test_a_read_only_history_with_runs_still_in_its_wal(tmp_path: Path) -> None:
+    """Runs not yet checkpointed live in ``-wal``: read through a readable ``-shm``; without
+    one, say so instead of showing a history that silently lacks them (``immutable``)."""
+    import shutil
+
+    src = tmp_path / "src" / "history.sqlite"
+    hist = History.open(src)
+    try:
+        with hist._db() as conn:
+            conn.execute("PRAGMA wal_autocheckpoint=0")
+        hist.start_run("tape-perf", "device-in-the-wal", {})
+        for name, suffixes in (("with-shm", ("", "-wal", "-shm")), ("without-shm", ("", "-wal"))):
+            (tmp_path / name).mkdir()
+            for suffix in suffixes:
+                shutil.copy(f"{src}{suffix}", tmp_path / name / f"history.sqlite{suffix}")
+            (tmp_path / name).chmod(0o555)
+    finally:
+        hist.close()
+    listed = _cli(["history"], tmp_path / "with-shm", unprivileged=True)
+    assert listed.returncode == 0 and "device-in-the-wal" in listed.stdout, listed.stderr
+    refused = _cli(["history"], tmp_path / "without-shm", unprivileged=True)
+    _one_line(refused.stderr)
+    assert refused.returncode == 1 and "history.sqlite-wal" in refused.stderr, refused.stderr
