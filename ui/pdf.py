@@ -11,14 +11,21 @@ import os
 import sys
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from native.errors import InvalidParameter, TapediagError
+
+if TYPE_CHECKING:
+    from PySide6.QtCore import QCoreApplication
+    from PySide6.QtGui import QFont, QPainter
+
+    from app.report import Report
 
 DPI = 300
 MM = DPI / 25.4  # device pixels per millimetre
 
 
-def ensure_gui_application():
+def ensure_gui_application() -> "QCoreApplication":
     """An application object for fonts and painting; offscreen when there is no display.
 
     A QApplication (widgets), not a bare QGuiApplication: Qt allows one application
@@ -31,7 +38,7 @@ def ensure_gui_application():
     return QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "tapediag"])
 
 
-def report_font(point_size: float, *, bold: bool = False):
+def report_font(point_size: float, *, bold: bool = False) -> "QFont":
     """DejaVu Sans without ligatures: 'fi' must stay two letters so text copied or
     searched in the PDF (and pdftotext) finds 'figures', not 'ﬁgures'."""
     from PySide6.QtGui import QFont
@@ -44,7 +51,7 @@ def report_font(point_size: float, *, bold: bool = False):
     return font
 
 
-def render_pdf(report, path: str | Path) -> int:
+def render_pdf(report: "Report", path: str | Path) -> int:
     """Write ``report`` (an ``app.report.Report``) to ``path``; returns the page count.
 
     Qt's PDF engine ignores failed writes (a full disk gives a truncated file and a
@@ -124,7 +131,7 @@ def _remove(tmp: Path | None, created: list[Path]) -> None:
             break
 
 
-def _paint(report) -> tuple[bytes, int]:
+def _paint(report: "Report") -> tuple[bytes, int]:
     """The whole PDF in memory, and its page count."""
     app = ensure_gui_application()  # noqa: F841  (must outlive the painting)
     from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QRectF, QSizeF, Qt, QUrl
@@ -195,7 +202,7 @@ def _paint(report) -> tuple[bytes, int]:
     return bytes(storage.data()), total
 
 
-def _cover(painter, report, page_w: float, page_h: float, total: int, navy: str) -> None:
+def _cover(painter: "QPainter", report: "Report", page_w: float, page_h: float, total: int, navy: str) -> None:
     from PySide6.QtCore import QRectF, Qt
     from PySide6.QtGui import QColor, QPen
 

@@ -79,11 +79,9 @@ def _writable(path: Path) -> bool:
     return all(not p.exists() or os.access(p, os.W_OK) for p in (path, Path(f"{path}-wal"), Path(f"{path}-shm")))
 
 
-def _text(value: str | None) -> str | None:
+def _text(value: str) -> str:
     """A string SQLite can store: bytes that were not UTF-8 in argv or a path (Python's
     surrogate escapes, ``'\\udcff'``) become a readable ``\\xff``, never an encoding error."""
-    if value is None:
-        return None
     try:
         return value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
     except UnicodeEncodeError:  # a lone surrogate no file name produces
@@ -257,10 +255,11 @@ class History:
         """``mode=ro``; where WAL's side files cannot be made either, ``immutable=1`` (nothing
         can write there); a history that does not exist yet is an empty one, in memory."""
         if not path.exists():
-            conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
-            migrate(conn)
-            return conn
-        conn = None
+            empty = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+            migrate(empty)
+            return empty
+        conn: sqlite3.Connection | None = None
+        version = 0
         for flags in ("mode=ro", "mode=ro&immutable=1"):
             conn = sqlite3.connect(f"file:{quote(str(path.absolute()))}?{flags}", uri=True, isolation_level=None,
                                    check_same_thread=False)
@@ -312,6 +311,7 @@ class History:
                 "INSERT INTO runs (kind, device, status, started_at, params, version) VALUES (?, ?, 'incomplete', ?, ?, ?)",
                 (kind, _text(device) or "", _utc_now(), _dumps(params or {}), __version__),
             )
+            assert cur.lastrowid is not None  # an INSERT always sets it
             return int(cur.lastrowid)
 
     def add_samples(self, run_id: int, samples: Iterable[Sample]) -> int:
@@ -344,7 +344,7 @@ class History:
         with self._db(write=True):
             cur = self._conn.execute(
                 "UPDATE runs SET status = ?, finished_at = ?, results = ?, error = ? WHERE id = ?",
-                (status, _utc_now(), None if results is None else _dumps(results), _text(error), run_id),
+                (status, _utc_now(), None if results is None else _dumps(results), None if error is None else _text(error), run_id),
             )
             if cur.rowcount != 1:
                 raise InvalidParameter(f"no run {run_id} in the history")

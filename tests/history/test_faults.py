@@ -11,8 +11,8 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
@@ -66,7 +66,7 @@ def damaged(isolated_data_dir: Path) -> Path:
 def test_a_damaged_history_is_one_line_saying_where(damaged: Path, argv: list[str], tmp_path: Path, capsys) -> None:
     argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
     assert main(argv) == 1
-    out, err = capsys.readouterr()
+    err = capsys.readouterr().err
     _one_line(err)
     assert "damaged" in err and str(damaged) in err and "aside" in err, err
     assert not (tmp_path / "r.pdf").exists()
@@ -121,9 +121,8 @@ def test_a_locked_history_is_busy_not_damaged(tmp_path: Path) -> None:
     holder = sqlite3.connect(path, isolation_level=None)
     holder.execute("BEGIN EXCLUSIVE")  # another writer, in the middle of its transaction
     try:
-        with pytest.raises(TapediagError) as got:
-            with History.open(path, timeout=0.5) as hist:
-                hist.start_run("tape-perf", "virtual:lto9", {})
+        with pytest.raises(TapediagError) as got, History.open(path, timeout=0.5) as hist:
+            hist.start_run("tape-perf", "virtual:lto9", {})
         assert "busy" in str(got.value) and "aside" not in str(got.value) and "damaged" not in str(got.value)
     finally:
         holder.execute("ROLLBACK")
@@ -209,7 +208,8 @@ def read_only_data(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[t
         return
     if os.geteuid() != 0:
         pytest.skip("needs root to mount a tmpfs read-only")
-    got = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(data)], capture_output=True, text=True)
+    got = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(data)], capture_output=True, text=True,
+                         check=False)
     if got.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {got.stderr.strip()}")
     try:
@@ -276,7 +276,8 @@ def test_an_export_that_does_not_fit_keeps_the_older_export(tmp_path: Path, caps
         pytest.skip("needs root to mount a small tmpfs (a full file system)")
     mnt = tmp_path / "small"
     mnt.mkdir()
-    got = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mnt)], capture_output=True, text=True)
+    got = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mnt)], capture_output=True, text=True,
+                         check=False)
     if got.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {got.stderr.strip()}")
     try:
