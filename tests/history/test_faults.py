@@ -184,14 +184,26 @@ def test_a_data_directory_that_is_a_file_is_one_line(argv: list[str], tmp_path: 
     assert data.read_text() == "not a directory\n"
 
 
+@pytest.mark.parametrize("how", ["chmod-555", "read-only-mount"])
 @pytest.mark.parametrize("argv", [["history"], ["info", "virtual:lto9"]], ids=["history", "info"])
-def test_a_data_directory_that_cannot_be_created_is_one_line(argv: list[str], tmp_path: Path) -> None:
+def test_a_data_directory_that_cannot_be_created_is_one_line(argv: list[str], how: str, tmp_path: Path) -> None:
     parent = tmp_path / "ro"
     parent.mkdir(mode=0o555)
-    got = _cli(argv, parent / "data", unprivileged=True)
-    _one_line(got.stderr)
-    assert got.returncode == 1 and str(parent / "data") in got.stderr, got.stderr
-    assert not (parent / "data").exists()
+    if how == "read-only-mount":
+        if os.geteuid() != 0:
+            pytest.skip("needs root to mount a read-only tmpfs")
+        got = subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", str(parent)],
+                             capture_output=True, text=True, check=False)
+        if got.returncode != 0:
+            pytest.skip(f"cannot mount a tmpfs here: {got.stderr.strip()}")
+    try:
+        got = _cli(argv, parent / "data", unprivileged=how == "chmod-555")
+        _one_line(got.stderr)
+        assert got.returncode == 1 and str(parent / "data") in got.stderr, got.stderr
+        assert not (parent / "data").exists()
+    finally:
+        if how == "read-only-mount":
+            subprocess.run(["umount", str(parent)], check=True)
 
 
 @pytest.fixture(params=["chmod-555", "read-only-mount"])
