@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from app.paths import create_beside
 from native.errors import InvalidParameter, TapediagError
 
 if TYPE_CHECKING:
@@ -87,13 +87,10 @@ def _check_pdf(data: bytes, path: Path, stage: str) -> None:
 
 def _write_atomically(data: bytes, path: Path) -> None:
     """``data`` into a temporary file beside ``path``, synced, verified, renamed over ``path``."""
-    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    tmp = Path(name)
+    tmp: Path | None = None
     try:
+        fd, tmp = create_beside(path)
         try:
-            umask = os.umask(0)
-            os.umask(umask)
-            os.fchmod(fd, 0o666 & ~umask)  # an ordinary file, as open() would make it (mkstemp says 600)
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view):]
@@ -106,10 +103,12 @@ def _write_atomically(data: bytes, path: Path) -> None:
         _check_pdf(data[:8] + tail, path, "writing")
         os.replace(tmp, path)
     except OSError as err:
-        tmp.unlink(missing_ok=True)
+        if tmp is not None:
+            tmp.unlink(missing_ok=True)
         raise TapediagError(f"cannot write the report to {path}: {err.strerror or err}; nothing was replaced") from err
     except BaseException:
-        tmp.unlink(missing_ok=True)
+        if tmp is not None:
+            tmp.unlink(missing_ok=True)
         raise
     try:  # the rename itself survives a crash only once the directory is synced
         dir_fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)

@@ -11,12 +11,12 @@ import argparse
 import os
 import stat
 import sys
-import tempfile
 from pathlib import Path
 from typing import TextIO
 
 from app.history import History
 from app.history.export import write_csv, write_json
+from app.paths import create_beside
 from native.errors import InvalidParameter, TapediagError
 
 
@@ -45,11 +45,8 @@ def _open_output(path: Path) -> tuple[TextIO, Path | None]:
             return os.fdopen(fd, "w", newline="", encoding="utf-8"), None
         if st is not None and not os.access(path, os.W_OK):
             raise InvalidParameter(f"cannot write {path}: permission denied")
-        fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.fchmod(fd, 0o666 & ~umask)  # an ordinary file, as open() would make it (mkstemp says 600)
-        return os.fdopen(fd, "w", newline="", encoding="utf-8"), Path(name)
+        fd, tmp = create_beside(path)
+        return os.fdopen(fd, "w", newline="", encoding="utf-8"), tmp
     except OSError as err:  # the user's path: bad input, nothing was written
         reason = "no program is reading that pipe" if err.errno == 6 else (err.strerror or str(err))  # ENXIO
         raise InvalidParameter(f"cannot write {path}: {reason}") from err

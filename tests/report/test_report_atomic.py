@@ -74,4 +74,7 @@ def test_report_that_fits_replaces_the_older_one_whole(tape_run: int, tmp_path: 
         assert "Report written" in capsys.readouterr().out
         data = older.read_bytes()
         assert data.startswith(b"%PDF-") and data.rstrip().endswith(b"%%EOF") and len(data) > 64 * 1024
+        umask = os.umask(0o022)
+        os.umask(umask)
+        assert older.stat().st_mode & 0o777 == 0o666 & ~umask  # an ordinary file, not the temp file's 600
         assert sorted(p.name for p in mnt.iterdir()) == ["r.pdf"]
