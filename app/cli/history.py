@@ -5,7 +5,7 @@ import argparse
 import json
 
 from app.history import KINDS, History, Run, default_path
-from app.history.store import MAX_ID
+from app.history.store import MAX_ID, printable
 from native.errors import InvalidParameter
 from app.history.summary import headline as summary_headline
 
@@ -48,8 +48,8 @@ def run(args: argparse.Namespace) -> int:
     if not runs:
         print("No runs recorded yet.")
         return 0
-    rows = [(str(r.id), r.started_at.replace("T", " ").replace("+00:00", "Z"), r.kind, r.device, r.status, headline(r))
-            for r in runs]
+    rows = [(str(r.id), r.started_at.replace("T", " ").replace("+00:00", "Z"), r.kind, printable(r.device), r.status,
+             printable(headline(r))) for r in runs]
     header = ("ID", "STARTED (UTC)", "KIND", "DEVICE", "STATUS", "RESULT")
     widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(header)]
     for row in (header, *rows):

@@ -79,9 +79,10 @@ def _writable(path: Path) -> bool:
     return all(not p.exists() or os.access(p, os.W_OK) for p in (path, Path(f"{path}-wal"), Path(f"{path}-shm")))
 
 
-def _text(value: str) -> str:
-    """A string SQLite can store: bytes that were not UTF-8 in argv or a path (Python's
-    surrogate escapes, ``'\\udcff'``) become a readable ``\\xff``, never an encoding error."""
+def printable(value: str) -> str:
+    """A string SQLite can store and any UTF-8 output can print: bytes that were not UTF-8 in
+    argv or a path (Python's surrogate escapes, ``'\\udcff'``) become a readable ``\\xff``,
+    never an encoding error."""
     try:
         return value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
     except UnicodeEncodeError:  # a lone surrogate no file name produces
@@ -309,7 +310,7 @@ class History:
         with self._db(write=True):
             cur = self._conn.execute(
                 "INSERT INTO runs (kind, device, status, started_at, params, version) VALUES (?, ?, 'incomplete', ?, ?, ?)",
-                (kind, _text(device) or "", _utc_now(), _dumps(params or {}), __version__),
+                (kind, printable(device) or "", _utc_now(), _dumps(params or {}), __version__),
             )
             assert cur.lastrowid is not None  # an INSERT always sets it
             return int(cur.lastrowid)
@@ -344,7 +345,7 @@ class History:
         with self._db(write=True):
             cur = self._conn.execute(
                 "UPDATE runs SET status = ?, finished_at = ?, results = ?, error = ? WHERE id = ?",
-                (status, _utc_now(), None if results is None else _dumps(results), None if error is None else _text(error), run_id),
+                (status, _utc_now(), None if results is None else _dumps(results), None if error is None else printable(error), run_id),
             )
             if cur.rowcount != 1:
                 raise InvalidParameter(f"no run {run_id} in the history")
@@ -379,7 +380,7 @@ class History:
             args.append(kind)
         if device:
             where.append("device = ?")
-            args.append(_text(device))
+            args.append(printable(device))
         sql = f"SELECT {self._COLUMNS} FROM runs"
         if where:
             sql += " WHERE " + " AND ".join(where)

@@ -367,3 +367,16 @@ def test_a_read_only_history_with_runs_still_in_its_wal(tmp_path: Path) -> None:
     refused = _cli(["history"], tmp_path / "without-shm", unprivileged=True)
     _one_line(refused.stderr)
     assert refused.returncode == 1 and "history.sqlite-wal" in refused.stderr, refused.stderr
+
+
+def test_show_and_history_print_names_that_are_not_utf8(capsys) -> None:
+    """A run on a directory whose name is not UTF-8 keeps it in its parameters and results;
+    printing them to a strict UTF-8 stdout (pytest's, or any UTF-8 locale's) must not fail."""
+    name = "/srv/bad\udcffname"
+    with History.open() as hist:
+        run_id = hist.start_run("read-data", name, {"dir": name})
+        hist.finish_run(run_id, "failed", {"dir": name, "mb_s": 1.0}, error=f"cannot read {name}")
+    assert main(["show", str(run_id)]) == 0
+    assert capsys.readouterr().out.count("/srv/bad\\xffname") >= 3  # device, parameter, result
+    assert main(["history"]) == 0
+    assert "/srv/bad\\xffname" in capsys.readouterr().out
