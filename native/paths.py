@@ -9,9 +9,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from native.errors import TapediagError
+
 
 def data_dir() -> Path:
-    """The user data directory, created on first use."""
+    """The user data directory, created on first use, private (mode 700: the history names
+    hosts and targets); one clear error when it is a file or cannot be created."""
     override = os.environ.get("TAPEDIAG_DATA_DIR")
     if override:
         path = Path(override)
@@ -19,5 +22,12 @@ def data_dir() -> Path:
         from platformdirs import user_data_dir
 
         path = Path(user_data_dir("tapediag", appauthor=False))
-    path.mkdir(parents=True, exist_ok=True)
+    if path.exists() and not path.is_dir():
+        raise TapediagError(f"the data directory {path} is not a directory",
+                            hint="set TAPEDIAG_DATA_DIR to a directory")
+    try:
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError as err:
+        raise TapediagError(f"cannot create the data directory {path}: {err.strerror or err}",
+                            hint="set TAPEDIAG_DATA_DIR to a writable directory") from err
     return path

@@ -10,14 +10,22 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from app.paths import create_beside
 from native.errors import InvalidParameter, TapediagError
+
+if TYPE_CHECKING:
+    from PySide6.QtCore import QCoreApplication
+    from PySide6.QtGui import QFont, QPainter
+
+    from app.report import Report
 
 DPI = 300
 MM = DPI / 25.4  # device pixels per millimetre
 
 
-def ensure_gui_application():
+def ensure_gui_application() -> "QCoreApplication":
     """An application object for fonts and painting; offscreen when there is no display.
 
     A QApplication (widgets), not a bare QGuiApplication: Qt allows one application
@@ -30,7 +38,7 @@ def ensure_gui_application():
     return QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "tapediag"])
 
 
-def report_font(point_size: float, *, bold: bool = False):
+def report_font(point_size: float, *, bold: bool = False) -> "QFont":
     """DejaVu Sans without ligatures: 'fi' must stay two letters so text copied or
     searched in the PDF (and pdftotext) finds 'figures', not 'ﬁgures'."""
     from PySide6.QtGui import QFont
@@ -43,28 +51,73 @@ def report_font(point_size: float, *, bold: bool = False):
     return font
 
 
-def render_pdf(report, path: str | Path) -> int:
-    """Write ``report`` (an ``app.report.Report``) to ``path``; returns the page count."""
+def render_pdf(report: "Report", path: str | Path) -> int:
+    """Write ``report`` (an ``app.report.Report``) to ``path``; returns the page count.
+
+    Qt's PDF engine ignores failed writes (a full disk gives a truncated file and a
+    painter that still "succeeds"), so it paints into memory, where nothing can fail
+    unnoticed; the bytes are then checked (``%PDF-`` header, ``%%EOF`` trailer), written
+    by us into a hidden temporary file next to the target (every short write raises),
+    synced, checked again on disk and only then renamed over the target. A failure
+    never leaves half a PDF, never replaces an older report at that path, and removes
+    the directories this call created.
+    """
     path = Path(path)
-    # Painted into a hidden file next to the target, renamed over it when complete: a
-    # failure never leaves half a PDF (or clobbers an older report), and directories this
-    # call created are removed again.
     created = [p for p in reversed(path.absolute().parents) if not p.exists()]
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with open(tmp, "wb"):
-            pass  # fail early with a clear message when the file cannot be written
     except OSError as err:
         _remove(None, created)
-        raise InvalidParameter(f"cannot write the report to {path}: {err.strerror}") from err
+        raise InvalidParameter(f"cannot write the report to {path}: {err.strerror or err}") from err
     try:
-        pages = _paint(report, tmp)
-        os.replace(tmp, path)
+        data, pages = _paint(report)
+        _check_pdf(data, path, "painting")
+        _write_atomically(data, path)
     except BaseException:
-        _remove(tmp, created)
+        _remove(None, created)
         raise
     return pages
+
+
+def _check_pdf(data: bytes, path: Path, stage: str) -> None:
+    """A PDF starts with ``%PDF-`` and ends with its ``%%EOF`` trailer; anything else is broken."""
+    if not data.startswith(b"%PDF-") or not data.rstrip().endswith(b"%%EOF"):
+        raise TapediagError(f"cannot write the report to {path}: the PDF came out incomplete after {stage}")
+
+
+def _write_atomically(data: bytes, path: Path) -> None:
+    """``data`` into a temporary file beside ``path``, synced, verified, renamed over ``path``."""
+    tmp: Path | None = None
+    try:
+        fd, tmp = create_beside(path)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+            if os.fstat(fd).st_size != len(data):
+                raise TapediagError(f"cannot write the report to {path}: the file came out short")
+            tail = os.pread(fd, 64, max(0, len(data) - 64))
+        finally:
+            os.close(fd)
+        _check_pdf(data[:8] + tail, path, "writing")
+        os.replace(tmp, path)
+    except OSError as err:
+        if tmp is not None:
+            tmp.unlink(missing_ok=True)
+        raise TapediagError(f"cannot write the report to {path}: {err.strerror or err}; nothing was replaced") from err
+    except BaseException:
+        if tmp is not None:
+            tmp.unlink(missing_ok=True)
+        raise
+    try:  # the rename itself survives a crash only once the directory is synced
+        dir_fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+    except OSError:
+        pass  # some file systems refuse fsync on a directory; the report is complete either way
 
 
 def _remove(tmp: Path | None, created: list[Path]) -> None:
@@ -77,15 +130,19 @@ def _remove(tmp: Path | None, created: list[Path]) -> None:
             break
 
 
-def _paint(report, path: Path) -> int:
+def _paint(report: "Report") -> tuple[bytes, int]:
+    """The whole PDF in memory, and its page count."""
     app = ensure_gui_application()  # noqa: F841  (must outlive the painting)
-    from PySide6.QtCore import QMarginsF, QRectF, QSizeF, Qt, QUrl
+    from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QRectF, QSizeF, Qt, QUrl
     from PySide6.QtGui import QColor, QPageLayout, QPageSize, QPainter, QPdfWriter, QPen, QTextDocument
 
     from ui.report_html import NAVY, body_html, plot_names
     from ui.report_plot import render_plot
 
-    writer = QPdfWriter(str(path))
+    storage = QByteArray()
+    buffer = QBuffer(storage)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    writer = QPdfWriter(buffer)
     writer.setResolution(DPI)
     writer.setPageLayout(QPageLayout(QPageSize(QPageSize.PageSizeId.A4), QPageLayout.Orientation.Portrait,
                                      QMarginsF(0, 0, 0, 0)))
@@ -111,7 +168,8 @@ def _paint(report, path: Path) -> int:
 
     painter = QPainter()
     if not painter.begin(writer):
-        raise TapediagError(f"cannot write the report to {path}")
+        raise TapediagError("cannot paint the report (Qt's PDF writer refused to start)")
+    ended = False
     try:
         _cover(painter, report, page_w, page_h, total, NAVY)
         small = report_font(7)
@@ -136,11 +194,14 @@ def _paint(report, path: Path) -> int:
             doc.drawContents(painter, QRectF(0, i * body.height(), body.width(), body.height()))
             painter.restore()
     finally:
-        painter.end()
-    return total
+        ended = painter.end()
+    if not ended:
+        raise TapediagError("cannot paint the report (Qt's PDF writer failed to finish it)")
+    buffer.close()
+    return bytes(storage.data()), total
 
 
-def _cover(painter, report, page_w: float, page_h: float, total: int, navy: str) -> None:
+def _cover(painter: "QPainter", report: "Report", page_w: float, page_h: float, total: int, navy: str) -> None:
     from PySide6.QtCore import QRectF, Qt
     from PySide6.QtGui import QColor, QPen
 

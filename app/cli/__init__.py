@@ -85,3 +85,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except TapediagError as err:
         print(f"tapediag: error: {err}", file=sys.stderr)
         return EXIT_FAILED
+    except OSError as err:  # a file the command needed and could not use (a read-only data directory...)
+        where = f" {err.filename}" if err.filename else ""
+        print(f"tapediag: error: cannot use{where}: {err.strerror or err}", file=sys.stderr)
+        return EXIT_FAILED

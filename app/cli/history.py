@@ -5,6 +5,8 @@ import argparse
 import json
 
 from app.history import KINDS, History, Run, default_path
+from app.history.store import MAX_ID, printable
+from native.errors import InvalidParameter
 from app.history.summary import headline as summary_headline
 
 
@@ -14,8 +16,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--path", action="store_true", help="print the history database's path and exit")
     parser.add_argument("--kind", choices=KINDS, help="only runs of this kind")
     parser.add_argument("--device", help="only runs on this device")
-    parser.add_argument("--limit", type=int, default=None, help="at most this many (newest first)")
+    parser.add_argument("--limit", type=_limit, default=None, help="at most this many (newest first)")
     parser.set_defaults(func=run)
+
+
+def _limit(text: str) -> int:
+    """A positive count SQLite can hold (``--limit`` with 20 digits is a usage error, not a traceback)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise InvalidParameter(f"--limit: invalid int value: {text!r}") from None
+    if not 0 < value <= MAX_ID:
+        raise InvalidParameter(f"--limit: {text} is out of range (1 to {MAX_ID})")
+    return value
 
 
 def headline(run: Run) -> str:
@@ -35,8 +48,8 @@ def run(args: argparse.Namespace) -> int:
     if not runs:
         print("No runs recorded yet.")
         return 0
-    rows = [(str(r.id), r.started_at.replace("T", " ").replace("+00:00", "Z"), r.kind, r.device, r.status, headline(r))
-            for r in runs]
+    rows = [(str(r.id), r.started_at.replace("T", " ").replace("+00:00", "Z"), r.kind, printable(r.device), r.status,
+             printable(headline(r))) for r in runs]
     header = ("ID", "STARTED (UTC)", "KIND", "DEVICE", "STATUS", "RESULT")
     widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(header)]
     for row in (header, *rows):

@@ -5,6 +5,7 @@ import argparse
 import json
 
 from app.history import History
+from app.history.store import printable
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -22,7 +23,7 @@ def _flatten(prefix: str, value: object, out: list[tuple[str, str]]) -> None:
         for i, sub in enumerate(value):
             _flatten(f"{prefix}[{i}]", sub, out)
     else:
-        out.append((prefix, json.dumps(value) if not isinstance(value, str) else value))
+        out.append((printable(prefix), printable(json.dumps(value) if not isinstance(value, str) else value)))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -33,15 +34,16 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(got.to_dict(), indent=2, sort_keys=True))
         return 0
-    print(f"Run {got.id}: {got.kind} on {got.device or '-'} — {got.status}")
+    # Stored params and results may hold names that were not UTF-8 (surrogate escapes): printable().
+    print(f"Run {got.id}: {got.kind} on {printable(got.device) or '-'} — {got.status}")
     print(f"  started {got.started_at}, finished {got.finished_at or '-'} (tapediag {got.version})")
     if got.error:
-        print(f"  error: {got.error}")
+        print(f"  error: {printable(got.error)}")
     if got.kind == "troubleshoot" and got.results:
         from app.cli.troubleshoot import format_text  # the session as it was printed when it ran
 
         print()
-        print(format_text(got.results))
+        print(printable(format_text(got.results)))
         return 0
     for title, section in (("Parameters", got.params), ("Results", got.results or {})):
         lines: list[tuple[str, str]] = []

@@ -15,7 +15,8 @@ KeyboardInterrupt make it ``cancelled``; a ``SafetyRefusal`` makes it ``refused`
 technician should see that a write was refused, and why); ``InvalidParameter`` removes
 the run (bad input is refused before anything is measured: a typo is not a run); any
 other exception makes it ``failed`` with the error's one-line message. The exception
-is then re-raised unchanged.
+is then re-raised unchanged. A history that cannot record (damaged, read-only, busy)
+refuses the run before it starts (``HistoryError``, "the run was not started").
 """
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ from typing import Any, Callable, Iterator
 from app.events import Event, EventSink, Sample, SampleBatch, discard
 from native.errors import Cancelled, InvalidParameter, SafetyRefusal
 
-from .store import History
+from .store import History, HistoryError
 
 
 class Recorder:
@@ -77,9 +78,15 @@ def record(kind: str, device: str, params: dict | None = None, *, history: Histo
            flush_samples: int = 20000, flush_seconds: float = 1.0) -> Iterator[Recorder]:
     """Record one run; see the module docstring. Opens the default history if none given."""
     own = history is None
-    hist = History.open() if history is None else history
     try:
-        run_id = hist.start_run(kind, device, params or {})
+        hist = History.open() if history is None else history
+    except HistoryError as err:
+        raise _not_started(err) from err
+    try:
+        try:
+            run_id = hist.start_run(kind, device, params or {})
+        except HistoryError as err:
+            raise _not_started(err) from err
         rec = Recorder(hist, run_id, flush_samples=flush_samples, flush_seconds=flush_seconds)
         try:
             yield rec
@@ -103,6 +110,13 @@ def record(kind: str, device: str, params: dict | None = None, *, history: Histo
     finally:
         if own:
             hist.close()
+
+
+def _not_started(err: HistoryError) -> HistoryError:
+    """A run that cannot be recorded is not run: a technician relies on finding every
+    test in the history (and its run id in the output), so measuring without recording
+    would be a silent loss. The refusal comes before the engine touches the device."""
+    return HistoryError(f"{err.message}; the run was not started, as it could not be recorded", hint=err.hint)
 
 
 #: An engine result's own ``status`` -> the history's. A disk run "stopped" early (a

@@ -60,20 +60,33 @@ SCHEMA_VERSION = len(MIGRATIONS)
 
 
 def migrate(conn: sqlite3.Connection, migrations: tuple[Callable[[sqlite3.Connection], None], ...] = MIGRATIONS) -> int:
-    """Bring the database up to ``len(migrations)``; returns the version it started at."""
-    start = conn.execute("PRAGMA user_version").fetchone()[0]
-    if start > len(migrations):
-        raise TapediagError(
-            f"the history database has schema version {start}, newer than this tapediag understands ({len(migrations)})",
-            hint="upgrade tapediag, or point TAPEDIAG_DATA_DIR elsewhere",
-        )
-    for version in range(start, len(migrations)):
+    """Bring the database up to ``len(migrations)``; returns the version it started at.
+
+    The version is read again inside each write transaction (``BEGIN IMMEDIATE``), not
+    before it: two processes opening a new history at the same moment would otherwise
+    both see version 0 and the second would fail on "table runs already exists". The
+    one that waits for the lock finds the work done and does nothing.
+    """
+    start: int | None = None
+    while True:
         conn.execute("BEGIN IMMEDIATE")
         try:
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            if start is None:
+                start = version
+            if version > len(migrations):
+                raise TapediagError(
+                    f"the history database has schema version {version}, newer than this tapediag understands "
+                    f"({len(migrations)})",
+                    hint="upgrade tapediag, or point TAPEDIAG_DATA_DIR elsewhere",
+                )
+            if version == len(migrations):
+                conn.execute("COMMIT")
+                return start
             migrations[version](conn)
             conn.execute(f"PRAGMA user_version = {version + 1}")
         except BaseException:
-            conn.execute("ROLLBACK")
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
             raise
         conn.execute("COMMIT")
-    return start

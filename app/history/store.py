@@ -16,22 +16,83 @@ import dataclasses
 import enum
 import json
 import math
+import os
 import sqlite3
 import threading
+import time
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable, Iterator
+from urllib.parse import quote
 
 from app import __version__
 from app.events import Sample
 from app.paths import data_dir
 from native.errors import InvalidParameter, TapediagError
 
-from .schema import migrate
+from .schema import SCHEMA_VERSION, migrate
 
 KINDS = ("drive-info", "tape-perf", "create-data", "read-data", "troubleshoot")
 STATUSES = ("incomplete", "complete", "failed", "cancelled", "refused")
 DB_NAME = "history.sqlite"
+MAX_ID = 2**63 - 1  # the largest SQLite integer: no run id (or limit) can be above it
+
+
+class HistoryError(TapediagError):
+    """The history database cannot be used: damaged, busy, read-only, or its disk failed.
+
+    One sentence naming the file; the advice to move it aside is given only when the
+    file itself is damaged, never for a transient lock or a read-only directory.
+    """
+
+
+_MOVE_ASIDE = "move it aside to start a new history"
+
+
+def history_error(err: sqlite3.Error, path: Path) -> HistoryError:
+    """Translate an SQLite error into one line a technician can act on."""
+    msg = str(err) or type(err).__name__
+    low = msg.lower()
+    if "locked" in low or "busy" in low:
+        return HistoryError(f"the history database {path} is busy: another tapediag is using it",
+                            hint="try again when it has finished")
+    if "readonly" in low or "read-only" in low:
+        return HistoryError(f"cannot write the history database {path}: it is read-only")
+    if "disk is full" in low or "i/o error" in low or "unable to open" in low:
+        return HistoryError(f"cannot use the history database {path}: {msg}")
+    if type(err) is sqlite3.DatabaseError or "no such table" in low or "no such column" in low \
+            or "malformed" in low or "not a database" in low:
+        return HistoryError(f"the history database {path} is damaged ({msg})", hint=_MOVE_ASIDE)
+    return HistoryError(f"the history database {path} failed: {msg}")
+
+
+def _transient(err: sqlite3.Error) -> bool:
+    low = str(err).lower()
+    return isinstance(err, sqlite3.OperationalError) and ("locked" in low or "busy" in low)
+
+
+def _writable(path: Path) -> bool:
+    """Whether this process may write the database and create its WAL side files next to it."""
+    if not os.access(path.parent, os.W_OK | os.X_OK):
+        return False
+    return all(not p.exists() or os.access(p, os.W_OK) for p in (path, Path(f"{path}-wal"), Path(f"{path}-shm")))
+
+
+def printable(value: str) -> str:
+    """A string SQLite can store and any UTF-8 output can print: bytes that were not UTF-8 in
+    argv or a path (Python's surrogate escapes, ``'\\udcff'``) become a readable ``\\xff``,
+    never an encoding error."""
+    try:
+        return value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a lone surrogate no file name produces
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _check_id(run_id: int) -> None:
+    """Ids outside SQLite's integers (``show 99999999999999999999``) name no run."""
+    if isinstance(run_id, int) and not 0 < run_id <= MAX_ID:
+        raise InvalidParameter(f"no run {run_id} in the history", hint="'tapediag history' lists the runs")
 
 
 def default_path() -> Path:
@@ -122,22 +183,113 @@ class History:
         self._conn = conn
         self._lock = threading.RLock()
         self.path = path
+        #: Opened read-only (the file or its directory cannot be written): runs cannot be recorded.
+        self.readonly = False
+
+    @contextmanager
+    def _db(self, *, write: bool = False) -> Iterator[sqlite3.Connection]:
+        """The connection, under the lock, with every SQLite error turned into one line."""
+        if write and self.readonly:
+            raise HistoryError(f"cannot record in the history database {self.path}: "
+                               f"it or its directory {self.path.parent} cannot be written")
+        with self._lock:
+            try:
+                yield self._conn
+            except sqlite3.Error as err:
+                raise history_error(err, self.path) from err
 
     @classmethod
-    def open(cls, path: str | Path | None = None) -> "History":
+    def open(cls, path: str | Path | None = None, *, timeout: float = 10.0) -> "History":
+        """Open (creating and migrating when needed) the history at ``path``.
+
+        Two processes may open a new history at the same moment: the schema version is
+        read inside the write transaction (``migrate``) and a lock is waited for, up to
+        ``timeout`` seconds, so neither is refused. When the file or its directory cannot
+        be written (a read-only data directory, where WAL cannot make its side files),
+        the history is opened read-only: listing, showing and reporting still work, and
+        recording a run says why it cannot.
+        """
         path = Path(path) if path is not None else default_path()
-        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.is_dir():
+            raise HistoryError(f"the history database {path} is a directory")
         try:
-            conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False, timeout=10.0)
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise HistoryError(f"cannot create the directory of the history database {path}: "
+                               f"{err.strerror or err}") from err
+        readonly = not _writable(path)
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                conn = cls._connect_readonly(path) if readonly else cls._connect(path, timeout)
+                break
+            except sqlite3.Error as err:
+                if _transient(err) and time.monotonic() < deadline:
+                    time.sleep(0.02)  # e.g. the other process is switching a new file to WAL
+                    continue
+                raise history_error(err, path) from err
+            except OSError as err:  # creating the file (a directory that changed under us)
+                raise HistoryError(f"cannot create the history database {path}: {err.strerror or err}") from err
+        hist = cls(conn, path)
+        hist.readonly = readonly
+        return hist
+
+    @staticmethod
+    def _connect(path: Path, timeout: float) -> sqlite3.Connection:
+        new = not path.exists()
+        if new:  # private from the first byte: runs name devices, hosts and targets
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
+        conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False, timeout=timeout)
+        try:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: durable commits, consistent after a crash
             # No foreign_keys pragma: checking the run of every sample row halves the insert rate;
             # samples are only ever added to a run just started, and delete_run removes them itself.
             migrate(conn)
-        except sqlite3.DatabaseError as err:
-            raise TapediagError(f"cannot open the history database {path}: {err}",
-                                hint="move the file aside to start a new history") from err
-        return cls(conn, path)
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    @staticmethod
+    def _connect_readonly(path: Path) -> sqlite3.Connection:
+        """``mode=ro``; where WAL's side files cannot be made either, ``immutable=1`` (nothing
+        can write there); a history that does not exist yet is an empty one, in memory."""
+        if not path.exists():
+            empty = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+            migrate(empty)
+            return empty
+        conn: sqlite3.Connection | None = None
+        version = 0
+        for flags in ("mode=ro", "mode=ro&immutable=1"):
+            conn = sqlite3.connect(f"file:{quote(str(path.absolute()))}?{flags}", uri=True, isolation_level=None,
+                                   check_same_thread=False)
+            try:
+                version = conn.execute("PRAGMA user_version").fetchone()[0]
+                break
+            except sqlite3.OperationalError as err:
+                # WAL without its -shm, which cannot be made here ("attempt to write a readonly
+                # database", "unable to open"): nothing can write here either, so immutable is
+                # safe, unless a -wal file holds runs not yet in the main file (immutable would
+                # silently skip them).
+                conn.close()
+                if flags.endswith("immutable=1") or _transient(err):
+                    raise
+                wal = Path(f"{path}-wal")
+                if wal.exists() and wal.stat().st_size > 0:
+                    raise HistoryError(f"cannot read the history database {path} read-only: its newest runs are "
+                                       f"in {wal}, which SQLite can only read where it may write",
+                                       hint="make the directory writable once") from err
+        assert conn is not None
+        if version > SCHEMA_VERSION:
+            conn.close()
+            raise HistoryError(f"the history database {path} has schema version {version}, newer than this "
+                               f"tapediag understands ({SCHEMA_VERSION})", hint="upgrade tapediag")
+        if version < SCHEMA_VERSION:
+            conn.close()
+            raise HistoryError(f"the history database {path} needs an upgrade this tapediag cannot write: "
+                               "its directory is read-only")
+        return conn
 
     def close(self) -> None:
         with self._lock:
@@ -155,19 +307,21 @@ class History:
         """Insert a run as ``incomplete`` and commit it before the test touches anything."""
         if kind not in KINDS:
             raise InvalidParameter(f"unknown run kind {kind!r} (expected one of {', '.join(KINDS)})")
-        with self._lock:
+        with self._db(write=True):
             cur = self._conn.execute(
                 "INSERT INTO runs (kind, device, status, started_at, params, version) VALUES (?, ?, 'incomplete', ?, ?, ?)",
-                (kind, device or "", _utc_now(), _dumps(params or {}), __version__),
+                (kind, printable(device) or "", _utc_now(), _dumps(params or {}), __version__),
             )
+            assert cur.lastrowid is not None  # an INSERT always sets it
             return int(cur.lastrowid)
 
     def add_samples(self, run_id: int, samples: Iterable[Sample]) -> int:
         """Append samples in one transaction; returns how many were stored."""
+        _check_id(run_id)
         rows = [(run_id, s.t, s.nbytes, s.latency, s.phase, s.stream) for s in samples]
         if not rows:
             return 0
-        with self._lock:
+        with self._db(write=True):
             self._conn.execute("BEGIN IMMEDIATE")
             try:
                 cur = self._conn.execute("UPDATE runs SET sample_count = sample_count + ? WHERE id = ?",
@@ -187,16 +341,18 @@ class History:
         """Record how the run ended: ``complete``, ``failed`` or ``cancelled``."""
         if status not in STATUSES or status == "incomplete":
             raise InvalidParameter(f"a run cannot finish as {status!r}")
-        with self._lock:
+        _check_id(run_id)
+        with self._db(write=True):
             cur = self._conn.execute(
                 "UPDATE runs SET status = ?, finished_at = ?, results = ?, error = ? WHERE id = ?",
-                (status, _utc_now(), None if results is None else _dumps(results), error, run_id),
+                (status, _utc_now(), None if results is None else _dumps(results), None if error is None else printable(error), run_id),
             )
             if cur.rowcount != 1:
                 raise InvalidParameter(f"no run {run_id} in the history")
 
     def delete_run(self, run_id: int) -> None:
-        with self._lock:
+        _check_id(run_id)
+        with self._db(write=True):
             self._conn.execute("BEGIN IMMEDIATE")
             self._conn.execute("DELETE FROM samples WHERE run_id = ?", (run_id,))
             cur = self._conn.execute("DELETE FROM runs WHERE id = ?", (run_id,))
@@ -224,20 +380,23 @@ class History:
             args.append(kind)
         if device:
             where.append("device = ?")
-            args.append(device)
+            args.append(printable(device))
         sql = f"SELECT {self._COLUMNS} FROM runs"
         if where:
             sql += " WHERE " + " AND ".join(where)
         sql += " ORDER BY id DESC"
         if limit:
+            if not 0 < int(limit) <= MAX_ID:
+                raise InvalidParameter(f"a limit of {limit} runs is out of range (1 to {MAX_ID})")
             sql += f" LIMIT {int(limit)}"
-        with self._lock:
+        with self._db():
             rows = self._conn.execute(sql, args).fetchall()
         return [self._row_to_run(r) for r in rows]
 
     def get_run(self, run_id: int, *, samples: bool = True) -> Run:
         """One run (with its samples unless ``samples=False``); InvalidParameter if unknown."""
-        with self._lock:
+        _check_id(run_id)
+        with self._db():
             row = self._conn.execute(f"SELECT {self._COLUMNS} FROM runs WHERE id = ?", (run_id,)).fetchone()
             if row is None:
                 raise InvalidParameter(f"no run {run_id} in the history", hint="'tapediag history' lists the runs")
@@ -246,7 +405,8 @@ class History:
 
     def sample_rows(self, run_id: int) -> list[tuple[float, int, float, str, int]]:
         """Samples as plain (t, nbytes, latency, phase, stream) tuples: the cheap form for binning."""
-        with self._lock:
+        _check_id(run_id)
+        with self._db():
             return self._conn.execute(
                 "SELECT t, nbytes, latency, phase, stream FROM samples WHERE run_id = ? ORDER BY rowid", (run_id,)
             ).fetchall()
@@ -254,12 +414,13 @@ class History:
     def throughput(self, run_id: int, interval: float | None = None, max_points: int = 600) -> dict:
         """``{phase: [ThroughputPoint]}`` for a stored run: one query per (phase, stream), straight
         into numpy, so an hour of samples is binned without a Python object per I/O."""
+        _check_id(run_id)
         import numpy as np
 
         from .series import series_from_arrays
 
         groups: dict[str, list] = {}
-        with self._lock:
+        with self._db():
             keys = self._conn.execute("SELECT DISTINCT phase, stream FROM samples WHERE run_id = ?", (run_id,)).fetchall()
             for phase, stream in keys:
                 rows = self._conn.execute(
@@ -270,7 +431,8 @@ class History:
 
     def sample_stats(self, run_id: int) -> dict:
         """Count, bytes and the time span the samples cover (for summaries and appendices)."""
-        with self._lock:
+        _check_id(run_id)
+        with self._db():
             n, total, first, last = self._conn.execute(
                 "SELECT COUNT(*), COALESCE(SUM(nbytes), 0), MIN(t - latency), MAX(t) FROM samples WHERE run_id = ?",
                 (run_id,),
@@ -279,7 +441,8 @@ class History:
 
     def iter_samples(self, run_id: int) -> Iterator[Sample]:
         """Samples in insertion order (the order the engine published them)."""
-        with self._lock:
+        _check_id(run_id)
+        with self._db():
             rows = self._conn.execute(
                 "SELECT t, nbytes, latency, phase, stream FROM samples WHERE run_id = ? ORDER BY rowid", (run_id,)
             ).fetchall()
