@@ -29,14 +29,14 @@ def _data_blocks(target: TgtTarget) -> int:
 @pytest.mark.parametrize("trial", range(TRIALS))
 def test_sigint_mid_write_exits_130_with_filemark(tmp_path: Path, trial: int) -> None:
     env = dict(os.environ, TAPEDIAG_DATA_DIR=str(tmp_path / "data"))
-    with TgtTarget(tmp_path / "tgt", size_mb=256) as target:
+    with TgtTarget(tmp_path / "tgt", size_mb=4096) as target:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "app", "tape-perf", target.url, "--direction", "write", "--size", "60s", "--host-rate", "20MB",
+            [sys.executable, "-m", "app", "tape-perf", target.url, "--direction", "write", "--size", "60s",
              "--mode", "variable", "--block-size", "64K", "--force"],
             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         )
         try:
-            time.sleep(2.0 + 0.15 * trial)  # start-up plus a varying time into the write
+            time.sleep(1.5 + 0.1 * trial)  # start-up plus a varying time into the write
             assert proc.poll() is None, proc.communicate()
             proc.send_signal(signal.SIGINT)
             out, err = proc.communicate(timeout=60)
