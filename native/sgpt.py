@@ -50,6 +50,36 @@ SENSE_LEN = 252  # the SPC maximum; fixed-format tape sense is 18+ bytes
 DO_START_OK, DO_BAD_PARAMS, DO_TIMEOUT, DO_NOT_SUPPORTED = 0, 1, 2, 4
 RESULT_GOOD, RESULT_STATUS, RESULT_SENSE, RESULT_TRANSPORT_ERR, RESULT_OS_ERR = 0, 1, 2, 3, 4
 
+#: Linux SCSI host bytes (``include/scsi/scsi_status.h``) named in messages.
+HOST_BYTE_NAMES = {
+    0x01: "DID_NO_CONNECT", 0x02: "DID_BUS_BUSY", 0x03: "DID_TIME_OUT", 0x04: "DID_BAD_TARGET",
+    0x05: "DID_ABORT", 0x06: "DID_PARITY", 0x07: "DID_ERROR", 0x08: "DID_RESET", 0x09: "DID_BAD_INTR",
+    0x0A: "DID_PASSTHROUGH", 0x0B: "DID_SOFT_ERROR", 0x0C: "DID_IMM_RETRY", 0x0D: "DID_REQUEUE",
+    0x0E: "DID_TRANSPORT_DISRUPTED", 0x0F: "DID_TRANSPORT_FAILFAST", 0x10: "DID_TARGET_FAILURE",
+    0x11: "DID_NEXUS_FAILURE", 0x12: "DID_ALLOC_FAILURE", 0x13: "DID_MEDIUM_ERROR", 0x14: "DID_TRANSPORT_MARGINAL",
+}
+#: Host bytes that mean the path to the drive is gone, whatever the node says.
+HOST_BYTES_LOST = {0x01, 0x04, 0x0E, 0x0F}
+#: DID_ERROR is also a generic HBA failure; it means a lost drive only once the node left sysfs.
+DID_ERROR = 0x07
+
+
+def transport_failure(device: str, transport_err: int, node_present: bool) -> Exception:
+    """The exception for a pass-through transport error (``host_status << 8 | driver_status``).
+
+    A drive that vanished (cable pulled, iSCSI/FC session gone) shows up as a host byte, not an
+    errno; mapping those to ConnectionLost lets the engine give the "tape position is unknown"
+    advice instead of a two-line libsgutils2 dump.
+    """
+    host = (transport_err >> 8) & 0xFF
+    name = HOST_BYTE_NAMES.get(host, f"host status {host:#04x}")
+    if host in HOST_BYTES_LOST or (host == DID_ERROR and not node_present):
+        return ConnectionLost(f"{device} went away ({name})", device=device,
+                              hint="check cabling and power; the tape position is now unknown")
+    return TransportError(f"the command to {device} failed below SCSI ({name}, driver status "
+                          f"{transport_err & 0xFF:#04x})", device=device)
+
+
 #: Character-device drivers (``/proc/devices`` names) that accept SG_IO.
 SCSI_CHAR_DRIVERS = {"sg", "st", "bsg"}
 
@@ -259,19 +289,24 @@ class PassThroughTransport(Transport):
         if category == RESULT_OS_ERR:
             raise self._os_error(lib.get_scsi_pt_os_err(obj))
         if category == RESULT_TRANSPORT_ERR:
-            text = ctypes.create_string_buffer(256)
-            lib.get_scsi_pt_transport_err_str(obj, 256, text)
-            raise TransportError(
-                f"the command to {self.device} failed below SCSI: {text.value.decode(errors='replace').strip()}"
-                f" (transport error {lib.get_scsi_pt_transport_err(obj):#x})",
-                device=self.device,
-            )
+            raise transport_failure(self.device, lib.get_scsi_pt_transport_err(obj), self._node_present())
         status = lib.get_scsi_pt_status_response(obj) & 0xFF
         sense = self._sense.raw[: max(0, lib.get_scsi_pt_sense_len(obj))]
         expected = out_len or in_len
         transferred = max(0, expected - max(0, lib.get_scsi_pt_resid(obj)))
         data = in_view[:transferred] if in_len else memoryview(b"")
         return CommandResult(status=status, sense=sense, data=data, transferred=transferred)
+
+    def _node_present(self) -> bool:
+        """Whether the open node's device is still in sysfs (False once the kernel removed it)."""
+        try:
+            rdev = os.fstat(self._fd).st_rdev
+        except OSError:
+            return False
+        sys_dir = Path(f"/sys/dev/char/{os.major(rdev)}:{os.minor(rdev)}")
+        if not sys_dir.exists():
+            return not Path("/sys/dev/char").is_dir()  # no sysfs to ask (not Linux): assume present
+        return (sys_dir / "device").exists()
 
     def _os_error(self, err: int) -> Exception:
         if err == errno.ETIMEDOUT:

@@ -62,6 +62,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    args_in = list(sys.argv[1:] if argv is None else argv)
+    if args_in == ["--version"]:
+        # Answered before the sub-commands (and numpy, the history, ...) are imported:
+        # a start-up probe should cost about the interpreter's own start-up (issue 13.4).
+        print(f"tapediag {__version__}")
+        return EXIT_OK
     parser = build_parser()
     try:
         # Inside the try: an option's type= converter may raise InvalidParameter itself.

@@ -20,6 +20,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <signal.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -146,8 +147,19 @@ static PyObject *runner_run(RunnerObject *r, PyObject *const *args, Py_ssize_t n
         }
     }
     void *done;
+    /* libiscsi's synchronous loop treats a poll() interrupted by a signal as a failed
+     * session (issue 14.7: Ctrl-C mid-WRITE recorded as "Poll failed", no filemark).
+     * Keep SIGINT/SIGTERM pending for the duration of this one command: they are
+     * delivered when the mask is restored, Python's handler sets its flag, and the
+     * caller sees KeyboardInterrupt between commands with the session intact. */
+    sigset_t block, old_mask;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
     Py_BEGIN_ALLOW_THREADS
+    pthread_sigmask(SIG_BLOCK, &block, &old_mask);
     done = r->command_sync(ctx, (int)lun, task, NULL);
+    pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
     Py_END_ALLOW_THREADS
     if (done == NULL) { /* the task may still be queued in the context: leave it be */
         result = Py_None;

@@ -1,0 +1,41 @@
+"""Decoding of the Linux SCSI host byte from a pass-through transport error (issue 13 item 3).
+
+A real kernel with a vanishing drive is not available here, so this tests the mapping the
+pass-through applies to ``get_scsi_pt_transport_err`` (``host_status << 8 | driver_status``).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from native.errors import ConnectionLost, TransportError
+from native.sgpt import transport_failure
+
+
+@pytest.mark.parametrize(("host", "name"), [
+    (0x01, "DID_NO_CONNECT"), (0x04, "DID_BAD_TARGET"),
+    (0x0E, "DID_TRANSPORT_DISRUPTED"), (0x0F, "DID_TRANSPORT_FAILFAST"),
+])
+def test_lost_path_host_bytes_are_connection_lost(host: int, name: str) -> None:
+    err = transport_failure("/dev/sg1", (host << 8) | 0x00, node_present=True)
+    assert isinstance(err, ConnectionLost)
+    assert err.args[0] == f"/dev/sg1 went away ({name})"
+    assert "\n" not in err.args[0]
+    assert "Host_status" not in str(err) and "Driver_status" not in str(err)
+
+
+def test_did_error_is_connection_lost_only_once_the_node_left_sysfs() -> None:
+    gone = transport_failure("/dev/nst0", (0x07 << 8) | 0x08, node_present=False)
+    assert isinstance(gone, ConnectionLost)
+    assert "DID_ERROR" in gone.args[0]
+    still_there = transport_failure("/dev/nst0", (0x07 << 8) | 0x08, node_present=True)
+    assert type(still_there) is TransportError
+    assert "DID_ERROR" in still_there.args[0] and "0x08" in still_there.args[0]
+
+
+def test_other_host_bytes_stay_plain_transport_errors_on_one_line() -> None:
+    err = transport_failure("/dev/sg2", (0x03 << 8) | 0x06, node_present=False)
+    assert type(err) is TransportError
+    assert "DID_TIME_OUT" in err.args[0] and "\n" not in err.args[0]
+    unknown = transport_failure("/dev/sg2", 0x7F << 8, node_present=True)
+    assert type(unknown) is TransportError and "0x7f" in unknown.args[0]

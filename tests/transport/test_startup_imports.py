@@ -1,0 +1,21 @@
+"""``tapediag --version`` imports nothing heavy (issue 13.4): a structural check, not a timed one."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+HEAVY = ("numpy", "sqlite3", "PySide6")
+
+
+def _imported(*args: str) -> set[str]:
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "app", *args],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr[-500:]
+    return {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
+
+
+def test_version_imports_no_numpy_sqlite_or_qt() -> None:
+    modules = _imported("--version")
+    assert "app" in modules  # the check sees imports at all
+    assert not [m for m in modules if m.split(".")[0] in HEAVY]
