@@ -27,6 +27,9 @@ TEST_PACKAGES=(
   tgt libiscsi-bin sg3-utils
   # disk benchmarks, PDF checks, the GUI in a real X window
   fio poppler-utils xvfb xauth
+  # the real-kernel tests (tests/kernel): a Debian kernel under qemu (software emulation), a busybox
+  # initramfs, the kernel's iSCSI initiator tools inside the guest
+  qemu-system-x86 busybox-static open-iscsi cpio kmod
 )
 [ "$FOR_TESTS" = 1 ] && APT_PACKAGES+=("${TEST_PACKAGES[@]}")
 
@@ -50,6 +53,10 @@ if [ "${#missing[@]}" -gt 0 ]; then
     as_root systemctl disable --now tgt.service >/dev/null 2>&1 || true
     echo "setup: the system iSCSI target service (tgt.service) was stopped and disabled; the tests start their own on 127.0.0.1"
   fi
+  # Likewise open-iscsi's initiator daemon: the tests run it only inside their guest.
+  if [[ " ${missing[*]} " == *" open-iscsi "* ]] && command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then
+    as_root systemctl disable --now iscsid.service iscsid.socket open-iscsi.service >/dev/null 2>&1 || true
+  fi
 fi
 
 PYTHON=${PYTHON:-python3}
@@ -60,6 +67,7 @@ fi
 .venv/bin/python -m pip install -q --upgrade pip
 if [ "$FOR_TESTS" = 1 ]; then
   .venv/bin/python -m pip install -q -e ".[dev]"
+  bash scripts/guest-kernel.sh
 else
   .venv/bin/python -m pip install -q -e ".[gui]"
 fi

@@ -1,0 +1,142 @@
+"""A Linux guest with its own SCSI stack, for the real-kernel tests (issue 13).
+
+This machine's kernel has no SCSI devices, so the OS pass-through (``/dev/nstN``,
+``/dev/sgN``) is exercised in a guest: Debian's own kernel (unpacked by
+``scripts/guest-kernel.sh``) under qemu's software emulation, a busybox initramfs that
+loads ``sg``, ``st``, ``iscsi_tcp`` and 9p, and the host's root shared read-only so the
+guest runs this checkout's ``.venv``, tgt and open-iscsi binaries. Inside the guest a
+tgtd on the guest's own 127.0.0.1 serves the LUNs and the kernel's iSCSI initiator
+logs in to them, so the kernel makes real ``st``/``sg`` nodes. There is no network
+device (``-nic none``). A scenario script runs in the guest and leaves its results in
+a writable 9p share.
+
+Figures measured in the guest are never performance figures (software emulation).
+"""
+from __future__ import annotations
+
+import glob
+import gzip
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+CACHE = ROOT / ".cache" / "guest-kernel"
+HERE = Path(__file__).resolve().parent
+BUSYBOX = Path("/bin/busybox")
+QEMU = "qemu-system-x86_64"
+
+# Loaded in this order (each after what it depends on, per the kernel's modules.dep).
+MODULES = (
+    "crypto/crc32c_generic",  # iscsi_tcp allocates a crc32c transform per connection (ENOMEM without it)
+    "drivers/scsi/scsi_common", "drivers/scsi/scsi_mod", "drivers/scsi/sg", "drivers/scsi/st",
+    "drivers/scsi/scsi_transport_iscsi", "drivers/scsi/libiscsi", "drivers/scsi/libiscsi_tcp",
+    "drivers/scsi/iscsi_tcp",
+    "drivers/virtio/virtio_ring", "drivers/virtio/virtio", "drivers/virtio/virtio_pci_legacy_dev",
+    "drivers/virtio/virtio_pci_modern_dev", "drivers/virtio/virtio_pci",
+    "fs/netfs/netfs", "fs/fscache/fscache", "net/9p/9pnet", "net/9p/9pnet_virtio", "fs/9p/9p",
+    "fs/overlayfs/overlay",
+)
+
+
+class GuestUnavailable(Exception):
+    """What the guest needs is not installed here (the reason is the message)."""
+
+
+@dataclass(frozen=True)
+class Kernel:
+    version: str
+    root: Path
+
+    @property
+    def vmlinuz(self) -> Path:
+        return self.root / "boot" / f"vmlinuz-{self.version}"
+
+    def module(self, name: str) -> Path:
+        return self.root / "lib" / "modules" / self.version / "kernel" / f"{name}.ko"
+
+
+def find_kernel() -> Kernel:
+    for path in sorted(glob.glob(str(CACHE / "*" / "boot" / "vmlinuz-*")), reverse=True):
+        version = Path(path).name.removeprefix("vmlinuz-")
+        return Kernel(version, Path(path).parents[1])
+    raise GuestUnavailable("no guest kernel unpacked (run scripts/guest-kernel.sh)")
+
+
+def check_available() -> Kernel:
+    for tool in (QEMU, "tgtd", "tgtadm", "tgtimg", "iscsid", "iscsiadm"):
+        if shutil.which(tool) is None:
+            raise GuestUnavailable(f"{tool} is not installed (scripts/setup.sh --tests installs it)")
+    if not BUSYBOX.exists():
+        raise GuestUnavailable("busybox-static is not installed")
+    kernel = find_kernel()
+    for name in MODULES:
+        if not kernel.module(name).exists():
+            raise GuestUnavailable(f"the guest kernel lacks {name}.ko")
+    return kernel
+
+
+def _cpio_newc(entries: list[tuple[str, int, bytes]]) -> bytes:
+    """An initramfs archive (cpio "newc"): (path, mode, contents) per entry, directories first."""
+    out = bytearray()
+    for ino, (name, mode, data) in enumerate([*entries, ("TRAILER!!!", 0, b"")], start=1):
+        encoded = name.encode() + b"\0"
+        fields = (ino, mode, 0, 0, 1, 0, len(data), 0, 0, 0, 0, len(encoded), 0)
+        out += b"070701" + b"".join(b"%08X" % f for f in fields) + encoded
+        out += b"\0" * (-len(out) % 4) + data
+        out += b"\0" * (-len(out) % 4)
+    return bytes(out)
+
+
+def build_initramfs(kernel: Kernel, dest: Path) -> Path:
+    directory, executable, regular = 0o040755, 0o100755, 0o100644
+    entries: list[tuple[str, int, bytes]] = [
+        (d, directory, b"") for d in ("bin", "lib", "lib/modules", "proc", "sys", "dev", "host", "newroot", "ov", "out")
+    ]
+    entries.append(("bin/busybox", executable, BUSYBOX.read_bytes()))
+    entries.append(("init", executable, (HERE / "guest_init.sh").read_bytes()))
+    names = [m.rsplit("/", 1)[1] for m in MODULES]
+    entries.append(("modules.order", regular, "\n".join(names).encode() + b"\n"))
+    for module, name in zip(MODULES, names):
+        entries.append((f"lib/modules/{name}.ko", regular, kernel.module(module).read_bytes()))
+    path = dest / "initramfs.gz"
+    path.write_bytes(gzip.compress(_cpio_newc(entries), compresslevel=1))
+    return path
+
+
+@dataclass(frozen=True)
+class GuestRun:
+    out: Path  # the share the scenario wrote its results into
+    console: str
+    returncode: int | None  # the scenario's exit status, None if it never finished
+
+    def log(self) -> str:
+        path = self.out / "guest.log"
+        return path.read_text(errors="replace") if path.exists() else ""
+
+
+def run_guest(scenario: Path, workdir: Path, *, timeout: float = 600.0, memory_mb: int = 2048) -> GuestRun:
+    """Boot the guest, run ``scenario`` (a shell script) in it, return its results."""
+    kernel = check_available()
+    out = workdir / "out"
+    out.mkdir(parents=True, exist_ok=True)
+    shutil.copy(scenario, out / "scenario.sh")
+    (out / "checkout").write_text(str(ROOT))
+    initramfs = build_initramfs(kernel, workdir)
+    argv = [
+        QEMU, "-accel", "tcg", "-cpu", "max",  # "max": the host's Python and numpy use instructions qemu64 lacks
+        "-m", str(memory_mb), "-smp", "1", "-nographic", "-no-reboot", "-nic", "none",
+        "-kernel", str(kernel.vmlinuz), "-initrd", str(initramfs), "-append", "console=ttyS0 quiet panic=-1",
+        "-fsdev", "local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap",
+        "-device", "virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot",
+        "-fsdev", f"local,id=out,path={out},security_model=none",
+        "-device", "virtio-9p-pci,fsdev=out,mount_tag=out",
+    ]
+    env = {k: v for k, v in os.environ.items() if k != "DISPLAY"}
+    got = subprocess.run(argv, capture_output=True, text=True, errors="replace", timeout=timeout, env=env,
+                         stdin=subprocess.DEVNULL)
+    rc_path = out / "scenario.rc"
+    rc = int(rc_path.read_text()) if rc_path.exists() and rc_path.read_text().strip() else None
+    return GuestRun(out, got.stdout + got.stderr, rc)
