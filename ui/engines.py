@@ -7,6 +7,8 @@ the panel says so, rather than the whole window failing to start.
 """
 from __future__ import annotations
 
+import html
+
 import importlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -144,6 +146,10 @@ def run_headline(run) -> str:
                 f"serial {ident.get('serial') or '?'}" + (f" ({reasons})" if reasons else ""))
     if isinstance(r.get("files_s"), (int, float)) and isinstance(r.get("mb_s"), (int, float)):
         return f"{r['mb_s']:.1f} MB/s, {r['files_s']:,.0f} files/s, {r.get('total_files', 0):,} files"
+    if r.get("phases") and "possible_label" in r:  # a tape-perf result
+        from app.tapeperf.results import headline
+
+        return headline(r)
     figures = []
     for key in ("write_mb_s", "read_mb_s", "mb_s", "rate_mb_s"):
         if isinstance(r.get(key), (int, float)):
@@ -398,18 +404,18 @@ def run_tapeperf(job, device: str, params, force: bool):
 
 
 def tapeperf_headline(r: dict) -> str:
+    """The tape-perf headline in the words of ``app.tapeperf.results.phase_headline``, each phase in bold."""
+    from app.tapeperf.results import phase_headline
+
     parts = []
     for ph in r.get("phases", []):
-        pct = ph.get("percent_of_rated")
+        text = f"<b>{html.escape(phase_headline({**ph, 'possible_label': r.get('possible_label')}))}</b>"
         stalls = ph.get("stall_count", len(ph.get("stalls", []) or []))
-        text = f"<b>{ph['phase'].capitalize()}: {ph['mb_s']:,.1f} MB/s</b>"
-        if pct is not None:
-            text += f" ({pct:.0f}% of rated)"
         if stalls:
             text += f", {stalls} stall{'s' if stalls != 1 else ''}"
         parts.append(text)
     if r.get("status") == "failed":
-        parts.append(f"<b>failed:</b> {r.get('error')}")
+        parts.append(f"<b>failed:</b> {html.escape(str(r.get('error')))}")
     return " · ".join(parts)
 
 

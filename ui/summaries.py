@@ -35,8 +35,11 @@ def tapeperf_sections(r: dict) -> list[tuple[str, Any, bool]]:
     sections: list[tuple[str, Any, bool]] = [("Overview", overview, True)]
     for ph in r.get("phases", []):
         data = {
-            "throughput": f"{human_rate(ph.get('mb_s'))} ({ph.get('mib_s', 0):,.1f} MiB/s)",
-            "percent of rated": _pct(ph.get("percent_of_rated")),
+            "overall": f"{human_rate(ph.get('mb_s'))} ({ph.get('mib_s', 0):,.1f} MiB/s)",
+            "streaming": human_rate(ph.get("streaming_mb_per_s")),
+            "percent of possible": (f"{_pct(ph.get('percent_of_possible'))} of {r.get('possible_label')}"
+                                    if ph.get("percent_of_possible") is not None else "—"),
+            "limited by": f"{ph.get('limited_by')}: {ph.get('limited_why')}" if ph.get("limited_by") else "—",
             "data moved": human_bytes(ph.get("bytes")),
             "I/Os": f"{ph.get('ios', 0):,}",
             "filemarks": ph.get("filemarks", 0),

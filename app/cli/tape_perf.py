@@ -18,6 +18,7 @@ from typing import TextIO
 from app.events import CancelToken, Event, Message, PhaseFinished, PhaseStarted, Progress
 from app.history import run_recorded
 from app.tapeperf import TapePerfParams, TapePerfResult, TapePerfTest, parse_size
+from app.tapeperf.results import MB, MiB, phase_headline
 from native.errors import InvalidParameter
 
 from . import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK
@@ -121,18 +122,22 @@ def summary_lines(result: TapePerfResult) -> list[str]:
     predicted = f"{result.predicted_ratio:.2f}:1" if result.predicted_ratio else "-"
     drive = f"{result.drive_ratio:.2f}:1" if result.drive_ratio else "not reported"
     lines.append(f"pattern {result.params['pattern']}: model predicts {predicted}, drive reports {drive}")
-    for ph in result.phases:
-        pct = result.percent_of_rated(ph)
-        rated = f", {pct:.0f}% of rated" if pct is not None else ""
-        lines.append(f"{ph.phase}: {ph.bytes / 1e9:.3f} GB in {ph.elapsed:.1f} s = {ph.mb_s:.1f} MB/s ({ph.mib_s:.1f} MiB/s)"
-                     f"{rated}; ended: {ph.end_reason}")
+    as_dict = result.to_dict()
+    for ph, pd in zip(result.phases, as_dict["phases"]):
+        lines.append(phase_headline({**pd, "possible_label": as_dict["possible_label"]}))
+        mib = (f"streaming {ph.streaming_mb_per_s * MB / MiB:,.1f} MiB/s, "
+               if ph.streaming_mb_per_s is not None else "")
+        lines.append(f"  {ph.bytes / 1e9:.3f} GB in {ph.elapsed:.1f} s ({mib}overall {ph.mib_s:,.1f} MiB/s); "
+                     f"ended: {ph.end_reason}")
+        lines.append(f"  limited by: {pd['limited_why']}" if pd["limited_by"] != "not steady"
+                     else f"  not steady: {pd['limited_why']}")
         if ph.per_second_min_mb_s is not None:
             lines.append(f"  per second: min {ph.per_second_min_mb_s:.1f} MB/s, max {ph.per_second_max_mb_s:.1f} MB/s")
         lines.append(f"  latency p50 {_ms(ph.latency_p50)}, p99 {_ms(ph.latency_p99)}, max {_ms(ph.latency_max)}; "
                      f"first byte after {_ms(ph.time_to_first_byte)}; {ph.ios} I/Os, {ph.blocks} blocks, {ph.filemarks} filemark{'' if ph.filemarks == 1 else 's'}")
         if ph.stalls:
             where = ", ".join(f"{s.t:.1f}s" for s in ph.stalls[:8]) + (" ..." if len(ph.stalls) > 8 else "")
-            lines.append(f"  {len(ph.stalls)} stalls (back-hitch signature) at {where}")
+            lines.append(f"  {len(ph.stalls)} stall{'' if len(ph.stalls) == 1 else 's'} (back-hitch signature) at {where}")
         if ph.verified_blocks or ph.verify_errors:
             lines.append(f"  verify: {ph.verified_blocks} blocks identical, {ph.verify_errors} differ"
                          + (f" ({ph.first_verify_error})" if ph.first_verify_error else ""))

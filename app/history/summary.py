@@ -69,5 +69,9 @@ def headline(kind: str, status: str, results: dict | None, error: str | None = N
         verdict = (res.get("health") or {}).get("verdict")
         serial = (res.get("identity") or {}).get("serial")
         return ", ".join(p for p in (verdict, f"serial {serial}" if serial else "") if p) or (error or "")
+    if kind == "tape-perf" and res.get("phases") and "possible_label" in res:
+        from app.tapeperf.results import headline as tape_headline  # local: history stays light to import
+
+        return tape_headline(res)
     parts = [f"{figure_name(p)} {v:.1f} MB/s" for p, v in distinct_figures(res)[:limit]]
     return ", ".join(parts) or (error or "")

@@ -117,6 +117,14 @@ def _headline(run: Run) -> tuple[Field, ...]:
     if run.kind == "drive-info":
         verdict = (res.get("health") or {}).get("verdict")
         return (Field("Health", str(verdict)),) if verdict else ()
+    if run.kind == "tape-perf" and res.get("phases") and "possible_label" in res:
+        from app.tapeperf.results import phase_headline
+
+        return tuple(Field(str(ph["phase"]).capitalize(),
+                           phase_headline({**ph, "possible_label": res["possible_label"]}).split(" ", 1)[1])
+                     for ph in res["phases"]) + tuple(
+            Field(f"{str(ph['phase']).capitalize()} limited by", f"{ph['limited_by']}: {ph['limited_why']}")
+            for ph in res["phases"] if ph.get("limited_by"))
     return tuple(Field(label(figure_name(path)), f"{fmt(value)} MB/s") for path, value in distinct_figures(res)[:6])
 
 

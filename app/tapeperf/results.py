@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from app.events import Sample
+from app.tapeperf.rated import BUFFER_MIB, Possible, possible
 
 MB = 1_000_000
 MiB = 1 << 20
@@ -43,9 +44,13 @@ class PhaseResult:
     elapsed: float = 0.0
     mb_s: float = 0.0
     mib_s: float = 0.0
-    # Decimal MB/s of the data I/Os alone (phase start to the last I/O's end). Not named *_mb_s so that
-    # history summaries, which list every *_mb_s figure, show the phase rate only.
+    # Decimal MB/s while streaming: from the end of the first data I/O (load, rewind and positioning are
+    # over) to the end of the last. The headline figure; ``mb_s`` is the overall rate next to it. Not named
+    # *_mb_s so that generic summaries, which list every *_mb_s figure, do not show it twice.
     streaming_mb_per_s: float | None = None
+    streaming_seconds: float | None = None
+    # Share of the streaming time that passed between commands (the host preparing the next I/O).
+    host_share: float | None = None
     per_second_min_mb_s: float | None = None
     per_second_max_mb_s: float | None = None
     latency_p50: float | None = None
@@ -100,9 +105,11 @@ def summarize(result: PhaseResult, log: SampleLog, start_t: float, end_t: float)
     """Fill the rates, latency figures and stalls of ``result`` from its samples.
 
     ``start_t``/``end_t`` bound the phase on the test's clock; ``mb_s`` covers the whole
-    phase (the closing filemark that flushes the drive's buffer included: data only
-    counts once it is on tape), ``streaming_mb_per_s`` the data I/Os alone, the per-second
-    figures only whole seconds of streaming.
+    phase (positioning before the first byte and the closing filemark that flushes the
+    drive's buffer included: data only counts once it is on tape). ``streaming_mb_per_s``
+    starts after the first data I/O, which carries the load/rewind/positioning time and
+    is therefore never a back-hitch; the per-second figures come only from whole seconds
+    of streaming (two at least, else they are omitted).
     """
     result.elapsed = max(end_t - start_t, 1e-9)
     result.mb_s = result.bytes / result.elapsed / MB
@@ -115,21 +122,44 @@ def summarize(result: PhaseResult, log: SampleLog, start_t: float, end_t: float)
     result.latency_p99 = _percentile(lats, 99)
     result.latency_max = lats[-1]
     result.time_to_first_byte = log.t[0] - start_t
-    streamed = log.t[-1] - start_t
-    if streamed > 0:
-        result.streaming_mb_per_s = sum(log.nbytes) / streamed / MB
-    threshold = max(p50 * STALL_FACTOR, p50 + STALL_MIN_SECONDS)
-    result.stalls = [Stall(t, lat, log.phase) for t, lat in zip(log.t, log.latency) if lat > threshold]
-    # Whole seconds of the phase: bytes completed in each.
-    seconds = int((log.t[-1] - start_t) // 1.0)
-    if seconds >= 1:
+    first_end = log.t[0]
+    span = log.t[-1] - first_end
+    if len(log) >= 2 and span > 0:
+        result.streaming_seconds = span
+        result.streaming_mb_per_s = (sum(log.nbytes) - log.nbytes[0]) / span / MB
+        busy = sum(log.latency[1:])
+        result.host_share = min(1.0, max(0.0, 1.0 - busy / span))
+    # The first I/O waits for the positioning: judge stalls among the streaming I/Os only.
+    streaming_lats = sorted(log.latency[1:])
+    if streaming_lats:
+        median = _percentile(streaming_lats, 50)
+        threshold = max(median * STALL_FACTOR, median + STALL_MIN_SECONDS)
+        result.stalls = [Stall(t, lat, log.phase) for t, lat in zip(log.t[1:], log.latency[1:]) if lat > threshold]
+    seconds = int(span // 1.0) if span > 0 else 0
+    if seconds >= 2:
         bins = [0] * seconds
-        for t, n in zip(log.t, log.nbytes):
-            k = int((t - start_t) // 1.0)
+        for t, n in zip(log.t[1:], log.nbytes[1:]):
+            k = int((t - first_end) // 1.0)
             if k < seconds:
                 bins[k] += n
         result.per_second_min_mb_s = min(bins) / MB
         result.per_second_max_mb_s = max(bins) / MB
+
+
+#: Fewer seconds of streaming than this, and no verdict is given on what limited the rate.
+STEADY_SECONDS = 3.0
+#: A streaming rate within this fraction of what is possible is "at the drive's (or link's) limit".
+AT_LIMIT = 0.95
+#: More than this share of the streaming time between commands: the host did not keep up.
+HOST_SHARE_LIMIT = 0.2
+
+
+@dataclass(frozen=True)
+class Limiter:
+    """Who limited a phase: "drive", "host", "link", or "not steady" (no verdict), and why."""
+
+    who: str
+    why: str
 
 
 @dataclass
@@ -175,30 +205,58 @@ class TapePerfResult:
     def phase(self, name: str) -> PhaseResult | None:
         return next((p for p in self.phases if p.phase == name), None)
 
-    def percent_of_rated(self, phase: PhaseResult) -> float | None:
-        """The measured rate as % of what the drive can do with this data.
+    @property
+    def possible(self) -> Possible | None:
+        """What this drive can do with this data (``app.tapeperf.rated.possible``)."""
+        return possible(self.generation, self.predicted_ratio, compression_on=self.compression != "off")
 
-        The reference is the native rate times the predicted ratio, capped at the rated
-        compressed rate (the drive's interface/compressor ceiling).
-        """
-        if not self.rated_native_mb_s:
+    def percent_of_possible(self, phase: PhaseResult) -> float | None:
+        """The streaming rate as % of what this drive can do with this data (None when unknown)."""
+        ref = self.possible
+        rate = headline_rate(phase)
+        if ref is None or rate is None:
             return None
-        ratio = self.predicted_ratio if (self.predicted_ratio and self.compression != "off") else 1.0
-        ref = self.rated_native_mb_s * max(ratio, 1.0)
-        if self.rated_compressed_mb_s:
-            ref = min(ref, self.rated_compressed_mb_s)
-        return 100.0 * phase.mb_s / ref
+        return 100.0 * rate / ref.mb_s
+
+    def limiter(self, phase: PhaseResult) -> Limiter:
+        """Who limited the phase, from host-side timing; "not steady" when the run cannot tell."""
+        if phase.streaming_seconds is None or phase.streaming_seconds < STEADY_SECONDS:
+            seconds = phase.streaming_seconds or 0.0
+            return Limiter("not steady", f"only {seconds:.1f} s of streaming: too short to tell what limits the rate "
+                                         f"(run at least {STEADY_SECONDS:.0f} s, better a minute)")
+        buffer_mib = BUFFER_MIB.get(self.generation or 0)
+        if phase.phase == "write" and buffer_mib and phase.bytes < 2 * buffer_mib * MiB:
+            return Limiter("not steady", f"only {phase.bytes / MB:,.0f} MB written, less than twice the drive's "
+                                         f"{buffer_mib:,} MiB buffer: the rate may be the buffer filling, not the tape")
+        ref = self.possible
+        rate = phase.streaming_mb_per_s or 0.0
+        if ref is not None and rate >= AT_LIMIT * ref.mb_s:
+            who = "link" if "link" in ref.label else "drive"
+            label = ref.label.removesuffix(" (the link's limit)")
+            return Limiter(who, f"the {who} ran at its limit: {label}")
+        share = phase.host_share or 0.0
+        if share > HOST_SHARE_LIMIT:
+            return Limiter("host", f"the host: {share:.0%} of the streaming time passed between commands "
+                                   f"(preparing the data, CPU, the source), not in the drive")
+        return Limiter("drive", f"the drive: its commands took {1 - share:.0%} of the streaming time")
 
     def to_dict(self, *, samples: bool = False) -> dict[str, Any]:
         d: dict[str, Any] = {
             k: v for k, v in asdict(self).items() if k not in ("phases", "samples", "log_deltas")
         }
         d["phases"] = []
+        ref = self.possible
+        d["possible_mb_s"] = ref.mb_s if ref else None
+        d["possible_label"] = ref.label if ref else None
         for p in self.phases:
             pd = p.to_dict()
-            pd["percent_of_rated"] = self.percent_of_rated(p)
+            pd["percent_of_possible"] = self.percent_of_possible(p)
+            limiter = self.limiter(p)
+            pd["limited_by"], pd["limited_why"] = limiter.who, limiter.why
             d["phases"].append(pd)
-            d[f"{p.phase}_mb_s"] = p.mb_s  # headline figures for history tables and rules
+            # Headline figures for history tables and rules: the streaming rate, the overall one beside it.
+            d[f"{p.phase}_mb_s"] = headline_rate(p)
+            d[f"{p.phase}_overall_mb_s"] = p.mb_s
         d["log_deltas"] = [dict(name=x.name, before=x.before, after=x.after, delta=x.delta) for x in self.log_deltas]
         d["sample_count"] = len(self.samples)
         if samples:
@@ -206,4 +264,32 @@ class TapePerfResult:
         return d
 
 
-__all__ = ["PhaseResult", "TapePerfResult", "SampleLog", "Stall", "LogDelta", "summarize", "MB", "MiB"]
+def headline_rate(phase: PhaseResult) -> float | None:
+    """The figure a phase is summed up by: its streaming rate, the overall rate when it never streamed."""
+    return phase.streaming_mb_per_s if phase.streaming_mb_per_s is not None else (phase.mb_s if phase.ios else None)
+
+
+def phase_headline(pd: dict[str, Any]) -> str:
+    """'write 451.5 MB/s streaming (overall 174.5 MB/s), 56% of 800 MB/s possible for 2:1 data on LTO-9'.
+
+    Works on a phase's ``to_dict()`` form (with the result's ``possible_label`` folded in
+    by ``headline``), so the CLI, the GUI, history and the PDF all say the same words.
+    """
+    streaming, overall = pd.get("streaming_mb_per_s"), pd.get("mb_s")
+    if streaming is None:
+        text = f"{pd['phase']} {overall or 0:,.1f} MB/s overall (never streamed)"
+    else:
+        text = f"{pd['phase']} {streaming:,.1f} MB/s streaming (overall {overall or 0:,.1f} MB/s)"
+    pct, label = pd.get("percent_of_possible"), pd.get("possible_label")
+    if pct is not None and label:
+        text += f", {pct:.0f}% of {label}"
+    return text
+
+
+def headline(results: dict[str, Any]) -> str:
+    """One line for a whole tape-perf result dict: each phase's headline, joined."""
+    label = results.get("possible_label")
+    return "; ".join(phase_headline({**pd, "possible_label": label}) for pd in results.get("phases", []))
+
+
+__all__ = ["headline", "phase_headline", "headline_rate", "Limiter", "PhaseResult", "TapePerfResult", "SampleLog", "Stall", "LogDelta", "summarize", "MB", "MiB"]

@@ -45,7 +45,8 @@ def test_finish_a_run_then_confirm_before_overwriting(qtbot, window):
     assert set(panel.runview.plot.phases()) == {"write", "read"}
     assert panel.runview.plot.curve_points("write") > 0 and panel.runview.plot.curve_points("read") > 0
     assert [line.value() for line in panel.runview.plot._refs] == [400.0, 1000.0]  # LTO-9 rated rates
-    assert "Write:" in panel.result_label.text() and "Read:" in panel.result_label.text()
+    label = panel.result_label.text()
+    assert "write " in label and "read " in label and "MB/s streaming (overall" in label
     assert panel.result_tree.find_value("generation") == "LTO-9"
     assert panel.result_tree.find_value("data moved") == "402.65 MB"
     assert panel.run_id is not None

@@ -12,6 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from app.tapeperf.results import phase_headline
+
 from app.cli import main
 from app.history import History, record
 from app.report import build_report
@@ -132,9 +134,10 @@ def test_report_command_with_device_identity_runs_and_plots(in_runs_dir: dict, t
         report = build_report(hist, [r["info"], r["tape"], r["create"], r["read"]])
         tape = hist.get_run(r["tape"], samples=False)
         disk = hist.get_run(r["read"], samples=False)
-    phases = {p["phase"]: p["mb_s"] for p in tape.results["phases"]}
-    for value in (phases["write"], phases["read"], disk.results["mb_s"]):
-        assert f"{fmt(value)} MB/s" in text  # each measured MB/s figure
+    for ph in tape.results["phases"]:  # each phase's headline, streaming and overall rate as the CLI prints it
+        words = phase_headline({**ph, "possible_label": tape.results["possible_label"]}).split(" ", 1)[1]
+        assert " ".join(words.split()) in flat, words
+    assert f"{fmt(disk.results['mb_s'])} MB/s" in text
     assert report.comparison is not None and len(report.comparison.series) >= 3  # runs overlaid on one plot
     assert "Runs compared" in text and "Tape performance" in text
 

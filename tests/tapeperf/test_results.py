@@ -25,12 +25,34 @@ def test_rates_percentiles_and_per_second_bins() -> None:
     summarize(ph, _log(samples), 0.0, 3.2)
     assert ph.mb_s == pytest.approx(100 / 3.2)
     assert ph.mib_s == pytest.approx(100_000_000 / 3.2 / 2**20)
-    assert ph.streaming_mb_per_s == pytest.approx(100 / 3.0)
+    # Streaming: the 99 I/Os after the first, over the 2.97 s from the first's end to the last's.
+    assert ph.streaming_mb_per_s == pytest.approx(99 / 2.97)
+    assert ph.streaming_seconds == pytest.approx(2.97)
     assert ph.latency_p50 == 0.010 and ph.latency_max == 2.5 and ph.latency_p99 == 0.010
     assert ph.time_to_first_byte == pytest.approx(0.03)
-    # Whole seconds 0-1, 1-2, 2-3: 33, 33 and 33 or 34 I/Os (float edges), in MB.
+    # Whole seconds of streaming after the first I/O: two, of 33 or 34 I/Os (float edges), in MB.
     assert ph.per_second_min_mb_s in (33.0, 34.0) and ph.per_second_max_mb_s in (33.0, 34.0, 35.0)
     assert [(round(s.t, 2), s.latency) for s in ph.stalls] == [(1.5, 2.5)]
+
+
+def test_the_first_io_is_positioning_not_a_stall_and_not_in_the_streaming_rate() -> None:
+    # A 1.6 s first WRITE (load, rewind, positioning), then 400 I/Os of 1 MB every 2.5 ms (400 MB/s).
+    samples = [(1.6, 1_000_000, 1.6)] + [(1.6 + 0.0025 * (i + 1), 1_000_000, 0.0024) for i in range(400)]
+    ph = PhaseResult("write", bytes=401_000_000, ios=401)
+    summarize(ph, _log(samples), 0.0, samples[-1][0])
+    assert ph.stalls == []
+    assert ph.time_to_first_byte == pytest.approx(1.6)
+    assert ph.streaming_mb_per_s == pytest.approx(400.0)
+    assert ph.mb_s == pytest.approx(401 / 2.6)  # the overall rate keeps the positioning time
+    assert ph.host_share == pytest.approx(0.04)
+
+
+def test_per_second_figures_need_two_whole_seconds_of_streaming() -> None:
+    # A short run: 1.5 s of streaming after a slow first I/O gives no per-second figures at all.
+    samples = [(1.0, 1_000_000, 1.0)] + [(1.0 + 0.01 * (i + 1), 1_000_000, 0.01) for i in range(150)]
+    ph = PhaseResult("write")
+    summarize(ph, _log(samples), 0.0, samples[-1][0])
+    assert ph.per_second_min_mb_s is None and ph.per_second_max_mb_s is None
 
 
 def test_jitter_is_not_a_stall() -> None:
@@ -41,29 +63,53 @@ def test_jitter_is_not_a_stall() -> None:
     assert ph.stalls == [] and ph.per_second_min_mb_s is None  # not even one whole second
 
 
-def test_percent_of_rated_uses_the_predicted_ratio_capped_at_the_compressed_rate() -> None:
-    r = TapePerfResult(device="x", params={}, rated_native_mb_s=400, rated_compressed_mb_s=1000, predicted_ratio=2.0,
-                       compression="on")
-    assert r.percent_of_rated(PhaseResult("write", mb_s=400)) == pytest.approx(50.0)
-    r.predicted_ratio = 4.3
-    assert r.percent_of_rated(PhaseResult("write", mb_s=500)) == pytest.approx(50.0)  # capped at 1000
+def test_percent_of_possible_is_native_times_the_ratio_capped_by_the_link() -> None:
+    r = TapePerfResult(device="x", params={}, generation=9, predicted_ratio=2.0, compression="on")
+    assert r.possible is not None and r.possible.mb_s == 800
+    assert r.possible.label == "800 MB/s possible for 2:1 data on LTO-9"
+    assert r.percent_of_possible(PhaseResult("write", mb_s=100, ios=5, streaming_mb_per_s=400)) == pytest.approx(50.0)
+    # LTO-5 with 4.3:1 data: 140 x 4.3 = 602 MB/s, capped by its 6 Gb SAS link at 600, never the 280 marketing figure.
+    r5 = TapePerfResult(device="x", params={}, generation=5, predicted_ratio=4.29, compression="on")
+    assert r5.possible is not None and r5.possible.mb_s == 600 and "link" in r5.possible.label
+    assert r5.percent_of_possible(PhaseResult("write", ios=5, streaming_mb_per_s=380)) == pytest.approx(63.3, abs=0.1)
     r.compression = "off"
-    assert r.percent_of_rated(PhaseResult("write", mb_s=400)) == pytest.approx(100.0)
-    assert TapePerfResult(device="x", params={}).percent_of_rated(PhaseResult("write", mb_s=1)) is None
+    assert r.percent_of_possible(PhaseResult("write", ios=5, streaming_mb_per_s=400)) == pytest.approx(100.0)
+    assert TapePerfResult(device="x", params={}).percent_of_possible(PhaseResult("write", mb_s=1, ios=1)) is None
+
+
+def _phase(rate: float, seconds: float, host_share: float, nbytes: int = 8_000_000_000) -> PhaseResult:
+    return PhaseResult("write", bytes=nbytes, ios=100, streaming_mb_per_s=rate, streaming_seconds=seconds,
+                       host_share=host_share)
+
+
+def test_who_limited_the_run() -> None:
+    r = TapePerfResult(device="x", params={}, generation=9, predicted_ratio=2.0, compression="on")
+    assert r.limiter(_phase(790, 30, 0.01)).who == "drive"  # at what the drive can do with this data
+    host = r.limiter(_phase(300, 30, 0.45))
+    assert host.who == "host" and "45%" in host.why
+    assert r.limiter(_phase(300, 30, 0.05)).who == "drive"  # commands took the time
+    assert r.limiter(_phase(300, 0.5, 0.45)).who == "not steady"  # half a second says nothing
+    buffered = r.limiter(_phase(1100, 5, 0.0, nbytes=1_000_000_000))  # less than twice the 1 GiB buffer
+    assert buffered.who == "not steady" and "buffer" in buffered.why
+    r5 = TapePerfResult(device="x", params={}, generation=5, predicted_ratio=4.3, compression="on")
+    assert r5.limiter(_phase(595, 30, 0.0)).who == "link"
 
 
 def test_to_dict_is_json_and_carries_headline_rates() -> None:
     r = TapePerfResult(device="virtual:lto9", params={"pattern": "2:1"})
-    ph = PhaseResult("read", bytes=10, mb_s=123.0)
+    ph = PhaseResult("read", bytes=10, ios=2, mb_s=123.0, streaming_mb_per_s=150.0)
     r.phases.append(ph)
     d = json.loads(json.dumps(r.to_dict()))
-    assert d["read_mb_s"] == 123.0 and d["phases"][0]["stall_count"] == 0 and d["sample_count"] == 0
+    assert d["read_mb_s"] == 150.0 and d["read_overall_mb_s"] == 123.0  # the streaming rate heads
+    assert d["phases"][0]["stall_count"] == 0 and d["sample_count"] == 0
 
 
 def test_history_headline_shows_the_phase_rates_only() -> None:
     from app.history.summary import headline
 
-    r = TapePerfResult(device="x", params={}, rated_native_mb_s=400, rated_compressed_mb_s=1000)
-    r.phases = [PhaseResult("write", mb_s=100, streaming_mb_per_s=110, per_second_min_mb_s=50),
-                PhaseResult("read", mb_s=200)]
-    assert headline("tape-perf", "complete", r.to_dict()) == "write 100.0 MB/s, read 200.0 MB/s"
+    r = TapePerfResult(device="x", params={}, generation=9, predicted_ratio=2.0, compression="on")
+    r.phases = [PhaseResult("write", ios=9, mb_s=100, streaming_mb_per_s=400, per_second_min_mb_s=50),
+                PhaseResult("read", ios=9, mb_s=200, streaming_mb_per_s=200)]
+    assert headline("tape-perf", "complete", r.to_dict()) == (
+        "write 400.0 MB/s streaming (overall 100.0 MB/s), 50% of 800 MB/s possible for 2:1 data on LTO-9; "
+        "read 200.0 MB/s streaming (overall 200.0 MB/s), 25% of 800 MB/s possible for 2:1 data on LTO-9")
