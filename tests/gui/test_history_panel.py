@@ -10,7 +10,6 @@ import pytest
 
 from app.tapeperf.results import phase_headline
 
-from app.troubleshoot import fmt
 from tests.gui.conftest import select_device, wait_idle
 
 pytestmark = pytest.mark.gui
