@@ -289,6 +289,10 @@ class IscsiTransport(Transport):
     def _result(self, status: int, residual_status: int, residual: int, sense: bytes, in_view: memoryview,
                 in_len: int, out_len: int, timeout: float) -> CommandResult:
         if status == _iscsi_lib.STATUS_TIMEOUT:
+            # The target stopped answering. Another command on the same session would wait
+            # out its own timeout again (LOG SENSE after a stuck WRITE held a run for 17
+            # minutes): abandon the session, so every later command fails at once.
+            self._abandon(f"a command did not complete within {timeout:g} s")
             raise CommandTimeout(
                 f"the command did not complete within {timeout:g} s", device=self.device,
                 hint="the drive or the network may be stuck; the tape position is now unknown",

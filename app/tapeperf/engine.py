@@ -34,7 +34,7 @@ from app.tapeperf.params import TapePerfParams
 from app.tapeperf.rated import rated
 from app.tapeperf.results import MB, PhaseResult, SampleLog, TapePerfResult, summarize
 from native import sldc
-from native.errors import ConnectionLost, DataProtect, DeviceError, SafetyRefusal
+from native.errors import CommandTimeout, ConnectionLost, DataProtect, DeviceError, SafetyRefusal
 
 PUBLISH_INTERVAL = 0.1  # seconds: samples reach the sink at 10 Hz or more
 
@@ -379,7 +379,7 @@ class TapePerfTest:
     def _fail(self, result: TapePerfResult, sink: EventSink, text: str, err: DeviceError,
               ph: PhaseResult | None = None) -> str:
         """Record a mid-test failure: the run stops cleanly with the decoded cause."""
-        if isinstance(err, ConnectionLost):
+        if isinstance(err, (ConnectionLost, CommandTimeout)):  # nothing more may be sent on that path
             self._connection_lost = True
         result.status = "failed"
         result.error = text

@@ -11,7 +11,14 @@ from app.events import CancelToken, PhaseFinished, PhaseStarted, Progress, Sampl
 from app.patterns import Pattern
 from app.tapeperf import TapePerfParams
 from native.errors import InvalidParameter, SafetyRefusal
-from tests.helpers.faults import FaultyTransport, connection_lost, hardware_error, medium_error_read, medium_error_write
+from tests.helpers.faults import (
+    FaultyTransport,
+    connection_lost,
+    hardware_error,
+    medium_error_read,
+    medium_error_write,
+    timeout,
+)
 from tests.tapeperf.conftest import blank_at_bot, run_test
 
 MiB = 1 << 20
@@ -233,3 +240,18 @@ def test_cancel_from_the_sink_stops_before_the_next_io() -> None:
 
         r = TapePerfTest(drive, TapePerfParams(direction="write", size=None, duration=30.0), pool_bytes=POOL).run(sink, cancel)
     assert r.status == "cancelled" and r.phase("write").ios == seen[0] == len(r.samples)
+
+
+@pytest.mark.parametrize("fault", [timeout, connection_lost])
+def test_after_a_timeout_or_a_lost_connection_nothing_more_is_sent(fault) -> None:
+    """A stuck WRITE ends the run with what was measured, and no command follows it (issue 14.9):
+    a LOG SENSE on a stuck path would wait out its own timeout again."""
+    inner = TapeDrive.open("virtual:lto9?realtime=0").transport
+    faulty = FaultyTransport(inner)
+    faulty.inject(fault(), opcode=0x0A, after=5, times=1)
+    with TapeDrive(faulty, device="faulty:lto9") as drive:
+        r = run_test(drive, TapePerfParams(direction="write+read", size=16 * MiB))
+    stuck_call = faulty.fired[0][0]
+    assert len(faulty.calls) == stuck_call, [hex(c[0]) for c in faulty.calls[stuck_call:]]
+    w = r.phase("write")
+    assert r.status == "failed" and w.end_reason == "error" and w.bytes == 5 * MiB

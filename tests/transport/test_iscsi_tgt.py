@@ -189,20 +189,31 @@ def test_kill_mid_transfer_raises_connection_lost(tgt_factory) -> None:
         drive.close()
 
 
-def test_stuck_target_gives_command_timeout(tgt_target: TgtTarget) -> None:
+def test_stuck_target_gives_command_timeout_then_the_session_is_abandoned(tgt_target: TgtTarget) -> None:
+    """A target that stops answering costs one timeout, not one per command (issue 14.9).
+
+    After the timeout nothing more is sent on that session: a LOG SENSE after a stuck
+    WRITE used to wait out its own timeout again, holding a run for 17 minutes.
+    """
     drive = IscsiTransport(tgt_target.url)
     os.kill(tgt_target.pid, signal.SIGSTOP)
     try:
+        started = time.monotonic()
         with pytest.raises(CommandTimeout):
             drive.execute(TEST_UNIT_READY, timeout=1)
+        assert time.monotonic() - started < 5
+        started = time.monotonic()
+        with pytest.raises(ConnectionLost) as info:
+            drive.execute(inquiry(96), data_in=96, timeout=60)
+        assert time.monotonic() - started < 0.5  # at once, not after another timeout
+        assert "did not complete within 1 s" in str(info.value)
     finally:
         os.kill(tgt_target.pid, signal.SIGCONT)
-    # The session survives a timeout: the late answer to the timed-out command is
-    # dropped and the next command gets its own.
-    assert drive.execute(TEST_UNIT_READY, timeout=10).good
-    result = drive.execute(inquiry(96), data_in=96, timeout=10)
-    assert result.good and bytes(result.data[8:11]) == b"IET"
     drive.close()
+    # The target itself is fine once it answers again: a new session works.
+    fresh = IscsiTransport(tgt_target.url)
+    assert fresh.execute(TEST_UNIT_READY, timeout=10).good
+    fresh.close()
 
 
 def test_unknown_target_is_device_not_found(tgt_target: TgtTarget) -> None:
