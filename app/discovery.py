@@ -63,7 +63,11 @@ def _read_attr(directory: Path, name: str) -> str | None:
 
 
 def _probe_node(node: Path) -> tuple[bool, str]:
-    """Can we open it (O_NONBLOCK: no cartridge needed, no tape motion)?"""
+    """Can we open it and does it answer INQUIRY (O_NONBLOCK: no cartridge needed, no tape motion)?
+
+    Opening alone is not enough: the st driver opens for a user in the 'tape' group and
+    then refuses every SCSI command without CAP_SYS_RAWIO.
+    """
     try:
         fd = os.open(node, os.O_RDWR | os.O_NONBLOCK)
     except OSError as err:
@@ -77,6 +81,17 @@ def _probe_node(node: Path) -> tuple[bool, str]:
             return False, f"{node} is missing (udev has not created it)"
         return False, err.strerror or str(err)
     os.close(fd)
+    from app.scsi.cdb import inquiry
+    from native.sgpt import PassThroughTransport
+
+    try:
+        transport = PassThroughTransport(str(node))
+        try:
+            transport.execute(inquiry(96), data_in=96, timeout=10)
+        finally:
+            transport.close()
+    except TapediagError as err:
+        return False, str(err)
     return True, ""
 
 
@@ -99,13 +114,20 @@ def linux_tape_drives(sysfs_root: Path = Path("/sys"), dev_root: Path = Path("/d
         except OSError:
             generics = []
         node = Path(dev_root) / name
-        reachable, note = _probe_node(node) if probe else (None, "")
+        sg = str(Path(dev_root) / generics[0]) if generics else None
+        device, alternative = str(node), sg
+        from native.sgpt import has_cap_sys_rawio  # local: `devices` must start fast (issue 13.4)
+
+        if sg is not None and not has_cap_sys_rawio():
+            # st passes SG_IO through only with CAP_SYS_RAWIO; the sg node works for its group.
+            device, alternative = sg, str(node)
+        reachable, note = _probe_node(Path(device)) if probe else (None, "")
         label = " ".join(filter(None, (vendor, product))) or "tape drive"
         entries.append(DeviceEntry(
-            device=str(node), kind="passthrough",
+            device=device, kind="passthrough",
             description=f"{label} (SCSI {scsi_dev.name})",
             vendor=vendor, product=product, revision=revision, is_tape=True,  # st binds only to type 01h
-            alternative=str(Path(dev_root) / generics[0]) if generics else None,
+            alternative=alternative,
             reachable=reachable, note=note,
         ))
     return entries

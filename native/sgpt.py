@@ -80,6 +80,37 @@ def transport_failure(device: str, transport_err: int, node_present: bool) -> Ex
                           f"{transport_err & 0xFF:#04x})", device=device)
 
 
+#: Linux capability bit of CAP_SYS_RAWIO (``include/uapi/linux/capability.h``).
+CAP_SYS_RAWIO = 17
+
+
+def has_cap_sys_rawio(status_path: str = "/proc/self/status") -> bool:
+    """Whether this process holds CAP_SYS_RAWIO (root normally does).
+
+    The kernel's st driver passes SG_IO through only with that capability
+    (``scsi_cmd_allowed``), while the sg node lets any user who may open it send
+    commands: a technician in the 'tape' group reaches the drive through ``/dev/sgN``.
+    Without a readable status (not Linux) the answer is True: nothing to work around.
+    """
+    try:
+        for line in Path(status_path).read_text().splitlines():
+            if line.startswith("CapEff:"):
+                return bool(int(line.split()[1], 16) >> CAP_SYS_RAWIO & 1)
+    except (OSError, ValueError, IndexError):
+        pass
+    return True
+
+
+def sg_node_beside(st_device: str, sysfs_root: str = "/sys", dev_root: str = "/dev") -> str | None:
+    """The ``/dev/sgN`` of the same SCSI device as an st node (``/dev/nst0`` -> ``/dev/sg1``), if any."""
+    name = os.path.basename(st_device)
+    try:
+        generics = sorted(os.listdir(os.path.join(sysfs_root, "class", "scsi_tape", name, "device", "scsi_generic")))
+    except OSError:
+        return None
+    return os.path.join(dev_root, generics[0]) if generics else None
+
+
 #: Character-device drivers (``/proc/devices`` names) that accept SG_IO.
 SCSI_CHAR_DRIVERS = {"sg", "st", "bsg"}
 
@@ -195,6 +226,15 @@ def _open_error(device: str, err: int) -> Exception:
     return TransportError(f"cannot open {device}: {reason}", device=device)
 
 
+_OPCODE_NAMES = {0x00: "TEST UNIT READY", 0x01: "REWIND", 0x03: "REQUEST SENSE", 0x05: "READ BLOCK LIMITS",
+                 0x08: "READ(6)", 0x0A: "WRITE(6)", 0x10: "WRITE FILEMARKS", 0x11: "SPACE", 0x12: "INQUIRY",
+                 0x15: "MODE SELECT(6)", 0x1A: "MODE SENSE(6)", 0x4D: "LOG SENSE", 0x8C: "READ ATTRIBUTE"}
+
+
+def _opcode_name(cdb: bytes) -> str:
+    return _OPCODE_NAMES.get(cdb[0], f"opcode {cdb[0]:02X}h") if cdb else "a command"
+
+
 class PassThroughTransport(Transport):
     """One open pass-through handle. Not thread-safe (one worker per drive)."""
 
@@ -217,6 +257,7 @@ class PassThroughTransport(Transport):
         if fd < 0:
             raise _open_error(device, -fd)
         self._fd = fd
+        self._st_node = False
         try:
             if sys.platform.startswith("linux"):
                 self._check_linux_node()
@@ -237,6 +278,7 @@ class PassThroughTransport(Transport):
         if not stat.S_ISCHR(st.st_mode):
             raise DeviceNotFound(f"{self.device} is not a device node, so it is not a SCSI drive", device=self.device)
         driver = _char_driver_names().get(os.major(st.st_rdev))
+        self._st_node = driver == "st"
         if driver is not None and driver not in SCSI_CHAR_DRIVERS:
             raise DeviceNotFound(
                 f"{self.device} is a '{driver}' device, not a SCSI tape or generic device",
@@ -277,7 +319,7 @@ class PassThroughTransport(Transport):
         finally:
             del keep
         if ret < 0:
-            raise self._os_error(-ret)
+            raise self._os_error(-ret, cdb)
         if ret == DO_TIMEOUT:
             raise CommandTimeout(f"the command did not complete within {timeout:g} s", device=self.device,
                                  hint="the tape position is now unknown")
@@ -287,7 +329,7 @@ class PassThroughTransport(Transport):
             raise TransportError(f"pass-through is not supported for {self.device} (code {ret})", device=self.device)
         category = lib.get_scsi_pt_result_category(obj)
         if category == RESULT_OS_ERR:
-            raise self._os_error(lib.get_scsi_pt_os_err(obj))
+            raise self._os_error(lib.get_scsi_pt_os_err(obj), cdb)
         if category == RESULT_TRANSPORT_ERR:
             raise transport_failure(self.device, lib.get_scsi_pt_transport_err(obj), self._node_present())
         status = lib.get_scsi_pt_status_response(obj) & 0xFF
@@ -308,7 +350,7 @@ class PassThroughTransport(Transport):
             return not Path("/sys/dev/char").is_dir()  # no sysfs to ask (not Linux): assume present
         return (sys_dir / "device").exists()
 
-    def _os_error(self, err: int) -> Exception:
+    def _os_error(self, err: int, cdb: bytes = b"") -> Exception:
         if err == errno.ETIMEDOUT:
             return CommandTimeout(f"the command to {self.device} timed out", device=self.device)
         if err in (errno.ENODEV, errno.ENXIO, errno.EIO):
@@ -318,7 +360,14 @@ class PassThroughTransport(Transport):
             return TransportError(f"{self.device} does not accept SCSI pass-through ({os.strerror(err)})",
                                   device=self.device)
         if err in (errno.EACCES, errno.EPERM):
-            return DevicePermissionDenied(f"the OS refused the command to {self.device}", device=self.device,
+            command = f"{_opcode_name(cdb)} " if cdb else ""
+            if self._st_node and not has_cap_sys_rawio():
+                sg = sg_node_beside(self.device)
+                return DevicePermissionDenied(
+                    f"the kernel's st driver refused SCSI pass-through ({command}to {self.device}) without "
+                    f"CAP_SYS_RAWIO", device=self.device,
+                    hint=f"use {sg}, the same drive's sg node" if sg else "use the drive's /dev/sgN node")
+            return DevicePermissionDenied(f"the OS refused the command {command}to {self.device}", device=self.device,
                                           hint=PERMISSION_HINT)
         return TransportError(f"the command to {self.device} failed: {os.strerror(err)}", device=self.device)
 

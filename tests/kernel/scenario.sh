@@ -63,6 +63,8 @@ for p in "$CHECKOUT/.venv/bin/python" "$(readlink -f "$CHECKOUT/.venv/bin/python
   d=$(dirname "$p"); while [ "$d" != / ]; do chmod o+rx "$d"; d=$(dirname "$d"); done
 done
 run user_info_sg su techuser -s /bin/sh -c "TAPEDIAG_DATA_DIR=/tmp/techuser-data $T info $TAPE_SG"
+run user_info_nst su techuser -s /bin/sh -c "TAPEDIAG_DATA_DIR=/tmp/techuser-data $T info /dev/nst0"
+run user_devices su techuser -s /bin/sh -c "TAPEDIAG_DATA_DIR=/tmp/techuser-data $T devices --json"
 
 # The drive vanishes mid-write: the kernel's session logs out under a running test.
 $T tape-perf /dev/nst0 --size 400M --io-size 256K --force > $R/vanish.out 2> $R/vanish.err &

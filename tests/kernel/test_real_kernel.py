@@ -98,6 +98,19 @@ def test_a_tape_group_user_reaches_the_sg_node(guest: GuestRun) -> None:
     assert "VIRTUAL-TAPE" in out
 
 
+def test_a_tape_group_user_is_offered_the_sg_node_and_told_why_st_refuses(guest: GuestRun) -> None:
+    """The st driver passes SG_IO through only with CAP_SYS_RAWIO (issue 13.1)."""
+    tape_sg = (guest.out / "r" / "tape_sg").read_text().strip()
+    code, out, err = _step(guest, "user_devices")
+    assert code == 0, err
+    drive = next(d for d in json.loads(out) if d["kind"] == "passthrough")
+    assert drive["device"] == tape_sg and drive["alternative"] == "/dev/nst0" and drive["reachable"], drive
+    code, out, err = _step(guest, "user_info_nst")
+    assert code == 1, (code, err)
+    _one_line(err)
+    assert "CAP_SYS_RAWIO" in err and f"use {tape_sg}" in err and "INQUIRY" in err, err
+
+
 def test_a_drive_vanishing_mid_write_is_one_line(guest: GuestRun) -> None:
     code, out, err = _step(guest, "vanish")
     assert code == 1, (code, err)

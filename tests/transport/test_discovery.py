@@ -58,7 +58,8 @@ def test_linux_tape_drives_from_fake_sysfs(fake_sysfs: tuple[Path, Path]) -> Non
     assert (hp.vendor, hp.product, hp.revision) == ("HP", "Ultrium 6-SCSI", "35GD")
     assert hp.alternative == str(dev / "sg2") and ibm.alternative == str(dev / "sg11")
     assert hp.kind == "passthrough" and "3:0:0:0" in hp.description
-    assert hp.reachable is True
+    # The probe sends INQUIRY, not just open(): a fake node (a regular file here) opens but is no drive.
+    assert hp.reachable is False and "not a device node" in hp.note, hp.note
     assert ibm.reachable is False and "missing" in ibm.note
 
 
@@ -127,3 +128,16 @@ def test_remembered_tgt_target_is_probed(tgt_target: TgtTarget) -> None:
     live = entries[tgt_target.url]
     assert live.reachable and (live.vendor, live.product) == ("IET", "VIRTUAL-TAPE") and live.note == ""
     assert entries[dead].reachable is False and "login" in entries[dead].note.lower()
+
+
+def test_without_cap_sys_rawio_the_sg_node_is_offered(fake_sysfs: tuple[Path, Path], monkeypatch) -> None:
+    """A user in the 'tape' group can open /dev/nstN, but st refuses SG_IO without CAP_SYS_RAWIO."""
+    import native.sgpt
+
+    sysfs, dev = fake_sysfs
+    monkeypatch.setattr(native.sgpt, "has_cap_sys_rawio", lambda: False)
+    entries = linux_tape_drives(sysfs, dev, probe=False)
+    assert [(e.device, e.alternative) for e in entries] == [
+        (str(dev / "sg2"), str(dev / "nst0")), (str(dev / "sg11"), str(dev / "nst10"))]
+    monkeypatch.setattr(native.sgpt, "has_cap_sys_rawio", lambda: True)
+    assert linux_tape_drives(sysfs, dev, probe=False)[0].device == str(dev / "nst0")

@@ -39,3 +39,23 @@ def test_other_host_bytes_stay_plain_transport_errors_on_one_line() -> None:
     assert "DID_TIME_OUT" in err.args[0] and "\n" not in err.args[0]
     unknown = transport_failure("/dev/sg2", 0x7F << 8, node_present=True)
     assert type(unknown) is TransportError and "0x7f" in unknown.args[0]
+
+
+def test_cap_sys_rawio_is_read_from_the_effective_set(tmp_path) -> None:
+    from native.sgpt import has_cap_sys_rawio
+
+    status = tmp_path / "status"
+    status.write_text("Name:\tx\nCapEff:\t000001ffffffffff\n")
+    assert has_cap_sys_rawio(str(status))
+    status.write_text("Name:\tx\nCapEff:\t0000000000000000\n")
+    assert not has_cap_sys_rawio(str(status))
+    status.write_text("Name:\tx\nCapEff:\t0000000000020000\n")  # bit 17 alone
+    assert has_cap_sys_rawio(str(status))
+
+
+def test_the_sg_node_beside_an_st_node_comes_from_sysfs(tmp_path) -> None:
+    from native.sgpt import sg_node_beside
+
+    (tmp_path / "class" / "scsi_tape" / "nst0" / "device" / "scsi_generic" / "sg1").mkdir(parents=True)
+    assert sg_node_beside("/dev/nst0", str(tmp_path), "/dev") == "/dev/sg1"
+    assert sg_node_beside("/dev/nst5", str(tmp_path), "/dev") is None
