@@ -19,5 +19,6 @@ def data_dir() -> Path:
         from platformdirs import user_data_dir
 
         path = Path(user_data_dir("tapediag", appauthor=False))
-    path.mkdir(parents=True, exist_ok=True)
+    # 700: the history and the remembered iSCSI targets are the user's own business.
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
     return path

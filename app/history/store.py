@@ -16,6 +16,7 @@ import dataclasses
 import enum
 import json
 import math
+import os
 import sqlite3
 import threading
 from datetime import datetime, timezone
@@ -32,6 +33,17 @@ from .schema import migrate
 KINDS = ("drive-info", "tape-perf", "create-data", "read-data", "troubleshoot")
 STATUSES = ("incomplete", "complete", "failed", "cancelled", "refused")
 DB_NAME = "history.sqlite"
+
+
+def _create_private(path: Path) -> None:
+    """Create a new history file mode 600 (SQLite would make it 644, and its WAL files
+    take the file's mode): it names the user's drives and hosts. An existing file is left as it is."""
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        pass
+    except OSError:
+        pass  # sqlite3.connect reports what is wrong with the path, as before
 
 
 def default_path() -> Path:
@@ -127,6 +139,7 @@ class History:
     def open(cls, path: str | Path | None = None) -> "History":
         path = Path(path) if path is not None else default_path()
         path.parent.mkdir(parents=True, exist_ok=True)
+        _create_private(path)
         try:
             conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False, timeout=10.0)
             conn.execute("PRAGMA journal_mode=WAL")
