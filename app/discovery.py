@@ -172,9 +172,10 @@ def windows_tape_drives(max_index: int = 16) -> list[DeviceEntry]:  # pragma: no
 def _probe_iscsi(url: str) -> DeviceEntry:
     from app.scsi.cdb import inquiry
     from app.scsi.inquiry import Inquiry
-    from native.iscsi import IscsiTransport
+    from native.iscsi import IscsiTransport, display_device
 
-    base = DeviceEntry(url, "iscsi", "remembered iSCSI target")
+    shown = display_device(url)  # the entry is listed and passed on without the CHAP secret
+    base = DeviceEntry(shown, "iscsi", "remembered iSCSI target")
     try:
         with IscsiTransport(url, login_timeout=ISCSI_PROBE_TIMEOUT) as transport:
             result = transport.execute(inquiry(96), data_in=96, timeout=ISCSI_PROBE_TIMEOUT)
@@ -184,7 +185,7 @@ def _probe_iscsi(url: str) -> DeviceEntry:
     except TapediagError as err:
         return replace(base, reachable=False, note=err.message)
     return DeviceEntry(
-        url, "iscsi", f"{info.vendor} {info.product} over iSCSI ({info.device_type_name})",
+        shown, "iscsi", f"{info.vendor} {info.product} over iSCSI ({info.device_type_name})",
         vendor=info.vendor, product=info.product, revision=info.revision, reachable=True, is_tape=info.is_tape,
         note="" if info.is_tape else f"not a tape drive ({info.device_type_name}, peripheral type {info.device_type})",
     )
@@ -193,9 +194,10 @@ def _probe_iscsi(url: str) -> DeviceEntry:
 def remembered_iscsi(*, probe: bool = True) -> list[DeviceEntry]:
     from app.targets import list_targets
 
-    urls = [t.url for t in list_targets()]
+    targets = list_targets()
     if not probe:
-        return [DeviceEntry(url, "iscsi", "remembered iSCSI target") for url in urls]
+        return [DeviceEntry(t.display, "iscsi", "remembered iSCSI target") for t in targets]
+    urls = [t.url for t in targets]
     return [_probe_iscsi(url) for url in urls]
 
 

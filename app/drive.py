@@ -47,6 +47,7 @@ from native.errors import (
     UnitAttention,
     check_condition_class,
 )
+from native.iscsi import display_device
 from native.transport import (
     CHECK_CONDITION,
     CONDITION_MET,
@@ -201,7 +202,9 @@ class TapeDrive:
 
     def __init__(self, transport: Transport, *, device: str | None = None) -> None:
         self.transport = transport
-        self._device = device if device is not None else (getattr(transport, "device", "") or "")
+        # Only the shown form (no CHAP secret): everything that prints or records a
+        # device (CLI, GUI, history, reports) takes it from here; the secret stays in the transport.
+        self._device = display_device(device if device is not None else (getattr(transport, "device", "") or ""))
         self._mode_ten: bool | None = None  # which MODE SENSE size works, once known
         self._inquiry: Inquiry | None = None
         self.last_sense: Sense | None = None
@@ -209,9 +212,10 @@ class TapeDrive:
 
     @classmethod
     def open(cls, device: str) -> "TapeDrive":
+        from app.targets import chap_secret_for
         from native import open_transport
 
-        return cls(open_transport(device), device=device)
+        return cls(open_transport(device, chap_secret=chap_secret_for(device)), device=device)
 
     @property
     def device(self) -> str:

@@ -4,21 +4,35 @@ iSCSI drives cannot be discovered from the OS (we use no kernel initiator), so t
 user names them once and ``tapediag devices`` lists them from then on. Kept as a
 small JSON file in ``data_dir()`` so it is readable, diffable and survives upgrades;
 written atomically (temp file + rename) so a crash never leaves half a file.
+
+CHAP secrets live only here (the file is created mode 600, inside a 700 data
+directory): a target remembered as ``iscsi://user%secret@host/...`` is shown and used
+everywhere else as ``iscsi://user@host/...``, and its secret is looked up from this
+file when that form is opened. ``chap_secret_for`` is the one place that decides
+where a secret comes from; none of the ways puts it on a command line.
 """
 from __future__ import annotations
 
+import getpass
 import json
 import os
+import sys
 import tempfile
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
 from native.errors import InvalidParameter, ParseError
-from native.iscsi import IscsiUrl
+from native.iscsi import IscsiUrl, display_device
 from native.paths import data_dir
 
 FILE_NAME = "iscsi_targets.json"
+#: Environment variable holding a CHAP secret (for scripts; not shown by ``ps``).
+SECRET_ENV = "TAPEDIAG_CHAP_SECRET"
+#: Environment variable naming a file whose first line is the CHAP secret.
+SECRET_FILE_ENV = "TAPEDIAG_CHAP_SECRET_FILE"
+
+_secret_file: Path | None = None  # set by the CLI's --chap-secret-file
 
 
 @dataclass(frozen=True)
@@ -28,6 +42,11 @@ class RememberedTarget:
 
     def to_dict(self) -> dict[str, str]:
         return asdict(self)
+
+    @property
+    def display(self) -> str:
+        """The URL as shown and recorded: without the CHAP secret."""
+        return display_device(self.url)
 
 
 def _path() -> Path:
@@ -59,24 +78,116 @@ def _save(targets: list[RememberedTarget]) -> None:
         raise
 
 
+def use_secret_file(path: str | Path | None) -> None:
+    """Read CHAP secrets from ``path`` (the CLI's ``--chap-secret-file``)."""
+    global _secret_file
+    _secret_file = Path(path) if path else None
+
+
+def _read_secret_file(path: Path) -> str:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeError) as err:
+        reason = getattr(err, "strerror", None) or "not UTF-8 text"
+        raise InvalidParameter(f"cannot read the CHAP secret file {path}: {reason}") from None
+    secret = text.splitlines()[0].strip() if text.strip() else ""
+    if not secret:
+        raise InvalidParameter(f"the CHAP secret file {path} is empty")
+    return secret
+
+
+def _same_target(a: IscsiUrl, b: IscsiUrl) -> bool:
+    return (a.host.lower(), a.port, a.target, a.lun, a.user) == (b.host.lower(), b.port, b.target, b.lun, b.user)
+
+
+def _remembered_secret(url: IscsiUrl) -> str | None:
+    for entry in list_targets():
+        try:
+            known = IscsiUrl.parse(entry.url)
+        except InvalidParameter:
+            continue
+        if known.password and _same_target(known, url):
+            return known.password
+    return None
+
+
+def _given_secret(url: IscsiUrl, display: str) -> str | None:
+    """A secret given for this run: environment, secret file, or a prompt on a terminal."""
+    if os.environ.get(SECRET_ENV):
+        return os.environ[SECRET_ENV]
+    path = _secret_file or (Path(os.environ[SECRET_FILE_ENV]) if os.environ.get(SECRET_FILE_ENV) else None)
+    if path is not None:
+        return _read_secret_file(path)
+    if sys.stdin is not None and sys.stdin.isatty():
+        try:
+            return getpass.getpass(f"CHAP secret for {display}: ") or None
+        except EOFError:
+            return None
+    return None
+
+
+def chap_secret_for(device: str) -> str | None:
+    """The CHAP secret to log in to ``device`` with; None when it needs none.
+
+    In order: the secret in the string itself (accepted, though it shows in ``ps``);
+    the remembered target with the same portal, target, LUN and user; the
+    TAPEDIAG_CHAP_SECRET environment variable; the --chap-secret-file (or
+    TAPEDIAG_CHAP_SECRET_FILE); a prompt when run on a terminal. A user with no secret
+    from any of these is bad input (one line), not a failed login.
+    """
+    if not device.startswith("iscsi://"):
+        return None
+    url = IscsiUrl.parse(device)
+    if not url.user:
+        return None
+    secret = url.password or _remembered_secret(url) or _given_secret(url, display_device(device))
+    if not secret:
+        raise InvalidParameter(f"no CHAP secret for {display_device(device)}",
+                               hint=f"set {SECRET_ENV}, use --chap-secret-file FILE, or remember the target "
+                               "with 'tapediag devices --add-iscsi'")
+    return secret
+
+
 def add_target(url: str) -> RememberedTarget:
-    """Remember ``url`` (validated, not contacted). Adding it twice keeps one entry."""
+    """Remember ``url`` (validated, not contacted). Adding it twice keeps one entry.
+
+    ``iscsi://user@host/...`` takes its secret from the environment, the secret file
+    or a prompt (``chap_secret_for``), and the file keeps it; the entry with the
+    secret replaces an older one for the same target and user.
+    """
     url = url.strip()
-    IscsiUrl.parse(url)  # InvalidParameter for a malformed string
+    parsed = IscsiUrl.parse(url)  # InvalidParameter for a malformed string
+    if parsed.user and not parsed.password:
+        secret = _given_secret(parsed, display_device(url)) or _remembered_secret(parsed)
+        if not secret:
+            raise InvalidParameter(f"no CHAP secret for {display_device(url)}",
+                                   hint=f"set {SECRET_ENV}, use --chap-secret-file FILE, or give it at the prompt")
+        url = _with_secret(url, secret)
     targets = list_targets()
     for existing in targets:
         if existing.url == url:
             return existing
+    kept = [t for t in targets if t.display != display_device(url)]
     entry = RememberedTarget(url, datetime.now(timezone.utc).isoformat(timespec="seconds"))
-    _save([*targets, entry])
+    _save([*kept, entry])
     return entry
 
 
+def _with_secret(url: str, secret: str) -> str:
+    """``iscsi://user@host/...`` + secret -> ``iscsi://user%secret@host/...`` (libiscsi's syntax)."""
+    if "/" in secret or not secret.isprintable():
+        raise InvalidParameter("this CHAP secret cannot be remembered (it holds '/' or a control character)",
+                               hint="give it for each run instead (TAPEDIAG_CHAP_SECRET or --chap-secret-file)")
+    head = "iscsi://"
+    user, _, rest = url[len(head):].partition("@")
+    return f"{head}{user}%{secret}@{rest}"
+
+
 def remove_target(url: str) -> None:
-    """Forget ``url``; InvalidParameter if it was never remembered."""
+    """Forget ``url`` (with or without its secret); InvalidParameter if it was never remembered."""
     url = url.strip()
     targets = list_targets()
-    kept = [t for t in targets if t.url != url]
+    kept = [t for t in targets if t.url != url and t.display != display_device(url)]
     if len(kept) == len(targets):
-        raise InvalidParameter(f"{url} is not a remembered iSCSI target", hint="see 'tapediag devices'")
+        raise InvalidParameter(f"{display_device(url)} is not a remembered iSCSI target", hint="see 'tapediag devices'")
     _save(kept)

@@ -31,8 +31,8 @@ def device_kind(device: str) -> str:
     )
 
 
-def open_transport(device: str) -> Transport:
-    """Open the transport the device string names."""
+def open_transport(device: str, *, chap_secret: str | None = None) -> Transport:
+    """Open the transport the device string names; ``chap_secret`` is for iSCSI CHAP only."""
     kind = device_kind(device)
     if kind == "null":
         from native.null import NullTransport
@@ -45,7 +45,7 @@ def open_transport(device: str) -> Transport:
     if kind == "iscsi":
         from native.iscsi import IscsiTransport
 
-        return IscsiTransport(device)
+        return IscsiTransport(device, chap_secret=chap_secret)
     if kind == "passthrough":
         from native.sgpt import PassThroughTransport
 

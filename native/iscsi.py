@@ -2,6 +2,9 @@
 
 Device string: ``iscsi://[user[%password]@]host[:port]/target-iqn/lun`` — libiscsi's
 own URL syntax, target names URL-encoded (``%3A`` for ``:``). Port defaults to 3260.
+A CHAP secret in the string is accepted but never shown: ``display_device`` gives the
+form without it, and the transport's ``device`` is that form. The app layer can also
+hand the secret in separately (``chap_secret=``), so it need not be on a command line.
 
 Decisions that matter for a tape drive (each checked against libiscsi 1.19 + tgtd):
 
@@ -30,11 +33,13 @@ Decisions that matter for a tape drive (each checked against libiscsi 1.19 + tgt
 from __future__ import annotations
 
 import ctypes
+import ipaddress
 import math
 import os
+import re
 import socket
-from dataclasses import dataclass
-from urllib.parse import unquote
+from dataclasses import dataclass, field, replace
+from urllib.parse import quote, unquote
 
 from native import _iscsi_lib
 from native.errors import (
@@ -59,6 +64,61 @@ _EMPTY = memoryview(b"")
 _READ6 = 0x08
 
 
+#: Longest host name DNS allows (RFC 1035: 253 characters in text, labels of 1-63).
+MAX_HOST = 253
+_LABEL = re.compile(r"^[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?$")
+
+
+def _authority_split(rest: str) -> tuple[str | None, str]:
+    """``user%secret@host:port/...`` -> (``user%secret``, ``host:port/...``).
+
+    The credentials end at the *last* ``@`` before the first ``/``: a host never
+    contains ``@``, a secret might.
+    """
+    authority, slash, path = rest.partition("/")
+    cred, at, host = authority.rpartition("@")
+    return (cred, host + slash + path) if at else (None, rest)
+
+
+def display_device(device: str) -> str:
+    """The form of a device string that may be shown or recorded: no CHAP secret.
+
+    ``iscsi://user%secret@host/iqn/1`` -> ``iscsi://user@host/iqn/1``; every other
+    string is returned unchanged. This is the one place that decides what of a device
+    string leaves the process (terminal, GUI, history, reports, error messages); the
+    secret itself stays in the transport and in the remembered-targets file (mode 600).
+    Never raises: it also cleans strings that are not valid device strings.
+    """
+    if not device[:8].lower() == "iscsi://":
+        return device
+    cred, rest = _authority_split(device[8:])
+    if cred is None:
+        return device
+    user = cred.partition("%")[0]
+    return f"{device[:8]}{user}@{rest}" if user else f"{device[:8]}{rest}"
+
+
+def _check_host(host: str, bad: InvalidParameter) -> None:
+    """A host name or address libiscsi and the resolver can take, checked before any lookup.
+
+    The resolver's IDNA codec raises UnicodeError on a label over 63 characters
+    (issue 14.10); a bad name is bad input, said in one line.
+    """
+    if len(host) > MAX_HOST:
+        raise InvalidParameter(f"the iSCSI host name is {len(host)} characters long (at most {MAX_HOST})",
+                               hint="use the target's IP address or host name")
+    try:
+        ipaddress.ip_address(host)
+        return
+    except ValueError:
+        pass
+    labels = host[:-1].split(".") if host.endswith(".") else host.split(".")
+    if not all(_LABEL.match(label) for label in labels):
+        raise InvalidParameter(f"'{host[:64]}' is not a valid host name or IP address "
+                               "(letters, digits and '-', labels of 1-63 characters)",
+                               hint=bad.hint)
+
+
 @dataclass(frozen=True)
 class IscsiUrl:
     """A parsed ``iscsi://`` device string."""
@@ -68,7 +128,7 @@ class IscsiUrl:
     target: str
     lun: int
     user: str | None = None
-    password: str | None = None
+    password: str | None = field(default=None, repr=False)  # a CHAP secret: never in a repr or traceback
 
     @property
     def portal(self) -> str:
@@ -78,17 +138,18 @@ class IscsiUrl:
     @classmethod
     def parse(cls, url: str) -> "IscsiUrl":
         bad = InvalidParameter(
-            f"'{url}' is not an iSCSI device string",
-            hint="use iscsi://host[:port]/target-iqn/lun, e.g. iscsi://192.0.2.10/iqn.2004-04.com.example:tape/1",
+            f"'{display_device(url)[:300]}' is not an iSCSI device string",
+            hint="use iscsi://host[:port]/target-iqn/lun, e.g. iscsi://127.0.0.1/iqn.2004-04.com.example:tape/1",
         )
         if not url.startswith("iscsi://"):
             raise bad
-        rest = url[len("iscsi://"):]
+        cred, rest = _authority_split(url[len("iscsi://"):])
         user = password = None
-        if "@" in rest.split("/", 1)[0]:
-            cred, rest = rest.split("@", 1)
+        if cred is not None:
             user, _, pw = cred.partition("%")
             password = pw or None
+            if not user:
+                raise bad
         parts = rest.split("/")
         if len(parts) != 3 or not all(parts):
             raise bad
@@ -106,6 +167,7 @@ class IscsiUrl:
             raise bad from None
         if not host or not 0 < port < 65536 or not 0 <= lun < 16384:
             raise bad
+        _check_host(host, bad)
         return cls(host, port, unquote(target), lun, user, password)
 
 
@@ -135,9 +197,16 @@ def buffer_address(buffer: Buffer) -> tuple[int, object]:
 class IscsiTransport(Transport):
     """One normal iSCSI session to one LUN. Not thread-safe (one worker per drive)."""
 
-    def __init__(self, device: str, *, login_timeout: int = LOGIN_TIMEOUT) -> None:
-        self.device = device
-        self.url = IscsiUrl.parse(device)
+    def __init__(self, device: str, *, login_timeout: int = LOGIN_TIMEOUT, chap_secret: str | None = None) -> None:
+        #: What may be shown of the device (no CHAP secret); the secret lives only in ``url``.
+        self.device = display_device(device)
+        url = IscsiUrl.parse(device)
+        if chap_secret is not None:
+            url = replace(url, password=chap_secret)
+        if url.user and not url.password:
+            raise InvalidParameter(f"{self.device}: no CHAP secret for user '{url.user}'",
+                                   hint="set TAPEDIAG_CHAP_SECRET, use --chap-secret-file, or remember the target")
+        self.url = url
         self._binding = _iscsi_lib.load()
         self._lib = self._binding.lib
         self._lun = self.url.lun

@@ -25,6 +25,7 @@ def data_dir() -> Path:
     if path.exists() and not path.is_dir():
         raise TapediagError(f"the data directory {path} is not a directory",
                             hint="set TAPEDIAG_DATA_DIR to a directory")
+    # 700: the history and the remembered iSCSI targets are the user's own business.
     try:
         path.mkdir(mode=0o700, parents=True, exist_ok=True)
     except OSError as err:

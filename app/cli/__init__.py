@@ -37,6 +37,9 @@ COMMAND_MODULES = (
 EXIT_OK = 0
 EXIT_FAILED = 1  # the test ran and found a problem, or the device failed
 EXIT_USAGE = 2  # bad input, refused before anything happened
+#: Commands that open an iSCSI device and so may need a CHAP secret.
+CHAP_COMMANDS = ("devices", "info", "tape-perf", "troubleshoot", "gui")
+
 EXIT_REFUSED = 3  # a safety refusal: nothing was written
 EXIT_CANCELLED = 130
 
@@ -58,6 +61,12 @@ def build_parser() -> argparse.ArgumentParser:
     for name in COMMAND_MODULES:
         module = importlib.import_module(f"app.cli.{name}")
         module.register(subparsers)
+    secret_help = "read the iSCSI CHAP secret from this file (first line), so it is not on the command line"
+    parser.add_argument("--chap-secret-file", metavar="FILE", help=secret_help)
+    for name in CHAP_COMMANDS:  # also after the command name, where a technician types it
+        if name in subparsers.choices:
+            subparsers.choices[name].add_argument("--chap-secret-file", metavar="FILE", help=secret_help,
+                                                  default=argparse.SUPPRESS)
     return parser
 
 
@@ -75,6 +84,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not getattr(args, "func", None):
             parser.print_help()
             return EXIT_USAGE
+        if getattr(args, "chap_secret_file", None):
+            from app.targets import use_secret_file
+
+            use_secret_file(args.chap_secret_file)
         return int(args.func(args) or EXIT_OK)
     except BrokenPipeError:  # `tapediag history | head`: the reader left; not an error worth a traceback
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

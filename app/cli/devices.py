@@ -8,6 +8,7 @@ import sys
 
 from app.discovery import DeviceEntry, discover, unavailable_transports
 from app.targets import add_target, remove_target
+from native.iscsi import display_device
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -17,7 +18,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "add them once with --add-iscsi and they are listed (and probed) from then on.",
     )
     parser.add_argument("--json", action="store_true", help="print the list as JSON")
-    parser.add_argument("--add-iscsi", metavar="URL", help="remember iscsi://host[:port]/target-iqn/lun")
+    parser.add_argument("--add-iscsi", metavar="URL",
+                        help="remember iscsi://[user@]host[:port]/target-iqn/lun; a CHAP secret is asked for "
+                        "(or read from TAPEDIAG_CHAP_SECRET / --chap-secret-file) and kept only in the targets file")
     parser.add_argument("--forget", metavar="URL", help="forget a remembered iSCSI target")
     parser.add_argument("--no-probe", action="store_true", help="do not open or log in to anything")
     parser.set_defaults(func=run)
@@ -48,11 +51,11 @@ def run(args: argparse.Namespace) -> int:
     if args.add_iscsi:
         entry = add_target(args.add_iscsi)
         if not args.json:
-            print(f"remembered {entry.url}")
+            print(f"remembered {entry.display}")
     if args.forget:
         remove_target(args.forget)
         if not args.json:
-            print(f"forgot {args.forget.strip()}")
+            print(f"forgot {display_device(args.forget.strip())}")
     entries = discover(probe=not args.no_probe)
     if args.json:
         print(json.dumps([e.to_dict() for e in entries], indent=2))

@@ -27,6 +27,7 @@ from typing import Any, Callable, Iterator
 
 from app.events import Event, EventSink, Sample, SampleBatch, discard
 from native.errors import Cancelled, InvalidParameter, SafetyRefusal
+from native.iscsi import display_device
 
 from .store import History, HistoryError
 
@@ -77,6 +78,7 @@ class Recorder:
 def record(kind: str, device: str, params: dict | None = None, *, history: History | None = None,
            flush_samples: int = 20000, flush_seconds: float = 1.0) -> Iterator[Recorder]:
     """Record one run; see the module docstring. Opens the default history if none given."""
+    device = display_device(device)  # a CHAP secret is never recorded
     own = history is None
     try:
         hist = History.open() if history is None else history

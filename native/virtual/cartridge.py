@@ -18,8 +18,10 @@ a write does.
 from __future__ import annotations
 
 import datetime
+import errno
 import json
 import os
+import stat
 import struct
 from array import array
 from bisect import bisect_left, bisect_right
@@ -58,6 +60,50 @@ def fill_zero(buf: memoryview) -> None:
     for i in range(0, len(buf), step):
         part = buf[i : i + step]
         part[:] = _ZEROS[: len(part)]
+
+
+def _kind_of(mode: int) -> str:
+    """What a non-regular file is, in words for the one-line refusal."""
+    kinds = ((stat.S_ISBLK, "a block device"), (stat.S_ISCHR, "a character device"), (stat.S_ISFIFO, "a FIFO"),
+             (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a directory"), (stat.S_ISLNK, "a symbolic link"))
+    return next((name for test, name in kinds if test(mode)), "not a regular file")
+
+
+def _refuse(path: Path, kind: str) -> InvalidParameter:
+    return InvalidParameter(f"cartridge={path} is {kind}, not a cartridge file; give a regular file or a new path")
+
+
+def _open_regular(path: Path) -> int:
+    """Open (or create) the cartridge file, refusing anything that is not a regular file.
+
+    A block device, FIFO or /dev/null reports size 0 and would be taken for a blank
+    cartridge and overwritten (issue 14.2). The check is made on the opened descriptor
+    (``fstat``), so nothing can be swapped in between a check and the open. O_NONBLOCK:
+    opening a FIFO must never wait for a writer; O_NOFOLLOW: a symbolic link is refused,
+    not followed (a link could point the drive at a device or someone else's file; give
+    the real path instead). Nothing is written before the check has passed.
+    """
+    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_BINARY", 0) | getattr(os, "O_NOFOLLOW", 0)
+    flags |= getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags, 0o644)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise _refuse(path, "a symbolic link") from None
+        if exc.errno in (errno.EISDIR, errno.ENXIO):  # a directory; a FIFO with no reader (O_NONBLOCK)
+            try:
+                mode = os.lstat(path).st_mode
+            except OSError:
+                mode = 0
+            raise _refuse(path, _kind_of(mode) if mode else "not a regular file") from None
+        raise TransportError(f"cannot open virtual cartridge {path}: {exc.strerror}") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise _refuse(path, _kind_of(mode))
+    if hasattr(os, "set_blocking"):
+        os.set_blocking(fd, True)  # a regular file: the flag changes nothing, but say what we mean
+    return fd
 
 
 @dataclass
@@ -104,11 +150,11 @@ class Cartridge:
     @classmethod
     def open(cls, path: Path, *, generation: int, capacity: int, worm: bool, serial: str, barcode: str) -> "Cartridge":
         """Open ``path``, creating a blank cartridge there when it does not exist."""
-        path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_BINARY", 0), 0o644)
+            path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise TransportError(f"cannot open virtual cartridge {path}: {exc.strerror}") from None
+            raise TransportError(f"cannot create the folder of virtual cartridge {path}: {exc.strerror}") from None
+        fd = _open_regular(path)
         if fcntl is not None:
             # Like a real drive, a cartridge is in one drive at a time: two processes
             # appending to one file would corrupt it.

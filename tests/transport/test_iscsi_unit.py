@@ -10,7 +10,7 @@ import pytest
 
 from native import _iscsi_lib
 from native.errors import InvalidParameter, TransportUnavailable
-from native.iscsi import IscsiTransport, IscsiUrl, initiator_name
+from native.iscsi import IscsiTransport, IscsiUrl, display_device, initiator_name
 
 
 @pytest.mark.parametrize(
@@ -20,8 +20,9 @@ from native.iscsi import IscsiTransport, IscsiUrl, initiator_name
          IscsiUrl("127.0.0.1", 3261, "iqn.2004-04.com.example:tape", 1)),
         ("iscsi://nas.local/iqn.2004-04.com.example%3Atape/0",
          IscsiUrl("nas.local", 3260, "iqn.2004-04.com.example:tape", 0)),
-        ("iscsi://bob%secret@10.0.0.5/iqn.x:y/2", IscsiUrl("10.0.0.5", 3260, "iqn.x:y", 2, "bob", "secret")),
-        ("iscsi://[fd00::5]:3262/iqn.x:y/3", IscsiUrl("fd00::5", 3262, "iqn.x:y", 3)),
+        ("iscsi://bob%secret@127.0.0.5/iqn.x:y/2", IscsiUrl("127.0.0.5", 3260, "iqn.x:y", 2, "bob", "secret")),
+        ("iscsi://bob%s@c@ret@127.0.0.5/iqn.x:y/2", IscsiUrl("127.0.0.5", 3260, "iqn.x:y", 2, "bob", "s@c@ret")),
+        ("iscsi://[::1]:3262/iqn.x:y/3", IscsiUrl("::1", 3262, "iqn.x:y", 3)),
     ],
 )
 def test_url_parsing(url: str, expected: IscsiUrl) -> None:
@@ -29,7 +30,7 @@ def test_url_parsing(url: str, expected: IscsiUrl) -> None:
 
 
 def test_ipv6_portal_is_bracketed() -> None:
-    assert IscsiUrl.parse("iscsi://[fd00::5]:3262/iqn.x:y/3").portal == "[fd00::5]:3262"
+    assert IscsiUrl.parse("iscsi://[::1]:3262/iqn.x:y/3").portal == "[::1]:3262"
 
 
 @pytest.mark.parametrize(
@@ -40,6 +41,49 @@ def test_ipv6_portal_is_bracketed() -> None:
 def test_bad_urls_are_invalid_parameter(url: str) -> None:
     with pytest.raises(InvalidParameter):
         IscsiUrl.parse(url)
+
+
+@pytest.mark.parametrize(
+    "device, shown",
+    [
+        ("iscsi://bob%secret@127.0.0.1:3261/iqn.x:y/1", "iscsi://bob@127.0.0.1:3261/iqn.x:y/1"),
+        ("iscsi://bob%s@cret%x@127.0.0.1/iqn.x:y/1", "iscsi://bob@127.0.0.1/iqn.x:y/1"),
+        ("iscsi://bob@127.0.0.1/iqn.x:y/1", "iscsi://bob@127.0.0.1/iqn.x:y/1"),
+        ("iscsi://%secret@127.0.0.1/iqn.x:y/1", "iscsi://127.0.0.1/iqn.x:y/1"),
+        ("iscsi://bob%secret@", "iscsi://bob@"),  # not a valid device, still cleaned
+        ("iscsi://127.0.0.1/iqn.x%3Ay/1", "iscsi://127.0.0.1/iqn.x%3Ay/1"),  # %-encoded IQN untouched
+        ("virtual:lto9?cartridge=/tmp/a%40b@c", "virtual:lto9?cartridge=/tmp/a%40b@c"),
+        ("/dev/sg3", "/dev/sg3"),
+    ],
+)
+def test_display_device_drops_only_the_secret(device: str, shown: str) -> None:
+    assert display_device(device) == shown
+
+
+def test_secret_is_not_in_errors_or_reprs() -> None:
+    url = IscsiUrl.parse("iscsi://bob%hush1234@127.0.0.1/iqn.x:y/1")
+    assert "hush1234" not in repr(url)
+    with pytest.raises(InvalidParameter) as err:
+        IscsiUrl.parse("iscsi://bob%hush1234@127.0.0.1/iqn.x:y/notalun")
+    assert "hush1234" not in str(err.value)
+
+
+@pytest.mark.parametrize(
+    "host, words",
+    [("a" * 5000, "5000 characters"), ("a" * 64 + ".example", "not a valid host name"),
+     ("bad host", "not a valid host name"), ("h\u00e9te", "not a valid host name"), ("a..b", "not a valid host name")],
+)
+def test_bad_host_names_are_one_line_before_any_lookup(host: str, words: str) -> None:
+    with pytest.raises(InvalidParameter, match=words):
+        IscsiUrl.parse(f"iscsi://{host}/iqn.x:y/1")
+
+
+def test_long_host_through_the_cli_is_one_line_exit_2() -> None:
+    tapediag = Path(__file__).resolve().parents[2] / ".venv" / "bin" / "tapediag"
+    got = subprocess.run([str(tapediag), "info", f"iscsi://{'a' * 5000}/iqn.x:y/1"], capture_output=True, text=True,
+                         timeout=60, stdin=subprocess.DEVNULL)
+    assert got.returncode == 2, got.stderr
+    assert len(got.stderr.strip().splitlines()) == 1 and "Traceback" not in got.stderr
 
 
 def test_initiator_name_is_a_valid_iqn() -> None:
