@@ -134,7 +134,9 @@ def summary_lines(result: TapePerfResult) -> list[str]:
         if ph.per_second_min_mb_s is not None:
             lines.append(f"  per second: min {ph.per_second_min_mb_s:.1f} MB/s, max {ph.per_second_max_mb_s:.1f} MB/s")
         lines.append(f"  latency p50 {_ms(ph.latency_p50)}, p99 {_ms(ph.latency_p99)}, max {_ms(ph.latency_max)}; "
-                     f"first byte after {_ms(ph.time_to_first_byte)}; {ph.ios} I/Os, {ph.blocks} blocks, {ph.filemarks} filemark{'' if ph.filemarks == 1 else 's'}")
+                     f"first byte after {_ms(ph.time_to_first_byte)}; "
+                     + (f"buffer flushed in {_ms(ph.flush_seconds)}; " if ph.flush_seconds else "")
+                     + f"{ph.ios} I/Os, {ph.blocks} blocks, {ph.filemarks} filemark{'' if ph.filemarks == 1 else 's'}")
         if ph.stalls:
             where = ", ".join(f"{s.t:.1f}s" for s in ph.stalls[:8]) + (" ..." if len(ph.stalls) > 8 else "")
             lines.append(f"  {len(ph.stalls)} stall{'' if len(ph.stalls) == 1 else 's'} (back-hitch signature) at {where}")

@@ -169,6 +169,7 @@ class TapePerfTest:
         t_add, lat_add, n_add = log.t.append, log.latency.append, log.nbytes.append
         limit = p.host_rate_limit
         fm_every = p.filemarks_every
+        flush_time = marks_time = 0.0  # seconds in the closing filemark (buffer flush) and in the others
         done = since_fm = block = 0
         last_was_fm = False
         reason = ""
@@ -210,7 +211,9 @@ class TapePerfTest:
                 break
             if fm_every and since_fm >= fm_every:
                 try:
+                    f0 = clock()
                     drive.write_filemarks(1)
+                    marks_time += clock() - f0
                 except DeviceError as err:
                     reason = self._fail(result, sink, f"WRITE FILEMARKS failed after {done} bytes: {err}", err, ph)
                     break
@@ -228,7 +231,9 @@ class TapePerfTest:
             # The closing filemark flushes the drive's buffer: its time belongs to the write.
             # A cancelled write closes with it too, so the tape ends with a complete file.
             try:
+                f0 = clock()
                 drive.write_filemarks(1)
+                flush_time = clock() - f0
                 ph.filemarks += 1
             except DeviceError as err:
                 reason = self._fail(result, sink, f"the closing WRITE FILEMARKS failed: {err}", err, ph)
@@ -237,7 +242,7 @@ class TapePerfTest:
         end = clock() - t0
         publish(done, clock())
         ph.bytes, ph.ios, ph.blocks, ph.end_reason = done, len(log), block, reason
-        summarize(ph, log, start, end)
+        summarize(ph, log, start, end, flush_seconds=flush_time, filemark_seconds=marks_time)
         sink(PhaseFinished("write", ph.to_dict()))
         return ph
 

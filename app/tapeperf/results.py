@@ -45,12 +45,16 @@ class PhaseResult:
     mb_s: float = 0.0
     mib_s: float = 0.0
     # Decimal MB/s while streaming: from the end of the first data I/O (load, rewind and positioning are
-    # over) to the end of the last. The headline figure; ``mb_s`` is the overall rate next to it. Not named
+    # over) to the end of the last, and for a write to the end of the closing filemark, which flushes
+    # the drive's buffer: without it a run no longer than the buffer would show the interface's speed
+    # (e.g. 123 % of what an LTO-9 can write). The headline figure; ``mb_s`` is the overall rate next to it. Not named
     # *_mb_s so that generic summaries, which list every *_mb_s figure, do not show it twice.
     streaming_mb_per_s: float | None = None
     streaming_seconds: float | None = None
     # Share of the streaming time that passed between commands (the host preparing the next I/O).
     host_share: float | None = None
+    # How long the closing filemark took: the drive writing out its buffer (0 for a read).
+    flush_seconds: float | None = None
     per_second_min_mb_s: float | None = None
     per_second_max_mb_s: float | None = None
     latency_p50: float | None = None
@@ -101,15 +105,20 @@ def _percentile(sorted_values: list[float], q: float) -> float:
     return sorted_values[min(rank, len(sorted_values)) - 1]
 
 
-def summarize(result: PhaseResult, log: SampleLog, start_t: float, end_t: float) -> None:
+def summarize(result: PhaseResult, log: SampleLog, start_t: float, end_t: float, *,
+              flush_seconds: float = 0.0, filemark_seconds: float = 0.0) -> None:
     """Fill the rates, latency figures and stalls of ``result`` from its samples.
 
     ``start_t``/``end_t`` bound the phase on the test's clock; ``mb_s`` covers the whole
     phase (positioning before the first byte and the closing filemark that flushes the
     drive's buffer included: data only counts once it is on tape). ``streaming_mb_per_s``
     starts after the first data I/O, which carries the load/rewind/positioning time and
-    is therefore never a back-hitch; the per-second figures come only from whole seconds
-    of streaming (two at least, else they are omitted).
+    is therefore never a back-hitch, and for a write it ends with the closing filemark
+    (``flush_seconds``: data counts once it is on tape, not once it is in the buffer). The
+    drive is busy during its data I/Os and during the filemarks (``flush_seconds`` plus
+    ``filemark_seconds`` for the ones written along the way); the rest of the streaming time
+    is the host's. The per-second figures come only from whole seconds of streaming (two at
+    least, else they are omitted).
     """
     result.elapsed = max(end_t - start_t, 1e-9)
     result.mb_s = result.bytes / result.elapsed / MB
@@ -123,11 +132,13 @@ def summarize(result: PhaseResult, log: SampleLog, start_t: float, end_t: float)
     result.latency_max = lats[-1]
     result.time_to_first_byte = log.t[0] - start_t
     first_end = log.t[0]
-    span = log.t[-1] - first_end
+    if flush_seconds:
+        result.flush_seconds = flush_seconds
+    span = log.t[-1] + flush_seconds - first_end
     if len(log) >= 2 and span > 0:
         result.streaming_seconds = span
         result.streaming_mb_per_s = (sum(log.nbytes) - log.nbytes[0]) / span / MB
-        busy = sum(log.latency[1:])
+        busy = sum(log.latency[1:]) + flush_seconds + filemark_seconds
         result.host_share = min(1.0, max(0.0, 1.0 - busy / span))
     # The first I/O waits for the positioning: judge stalls among the streaming I/Os only.
     streaming_lats = sorted(log.latency[1:])

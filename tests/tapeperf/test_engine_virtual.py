@@ -161,6 +161,17 @@ def test_early_warning_ends_the_write_as_capacity_reached() -> None:
     assert r.phase("read").bytes == w.bytes and r.phase("read").verify_errors == 0
 
 
+def test_a_write_smaller_than_the_buffer_is_not_faster_than_the_drive() -> None:
+    # 48 MiB of random data into LTO-5's 256 MiB buffer goes in at the link's speed; the data is
+    # only on tape once the closing filemark has flushed it. Real time: about 0.35 s at 140 MB/s.
+    with TapeDrive.open("virtual:lto5") as drive:
+        r = run_test(drive, TapePerfParams(direction="write", pattern=Pattern.parse("random"), size=48 * MiB))
+    w = r.phase("write")
+    assert w.flush_seconds is not None and w.flush_seconds > 0.05
+    assert w.streaming_mb_per_s is not None and w.streaming_mb_per_s <= 140 * 1.10
+    assert r.percent_of_possible(w) is not None and r.percent_of_possible(w) <= 110
+
+
 def test_cancel_stops_within_one_io_and_keeps_partial_results() -> None:
     with TapeDrive.open("virtual:lto5?buffer=4M") as drive:  # real time: 140 MB/s
         cancel = CancelToken()

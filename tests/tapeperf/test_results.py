@@ -47,6 +47,18 @@ def test_the_first_io_is_positioning_not_a_stall_and_not_in_the_streaming_rate()
     assert ph.host_share == pytest.approx(0.04)
 
 
+def test_a_write_streams_until_its_closing_filemark_has_flushed_the_buffer() -> None:
+    # 200 writes of 1 MB into the drive's buffer at 1,000 MB/s, then a closing filemark that takes 0.3 s
+    # to write the buffer to tape: the data is on tape after 0.5 s, so the drive streamed 400 MB/s.
+    samples = [(0.001 * (i + 1), 1_000_000, 0.001) for i in range(200)]
+    ph = PhaseResult("write", bytes=200_000_000, ios=200)
+    summarize(ph, _log(samples), 0.0, 0.5, flush_seconds=0.3)
+    assert ph.flush_seconds == pytest.approx(0.3)
+    assert ph.streaming_seconds == pytest.approx(0.499)
+    assert ph.streaming_mb_per_s == pytest.approx(199 / 0.499)
+    assert ph.host_share == pytest.approx(0.0, abs=1e-9)  # the drive was busy all along, flush included
+
+
 def test_per_second_figures_need_two_whole_seconds_of_streaming() -> None:
     # A short run: 1.5 s of streaming after a slow first I/O gives no per-second figures at all.
     samples = [(1.0, 1_000_000, 1.0)] + [(1.0 + 0.01 * (i + 1), 1_000_000, 0.01) for i in range(150)]
