@@ -146,7 +146,9 @@ def summarize(result: PhaseResult, log: SampleLog, start_t: float, end_t: float,
         median = _percentile(streaming_lats, 50)
         threshold = max(median * STALL_FACTOR, median + STALL_MIN_SECONDS)
         result.stalls = [Stall(t, lat, log.phase) for t, lat in zip(log.t[1:], log.latency[1:]) if lat > threshold]
-    seconds = int(span // 1.0) if span > 0 else 0
+    # Bins over the data I/Os only: the seconds of a closing flush carry no data and would read "min 0.0".
+    data_span = log.t[-1] - first_end
+    seconds = int(data_span // 1.0) if data_span > 0 else 0
     if seconds >= 2:
         bins = [0] * seconds
         for t, n in zip(log.t[1:], log.nbytes[1:]):

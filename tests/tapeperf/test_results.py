@@ -59,6 +59,14 @@ def test_a_write_streams_until_its_closing_filemark_has_flushed_the_buffer() -> 
     assert ph.host_share == pytest.approx(0.0, abs=1e-9)  # the drive was busy all along, flush included
 
 
+def test_per_second_figures_leave_out_the_seconds_of_the_closing_flush() -> None:
+    # 2.5 s of writes at 100 MB/s, then a 2 s flush: two whole seconds of data, no empty "0.0 MB/s" second.
+    samples = [(0.01 * (i + 1), 1_000_000, 0.009) for i in range(250)]
+    ph = PhaseResult("write", bytes=250_000_000, ios=250)
+    summarize(ph, _log(samples), 0.0, 4.5, flush_seconds=2.0)
+    assert ph.per_second_min_mb_s is not None and ph.per_second_min_mb_s >= 99.0
+
+
 def test_per_second_figures_need_two_whole_seconds_of_streaming() -> None:
     # A short run: 1.5 s of streaming after a slow first I/O gives no per-second figures at all.
     samples = [(1.0, 1_000_000, 1.0)] + [(1.0 + 0.01 * (i + 1), 1_000_000, 0.01) for i in range(150)]
