@@ -86,6 +86,12 @@ class Transport(abc.ABC):
         ``DeviceNotFound`` / ``DevicePermissionDenied`` at open time).
         """
 
+    @property
+    def emulator_lag(self) -> float | None:
+        """Seconds an emulated drive has fallen behind its own timing model because this
+        machine could not keep up (None for a real device: its time is its own)."""
+        return None
+
     def close(self) -> None:
         """Release the device; further ``execute`` calls are an error."""
 

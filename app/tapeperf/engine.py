@@ -38,6 +38,12 @@ from native.errors import CommandTimeout, ConnectionLost, DataProtect, DeviceErr
 
 PUBLISH_INTERVAL = 0.1  # seconds: samples reach the sink at 10 Hz or more
 
+
+def _lag_since(drive: TapeDrive, before: float | None) -> float | None:
+    """How far an emulated drive fell behind its model during a phase (None: real hardware)."""
+    after = drive.transport.emulator_lag
+    return None if before is None or after is None else max(0.0, after - before)
+
 class _Publisher:
     """Turns the phase's sample arrays into SampleBatch/Progress events at a bounded rate."""
 
@@ -158,6 +164,7 @@ class TapePerfTest:
         result.phases.append(ph)
         total = (p.size // p.io_size) * p.io_size if p.size is not None else None
         start = clock() - t0
+        lag0 = drive.transport.emulator_lag
         deadline = t0 + start + p.duration if p.duration is not None else None
         sink(PhaseStarted("write", total))
         publish = _Publisher(sink, log, result, total, deadline, start, t0, clock)
@@ -243,6 +250,7 @@ class TapePerfTest:
         publish(done, clock())
         ph.bytes, ph.ios, ph.blocks, ph.end_reason = done, len(log), block, reason
         summarize(ph, log, start, end, flush_seconds=flush_time, filemark_seconds=marks_time)
+        ph.emulator_lag_seconds = _lag_since(drive, lag0)
         sink(PhaseFinished("write", ph.to_dict()))
         return ph
 
@@ -258,6 +266,7 @@ class TapePerfTest:
             total = (p.size // p.io_size) * p.io_size if p.size is not None else None
             deadline = clock() + p.duration if p.duration is not None else None
         start = clock() - t0
+        lag0 = drive.transport.emulator_lag
         sink(PhaseStarted("read", total))
         publish = _Publisher(sink, log, result, total, deadline, start, t0, clock)
 
@@ -326,6 +335,7 @@ class TapePerfTest:
         publish(done, clock())
         ph.bytes, ph.ios, ph.blocks, ph.end_reason = done, len(log), block, reason
         summarize(ph, log, start, end)
+        ph.emulator_lag_seconds = _lag_since(drive, lag0)
         sink(PhaseFinished("read", ph.to_dict()))
         return ph
 

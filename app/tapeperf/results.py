@@ -55,6 +55,8 @@ class PhaseResult:
     host_share: float | None = None
     # How long the closing filemark took: the drive writing out its buffer (0 for a read).
     flush_seconds: float | None = None
+    # An emulated drive only: seconds it fell behind its own model because this machine was too slow.
+    emulator_lag_seconds: float | None = None
     per_second_min_mb_s: float | None = None
     per_second_max_mb_s: float | None = None
     latency_p50: float | None = None
@@ -161,6 +163,8 @@ def summarize(result: PhaseResult, log: SampleLog, start_t: float, end_t: float,
 
 #: Fewer seconds of streaming than this, and no verdict is given on what limited the rate.
 STEADY_SECONDS = 3.0
+#: An emulated drive behind its model for more than this share of the streaming time: its figure is the machine's.
+EMULATOR_LAG_SHARE = 0.05
 #: A streaming rate within this fraction of what is possible is "at the drive's (or link's) limit".
 AT_LIMIT = 0.95
 #: More than this share of the streaming time between commands: the host did not keep up.
@@ -169,7 +173,8 @@ HOST_SHARE_LIMIT = 0.2
 
 @dataclass(frozen=True)
 class Limiter:
-    """Who limited a phase: "drive", "host", "link", or "not steady" (no verdict), and why."""
+    """Who limited a phase: "drive", "host", "link", "emulator" (a virtual drive this machine could not
+    run at its model's speed), or "not steady" (no verdict), and why."""
 
     who: str
     why: str
@@ -243,6 +248,11 @@ class TapePerfResult:
                                          f"{buffer_mib:,} MiB buffer: the rate may be the buffer filling, not the tape")
         ref = self.possible
         rate = phase.streaming_mb_per_s or 0.0
+        lag = phase.emulator_lag_seconds or 0.0
+        if lag > EMULATOR_LAG_SHARE * phase.streaming_seconds and (ref is None or rate < AT_LIMIT * ref.mb_s):
+            return Limiter("emulator", f"this machine, not the drive: the virtual drive fell {lag:.1f} s behind "
+                                       f"its own model ({lag / phase.streaming_seconds:.0%} of the streaming time; "
+                                       f"CPU or the cartridge file's storage)")
         if ref is not None and rate >= AT_LIMIT * ref.mb_s:
             who = "link" if "link" in ref.label else "drive"
             label = ref.label.removesuffix(" (the link's limit)")

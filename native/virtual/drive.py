@@ -129,6 +129,10 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
         self.pacer.finish(self._t_done)
         return CommandResult(status, sense, buf[:n], n)
 
+    @property
+    def emulator_lag(self) -> float | None:
+        return self.pacer.lost if self.pacer.realtime else None
+
     def close(self) -> None:
         if not self._closed:
             self._closed = True

@@ -16,6 +16,8 @@ completed). Sleeping for every 4 KiB block would cost more than the block, so:
   drain the modelled buffer and make the tape back-hitch); the next commands sleep
   less to pay them back. Only up to ``max_lag`` is paid back, so a long hiccup cannot
   turn into a long unpaced burst; the rest is lost, as if the host had been slow.
+  ``lost`` adds it up: the time this machine made the virtual drive fall behind its own
+  model, so that a run can say its figure is the emulator's, not the drive's.
 
 Over any window longer than a few ``slack`` the host sees the model's time.
 """
@@ -35,6 +37,8 @@ class Pacer:
         self._origin = clock()
         self._done = 0.0
         self._offset = 0.0
+        #: Seconds the emulator fell behind its model beyond what it could pay back (see above).
+        self.lost = 0.0
 
     def _wall(self) -> float:
         return self._clock() - self._origin
@@ -54,4 +58,7 @@ class Pacer:
         if self._done - wall > self.slack:
             self._sleep(self._done - wall)
             wall = self._wall()
-        self._offset = max(self._done - wall, -self.max_lag)
+        ahead = self._done - wall
+        if ahead < -self.max_lag:
+            self.lost += -self.max_lag - ahead
+        self._offset = max(ahead, -self.max_lag)

@@ -133,3 +133,14 @@ def test_history_headline_shows_the_phase_rates_only() -> None:
     assert headline("tape-perf", "complete", r.to_dict()) == (
         "write 400.0 MB/s streaming (overall 100.0 MB/s), 50% of 800 MB/s possible for 2:1 data on LTO-9; "
         "read 200.0 MB/s streaming (overall 200.0 MB/s), 25% of 800 MB/s possible for 2:1 data on LTO-9")
+
+
+def test_a_virtual_drive_behind_its_model_is_named_as_the_limit_not_the_drive() -> None:
+    r = TapePerfResult(device="virtual:lto9", params={}, generation=9, predicted_ratio=2.0, compression="on")
+    behind = PhaseResult("write", bytes=4_000_000_000, ios=4000, streaming_mb_per_s=450.0, streaming_seconds=8.0,
+                         host_share=0.05, emulator_lag_seconds=3.0)
+    lim = r.limiter(behind)
+    assert lim.who == "emulator" and "not the drive" in lim.why and "3.0 s" in lim.why
+    in_step = PhaseResult("write", bytes=4_000_000_000, ios=4000, streaming_mb_per_s=450.0, streaming_seconds=8.0,
+                          host_share=0.05, emulator_lag_seconds=0.1)
+    assert r.limiter(in_step).who == "drive"

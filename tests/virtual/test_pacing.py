@@ -115,3 +115,23 @@ def test_emulator_delays_are_paid_back_not_charged_to_the_host() -> None:
     gaps = [b - a - 0.005 for a, b in zip(arrivals, arrivals[1:])]
     assert max(gaps) == pytest.approx(0.001)  # the model saw only the host's gaps
     assert clock.t == pytest.approx(100 * 0.006, abs=0.005)  # and the wall caught up with it
+
+
+def test_the_pacer_counts_the_time_the_emulator_could_not_pay_back() -> None:
+    # Commands the model charges 10 ms each, while this "machine" needs 30 ms per command: after
+    # the 0.25 s the pacer may pay back, every command adds its 20 ms to ``lost``.
+    from native.virtual.pacer import Pacer
+
+    wall = [0.0]
+    pacer = Pacer(clock=lambda: wall[0], sleep=lambda s: wall.__setitem__(0, wall[0] + s))
+    for _ in range(100):
+        start = pacer.now()
+        wall[0] += 0.030
+        pacer.finish(start + 0.010)
+    assert pacer.lost == pytest.approx(100 * 0.020 - pacer.max_lag, abs=0.021)
+    on_time = Pacer(clock=lambda: wall[0], sleep=lambda s: wall.__setitem__(0, wall[0] + s))
+    for _ in range(100):
+        start = on_time.now()
+        wall[0] += 0.005
+        on_time.finish(start + 0.010)
+    assert on_time.lost == 0.0
