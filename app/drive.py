@@ -13,6 +13,7 @@ a fault-injecting wrapper in tests) and adds SCSI semantics on top:
 """
 from __future__ import annotations
 
+import os
 import re
 import time
 from dataclasses import dataclass, replace
@@ -43,6 +44,7 @@ from native.errors import (
     InvalidParameter,
     NotReady,
     ParseError,
+    SafetyRefusal,
     ScsiStatusError,
     UnitAttention,
     check_condition_class,
@@ -77,6 +79,45 @@ NOT_SUPPORTED = "not supported by this device"
 # sent before INQUIRY has shown the device is a tape (INQUIRY, REQUEST SENSE, REPORT LUNS).
 _ANY_DEVICE_OPCODES = frozenset({0x12, 0x03, 0xA0})
 PERIPHERAL_TAPE = 0x01
+
+#: Commands that write data or change a state the backup application relies on (SPC-5,
+#: SSC-5, SMC-3 opcodes). In a read-only session (``--read-only``, the GUI's toggle) none
+#: of them is sent; positioning (REWIND, SPACE, LOCATE) and every query remain allowed.
+STATE_CHANGING_OPCODES: dict[int, str] = {
+    0x04: "FORMAT MEDIUM", 0x07: "INITIALIZE ELEMENT STATUS", 0x0A: "WRITE(6)", 0x0B: "SET CAPACITY",
+    0x10: "WRITE FILEMARKS(6)", 0x15: "MODE SELECT(6)", 0x19: "ERASE(6)", 0x1B: "LOAD UNLOAD",
+    0x1D: "SEND DIAGNOSTIC", 0x1E: "PREVENT ALLOW MEDIUM REMOVAL", 0x37: "INITIALIZE ELEMENT STATUS WITH RANGE",
+    0x3B: "WRITE BUFFER", 0x4C: "LOG SELECT", 0x55: "MODE SELECT(10)", 0x5F: "PERSISTENT RESERVE OUT",
+    0x80: "WRITE FILEMARKS(16)", 0x82: "ALLOW OVERWRITE", 0x8A: "WRITE(16)", 0x8D: "WRITE ATTRIBUTE",
+    0x93: "ERASE(16)", 0xA4: "MAINTENANCE OUT", 0xA5: "MOVE MEDIUM", 0xA6: "EXCHANGE MEDIUM",
+    0xB5: "SECURITY PROTOCOL OUT",
+}
+
+_read_only_session = False
+
+
+def set_read_only_session(on: bool) -> None:
+    """Make every drive opened from now on read-only (the CLI's ``--read-only``, the GUI's toggle)."""
+    global _read_only_session
+    _read_only_session = on
+
+
+def read_only_session() -> bool:
+    """Whether this session is read-only: set by the front end, or ``TAPEDIAG_READ_ONLY=1``."""
+    return _read_only_session or os.environ.get("TAPEDIAG_READ_ONLY", "") not in ("", "0")
+
+
+class ReadOnlyRefusal(SafetyRefusal):
+    """A command (or a whole test) that writes or changes state, refused in a read-only session (exit 3)."""
+
+    def __init__(self, device: str, what: str) -> None:
+        super().__init__(f"read-only session: {what} on {device}", reason="read-only session",
+                         overridable=False, hint="run without --read-only to allow it")
+
+    @classmethod
+    def command(cls, device: str, opcode: int) -> "ReadOnlyRefusal":
+        name = STATE_CHANGING_OPCODES.get(opcode, f"opcode {opcode:02X}h")
+        return cls(device, f"{name} was not sent (it writes to the tape or changes the drive's state)")
 
 
 class NotATapeDrive(InvalidParameter):
@@ -200,8 +241,10 @@ _WRITTEN = WriteOutcome()  # frozen: one instance serves every GOOD WRITE
 class TapeDrive:
     """SCSI semantics over a transport. Not thread-safe: one worker per drive."""
 
-    def __init__(self, transport: Transport, *, device: str | None = None) -> None:
+    def __init__(self, transport: Transport, *, device: str | None = None, read_only: bool | None = None) -> None:
         self.transport = transport
+        #: Refuse every command in ``STATE_CHANGING_OPCODES`` (default: the session's setting).
+        self.read_only = read_only_session() if read_only is None else read_only
         # Only the shown form (no CHAP secret): everything that prints or records a
         # device (CLI, GUI, history, reports) takes it from here; the secret stays in the transport.
         self._device = display_device(device if device is not None else (getattr(transport, "device", "") or ""))
@@ -241,6 +284,7 @@ class TapeDrive:
         everything else goes through ``_command``.
         """
         self._require_tape_for(cdb)
+        self._require_writable_for(cdb)
         result = self.transport.execute(cdb, data_in=data_in, data_out=data_out, timeout=timeout)
         if result.status in (GOOD, CONDITION_MET):
             return result, None
@@ -260,6 +304,15 @@ class TapeDrive:
         if cdb[0] in _ANY_DEVICE_OPCODES:
             return
         self.require_tape()
+
+    def _require_writable_for(self, cdb: bytes) -> None:
+        """In a read-only session, refuse a command that writes or changes state, before it is sent.
+
+        Why here: every command but the cached WRITE passes ``_execute``, and the WRITE's CDB
+        is checked when it is built (``_write_cdb``), so one list guards every engine.
+        """
+        if self.read_only and cdb[0] in STATE_CHANGING_OPCODES:
+            raise ReadOnlyRefusal.command(self.device, cdb[0])
 
     def require_tape(self) -> None:
         """Raise ``NotATapeDrive`` unless INQUIRY reports peripheral type 01h.
@@ -483,6 +536,7 @@ class TapeDrive:
 
     def _write_cdb(self, size: int, block_size: int | None) -> bytes:
         """WRITE(6) for ``size`` bytes, remembered: a test sends the same CDB millions of times."""
+        self._require_writable_for(bytes([C.WRITE_6]))
         if block_size:
             if size % block_size:
                 raise InvalidParameter(f"{size} bytes is not a multiple of the {block_size}-byte block size")

@@ -63,6 +63,13 @@ def build_parser() -> argparse.ArgumentParser:
         module.register(subparsers)
     secret_help = "read the iSCSI CHAP secret from this file (first line), so it is not on the command line"
     parser.add_argument("--chap-secret-file", metavar="FILE", help=secret_help)
+    read_only_help = ("read-only session: never send a command that writes to a tape or changes a drive's "
+                      "state (WRITE, WRITE FILEMARKS, ERASE, MODE SELECT, LOAD/UNLOAD, LOG SELECT, ...); "
+                      "also TAPEDIAG_READ_ONLY=1")
+    parser.add_argument("--read-only", action="store_true", help=read_only_help)
+    for name in subparsers.choices:  # also after the command name
+        subparsers.choices[name].add_argument("--read-only", action="store_true", help=read_only_help,
+                                              default=argparse.SUPPRESS)
     for name in CHAP_COMMANDS:  # also after the command name, where a technician types it
         if name in subparsers.choices:
             subparsers.choices[name].add_argument("--chap-secret-file", metavar="FILE", help=secret_help,
@@ -84,6 +91,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not getattr(args, "func", None):
             parser.print_help()
             return EXIT_USAGE
+        if getattr(args, "read_only", False):
+            from app.drive import set_read_only_session
+
+            set_read_only_session(True)
         if getattr(args, "chap_secret_file", None):
             from app.targets import use_secret_file
 

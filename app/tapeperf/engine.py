@@ -24,7 +24,7 @@ from __future__ import annotations
 import time
 from typing import Callable
 
-from app.drive import TapeDrive, supported
+from app.drive import ReadOnlyRefusal, TapeDrive, supported
 from app.events import CancelToken, EventSink, Message, PhaseFinished, PhaseStarted, Progress, SampleBatch, discard
 from app.patterns import DEFAULT_POOL_BYTES, BlockGenerator
 from app.scsi.cdb import SpaceCode
@@ -97,6 +97,9 @@ class TapePerfTest:
         cancel = cancel or CancelToken()
         p, drive = self.params, self.drive
         p.validate(None)
+        if drive.read_only:  # before any command: the test writes test data and sets the block mode
+            raise ReadOnlyRefusal(drive.device, "tape-perf was not started (it sets the block mode"
+                                                + (" and writes test data)" if p.writes else ")"))
         result = TapePerfResult(device=drive.device, params=p.to_dict())
         inq = drive.inquiry()
         result.vendor, result.product = inq.vendor, inq.product

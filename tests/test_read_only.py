@@ -1,0 +1,98 @@
+"""Read-only sessions (issue 16): no command that writes or changes state ever reaches the drive."""
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from app.cli import main
+from app.drive import STATE_CHANGING_OPCODES, ReadOnlyRefusal, TapeDrive, set_read_only_session
+from app.info import gather
+from native.transport import DEFAULT_TIMEOUT, CommandResult, Transport
+from native.virtual import open_virtual
+from tests.helpers.faults import RecordingTransport
+
+EXIT_REFUSED = 3
+
+
+class Guard(Transport):
+    """Passes commands to a virtual drive and fails the test on any state-changing CDB."""
+
+    def __init__(self, inner: Transport) -> None:
+        self.inner, self.device, self.opcodes = inner, inner.device, []  # type: list[int]
+
+    def execute(self, cdb, *, data_out=None, data_in=0, timeout=DEFAULT_TIMEOUT) -> CommandResult:  # type: ignore[no-untyped-def]
+        self.opcodes.append(cdb[0])
+        assert cdb[0] not in STATE_CHANGING_OPCODES, f"{STATE_CHANGING_OPCODES[cdb[0]]} reached the drive"
+        return self.inner.execute(cdb, data_out=data_out, data_in=data_in, timeout=timeout)
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+@pytest.fixture(autouse=True)
+def _session_reset():
+    yield
+    set_read_only_session(False)
+
+
+def test_info_in_a_read_only_session_sends_only_queries(tmp_path: Path) -> None:
+    guard = Guard(open_virtual(f"virtual:lto9?cartridge={tmp_path / 'c.img'}&tapealert=3"))
+    with TapeDrive(guard, read_only=True) as drive:
+        info = gather(drive)
+    assert info.to_dict()["health"]["verdict"] != ""
+    assert 0x12 in guard.opcodes and 0x4D in guard.opcodes  # INQUIRY and LOG SENSE were sent
+
+
+@pytest.mark.parametrize("opcode", sorted(STATE_CHANGING_OPCODES))
+def test_every_state_changing_command_is_refused_before_it_is_sent(opcode: int) -> None:
+    transport = RecordingTransport()
+    drive = TapeDrive(transport, read_only=True)
+    with pytest.raises(ReadOnlyRefusal) as err:
+        drive._execute(bytes([opcode]) + bytes(5 if opcode < 0x20 else 9))
+    assert transport.calls == []
+    assert STATE_CHANGING_OPCODES[opcode] in str(err.value)
+
+
+def test_the_cached_write_is_refused_too() -> None:
+    transport = RecordingTransport()
+    drive = TapeDrive(transport, read_only=True)
+    with pytest.raises(ReadOnlyRefusal):
+        drive.write(bytes(4096))
+    assert transport.calls == []
+
+
+def _records(cart: Path) -> str:
+    """The cartridge's recorded blocks and filemarks (after the 64 KiB header, whose load count
+    the virtual drive bumps on every load, as a real cartridge's memory does)."""
+    return hashlib.sha256(cart.read_bytes()[64 << 10:]).hexdigest()
+
+
+def test_tape_perf_with_read_only_before_or_after_the_command_writes_nothing(tmp_path: Path, capsys) -> None:
+    cart = tmp_path / "c.img"
+    dev = f"virtual:lto9?cartridge={cart}"
+    assert main(["tape-perf", dev, "--size", "4M", "--direction", "write"]) == 0  # a tape holding data
+    before = _records(cart)
+    for argv in (["--read-only", "tape-perf", dev, "--size", "4M", "--force"],
+                 ["tape-perf", dev, "--size", "4M", "--force", "--read-only"]):
+        capsys.readouterr()
+        assert main(argv) == EXIT_REFUSED
+        set_read_only_session(False)
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "read-only session" in err[0], err
+    assert _records(cart) == before
+    assert main(["tape-perf", dev, "--size", "8M", "--force", "--direction", "write"]) == 0  # without it: allowed
+    assert _records(cart) != before
+
+
+def test_the_environment_variable_makes_the_session_read_only(tmp_path: Path) -> None:
+    cart = tmp_path / "c.img"
+    env = {**os.environ, "TAPEDIAG_READ_ONLY": "1", "TAPEDIAG_DATA_DIR": str(tmp_path / "data")}
+    got = subprocess.run([str(Path(sys.executable).with_name("tapediag")), "tape-perf", f"virtual:lto9?cartridge={cart}",
+                          "--size", "4M", "--force"], env=env, capture_output=True, text=True, timeout=120)
+    assert got.returncode == EXIT_REFUSED, got.stderr
+    assert "read-only session" in got.stderr and "Traceback" not in got.stderr
