@@ -631,13 +631,24 @@ class TapeDrive:
 
 
 _PRODUCT_GEN = (
-    re.compile(r"ULTRIUM[ -]?(?:HH|TD|FH)?(\d{1,2})", re.IGNORECASE),  # HP "Ultrium 6-SCSI", Quantum "ULTRIUM-HH8"
+    re.compile(r"ULTRIUM[ -]?(?:HH|TD|FH)?(\d{1,2})", re.IGNORECASE),  # HP "Ultrium 6-SCSI", HPE "Ultrium 10-SCSI", Quantum "ULTRIUM-HH8"
     re.compile(r"ULT3580-(?:HH|TD)(\d{1,2})", re.IGNORECASE),  # IBM "ULT3580-TD9"
     re.compile(r"\bLTO[ -]?(\d{1,2})", re.IGNORECASE),
 )
+# IBM names generation 10 with a letter: "ULT3580-TDA" / "ULTRIUM-TDA" (full height) and
+# "ULT3580-HHA" / "ULTRIUM-HHA" (half height). Sources: IBM Documentation "Performance
+# specifications for LTO tape drives" (ibm.com/docs/en/dtl/2.12.3, Inquiry row "ULT3580-TDA,
+# ULTRIUM-TDA" under LTO-10); LTFS src/tape_drivers/ibm_tape.c ("IBM Ultrium Gen A").
+# Only the letter IBM has published is mapped: a guessed "B" would be a claim.
+_IBM_LETTER_GEN = re.compile(r"(?:ULT3580|ULTRIUM)-(?:HH|TD)([A-Z])\b", re.IGNORECASE)
+_LETTER_GENERATIONS = {"A": 10}
 
 
 def generation_from_product(product: str) -> int | None:
+    """LTO generation from an INQUIRY product name ("Ultrium 9-SCSI", "ULT3580-TDA"), None if unknown."""
+    letter = _IBM_LETTER_GEN.search(product)
+    if letter:
+        return _LETTER_GENERATIONS.get(letter.group(1).upper())
     for pattern in _PRODUCT_GEN:
         m = pattern.search(product)
         if m:

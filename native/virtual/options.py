@@ -18,7 +18,7 @@ maxfile=S      disk budget of the cartridge file (default 4 x capacity): reachin
 wp=0|1         write-protect tab (kept in the cartridge until changed)
 worm=0|1       WORM medium; only when the cartridge is created
 loaded=0|1     0: no cartridge in the drive (NOT READY 02/3A/00 until LOAD)
-halfheight=1   half-height drive (slower speed steps on LTO-8/9)
+halfheight=1   half-height drive (slower speed steps on LTO-8/9; refused for LTO-10, full height only)
 interface=MBs  host link limit in MB/s (default SAS 6G = 600 for LTO-5/6, 12G = 1200)
 buffer=S       drive buffer (default 256 MiB LTO-5, 512 MiB LTO-6, 1 GiB LTO-7+)
 backhitch=s    seconds a stopped tape needs to reposition and restart (default 2)
@@ -36,7 +36,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from native.errors import InvalidParameter
-from native.virtual.specs import GENERATIONS, GenerationSpec, spec_for
+from native.virtual.specs import FULL_HEIGHT_ONLY, GENERATIONS, GenerationSpec, spec_for
 
 #: Default virtual cartridge size in bytes of tape (compressed bytes). Small enough for
 #: any laptop disk; the file grows with the uncompressed data actually written.
@@ -129,6 +129,8 @@ def parse_device(device: str) -> VirtualOptions:
             raise InvalidParameter(f"option '{key}' given twice in {device!r}")
         opts.explicit.add(key)
         _apply(opts, key, value)
+    if opts.half_height and opts.generation in FULL_HEIGHT_ONLY:
+        raise InvalidParameter(f"halfheight=1: no half-height LTO-{opts.generation} figures are published; virtual:lto{opts.generation} is full height")
     return opts
 
 
