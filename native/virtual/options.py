@@ -26,6 +26,10 @@ restart=f      buffer fill (0.05-1) at which a stopped tape restarts (default 1 
 realtime=0|1   0: no sleeping, commands return at once (functional tests)
 tapealert=a,b  TapeAlert flags raised at open (cleared by reading page 0x2E)
 barcode=TEXT   the cartridge's barcode (MAM 0x0806), when it is created
+hours=N        the drive's power-on hours (default 2000); head hours, loads, cleanings and
+               metres on the device statistics page (0x14) follow from it (a worn drive: 40000)
+temp=C         drive temperature in degrees C on log page 0x0D (default 38)
+phyerrors=N    SAS PHY invalid-dword and disparity counts on page 0x18 (a bad cable: 5000)
 =============  ==========================================================================
 """
 from __future__ import annotations
@@ -96,6 +100,9 @@ class VirtualOptions:
     max_file: int | None = None  # disk budget of the cartridge file
     tapealert: tuple[int, ...] = ()
     barcode: str | None = None
+    hours: int = 2000  # the drive's power-on hours (device statistics page)
+    temperature: int = 38  # degrees C (temperature page)
+    phy_errors: int = 0  # SAS PHY error counts (protocol specific port page)
     explicit: set[str] = field(default_factory=set)
 
     @property
@@ -181,6 +188,13 @@ def _apply(opts: VirtualOptions, key: str, value: str) -> None:
         if not (0 < len(value) <= 32 and value.isprintable() and value.isascii()):
             raise InvalidParameter(f"barcode={value!r} must be 1-32 printable ASCII characters")
         opts.barcode = value
+    elif key == "hours":
+        opts.hours = int(_number(value, key, low=0, high=1_000_000))
+    elif key == "temp":
+        opts.temperature = int(_number(value, key, low=0, high=100))
+    elif key == "phyerrors":
+        opts.phy_errors = int(_number(value, key, low=0, high=4_000_000_000))
     else:
-        known = "cartridge, capacity, maxfile, wp, worm, halfheight, interface, buffer, loaded, backhitch, restart, realtime, ew, tapealert, barcode"
+        known = ("cartridge, capacity, maxfile, wp, worm, halfheight, interface, buffer, loaded, backhitch, restart, "
+                 "realtime, ew, tapealert, barcode, hours, temp, phyerrors")
         raise InvalidParameter(f"unknown virtual drive option '{key}'", hint=f"known: {known}")
