@@ -21,6 +21,9 @@ from typing import Callable, Generic, NoReturn, TypeVar, Union
 from app.scsi import cdb as C
 from app.scsi.density import DensitySupport, lto_generation
 from app.scsi.inquiry import VPD_PARSERS, device_type_name, DeviceIdentification, Inquiry, SupportedVpdPages, UnitSerialNumber
+from app.scsi.encryption import PAGE_CAPABILITIES as PAGE_ENCRYPTION_CAPABILITIES
+from app.scsi.encryption import PAGE_STATUS as PAGE_ENCRYPTION_STATUS
+from app.scsi.encryption import EncryptionCapabilities, EncryptionStatus
 from app.scsi.logpages import LogPage, SupportedPages, TapeAlertPage, parse_log_page
 from app.scsi.mam import Mam, parse_attribute_list
 from app.scsi.mode import (
@@ -591,6 +594,19 @@ class TapeDrive:
     def log_sense(self, page: int, subpage: int = 0, *, pc: int = C.LogPageControl.CUMULATIVE) -> LogPage:
         """A log page, typed when tapediag knows it (see ``app.scsi.logpages``)."""
         return parse_log_page(self._data_in(C.log_sense(page, subpage, pc=pc), 0xFFFC))
+
+    def encryption_capabilities(self) -> EncryptionCapabilities:
+        """SECURITY PROTOCOL IN 20h/0010h: which encryption algorithms the drive offers (read-only)."""
+        alloc = 0x2000
+        return EncryptionCapabilities.parse(self._data_in(
+            C.security_protocol_in(C.PROTOCOL_TAPE_ENCRYPTION, PAGE_ENCRYPTION_CAPABILITIES, alloc=alloc), alloc))
+
+    def encryption_status(self) -> EncryptionStatus:
+        """SECURITY PROTOCOL IN 20h/0020h: encryption mode now and whether the volume holds encrypted
+        blocks. Read-only and positionless: the tape does not move (page 0021h, which would, is not used)."""
+        alloc = 0x2000
+        return EncryptionStatus.parse(self._data_in(
+            C.security_protocol_in(C.PROTOCOL_TAPE_ENCRYPTION, PAGE_ENCRYPTION_STATUS, alloc=alloc), alloc))
 
     def supported_log_pages(self) -> tuple[int, ...]:
         page = self.log_sense(0x00)

@@ -279,6 +279,22 @@ class DiagnosticRecord:
     repeat: bool
 
 
+@dataclass(frozen=True)
+class Encryption:
+    """Tape data encryption, read with SECURITY PROTOCOL IN 20h (pages 0010h and 0020h); nothing is set.
+
+    Encrypted data does not compress in the drive when the *host* encrypts it; drive encryption
+    compresses first. Either way a technician wants to know which is on before blaming the tape."""
+
+    capable: bool
+    algorithms: tuple[str, ...]
+    mode: str  # "off", "external", "on (encrypting)"
+    decryption: str
+    algorithm: str | None  # the algorithm in use, when encrypting or decrypting
+    volume_has_encrypted_blocks: bool
+    key_instance_counter: int
+
+
 HP_VENDORS = ("HP", "HPE")  # page 0x34 means "performance" only on HP drives (IBM: read forward errors)
 
 
@@ -330,6 +346,7 @@ class DriveInfo:
     ports: Maybe[tuple[PhyCounters, ...]] = Unsupported(NOT_SUPPORTED)
     diagnostics: Maybe[tuple[DiagnosticRecord, ...]] = Unsupported(NOT_SUPPORTED)
     non_medium_errors: Maybe[int] = Unsupported(NOT_SUPPORTED)
+    encryption: Maybe[Encryption] = Unsupported(NOT_SUPPORTED)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe form. A section is ``{"supported": false, "reason": ...}`` or
@@ -530,6 +547,8 @@ def gather(drive: TapeDrive) -> DriveInfo:
     diagnostics: Maybe[tuple[DiagnosticRecord, ...]] = listed_log(PAGE_TAPE_DIAGNOSTIC, lambda: _diagnostics(drive))
     non_medium: Maybe[int] = listed_log(
         PAGE_NON_MEDIUM_ERRORS, lambda: _typed(drive.log_sense(PAGE_NON_MEDIUM_ERRORS), NonMediumErrors).count)
+    encryption: Maybe[Encryption] = (section(lambda: _encryption(drive), "SECURITY PROTOCOL IN (encryption)")
+                                     if (generation is None or generation >= 4) else Unsupported(NOT_SUPPORTED))
     if isinstance(device_status, Supported) and (device_status.value.cleaning_required or not isinstance(cleaning, Supported)):
         # DT device status CRQRD: the drive itself says it must be cleaned (clear evidence, like 0x0C's flag).
         cleaning = Supported(device_status.value.cleaning_required)
@@ -557,7 +576,21 @@ def gather(drive: TapeDrive) -> DriveInfo:
         ports=ports,
         diagnostics=diagnostics,
         non_medium_errors=non_medium,
+        encryption=encryption,
     )
+
+
+def _encryption(drive: TapeDrive) -> Encryption:
+    """Capabilities then status; both read-only, neither moves the tape (see ``app.scsi.encryption``)."""
+    caps = drive.encryption_capabilities()
+    status = drive.encryption_status()
+    by_index = {a.index: a for a in caps.algorithms}
+    active = status.encryption_mode or status.decryption_mode
+    algorithm = by_index[status.algorithm_index].name if active and status.algorithm_index in by_index else None
+    return Encryption(capable=caps.capable, algorithms=tuple(a.name for a in caps.algorithms),
+                      mode=status.encryption_mode_name, decryption=status.decryption_mode_name, algorithm=algorithm,
+                      volume_has_encrypted_blocks=status.volume_has_encrypted_blocks,
+                      key_instance_counter=status.key_instance_counter)
 
 
 P = TypeVar("P")
@@ -614,7 +647,7 @@ def _not_a_tape(device: str, identity: Identity, device_type: int) -> DriveInfo:
                      read_errors=skipped, cleaning_required=skipped, volume_statistics=skipped,
                      performance=skipped, health=Health(Verdict.NOT_A_TAPE, (reason,)), temperature=skipped,
                      device_status=skipped, device_statistics=skipped, ports=skipped, diagnostics=skipped,
-                     non_medium_errors=skipped)
+                     non_medium_errors=skipped, encryption=skipped)
 
 
 def _and(names: list[str]) -> str:

@@ -145,6 +145,7 @@ INFO_SECTIONS = [
     ("ports", "SAS port (log page 0x18)"),
     ("diagnostics", "Tape diagnostic data (log page 0x16)"),
     ("non_medium_errors", "Non-medium errors (log page 0x06)"),
+    ("encryption", "Encryption (SECURITY PROTOCOL IN 20h)"),
 ]
 
 

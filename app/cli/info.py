@@ -161,6 +161,14 @@ def render_text(info: DriveInfo) -> str:
             ("Native rate", _rate(p.native_mb_s)),
         ])
     out += _drive_wide(info)
+    out += _section("Encryption (SECURITY PROTOCOL IN 20h)", info.encryption, lambda e: [
+        ("Capable", _fmt(e.capable) + (f" ({', '.join(e.algorithms)})" if e.algorithms else "")),
+        ("Encryption", e.mode),
+        ("Decryption", e.decryption),
+    ] + ([("Algorithm in use", e.algorithm)] if e.algorithm else []) + [
+        ("Volume holds encrypted blocks", _fmt(e.volume_has_encrypted_blocks)),
+        ("Key instance counter", _fmt(e.key_instance_counter)),
+    ])
     health = info.health
     out += _lines("Health", [("Verdict", health.verdict.value)] + [("", f"- {r}") for r in health.reasons])
     return "\n".join(out).rstrip() + "\n"

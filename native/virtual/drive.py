@@ -89,7 +89,7 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
             0x16: self._nop, 0x17: self._nop, 0x1E: self._nop,
             0x19: self._erase, 0x1B: self._load_unload, 0x2B: self._locate, 0x92: self._locate,
             0x34: self._read_position, 0x44: self._report_density, 0x4D: self._log_sense,
-            0x8C: self._read_attribute, 0x91: self._space16,
+            0x8C: self._read_attribute, 0x91: self._space16, 0xA2: self._security_protocol_in,
         }
 
     def _check_cartridge(self, opts: VirtualOptions) -> None:

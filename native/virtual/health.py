@@ -75,12 +75,13 @@ def temperature(life: DriveLife) -> list[bytes]:
     return [pages.log_param(0x0000, bytes([0, max(0, min(life.temperature, 0xFE))]), 0x03)]
 
 
-def dt_device_status(life: DriveLife, *, loaded: bool, write_protected: bool, compression: bool, alerts: bool) -> list[bytes]:
+def dt_device_status(life: DriveLife, *, loaded: bool, write_protected: bool, compression: bool, alerts: bool,
+                     encryption: bool = False) -> list[bytes]:
     """SSC-4 page 0x11 parameter 0000h, "very high frequency data" (4 bytes)."""
     b0 = (0x20 if loaded else 0) | (0x10 if compression else 0) | (0x08 if loaded and write_protected else 0)
     b0 |= (0x04 if life.cleaning_requested else 0) | (0x02 if life.cleaning_required else 0) | 0x01  # DINIT
     b1 = (0x10 | 0x04 | 0x02 | 0x01) if loaded else 0  # MPRSNT, MSTD, MTHRD, MOUNTED
-    b3 = (0x20 if life.diagnostics else 0) | (0x01 if alerts else 0)  # TDDEC, TAFC
+    b3 = (0x20 if life.diagnostics else 0) | (0x10 if encryption else 0) | (0x01 if alerts else 0)  # TDDEC, EPP, TAFC
     return [pages.log_param(0x0000, bytes([b0, b1, 0, b3]), 0x03)]
 
 
@@ -142,3 +143,37 @@ def power_conditions(life: DriveLife) -> list[bytes]:
     """SPC-4 page 0x1A: transitions to active (one per load) and idle_a (the drive idles between loads)."""
     return [pages.log_param(code, value.to_bytes(4, "big"), 0x02)
             for code, value in ((0x0001, life.loads), (0x0002, life.loads), (0x0003, 0), (0x0004, 0), (0x0008, 0), (0x0009, 0))]
+
+
+# ---------------------------------------------------------------- SECURITY PROTOCOL IN 20h (SSC-4 8.5)
+AES_256_GCM = 0x00010014  # security algorithm code (SFSC), what LTO drives offer
+
+
+def encryption_page(page: int, *, encrypt: bool, volume_encrypted: bool) -> bytes | None:
+    """Pages 0000h (supported pages), 0010h (capabilities), 0020h (status) of the tape data encryption protocol.
+
+    One algorithm, index 1, AES-256-GCM with a 32-byte key, encrypt and decrypt capable by host
+    control (ENCRYPT_C = DECRYPT_C = 10b). With ``encrypt`` the status page says encryption and
+    decryption on, key instance counter 1; VCELB says whether the volume holds encrypted blocks.
+    """
+    if page == 0x0000:
+        body = struct.pack(">HHH", 0x0000, 0x0010, 0x0020)
+    elif page == 0x0010:
+        desc = bytearray(24)
+        desc[0] = 1
+        struct.pack_into(">H", desc, 2, 20)
+        desc[4] = (2 << 2) | 2  # DECRYPT_C, ENCRYPT_C: capable, by SECURITY PROTOCOL OUT
+        desc[5] = 0x04  # VCELB_C: the drive can say whether a volume holds encrypted blocks
+        struct.pack_into(">H", desc, 10, 32)  # key length, bytes
+        struct.pack_into(">I", desc, 20, AES_256_GCM)
+        body = bytes(16) + bytes(desc)
+    elif page == 0x0020:
+        body = bytearray(20)
+        body[0] = 0x00  # I_T nexus scope public, key scope public
+        body[1], body[2], body[3] = (2, 2, 1) if encrypt else (0, 0, 0)
+        struct.pack_into(">I", body, 4, 1 if encrypt else 0)
+        body[8] = 0x08 if volume_encrypted else 0  # VCELB
+        body = bytes(body)
+    else:
+        return None
+    return struct.pack(">HH", page, len(body)) + body

@@ -30,6 +30,8 @@ hours=N        the drive's power-on hours (default 2000); head hours, loads, cle
                metres on the device statistics page (0x14) follow from it (a worn drive: 40000)
 temp=C         drive temperature in degrees C on log page 0x0D (default 38)
 phyerrors=N    SAS PHY invalid-dword and disparity counts on page 0x18 (a bad cable: 5000)
+encrypt=0|1    1: the drive reports AES-256-GCM encryption on (SECURITY PROTOCOL IN 20h status
+               page; data is still stored in the clear, this is a training prop). LTO-4 and later
 =============  ==========================================================================
 """
 from __future__ import annotations
@@ -103,6 +105,7 @@ class VirtualOptions:
     hours: int = 2000  # the drive's power-on hours (device statistics page)
     temperature: int = 38  # degrees C (temperature page)
     phy_errors: int = 0  # SAS PHY error counts (protocol specific port page)
+    encrypt: bool = False  # report data encryption on (SECURITY PROTOCOL IN status page)
     explicit: set[str] = field(default_factory=set)
 
     @property
@@ -192,9 +195,11 @@ def _apply(opts: VirtualOptions, key: str, value: str) -> None:
         opts.hours = int(_number(value, key, low=0, high=1_000_000))
     elif key == "temp":
         opts.temperature = int(_number(value, key, low=0, high=100))
+    elif key == "encrypt":
+        opts.encrypt = _flag(value, key)
     elif key == "phyerrors":
         opts.phy_errors = int(_number(value, key, low=0, high=4_000_000_000))
     else:
         known = ("cartridge, capacity, maxfile, wp, worm, halfheight, interface, buffer, loaded, backhitch, restart, "
-                 "realtime, ew, tapealert, barcode, hours, temp, phyerrors")
+                 "realtime, ew, tapealert, barcode, hours, temp, phyerrors, encrypt")
         raise InvalidParameter(f"unknown virtual drive option '{key}'", hint=f"known: {known}")

@@ -95,9 +95,22 @@ class ReportCommands(DriveBase):
                 0x18: lambda: health.protocol_port(self.life, sas_address=self.naa, interface_rate=self.spec.interface_rate),
                 0x1A: lambda: health.power_conditions(self.life)}
 
+    def _security_protocol_in(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
+        """SECURITY PROTOCOL IN, protocol 20h (tape data encryption), pages 0000h/0010h/0020h only."""
+        protocol, page = cdb[1], struct.unpack_from(">H", cdb, 2)[0]
+        alloc = struct.unpack_from(">I", cdb, 6)[0]
+        if protocol != 0x20 or cdb[4] & 0x80:  # other protocols; INC_512
+            raise invalid_field()
+        encrypted = self.opts.encrypt and self.loaded and self.cart.count > 0
+        data = health.encryption_page(page, encrypt=self.opts.encrypt, volume_encrypted=encrypted)
+        if data is None:
+            raise invalid_field()
+        return self._reply(data, alloc, buf)
+
     def _log_device_status(self) -> list[bytes]:
         return health.dt_device_status(self.life, loaded=self.loaded, write_protected=self.cart.meta.write_protect,
-                                       compression=self.mode.compression, alerts=bool(self.tapealert))
+                                       compression=self.mode.compression, alerts=bool(self.tapealert),
+                                       encryption=self.opts.encrypt)
 
     @staticmethod
     def _log_errors(processed: int) -> list[bytes]:
