@@ -297,6 +297,9 @@ class Encryption:
 
 HP_VENDORS = ("HP", "HPE")  # page 0x34 means "performance" only on HP drives (IBM: read forward errors)
 
+#: The default of the optional sections (an immutable marker, shared).
+NOT_REPORTED = Unsupported(NOT_SUPPORTED)
+
 
 @dataclass(frozen=True)
 class Health:
@@ -340,13 +343,13 @@ class DriveInfo:
     health: Health
     # Drive-wide pages (issue 15); defaults keep older constructions valid, gather() sets them all.
     tapealert_source: str = ""  # which page the flags came from: 0x12 leaves them set, 0x2E clears them
-    temperature: Maybe[Temperature] = Unsupported(NOT_SUPPORTED)
-    device_status: Maybe[DeviceState] = Unsupported(NOT_SUPPORTED)
-    device_statistics: Maybe[DriveStatistics] = Unsupported(NOT_SUPPORTED)
-    ports: Maybe[tuple[PhyCounters, ...]] = Unsupported(NOT_SUPPORTED)
-    diagnostics: Maybe[tuple[DiagnosticRecord, ...]] = Unsupported(NOT_SUPPORTED)
-    non_medium_errors: Maybe[int] = Unsupported(NOT_SUPPORTED)
-    encryption: Maybe[Encryption] = Unsupported(NOT_SUPPORTED)
+    temperature: Maybe[Temperature] = NOT_REPORTED
+    device_status: Maybe[DeviceState] = NOT_REPORTED
+    device_statistics: Maybe[DriveStatistics] = NOT_REPORTED
+    ports: Maybe[tuple[PhyCounters, ...]] = NOT_REPORTED
+    diagnostics: Maybe[tuple[DiagnosticRecord, ...]] = NOT_REPORTED
+    non_medium_errors: Maybe[int] = NOT_REPORTED
+    encryption: Maybe[Encryption] = NOT_REPORTED
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe form. A section is ``{"supported": false, "reason": ...}`` or
@@ -596,7 +599,7 @@ def _encryption(drive: TapeDrive) -> Encryption:
 P = TypeVar("P")
 
 
-def _typed(page: Any, cls: "type[P]") -> P:
+def _typed(page: Any, cls: type[P]) -> P:
     """The page as the typed class ``parse_log_page`` gives for its code, or ParseError (the section says so)."""
     if not isinstance(page, cls):
         raise ParseError(f"log page 0x{getattr(page, 'page_code', 0):02X} did not decode as {cls.__name__}")

@@ -153,7 +153,7 @@ class DtStatus:
         return f"vendor specific ({self.activity:02X}h)" if self.activity >= 0x80 else f"reserved ({self.activity:02X}h)"
 
     @classmethod
-    def parse(cls, value: bytes) -> "DtStatus | None":
+    def parse(cls, value: bytes) -> DtStatus | None:
         if len(value) < 4:
             return None
         return cls(flags={name: bit(value[byte], n) for name, byte, n in _DT_FLAGS}, activity=value[2])
@@ -334,7 +334,7 @@ class DiagnosticEntry:
         return not (self.sense_key or self.asc or self.ascq or self.opcode or self.timestamp or self.medium_id)
 
     @classmethod
-    def parse(cls, p: LogParameter) -> "DiagnosticEntry | None":
+    def parse(cls, p: LogParameter) -> DiagnosticEntry | None:
         v = p.value
         if len(v) < DIAGNOSTIC_ENTRY_LENGTH:
             return None
@@ -410,8 +410,8 @@ class SasPhy:
         return self.invalid_dwords + self.disparity_errors + self.loss_of_sync + self.phy_reset_problems
 
     @classmethod
-    def parse(cls, d: bytes) -> "SasPhy":
-        u32 = lambda o: int.from_bytes(d[o : o + 4], "big")  # noqa: E731 - local reader
+    def parse(cls, d: bytes) -> SasPhy:
+        u32 = lambda o: int.from_bytes(d[o : o + 4], "big")
         return cls(phy_id=d[1], link_rate_code=d[5] & 0x0F, attached_device_type=(d[4] >> 4) & 0x07,
                    sas_address=int.from_bytes(d[8:16], "big"), attached_sas_address=int.from_bytes(d[16:24], "big"),
                    attached_phy_id=d[24], invalid_dwords=u32(32), disparity_errors=u32(36), loss_of_sync=u32(40),

@@ -82,7 +82,7 @@ class EncryptionCapabilities:
         return any(a.encrypt_capable for a in self.algorithms)
 
     @classmethod
-    def parse(cls, data: bytes) -> "EncryptionCapabilities":
+    def parse(cls, data: bytes) -> EncryptionCapabilities:
         page = _page(data, PAGE_CAPABILITIES, "data encryption capabilities")
         need(page, 20, "data encryption capabilities")
         algorithms, pos = [], 20
@@ -127,7 +127,7 @@ class EncryptionStatus:
         return DECRYPTION_MODES.get(self.decryption_mode, f"reserved ({self.decryption_mode:02X}h)")
 
     @classmethod
-    def parse(cls, data: bytes) -> "EncryptionStatus":
+    def parse(cls, data: bytes) -> EncryptionStatus:
         page = _page(data, PAGE_STATUS, "data encryption status")
         need(page, 13, "data encryption status")
         return cls(nexus_scope=page[4] >> 5, key_scope=page[4] & 7, encryption_mode=page[5], decryption_mode=page[6],

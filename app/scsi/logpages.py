@@ -451,4 +451,4 @@ def tapealert_page(active: set[int] | frozenset[int]) -> bytes:
 
 # The drive-wide pages live in their own module and register themselves here; imported last so
 # that ``parse_log_page`` knows them whichever of the two modules a caller imports first.
-from app.scsi import devicelogs as _devicelogs  # noqa: E402,F401
+from app.scsi import devicelogs as _devicelogs  # noqa: F401

@@ -168,12 +168,12 @@ def encryption_page(page: int, *, encrypt: bool, volume_encrypted: bool) -> byte
         struct.pack_into(">I", desc, 20, AES_256_GCM)
         body = bytes(16) + bytes(desc)
     elif page == 0x0020:
-        body = bytearray(20)
-        body[0] = 0x00  # I_T nexus scope public, key scope public
-        body[1], body[2], body[3] = (2, 2, 1) if encrypt else (0, 0, 0)
-        struct.pack_into(">I", body, 4, 1 if encrypt else 0)
-        body[8] = 0x08 if volume_encrypted else 0  # VCELB
-        body = bytes(body)
+        status = bytearray(20)
+        status[0] = 0x00  # I_T nexus scope public, key scope public
+        status[1], status[2], status[3] = (2, 2, 1) if encrypt else (0, 0, 0)
+        struct.pack_into(">I", status, 4, 1 if encrypt else 0)
+        status[8] = 0x08 if volume_encrypted else 0  # VCELB
+        body = bytes(status)
     else:
         return None
     return struct.pack(">HH", page, len(body)) + body
