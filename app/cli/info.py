@@ -33,8 +33,11 @@ EPILOG = f"""exit status (also in --json: "health": {{"verdict": ..., "exit_code
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "info",
-        help="show a drive's identity, cartridge, TapeAlert flags, error counters and health",
-        description="Read-only: queries the drive and the loaded cartridge; nothing is written or moved.",
+        help="show a drive's identity, cartridge, TapeAlert flags, error counters, drive statistics and health",
+        description="Read-only: queries the drive and the loaded cartridge; nothing is written or moved. Besides "
+                    "identity, modes, cartridge memory, TapeAlert and error counters it shows the drive's own log "
+                    "pages where the drive has them (temperature, device status, lifetime statistics, SAS link "
+                    "counters, kept errors) and its encryption status.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
