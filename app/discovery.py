@@ -9,7 +9,7 @@ Sources, in the order listed:
   alternative. The sysfs root is a parameter so tests use a fake tree.
 * Windows: ``\\\\.\\Tape0`` .. ``\\\\.\\TapeN`` probed with CreateFile.
 * Remembered iSCSI targets (``app.targets``), probed with a login + INQUIRY.
-* The virtual drives ``virtual:lto5`` .. ``virtual:lto9``, always, never opened.
+* The virtual drives ``virtual:lto5`` .. ``virtual:lto10``, always, never opened.
 
 Probing never writes, never moves the tape, and never needs a cartridge.
 """
@@ -25,7 +25,7 @@ from typing import Any
 
 from native.errors import TapediagError
 
-VIRTUAL_GENERATIONS = (5, 6, 7, 8, 9)
+VIRTUAL_GENERATIONS = (5, 6, 7, 8, 9, 10)
 ISCSI_PROBE_TIMEOUT = 3  # seconds for connect + login of a remembered target
 
 _NST = re.compile(r"^nst(\d+)$")

@@ -22,6 +22,9 @@ from typing import Callable, Generic, NoReturn, TypeVar, Union
 from app.scsi import cdb as C
 from app.scsi.density import DensitySupport, lto_generation
 from app.scsi.inquiry import VPD_PARSERS, device_type_name, DeviceIdentification, Inquiry, SupportedVpdPages, UnitSerialNumber
+from app.scsi.encryption import PAGE_CAPABILITIES as PAGE_ENCRYPTION_CAPABILITIES
+from app.scsi.encryption import PAGE_STATUS as PAGE_ENCRYPTION_STATUS
+from app.scsi.encryption import EncryptionCapabilities, EncryptionStatus
 from app.scsi.logpages import LogPage, SupportedPages, TapeAlertPage, parse_log_page
 from app.scsi.mam import Mam, parse_attribute_list
 from app.scsi.mode import (
@@ -646,6 +649,19 @@ class TapeDrive:
         """A log page, typed when tapediag knows it (see ``app.scsi.logpages``)."""
         return parse_log_page(self._data_in(C.log_sense(page, subpage, pc=pc), 0xFFFC))
 
+    def encryption_capabilities(self) -> EncryptionCapabilities:
+        """SECURITY PROTOCOL IN 20h/0010h: which encryption algorithms the drive offers (read-only)."""
+        alloc = 0x2000
+        return EncryptionCapabilities.parse(self._data_in(
+            C.security_protocol_in(C.PROTOCOL_TAPE_ENCRYPTION, PAGE_ENCRYPTION_CAPABILITIES, alloc=alloc), alloc))
+
+    def encryption_status(self) -> EncryptionStatus:
+        """SECURITY PROTOCOL IN 20h/0020h: encryption mode now and whether the volume holds encrypted
+        blocks. Read-only and positionless: the tape does not move (page 0021h, which would, is not used)."""
+        alloc = 0x2000
+        return EncryptionStatus.parse(self._data_in(
+            C.security_protocol_in(C.PROTOCOL_TAPE_ENCRYPTION, PAGE_ENCRYPTION_STATUS, alloc=alloc), alloc))
+
     def supported_log_pages(self) -> tuple[int, ...]:
         page = self.log_sense(0x00)
         assert isinstance(page, SupportedPages)
@@ -685,13 +701,24 @@ class TapeDrive:
 
 
 _PRODUCT_GEN = (
-    re.compile(r"ULTRIUM[ -]?(?:HH|TD|FH)?(\d{1,2})", re.IGNORECASE),  # HP "Ultrium 6-SCSI", Quantum "ULTRIUM-HH8"
+    re.compile(r"ULTRIUM[ -]?(?:HH|TD|FH)?(\d{1,2})", re.IGNORECASE),  # HP "Ultrium 6-SCSI", HPE "Ultrium 10-SCSI", Quantum "ULTRIUM-HH8"
     re.compile(r"ULT3580-(?:HH|TD)(\d{1,2})", re.IGNORECASE),  # IBM "ULT3580-TD9"
     re.compile(r"\bLTO[ -]?(\d{1,2})", re.IGNORECASE),
 )
+# IBM names generation 10 with a letter: "ULT3580-TDA" / "ULTRIUM-TDA" (full height) and
+# "ULT3580-HHA" / "ULTRIUM-HHA" (half height). Sources: IBM Documentation "Performance
+# specifications for LTO tape drives" (ibm.com/docs/en/dtl/2.12.3, Inquiry row "ULT3580-TDA,
+# ULTRIUM-TDA" under LTO-10); LTFS src/tape_drivers/ibm_tape.c ("IBM Ultrium Gen A").
+# Only the letter IBM has published is mapped: a guessed "B" would be a claim.
+_IBM_LETTER_GEN = re.compile(r"(?:ULT3580|ULTRIUM)-(?:HH|TD)([A-Z])\b", re.IGNORECASE)
+_LETTER_GENERATIONS = {"A": 10}
 
 
 def generation_from_product(product: str) -> int | None:
+    """LTO generation from an INQUIRY product name ("Ultrium 9-SCSI", "ULT3580-TDA"), None if unknown."""
+    letter = _IBM_LETTER_GEN.search(product)
+    if letter:
+        return _LETTER_GENERATIONS.get(letter.group(1).upper())
     for pattern in _PRODUCT_GEN:
         m = pattern.search(product)
         if m:

@@ -22,7 +22,24 @@ from dataclasses import dataclass, field, is_dataclass
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from app.drive import NOT_SUPPORTED, Maybe, Supported, TapeDrive, Unsupported, generation_from_product, is_not_supported
+from app.scsi.asc import asc_text
 from app.scsi.density import density_name, lto_generation
+from app.scsi.devicelogs import (
+    PAGE_DEVICE_STATISTICS,
+    PAGE_DT_DEVICE_STATUS,
+    PAGE_NON_MEDIUM_ERRORS,
+    PAGE_PROTOCOL_PORT,
+    PAGE_TAPE_DIAGNOSTIC,
+    PAGE_TAPEALERT_RESPONSE,
+    PAGE_TEMPERATURE,
+    DeviceStatistics,
+    DeviceStatus,
+    NonMediumErrors,
+    ProtocolPort,
+    TapeAlertResponse,
+    TapeDiagnostic,
+)
+from app.scsi.devicelogs import Temperature as TemperaturePage
 from app.scsi.logpages import (
     PAGE_HP_PERFORMANCE,
     PAGE_READ_ERRORS,
@@ -35,6 +52,7 @@ from app.scsi.logpages import (
     VolumeStatistics,
 )
 from app.scsi.mam import Mam
+from app.scsi.sense import sense_key_name
 from app.scsi.tapealert import CLEANING_FLAGS, Severity
 from native.errors import CheckCondition, HardwareError, IllegalRequest, NotReady, ParseError, UnitAttention
 
@@ -198,7 +216,89 @@ class Performance:
                    page.native_mb_s)
 
 
+@dataclass(frozen=True)
+class Temperature:
+    """Log page 0x0D, degrees C; ``reference_celsius`` is the drive's rated maximum when it gives one."""
+
+    celsius: int | None
+    reference_celsius: int | None
+
+
+@dataclass(frozen=True)
+class DeviceState:
+    """Log page 0x11 (DT device status): what the drive says about itself right now."""
+
+    cleaning_required: bool
+    cleaning_requested: bool
+    medium_present: bool
+    write_protected: bool
+    activity: str
+    flags: dict[str, bool]  # every flag of the page by name (``app.scsi.devicelogs.DT_FLAG_NAMES``)
+
+
+@dataclass(frozen=True)
+class MediumHours:
+    density_code: int
+    density: str
+    medium_type: int
+    head_hours: int
+
+
+@dataclass(frozen=True)
+class DriveStatistics:
+    """Log page 0x14 (device statistics): the drive's lifetime figures by name, and head hours per medium."""
+
+    figures: dict[str, int | str]
+    per_medium: tuple[MediumHours, ...]
+
+
+@dataclass(frozen=True)
+class PhyCounters:
+    """One SAS phy of log page 0x18: a bad cable or terminator drives these counters up."""
+
+    port: int
+    phy: int
+    link_rate: str
+    sas_address: str
+    attached_sas_address: str
+    invalid_dwords: int
+    disparity_errors: int
+    loss_of_sync: int
+    phy_reset_problems: int
+
+
+@dataclass(frozen=True)
+class DiagnosticRecord:
+    """One entry of log page 0x16 (tape diagnostic data): an error the drive kept, with context."""
+
+    sense: str  # "MEDIUM ERROR: Write error (03/0C/00)"
+    opcode: int
+    medium_id: str
+    head_hours: int
+    timestamp: int
+    repeat: bool
+
+
+@dataclass(frozen=True)
+class Encryption:
+    """Tape data encryption, read with SECURITY PROTOCOL IN 20h (pages 0010h and 0020h); nothing is set.
+
+    Encrypted data does not compress in the drive when the *host* encrypts it; drive encryption
+    compresses first. Either way a technician wants to know which is on before blaming the tape."""
+
+    capable: bool
+    algorithms: tuple[str, ...]
+    mode: str  # "off", "external", "on (encrypting)"
+    decryption: str
+    algorithm: str | None  # the algorithm in use, when encrypting or decrypting
+    volume_has_encrypted_blocks: bool
+    key_instance_counter: int
+
+
 HP_VENDORS = ("HP", "HPE")  # page 0x34 means "performance" only on HP drives (IBM: read forward errors)
+
+#: The default of the optional sections (an immutable marker, shared).
+NOT_REPORTED = Unsupported(NOT_SUPPORTED)
 
 
 @dataclass(frozen=True)
@@ -241,6 +341,15 @@ class DriveInfo:
     volume_statistics: Maybe[dict]
     performance: Maybe[Performance]
     health: Health
+    # Drive-wide pages (issue 15); defaults keep older constructions valid, gather() sets them all.
+    tapealert_source: str = ""  # which page the flags came from: 0x12 leaves them set, 0x2E clears them
+    temperature: Maybe[Temperature] = NOT_REPORTED
+    device_status: Maybe[DeviceState] = NOT_REPORTED
+    device_statistics: Maybe[DriveStatistics] = NOT_REPORTED
+    ports: Maybe[tuple[PhyCounters, ...]] = NOT_REPORTED
+    diagnostics: Maybe[tuple[DiagnosticRecord, ...]] = NOT_REPORTED
+    non_medium_errors: Maybe[int] = NOT_REPORTED
+    encryption: Maybe[Encryption] = NOT_REPORTED
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe form. A section is ``{"supported": false, "reason": ...}`` or
@@ -396,7 +505,14 @@ def gather(drive: TapeDrive) -> DriveInfo:
             return Unsupported(NOT_SUPPORTED)
         return section(read or (lambda: drive.log_sense(page)), f"LOG SENSE page {page:02X}h")
 
-    alerts_page = log(0x2E, drive.tapealert)  # read once: reading clears the flags
+    # TapeAlert response (0x12) gives the same flags without clearing them: preferred where listed.
+    # Page 0x2E is read once otherwise: reading it clears the flags.
+    if listed is not None and PAGE_TAPEALERT_RESPONSE in listed:
+        alerts_page = log(PAGE_TAPEALERT_RESPONSE, lambda: _typed(drive.log_sense(PAGE_TAPEALERT_RESPONSE), TapeAlertResponse))
+        tapealert_source = "log page 0x12 (TapeAlert response: the flags stay set)"
+    else:
+        alerts_page = log(0x2E, drive.tapealert)
+        tapealert_source = "log page 0x2E (reading it cleared the flags)" if isinstance(alerts_page, Supported) else ""
     tapealerts: Maybe[tuple[Alert, ...]] = (
         Supported(tuple(Alert(f.code, f.name, f.severity.value, f.definition.text) for f in alerts_page.value.active))
         if isinstance(alerts_page, Supported) else alerts_page
@@ -422,6 +538,24 @@ def gather(drive: TapeDrive) -> DriveInfo:
         performance = log(PAGE_HP_PERFORMANCE,
                           lambda: Performance.from_page(HpPerformance.from_page(drive.log_sense(PAGE_HP_PERFORMANCE))))
 
+    def listed_log(page: int, read: Callable[[], Any]) -> Maybe:
+        """The drive-wide pages are optional: asked only when the supported-pages list names them, so
+        a drive that could not even list its pages is not sent six more commands."""
+        return log(page, read) if listed is not None else Unsupported(NOT_SUPPORTED)
+
+    temperature: Maybe[Temperature] = listed_log(PAGE_TEMPERATURE, lambda: _temperature(drive))
+    device_status: Maybe[DeviceState] = listed_log(PAGE_DT_DEVICE_STATUS, lambda: _device_state(drive))
+    statistics: Maybe[DriveStatistics] = listed_log(PAGE_DEVICE_STATISTICS, lambda: _statistics(drive))
+    ports: Maybe[tuple[PhyCounters, ...]] = listed_log(PAGE_PROTOCOL_PORT, lambda: _ports(drive))
+    diagnostics: Maybe[tuple[DiagnosticRecord, ...]] = listed_log(PAGE_TAPE_DIAGNOSTIC, lambda: _diagnostics(drive))
+    non_medium: Maybe[int] = listed_log(
+        PAGE_NON_MEDIUM_ERRORS, lambda: _typed(drive.log_sense(PAGE_NON_MEDIUM_ERRORS), NonMediumErrors).count)
+    encryption: Maybe[Encryption] = (section(lambda: _encryption(drive), "SECURITY PROTOCOL IN (encryption)")
+                                     if (generation is None or generation >= 4) else Unsupported(NOT_SUPPORTED))
+    if isinstance(device_status, Supported) and (device_status.value.cleaning_required or not isinstance(cleaning, Supported)):
+        # DT device status CRQRD: the drive itself says it must be cleaned (clear evidence, like 0x0C's flag).
+        cleaning = Supported(device_status.value.cleaning_required)
+
     health = assess(tapealerts, write_errors, read_errors, cleaning, evidence=evidence)
     return DriveInfo(
         device=drive.device,
@@ -438,7 +572,73 @@ def gather(drive: TapeDrive) -> DriveInfo:
         volume_statistics=volume,
         performance=performance,
         health=health,
+        tapealert_source=tapealert_source,
+        temperature=temperature,
+        device_status=device_status,
+        device_statistics=statistics,
+        ports=ports,
+        diagnostics=diagnostics,
+        non_medium_errors=non_medium,
+        encryption=encryption,
     )
+
+
+def _encryption(drive: TapeDrive) -> Encryption:
+    """Capabilities then status; both read-only, neither moves the tape (see ``app.scsi.encryption``)."""
+    caps = drive.encryption_capabilities()
+    status = drive.encryption_status()
+    by_index = {a.index: a for a in caps.algorithms}
+    active = status.encryption_mode or status.decryption_mode
+    algorithm = by_index[status.algorithm_index].name if active and status.algorithm_index in by_index else None
+    return Encryption(capable=caps.capable, algorithms=tuple(a.name for a in caps.algorithms),
+                      mode=status.encryption_mode_name, decryption=status.decryption_mode_name, algorithm=algorithm,
+                      volume_has_encrypted_blocks=status.volume_has_encrypted_blocks,
+                      key_instance_counter=status.key_instance_counter)
+
+
+P = TypeVar("P")
+
+
+def _typed(page: Any, cls: type[P]) -> P:
+    """The page as the typed class ``parse_log_page`` gives for its code, or ParseError (the section says so)."""
+    if not isinstance(page, cls):
+        raise ParseError(f"log page 0x{getattr(page, 'page_code', 0):02X} did not decode as {cls.__name__}")
+    return page
+
+
+def _temperature(drive: TapeDrive) -> Temperature:
+    page = _typed(drive.log_sense(PAGE_TEMPERATURE), TemperaturePage)
+    return Temperature(page.celsius, page.reference_celsius)
+
+
+def _device_state(drive: TapeDrive) -> DeviceState:
+    status = _typed(drive.log_sense(PAGE_DT_DEVICE_STATUS), DeviceStatus).status
+    if status is None:
+        raise ParseError("log page 0x11 has no very-high-frequency data parameter (0000h)")
+    f = status.flags
+    return DeviceState(cleaning_required=f["cleaning_required"], cleaning_requested=f["cleaning_requested"],
+                       medium_present=f["medium_present"], write_protected=f["write_protected"],
+                       activity=status.activity_name, flags=dict(f))
+
+
+def _statistics(drive: TapeDrive) -> DriveStatistics:
+    page = _typed(drive.log_sense(PAGE_DEVICE_STATISTICS), DeviceStatistics)
+    per_medium = tuple(MediumHours(m.density_code, density_name(m.density_code), m.medium_type, m.hours)
+                       for m in page.medium_type_hours)
+    return DriveStatistics(page.stats(), per_medium)
+
+
+def _ports(drive: TapeDrive) -> tuple[PhyCounters, ...]:
+    page = _typed(drive.log_sense(PAGE_PROTOCOL_PORT), ProtocolPort)
+    return tuple(PhyCounters(port.port, phy.phy_id, phy.link_rate, f"0x{phy.sas_address:016x}", f"0x{phy.attached_sas_address:016x}",
+                             phy.invalid_dwords, phy.disparity_errors, phy.loss_of_sync, phy.phy_reset_problems)
+                 for port in page.ports for phy in port.phys)
+
+
+def _diagnostics(drive: TapeDrive) -> tuple[DiagnosticRecord, ...]:
+    page = _typed(drive.log_sense(PAGE_TAPE_DIAGNOSTIC), TapeDiagnostic)
+    return tuple(DiagnosticRecord(f"{sense_key_name(e.sense_key)}: {asc_text(e.asc, e.ascq)} ({e.sense_key:02X}/{e.asc:02X}/{e.ascq:02X})",
+                                  e.opcode, e.medium_id, e.head_hours, e.timestamp, e.repeat) for e in page.entries)
 
 
 def _not_a_tape(device: str, identity: Identity, device_type: int) -> DriveInfo:
@@ -448,7 +648,9 @@ def _not_a_tape(device: str, identity: Identity, device_type: int) -> DriveInfo:
     return DriveInfo(device=device, identity=identity, generation=None, media=skipped, block_limits=skipped,
                      compression=skipped, cartridge=skipped, tapealerts=skipped, write_errors=skipped,
                      read_errors=skipped, cleaning_required=skipped, volume_statistics=skipped,
-                     performance=skipped, health=Health(Verdict.NOT_A_TAPE, (reason,)))
+                     performance=skipped, health=Health(Verdict.NOT_A_TAPE, (reason,)), temperature=skipped,
+                     device_status=skipped, device_statistics=skipped, ports=skipped, diagnostics=skipped,
+                     non_medium_errors=skipped, encryption=skipped)
 
 
 def _and(names: list[str]) -> str:
@@ -465,6 +667,8 @@ def assess(tapealerts: Maybe[tuple[Alert, ...]], write_errors: Maybe[ErrorCounts
 
     Errors the drive returned while being queried (``evidence``) count like flags:
     HARDWARE ERROR is Failing, MEDIUM ERROR and other errors at least Attention.
+    ``cleaning`` is the drive's own "cleaning required" (sequential-access page 0x0C or
+    DT device status page 0x11).
     Healthy needs evidence of health: TapeAlert or the error counters read and clean.
     Without either (and nothing wrong seen) the verdict is Not assessed, naming what
     the drive did not report.

@@ -27,7 +27,7 @@ def device_kind(device: str) -> str:
     raise InvalidParameter(
         f"'{device}' is not a device tapediag understands",
         hint="use /dev/sgN or /dev/nstN (Linux), \\\\.\\TapeN (Windows), "
-        "iscsi://host[:port]/iqn/lun, or virtual:lto5 ... virtual:lto9",
+        "iscsi://host[:port]/iqn/lun, or virtual:lto5 ... virtual:lto10",
     )
 
 

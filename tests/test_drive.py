@@ -334,7 +334,11 @@ def test_inquiry_serial_and_generation_from_product() -> None:
 
 
 @pytest.mark.parametrize("product, gen", [("Ultrium 6-SCSI", 6), ("ULT3580-TD8", 8), ("ULT3580-HH9", 9),
-                                          ("ULTRIUM-HH7", 7), ("VIRTUAL-TAPE", None), ("LTO-5 drive", 5)])
+                                          ("ULTRIUM-HH7", 7), ("VIRTUAL-TAPE", None), ("LTO-5 drive", 5),
+                                          # LTO-10: IBM's letter naming; HPE keeps the number
+                                          ("ULT3580-TDA", 10), ("ULTRIUM-TDA", 10), ("ULTRIUM-HHA", 10),
+                                          ("ULT3580-HHA", 10), ("Ultrium 10-SCSI", 10),
+                                          ("ULT3580-TDB", None)])  # an unpublished letter is not guessed
 def test_generation_from_product(product: str, gen: int | None) -> None:
     assert generation_from_product(product) == gen
 

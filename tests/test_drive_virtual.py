@@ -133,3 +133,22 @@ def test_request_sense_after_a_good_command_is_no_sense(drive: TapeDrive) -> Non
     drive.test_unit_ready()
     sense = drive.request_sense()
     assert sense.key == 0 and sense.key_name == "NO SENSE"
+
+
+def test_virtual_lto10_is_an_lto10_drive(tmp_path) -> None:
+    """Density 0x62 (LTFS tape_ops.h), IBM's published speed-matching table, 400 MB/s native, 1000 MB/s at 2.5:1."""
+    from app.scsi.density import density_name, lto_generation
+    from app.tapeperf.rated import possible, rated
+    from native.virtual.specs import spec_for
+
+    with TapeDrive.open(f"virtual:lto10?cartridge={tmp_path / 'a.cart'}&realtime=0&capacity=64M") as drive:
+        assert drive.generation() == 10
+        assert drive.mode_header().density_code == 0x62
+        assert drive.inquiry().product == "Ultrium 10-SCSI"
+    assert (lto_generation(0x62), lto_generation(0x63), density_name(0x62)) == (10, 10, "LTO-10")
+    spec = spec_for(10)
+    assert [round(s / 1e6) for s in spec.speed_steps] == [157, 176, 195, 214, 234, 253, 272, 291, 311, 330, 349, 368, 387, 407]
+    assert spec.readable == spec.writable == (0x62,) and spec.native_rate == 400e6
+    assert rated(10) == (400, 1000)
+    p = possible(10, 2.5)
+    assert p is not None and p.mb_s == 1000

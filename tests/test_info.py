@@ -124,7 +124,8 @@ def test_sections_the_device_lacks_are_unsupported_not_failures() -> None:
     assert info.health.reasons == ("the drive did not report TapeAlert, write error counters or read error counters "
                                    "(not supported by this device)",)
     text = render_text(info)
-    assert text.count("not supported by this device") == 7  # six sections, one verdict reason
+    assert text.count("not supported by this device") == 8  # six sections, one line for the drive-wide pages, one verdict reason
+    assert "temperature (0x0D), device status (0x11)" in text  # the optional drive pages share that one line
     data = info.to_dict()
     assert data["cartridge"] == {"supported": False, "reason": "not supported by this device"}
     json.dumps(data)

@@ -46,14 +46,14 @@ class DeviceRow:
     reachable: bool | None = None
 
 
-VIRTUAL_DRIVES = tuple(f"virtual:lto{n}" for n in range(5, 10))
+VIRTUAL_DRIVES = tuple(f"virtual:lto{n}" for n in range(5, 11))
 
 
 def list_devices() -> list[DeviceRow]:
     """Discovered drives, remembered iSCSI targets and the virtual drives (``tapediag devices``)."""
     if not available("app.discovery"):
         # Without discovery only the built-in virtual drives can be named.
-        return [DeviceRow(d, "virtual", f"Virtual LTO-{d[-1]}", "virtual drive") for d in VIRTUAL_DRIVES]
+        return [DeviceRow(d, "virtual", f"Virtual LTO-{d.removeprefix('virtual:lto')}", "virtual drive") for d in VIRTUAL_DRIVES]
     discovery = engine("app.discovery")
     rows = []
     for entry in discovery.discover():

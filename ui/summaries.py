@@ -139,6 +139,13 @@ INFO_SECTIONS = [
     ("cleaning_required", "Cleaning"),
     ("volume_statistics", "Volume statistics (log page 0x17)"),
     ("performance", "Performance (HP log page 0x34)"),
+    ("temperature", "Temperature (log page 0x0D)"),
+    ("device_status", "Device status (log page 0x11)"),
+    ("device_statistics", "Device statistics (log page 0x14)"),
+    ("ports", "SAS port (log page 0x18)"),
+    ("diagnostics", "Tape diagnostic data (log page 0x16)"),
+    ("non_medium_errors", "Non-medium errors (log page 0x06)"),
+    ("encryption", "Encryption (SECURITY PROTOCOL IN 20h)"),
 ]
 
 
@@ -168,6 +175,10 @@ def info_sections(info: dict) -> list[tuple[str, Any, bool]]:
                 "no flags set"
         if key == "cleaning_required" and isinstance(value, bool):
             value = "Warning: the drive asks for cleaning" if value else "not requested"
+        if key == "tapealerts" and info.get("tapealert_source") and isinstance(value, dict):
+            value = {**value, "read from": info["tapealert_source"]}
+        if key == "diagnostics" and value == []:
+            value = "no errors recorded"
         if key == "cartridge" and isinstance(value, dict):
             value = {k: v for k, v in value.items() if k != "attributes"}
         expanded = key in ("media", "cartridge", "tapealerts", "write_errors", "read_errors")

@@ -16,7 +16,7 @@ import json
 import sys
 from typing import Any, Iterable
 
-from app.drive import Supported, Unsupported
+from app.drive import NOT_SUPPORTED, Supported, Unsupported
 from app.info import EXIT_CODES, DriveInfo, Verdict, snapshot
 
 LABEL_WIDTH = 26
@@ -33,8 +33,11 @@ EPILOG = f"""exit status (also in --json: "health": {{"verdict": ..., "exit_code
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "info",
-        help="show a drive's identity, cartridge, TapeAlert flags, error counters and health",
-        description="Read-only: queries the drive and the loaded cartridge; nothing is written or moved.",
+        help="show a drive's identity, cartridge, TapeAlert flags, error counters, drive statistics and health",
+        description="Read-only: queries the drive and the loaded cartridge; nothing is written or moved. Besides "
+                    "identity, modes, cartridge memory, TapeAlert and error counters it shows the drive's own log "
+                    "pages where the drive has them (temperature, device status, lifetime statistics, SAS link "
+                    "counters, kept errors) and its encryption status.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -140,7 +143,7 @@ def render_text(info: DriveInfo) -> str:
     if isinstance(info.tapealerts, Supported):
         alerts = info.tapealerts.value
         rows = [(f"{a.code:02X}h {a.severity}", f"{a.name}: {a.text}") for a in alerts] or [("", "no flags set")]
-        out += _lines("TapeAlert", rows)
+        out += _lines("TapeAlert", rows + ([("Read from", info.tapealert_source)] if info.tapealert_source else []))
     else:
         out += _lines("TapeAlert", [("", info.tapealerts.reason)])
     for title, section in (("Write errors", info.write_errors), ("Read errors", info.read_errors)):
@@ -160,11 +163,65 @@ def render_text(info: DriveInfo) -> str:
             ("Rate into buffer (tape)", _rate(p.buffer_in_mb_s)),
             ("Native rate", _rate(p.native_mb_s)),
         ])
+    out += _drive_wide(info)
+    out += _section("Encryption (SECURITY PROTOCOL IN 20h)", info.encryption, lambda e: [
+        ("Capable", _fmt(e.capable) + (f" ({', '.join(e.algorithms)})" if e.algorithms else "")),
+        ("Encryption", e.mode),
+        ("Decryption", e.decryption),
+    ] + ([("Algorithm in use", e.algorithm)] if e.algorithm else []) + [
+        ("Volume holds encrypted blocks", _fmt(e.volume_has_encrypted_blocks)),
+        ("Key instance counter", _fmt(e.key_instance_counter)),
+    ])
     health = info.health
     out += _lines("Health", [("Verdict", health.verdict.value)] + [("", f"- {r}") for r in health.reasons])
     return "\n".join(out).rstrip() + "\n"
 
 
+def _drive_wide(info: DriveInfo) -> list[str]:
+    """The drive's own pages (issue 15): temperature, status, lifetime statistics, SAS link, kept errors.
+
+    These pages are optional: the ones a drive does not implement are named on one line
+    instead of one "not supported" section each (tgt implements none of them)."""
+    drive_pages = (("temperature (0x0D)", info.temperature), ("device status (0x11)", info.device_status),
+                   ("device statistics (0x14)", info.device_statistics), ("SAS port (0x18)", info.ports),
+                   ("tape diagnostic data (0x16)", info.diagnostics), ("non-medium errors (0x06)", info.non_medium_errors))
+    missing = [name for name, sec in drive_pages if isinstance(sec, Unsupported) and sec.reason == NOT_SUPPORTED]
+    if len(missing) == len(drive_pages):
+        return _lines("Drive log pages", [("", f"{', '.join(missing)}: {NOT_SUPPORTED}")])
+    out: list[str] = []
+    out += _section("Temperature (log page 0x0D)", info.temperature, lambda t: [
+        ("Current", "-" if t.celsius is None else f"{t.celsius} °C"),
+    ] + ([("Rated maximum", f"{t.reference_celsius} °C")] if t.reference_celsius is not None else []))
+    out += _section("Device status (log page 0x11)", info.device_status, lambda s: [
+        ("Cleaning required", _fmt(s.cleaning_required)),
+        ("Cleaning requested", _fmt(s.cleaning_requested)),
+        ("Medium present", _fmt(s.medium_present)),
+        ("Write protected", _fmt(s.write_protected)),
+        ("Activity", s.activity),
+    ])
+    out += _section("Device statistics (log page 0x14)", info.device_statistics, lambda d: [
+        (_stat_label(k), _fmt(v)) for k, v in d.figures.items()
+    ] + [(f"Head hours on {m.density}", f"{m.head_hours:,} (medium type 0x{m.medium_type:02X})") for m in d.per_medium]
+        or [("", "none reported")])
+    out += _section("SAS port (log page 0x18)", info.ports, lambda phys: [
+        row for p in phys for row in (
+            (f"Port {p.port} phy {p.phy}", f"{p.link_rate}, SAS address {p.sas_address}"),
+            ("  Invalid dwords", _fmt(p.invalid_dwords)),
+            ("  Disparity errors", _fmt(p.disparity_errors)),
+            ("  Loss of dword sync", _fmt(p.loss_of_sync)),
+            ("  PHY reset problems", _fmt(p.phy_reset_problems)),
+        )
+    ] or [("", "no SAS phy reported")])
+    out += _section("Tape diagnostic data (log page 0x16)", info.diagnostics, lambda entries: [
+        (f"{e.head_hours:,} head hours", f"{e.sense}, command 0x{e.opcode:02X}, medium {e.medium_id or '-'}"
+                                         + (" (repeated)" if e.repeat else ""))
+        for e in entries
+    ] or [("", "no errors recorded")])
+    out += _section("Non-medium errors (log page 0x06)", info.non_medium_errors, lambda n: [("Count", _fmt(n))])
+    return out
+
+
 def _stat_label(name: str) -> str:
     text = name.replace("_", " ").capitalize()
-    return text.replace(" mb", " MB").replace("Mb ", "MB ").replace("Bom ", "BOM ").replace("Mom ", "MOM ")
+    text = text.replace(" mb", " MB").replace("Mb ", "MB ").replace("Bom ", "BOM ").replace("Mom ", "MOM ")
+    return text.replace(" ms", " (ms)").replace("Hard ", "Hard (unrecovered) ")

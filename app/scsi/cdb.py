@@ -34,6 +34,7 @@ MODE_SELECT_10 = 0x55
 MODE_SENSE_10 = 0x5A
 READ_ATTRIBUTE = 0x8C
 LOCATE_16 = 0x92
+SECURITY_PROTOCOL_IN = 0xA2
 
 OPCODE_NAMES = {
     TEST_UNIT_READY: "TEST UNIT READY",
@@ -57,6 +58,7 @@ OPCODE_NAMES = {
     MODE_SENSE_10: "MODE SENSE(10)",
     READ_ATTRIBUTE: "READ ATTRIBUTE",
     LOCATE_16: "LOCATE(16)",
+    SECURITY_PROTOCOL_IN: "SECURITY PROTOCOL IN",
 }
 
 MAX_24 = 0xFFFFFF
@@ -257,3 +259,13 @@ def read_attribute(action: AttributeAction | int = AttributeAction.VALUES, *, fi
         + _u(alloc, 4, "allocation length")
         + bytes([int(cache), 0])
     )
+
+
+#: Security protocol 20h: tape data encryption (SSC-4 8.5, SPC-4 SECURITY PROTOCOL IN).
+PROTOCOL_TAPE_ENCRYPTION = 0x20
+
+
+def security_protocol_in(protocol: int, specific: int, *, alloc: int = 0x2000) -> bytes:
+    """SECURITY PROTOCOL IN (12 bytes): reads a security page; it changes nothing on the drive or the tape."""
+    return (bytes([SECURITY_PROTOCOL_IN, _check(protocol, 0, 255, "security protocol")]) + _u(specific, 2, "protocol specific")
+            + bytes([0, 0]) + _u(alloc, 4, "allocation length") + bytes([0, 0]))

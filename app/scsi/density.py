@@ -3,6 +3,12 @@
 The density codes are the ones LTO drives report in the mode block descriptor and in
 REPORT DENSITY SUPPORT; cross-checked against public drive code (e.g. LTO tooling
 tables pairing 0x5D with "LTO-7 M8" and 0x60 with LTO-9).
+
+LTO-10: 0x62 (LTO-10 media, IBM "LA") and 0x63 (the higher-capacity LTO-10 media, IBM
+"PA"), as LTFS names them (github.com/LinearTapeFileSystem/ltfs, src/libltfs/tape_ops.h:
+``TC_DC_LTO10 = 0x62``, ``TC_DC_LTOP10 = 0x63``; src/tape_drivers/ibm_tape.c pairs both
+with ``DRIVE_GEN_LTO10``). 0x62 is also what a real IBM ULT3580-TDA reports on its device
+statistics page (issue 15).
 """
 from __future__ import annotations
 
@@ -24,6 +30,8 @@ LTO_DENSITIES: dict[int, tuple[int, str]] = {
     0x5D: (8, "LTO-7 type M (M8)"),
     0x5E: (8, "LTO-8"),
     0x60: (9, "LTO-9"),
+    0x62: (10, "LTO-10"),
+    0x63: (10, "LTO-10 PA (higher-capacity media)"),
 }
 
 

@@ -3,7 +3,8 @@
 ``parse_log_page(data)`` decodes any page into ``LogPage`` (page code, subpage,
 parameters) and returns the typed subclass for the pages tapediag interprets:
 0x00 supported pages, 0x02/0x03 write/read error counters, 0x0C sequential access,
-0x17 volume statistics, 0x1B data compression, 0x2E TapeAlert. Typed pages expose
+0x17 volume statistics, 0x1B data compression, 0x2E TapeAlert (and, registered by
+``app.scsi.devicelogs``, the drive-wide pages 0x06 0x0D 0x11 0x12 0x14 0x16 0x18 0x1A). Typed pages expose
 their values as properties (None when the drive omits a parameter); the raw
 parameters stay available for anything vendor-specific.
 
@@ -422,6 +423,11 @@ _TYPED: dict[int, type[LogPage]] = {
 }
 
 
+def register_typed(page_code: int, cls: type[LogPage]) -> None:
+    """Let ``parse_log_page`` return ``cls`` for a page (``app.scsi.devicelogs`` registers the drive-wide pages)."""
+    _TYPED[page_code] = cls
+
+
 def parse_log_page(data: bytes) -> LogPage:
     """Decode any log page; the typed subclass when tapediag knows the page."""
     data = bytes(data)
@@ -441,3 +447,8 @@ def tapealert_page(active: set[int] | frozenset[int]) -> bytes:
     params = tuple(LogParameter(code=c, du=False, tsd=False, etc=False, tmc=0, format_linking=0, value=bytes([1 if c in active else 0]))
                    for c in range(1, 0x41))
     return LogPage(PAGE_TAPEALERT, 0, False, False, params).build()
+
+
+# The drive-wide pages live in their own module and register themselves here; imported last so
+# that ``parse_log_page`` knows them whichever of the two modules a caller imports first.
+from app.scsi import devicelogs as _devicelogs  # noqa: F401

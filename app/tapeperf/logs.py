@@ -1,13 +1,15 @@
 """The drive's own counters, read before and after a performance test (never during).
 
 Error counters (pages 0x02/0x03) and the Data Compression page (0x1B) are read at both
-ends and reported as deltas; the TapeAlert page (0x2E) only once, after the test,
-because reading it clears its flags. A page the drive lacks is "not supported", never
+ends and reported as deltas; TapeAlert only once, after the test: from the TapeAlert
+response page (0x12) where the drive lists it (its flags stay set), else from 0x2E, whose
+reading clears them. A page the drive lacks is "not supported", never
 a failure of the test.
 """
 from __future__ import annotations
 
 from app.drive import TapeDrive
+from app.scsi.devicelogs import PAGE_TAPEALERT_RESPONSE, TapeAlertResponse
 from app.tapeperf.results import LogDelta, TapePerfResult
 from native.errors import DeviceError
 
@@ -87,6 +89,15 @@ class DriveLogs:
         else:
             result.drive_ratio_note = "the drive reports no compression figures for this run"
         pages = self.pages()
+        if pages is not None and PAGE_TAPEALERT_RESPONSE in pages:
+            # TapeAlert response (0x12): the same flags, and reading it leaves them set for the next look.
+            try:
+                response = self.drive.log_sense(PAGE_TAPEALERT_RESPONSE)
+            except DeviceError:
+                response = None
+            if isinstance(response, TapeAlertResponse):
+                result.tapealert = [f"{f.code:02X}h {f.name}" for f in response.active]
+                return
         if pages is not None and 0x2E not in pages:
             self._not_supported(result, 0x2E)
             return

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 
+from app.drive import generation_from_product
 from native.errors import InvalidParameter
 
 from .data import Link, links
@@ -58,8 +59,11 @@ def parse_on_off(text: str) -> bool:
 
 
 def parse_generation(text: str) -> tuple[int, bool]:
-    """'LTO-9', 'lto9', '9', 'ULTRIUM-HH9', 'Ultrium 9-SCSI' -> (9, half_height)."""
-    half = bool(re.search(r"\bHH|HH\d|half", text, re.IGNORECASE))
+    """'LTO-9', 'lto9', '9', 'ULTRIUM-HH9', 'Ultrium 9-SCSI' -> (9, half_height); IBM's 'ULT3580-TDA' -> (10, False)."""
+    half = bool(re.search(r"\bHH|HH[\dA-Z]|half", text, re.IGNORECASE))
+    lettered = generation_from_product(text) if re.search(r"-(?:HH|TD)[A-Z]\b", text, re.IGNORECASE) else None
+    if lettered is not None:  # IBM's letter naming: one table for it, in app.drive
+        return lettered, half
     m = re.search(r"(?:LTO|ULTRIUM)[\s_-]*(?:HH|TD|FH)?[\s_-]*(\d{1,2})", text, re.IGNORECASE) or re.fullmatch(r"\s*(\d{1,2})\s*", text)
     if not m or not 1 <= int(m.group(1)) <= 10:
         raise InvalidParameter(f"cannot tell the LTO generation from {text!r} (examples: LTO-4, LTO-9)")

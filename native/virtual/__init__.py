@@ -1,4 +1,4 @@
-"""The virtual LTO drive (``virtual:lto5`` ... ``virtual:lto9``).
+"""The virtual LTO drive (``virtual:lto5`` ... ``virtual:lto10``).
 
 ``open_virtual(device)`` parses the device string's options (``options.py``), opens
 or creates the cartridge file (``cartridge.py``) and returns a ``Transport`` that

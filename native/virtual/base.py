@@ -7,7 +7,7 @@ against its part of SSC / SPC on its own.
 from __future__ import annotations
 
 from native.transport import Buffer
-from native.virtual import pages
+from native.virtual import health, pages
 from native.virtual.cartridge import Cartridge
 from native.virtual.model import TapeModel
 from native.virtual.options import VirtualOptions
@@ -27,6 +27,9 @@ class DriveBase:
     pos: int  # logical object number: records (blocks and filemarks) before the head
     load: dict[str, int]  # host/tape bytes written/read since this cartridge was loaded
     tapealert: set[int]
+    life: health.DriveLife  # the drive's own lifetime state (drive-wide log pages)
+    serial: str
+    naa: int
     _t: float  # model time the current command arrived
     _t_done: float  # model time it completes
 

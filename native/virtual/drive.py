@@ -9,7 +9,9 @@ Deliberate simplifications, documented for users of the emulation: one partition
 fixed-format sense only; no UNIT ATTENTION after load; positioning (rewind, locate,
 space, erase) is instantaneous apart from flushing buffered writes; error counters
 are always zero, TapeAlert flags only come from ``tapealert=`` (and 09h after a write
-to a protected cartridge); no vendor log pages (HP's 0x34 is not emulated).
+to a protected cartridge); HP's vendor page 0x34 is the only vendor page. The drive-wide
+pages (0x06 0x0D 0x11 0x12 0x14 0x16 0x18 0x1A, ``health.py``) report a modelled drive life
+driven by ``hours=``, ``temp=``, ``phyerrors=`` and the cleaning flags of ``tapealert=``.
 """
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ from typing import Callable
 from native.errors import CommandTimeout, ConnectionLost, InvalidParameter
 from native.paths import data_dir
 from native.transport import CHECK_CONDITION, DEFAULT_TIMEOUT, GOOD, Buffer, CommandResult, Transport, WritableBuffer, make_data_in
-from native.virtual import pages
+from native.virtual import health, pages
 from native.virtual.cartridge import Cartridge, is_zero
 from native.virtual.estimate import CompressionEstimator
 from native.virtual.model import ModelParams, TapeModel
@@ -63,6 +65,10 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
         self.pos = 0
         self.mode = pages.ModeState(density_code=DENSITY[self.cart.meta.generation])
         self.tapealert = set(opts.tapealert)
+        # Cleaning wanted survives a read of page 0x2E (which clears the flags): it is the drive's state.
+        self.life = health.DriveLife(power_on_hours=opts.hours, temperature=opts.temperature, phy_errors=opts.phy_errors,
+                                     cleaning_required=health.CLEAN_NOW in self.tapealert,
+                                     cleaning_requested=health.CLEAN_PERIODIC in self.tapealert)
         self.model = TapeModel(
             ModelParams(self.spec.speed_steps, self.spec.buffer_size, self.spec.interface_rate, opts.backhitch, opts.restart)
         )
@@ -73,6 +79,7 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
         self.last_io_error = ""  # the OS error behind the last MEDIUM ERROR (disk full...)
         if self.loaded:
             self.cart.meta.load_count += 1
+            self.life.loads_this_session += 1
             self.cart.save_meta()
         self._handlers: dict[int, Callable[[bytes, Buffer | None, memoryview], int]] = {
             0x00: self._test_unit_ready, 0x01: self._rewind, 0x03: self._request_sense,
@@ -82,7 +89,7 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
             0x16: self._nop, 0x17: self._nop, 0x1E: self._nop,
             0x19: self._erase, 0x1B: self._load_unload, 0x2B: self._locate, 0x92: self._locate,
             0x34: self._read_position, 0x44: self._report_density, 0x4D: self._log_sense,
-            0x8C: self._read_attribute, 0x91: self._space16,
+            0x8C: self._read_attribute, 0x91: self._space16, 0xA2: self._security_protocol_in,
         }
 
     def _check_cartridge(self, opts: VirtualOptions) -> None:
@@ -123,6 +130,8 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
             # 03/0C/00 WRITE ERROR or 03/11/00 UNRECOVERED READ ERROR, as a drive would say.
             status, sense, n = CHECK_CONDITION, fixed_sense(0x3, 0x0C if cdb[0] in (0x0A, 0x10) else 0x11, 0), 0
             self.last_io_error = str(exc)
+        if status == CHECK_CONDITION and len(sense) > 13 and sense[2] & 0x0F in (0x3, 0x4):
+            self._remember_error(cdb[0], sense)
         if self._t_done - self._t > timeout:
             self.pacer.finish(self._t + timeout)
             raise CommandTimeout(f"command 0x{cdb[0]:02X} timed out after {timeout:g} s", device=self.device)
@@ -132,6 +141,16 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
     @property
     def emulator_lag(self) -> float | None:
         return self.pacer.lost if self.pacer.realtime else None
+
+    def _remember_error(self, opcode: int, sense: bytes) -> None:
+        """A MEDIUM or HARDWARE ERROR goes into the tape diagnostic data page (0x16), newest last, four kept."""
+        life = self.life
+        entry = health.diagnostic_entry(sense_key=sense[2] & 0x0F, asc=sense[12], ascq=sense[13], opcode=opcode,
+                                        density_code=DENSITY[self.cart.meta.generation], head_hours=life.head_hours,
+                                        hours_since_clean=life.head_hours % health.HEAD_HOURS_PER_CLEANING,
+                                        medium_id=self.cart.meta.serial, revision=self.spec.revision,
+                                        timestamp_ms=int(self._t * 1000))
+        life.diagnostics = (life.diagnostics + [entry])[-4:]
 
     def close(self) -> None:
         if not self._closed:

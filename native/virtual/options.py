@@ -18,7 +18,7 @@ maxfile=S      disk budget of the cartridge file (default 4 x capacity): reachin
 wp=0|1         write-protect tab (kept in the cartridge until changed)
 worm=0|1       WORM medium; only when the cartridge is created
 loaded=0|1     0: no cartridge in the drive (NOT READY 02/3A/00 until LOAD)
-halfheight=1   half-height drive (slower speed steps on LTO-8/9)
+halfheight=1   half-height drive (slower speed steps on LTO-8/9; refused for LTO-10, full height only)
 interface=MBs  host link limit in MB/s (default SAS 6G = 600 for LTO-5/6, 12G = 1200)
 buffer=S       drive buffer (default 256 MiB LTO-5, 512 MiB LTO-6, 1 GiB LTO-7+)
 backhitch=s    seconds a stopped tape needs to reposition and restart (default 2)
@@ -26,6 +26,12 @@ restart=f      buffer fill (0.05-1) at which a stopped tape restarts (default 1 
 realtime=0|1   0: no sleeping, commands return at once (functional tests)
 tapealert=a,b  TapeAlert flags raised at open (cleared by reading page 0x2E)
 barcode=TEXT   the cartridge's barcode (MAM 0x0806), when it is created
+hours=N        the drive's power-on hours (default 2000); head hours, loads, cleanings and
+               metres on the device statistics page (0x14) follow from it (a worn drive: 40000)
+temp=C         drive temperature in degrees C on log page 0x0D (default 38)
+phyerrors=N    SAS PHY invalid-dword and disparity counts on page 0x18 (a bad cable: 5000)
+encrypt=0|1    1: the drive reports AES-256-GCM encryption on (SECURITY PROTOCOL IN 20h status
+               page; data is still stored in the clear, this is a training prop). LTO-4 and later
 =============  ==========================================================================
 """
 from __future__ import annotations
@@ -36,7 +42,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from native.errors import InvalidParameter
-from native.virtual.specs import GENERATIONS, GenerationSpec, spec_for
+from native.virtual.specs import FULL_HEIGHT_ONLY, GENERATIONS, GenerationSpec, spec_for
 
 #: Default virtual cartridge size in bytes of tape (compressed bytes). Small enough for
 #: any laptop disk; the file grows with the uncompressed data actually written.
@@ -96,6 +102,10 @@ class VirtualOptions:
     max_file: int | None = None  # disk budget of the cartridge file
     tapealert: tuple[int, ...] = ()
     barcode: str | None = None
+    hours: int = 2000  # the drive's power-on hours (device statistics page)
+    temperature: int = 38  # degrees C (temperature page)
+    phy_errors: int = 0  # SAS PHY error counts (protocol specific port page)
+    encrypt: bool = False  # report data encryption on (SECURITY PROTOCOL IN status page)
     explicit: set[str] = field(default_factory=set)
 
     @property
@@ -129,6 +139,8 @@ def parse_device(device: str) -> VirtualOptions:
             raise InvalidParameter(f"option '{key}' given twice in {device!r}")
         opts.explicit.add(key)
         _apply(opts, key, value)
+    if opts.half_height and opts.generation in FULL_HEIGHT_ONLY:
+        raise InvalidParameter(f"halfheight=1: no half-height LTO-{opts.generation} figures are published; virtual:lto{opts.generation} is full height")
     return opts
 
 
@@ -179,6 +191,15 @@ def _apply(opts: VirtualOptions, key: str, value: str) -> None:
         if not (0 < len(value) <= 32 and value.isprintable() and value.isascii()):
             raise InvalidParameter(f"barcode={value!r} must be 1-32 printable ASCII characters")
         opts.barcode = value
+    elif key == "hours":
+        opts.hours = int(_number(value, key, low=0, high=1_000_000))
+    elif key == "temp":
+        opts.temperature = int(_number(value, key, low=0, high=100))
+    elif key == "encrypt":
+        opts.encrypt = _flag(value, key)
+    elif key == "phyerrors":
+        opts.phy_errors = int(_number(value, key, low=0, high=4_000_000_000))
     else:
-        known = "cartridge, capacity, maxfile, wp, worm, halfheight, interface, buffer, loaded, backhitch, restart, realtime, ew, tapealert, barcode"
+        known = ("cartridge, capacity, maxfile, wp, worm, halfheight, interface, buffer, loaded, backhitch, restart, "
+                 "realtime, ew, tapealert, barcode, hours, temp, phyerrors, encrypt")
         raise InvalidParameter(f"unknown virtual drive option '{key}'", hint=f"known: {known}")

@@ -96,8 +96,10 @@ def block_descriptor(state: ModeState, changeable: bool) -> bytes:
 #: density code -> (bits per mm, tracks)
 _GEOMETRY = {0x44: (9638, 704), 0x46: (13250, 896), 0x58: (15142, 1280), 0x5A: (15143, 2176),
              0x5C: (19094, 3584), 0x5E: (20668, 6656), 0x60: (20668, 8960)}
+# LTO-10 (0x62): no public bits/mm or track count found, so the descriptor reports 0 ("not
+# given") for them rather than an invented figure; 30 TB native: shared/design/lto-drives.md.
 _NATIVE_MB = {0x44: 400_000, 0x46: 800_000, 0x58: 1_500_000, 0x5A: 2_500_000, 0x5C: 6_000_000,
-              0x5E: 12_000_000, 0x60: 18_000_000}
+              0x5E: 12_000_000, 0x60: 18_000_000, 0x62: 30_000_000}
 
 
 def density_descriptor(code: int, *, writable: bool, default: bool, capacity_mb: int | None = None) -> bytes:

@@ -27,6 +27,7 @@ class PositioningCommands(DriveBase):
             if not self.loaded:
                 self.loaded = True
                 self.cart.meta.load_count += 1
+                self.life.loads_this_session += 1
                 self.load = dict.fromkeys(self.load, 0)
             self._reposition(0)
         elif self.loaded:

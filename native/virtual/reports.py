@@ -10,7 +10,7 @@ import struct
 from typing import Callable
 
 from native.transport import Buffer
-from native.virtual import pages
+from native.virtual import health, pages
 from native.virtual.base import DriveBase
 from native.virtual.sense import invalid_field
 from native.virtual.specs import DENSITY
@@ -85,7 +85,32 @@ class ReportCommands(DriveBase):
         return {0x02: lambda: self._log_errors(self.load["host_w"]),
                 0x03: lambda: self._log_errors(self.load["host_r"]), 0x0C: self._log_sequential,
                 0x17: self._log_volume, 0x1B: self._log_compression, 0x2E: self._log_tapealert,
-                0x34: self._log_hp_performance}
+                0x34: self._log_hp_performance,
+                # drive-wide pages (issue 15), in ``health.py``
+                0x06: health.non_medium_errors, 0x0D: lambda: health.temperature(self.life),
+                0x11: self._log_device_status, 0x12: lambda: health.tapealert_response(self.tapealert),
+                0x14: lambda: health.device_statistics(self.life, serial=self.serial,
+                                                       density_code=DENSITY[self.cart.meta.generation]),
+                0x16: lambda: health.tape_diagnostic(self.life),
+                0x18: lambda: health.protocol_port(self.life, sas_address=self.naa, interface_rate=self.spec.interface_rate),
+                0x1A: lambda: health.power_conditions(self.life)}
+
+    def _security_protocol_in(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
+        """SECURITY PROTOCOL IN, protocol 20h (tape data encryption), pages 0000h/0010h/0020h only."""
+        protocol, page = cdb[1], struct.unpack_from(">H", cdb, 2)[0]
+        alloc = struct.unpack_from(">I", cdb, 6)[0]
+        if protocol != 0x20 or cdb[4] & 0x80:  # other protocols; INC_512
+            raise invalid_field()
+        encrypted = self.opts.encrypt and self.loaded and self.cart.count > 0
+        data = health.encryption_page(page, encrypt=self.opts.encrypt, volume_encrypted=encrypted)
+        if data is None:
+            raise invalid_field()
+        return self._reply(data, alloc, buf)
+
+    def _log_device_status(self) -> list[bytes]:
+        return health.dt_device_status(self.life, loaded=self.loaded, write_protected=self.cart.meta.write_protect,
+                                       compression=self.mode.compression, alerts=bool(self.tapealert),
+                                       encryption=self.opts.encrypt)
 
     @staticmethod
     def _log_errors(processed: int) -> list[bytes]:
@@ -103,7 +128,7 @@ class ReportCommands(DriveBase):
             pages.counter(0x0006, self._early_warning // mb),
             pages.counter(0x0007, cart.tape_used(self.pos) // mb),
             pages.counter(0x0008, self.spec.buffer_size // mb),
-            pages.counter(0x0100, 0, 8),
+            pages.counter(0x0100, int(self.life.cleaning_required), 8),
         ]
 
     def _log_volume(self) -> list[bytes]:

@@ -122,9 +122,9 @@ def test_last_device_and_last_parameters_persist(qtbot):
 
 
 def test_first_start_selects_the_newest_virtual_drive(qtbot, window):
-    """No remembered device and no drive attached: the README's promise, virtual LTO-9."""
+    """No remembered device and no drive attached: the README's promise, the newest virtual LTO (LTO-10)."""
     qtbot.waitUntil(lambda: window.devices.selected is not None, timeout=15000)
-    assert window.devices.selected == "virtual:lto9"
+    assert window.devices.selected == "virtual:lto10"
     wait_idle(qtbot, window)
 
 

@@ -111,9 +111,9 @@ def test_density_support_and_generations() -> None:
         0x60, True, True, 20668, 127, 8960, 18_000_000)
     assert (d.assigning_organization, d.density_name, d.description, d.generation) == ("LTO-CVE", "U-832", "Ultrium 9/16T", 9)
     assert DensitySupport.parse(ds.build()) == DensitySupport(ds.descriptors)
-    assert [lto_generation(c) for c in (0x40, 0x42, 0x44, 0x46, 0x58, 0x5A, 0x5C, 0x5D, 0x5E, 0x60)] == [1, 2, 3, 4, 5, 6, 7, 8, 8, 9]
+    assert [lto_generation(c) for c in (0x40, 0x42, 0x44, 0x46, 0x58, 0x5A, 0x5C, 0x5D, 0x5E, 0x60, 0x62, 0x63)] == [1, 2, 3, 4, 5, 6, 7, 8, 8, 9, 10, 10]
     assert lto_generation(0x00) is None and lto_generation(0x99) is None
-    assert density_name(0x5D) == "LTO-7 type M (M8)" and density_name(0) == "default" and len(LTO_DENSITIES) == 10
+    assert density_name(0x5D) == "LTO-7 type M (M8)" and density_name(0) == "default" and len(LTO_DENSITIES) == 12
 
 
 def test_log_pages_typed() -> None:

@@ -266,3 +266,13 @@ def test_after_a_timeout_or_a_lost_connection_nothing_more_is_sent(fault) -> Non
     assert len(faulty.calls) == stuck_call, [hex(c[0]) for c in faulty.calls[stuck_call:]]
     w = r.phase("write")
     assert r.status == "failed" and w.end_reason == "error" and w.bytes == 5 * MiB
+
+
+def test_tapealert_after_the_run_comes_from_page_0x12_and_stays_set(lto9: TapeDrive) -> None:
+    """The drive lists the TapeAlert response page: the run reports the flags without clearing them."""
+    lto9.transport.tapealert = {0x03}  # the virtual drive raises "hard error"
+    faulty = FaultyTransport(lto9.transport)
+    r = run_test(TapeDrive(faulty), TapePerfParams(direction="write", size=2 * MiB))
+    assert r.status == "complete" and r.tapealert == ["03h Hard error"]
+    assert not [cdb for cdb in faulty.calls if cdb[0] == 0x4D and cdb[2] & 0x3F == 0x2E]
+    assert lto9.transport.tapealert == {0x03}  # still set for the next look (info, a technician)

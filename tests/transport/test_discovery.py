@@ -75,7 +75,7 @@ def test_machine_without_scsi_tape_class(tmp_path: Path) -> None:
 def test_discover_lists_virtual_drives_last(fake_sysfs: tuple[Path, Path]) -> None:
     sysfs, dev = fake_sysfs
     entries = discover(sysfs_root=sysfs, dev_root=dev)
-    assert [e.device for e in entries[-5:]] == [f"virtual:lto{g}" for g in range(5, 10)]
+    assert [e.device for e in entries[-6:]] == [f"virtual:lto{g}" for g in range(5, 11)]
     assert entries[0].device == str(dev / "nst0")
 
 
@@ -96,7 +96,7 @@ def test_cli_devices_json_lists_virtual_drives(capsys: pytest.CaptureFixture[str
     assert main(["devices", "--json"]) == 0
     listed = json.loads(capsys.readouterr().out)
     devices = [item["device"] for item in listed]
-    assert [d for d in devices if d.startswith("virtual:")] == [f"virtual:lto{g}" for g in range(5, 10)]
+    assert [d for d in devices if d.startswith("virtual:")] == [f"virtual:lto{g}" for g in range(5, 11)]
     assert set(listed[0]) == set(DeviceEntry("x", "virtual", "x").to_dict())
 
 

@@ -122,6 +122,7 @@ def test_parsers() -> None:
     assert parse_on_off("on") is True and parse_on_off("OFF") is False
     assert parse_generation("LTO-9") == (9, False) and parse_generation("ULTRIUM-HH8") == (8, True)
     assert parse_generation("Ultrium 5-SCSI") == (5, False) and parse_generation("4") == (4, False)
+    assert parse_generation("ULT3580-TDA") == (10, False) and parse_generation("ULTRIUM-HHA") == (10, True)
     for bad, fn in (("huge", parse_block_size), ("carrier pigeon", parse_link), ("maybe", parse_on_off), ("DLT", parse_generation)):
         with pytest.raises(InvalidParameter):
             fn(bad)

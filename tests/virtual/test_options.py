@@ -27,10 +27,11 @@ def test_full_option_set() -> None:
 
 
 @pytest.mark.parametrize("device", [
-    "virtual:lto4", "virtual:lto10", "virtual:ltox", "virtual:lto9?bogus=1", "virtual:lto9?wp=maybe",
+    "virtual:lto4", "virtual:lto11", "virtual:lto10?halfheight=1", "virtual:ltox", "virtual:lto9?bogus=1", "virtual:lto9?wp=maybe",
     "virtual:lto9?capacity=lots", "virtual:lto9?capacity=10", "virtual:lto9?wp", "virtual:lto9?wp=1&wp=0",
     "virtual:lto9?tapealert=0", "virtual:lto9?tapealert=a", "virtual:lto9?restart=2", "virtual:lto9?buffer=1",
     "virtual:lto9?interface=-5", "virtual:lto9?cartridge=", "virtual:lto9?maxfile=1K",
+    "virtual:lto9?temp=500", "virtual:lto9?hours=-1", "virtual:lto9?phyerrors=many",
 ])
 def test_bad_options_are_rejected(device: str) -> None:
     with pytest.raises(InvalidParameter) as err:

@@ -126,6 +126,18 @@ def test_report_density_support(open_drive) -> None:
     assert media[4] == 0x60 and struct.unpack_from(">I", media, 4 + 12)[0] == (1 << 30) // 10**6
 
 
+def test_lto10_reads_and_writes_lto10_media_only(open_drive) -> None:
+    """LTO-10 breaks the one-generation-back rule (LTFS ibm_tape.c lists only LTO-10 media for it)."""
+    d = open_drive(gen=10, capacity="1G")
+    r = d.execute(bytes([0x44, 0, 0, 0, 0, 0, 0, 0x10, 0, 0]), data_in=4096)
+    data = bytes(r.data)
+    assert struct.unpack_from(">H", data)[0] == len(data) - 2 == 2 + 52
+    assert (data[4], data[6]) == (0x62, 0xA1)  # LTO-10, writable + default
+    assert struct.unpack_from(">I", data, 4 + 12)[0] == 30_000_000  # 30 TB native, in 10^6-byte units
+    std = bytes(d.execute(bytes([0x12, 0, 0, 0, 96, 0]), data_in=96).data)
+    assert std[16:32] == b"Ultrium 10-SCSI " and std[32:36] == b"VAA0"
+
+
 def test_hp_performance_page_reports_the_model_figures(open_drive) -> None:
     from app.scsi.logpages import HpPerformance, parse_log_page
 

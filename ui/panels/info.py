@@ -14,8 +14,10 @@ class InfoPanel(WizardPanel):
     tab_title = "Drive &information"
     title = "Drive information"
     description = ("Reads the drive's identity, firmware, the cartridge's memory (MAM), active TapeAlert flags "
-                   "and error counters, and gives a health verdict. Reading TapeAlert clears the drive's flags, "
-                   "so the page is read once per run. Nothing is written to the tape.")
+                   "and error counters, the drive's temperature, status, lifetime statistics and SAS link counters, "
+                   "and gives a health verdict. TapeAlert is read from the response page (0x12) where the drive "
+                   "has it, which leaves the flags set; otherwise page 0x2E is read once, which clears them. "
+                   "Nothing is written to the tape.")
     steps = ("Choose", "Read", "Results")
 
     def __init__(self, workers, parent: QWidget | None = None) -> None:
