@@ -376,6 +376,11 @@ class TapeDrive:
     def _data_in(self, cdb: bytes, alloc: int, timeout: float = DEFAULT_TIMEOUT) -> bytes:
         return bytes(self._command(cdb, data_in=alloc, timeout=timeout).data)
 
+    def query_raw(self, cdb: bytes, alloc: int) -> bytes:
+        """A query's answer as the drive sent it (the support ticket keeps raw pages). Goes through
+        both gates: nothing reaches a non-tape, nothing that changes state in a read-only session."""
+        return self._data_in(cdb, alloc)
+
     # -- identity -----------------------------------------------------------------
 
     def inquiry(self) -> Inquiry:

@@ -22,6 +22,7 @@ from native.errors import InvalidParameter, SafetyRefusal, TapediagError
 COMMAND_MODULES = (
     "devices",
     "info",
+    "ticket",
     "tape_perf",
     "create_data",
     "read_data",

@@ -1,0 +1,44 @@
+"""``tapediag ticket DEVICE -o FILE.zip``: the support ticket (``app.ticket``), read-only.
+
+Capture first, before anyone cleans, updates or writes: the zip holds every page the
+drive answers, raw (sg3_utils ``--inhex`` format) and decoded, with a summary to read
+first. It is also recorded in the history as a ``drive-info`` run with the raw pages, so
+a later report can compare them.
+"""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from app.ticket import check_output, collect, write
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "ticket",
+        help="capture a support ticket (zip): every page the drive reports, raw and decoded, read-only",
+        description="Read-only: nothing is written to the drive and the tape is not moved. Captures identity, "
+                    "VPD pages, every supported log page (TapeAlert from page 12h where the drive has it, so its "
+                    "flags are not cleared), mode pages, cartridge memory, density support, encryption status, "
+                    "the drive's error history, the host's facts and this drive's recent runs. Raw pages are in "
+                    "sg3_utils --inhex format (sg_logs --inhex FILE). Run it before cleaning, updating or testing.",
+    )
+    parser.add_argument("device", metavar="DEVICE",
+                        help="/dev/sgN, /dev/nstN, \\\\.\\TapeN, iscsi://host/iqn/lun or virtual:lto9")
+    parser.add_argument("-o", "--output", metavar="FILE.zip", type=Path, required=True, help="the zip to write")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from app.history import record
+
+    check_output(args.output)  # before the drive is opened: a bad path costs nothing
+    ticket = collect(args.device)  # a drive that cannot be reached leaves no run
+    with record("drive-info", ticket.device, {"ticket": str(args.output)}) as rec:
+        results = ticket.info.to_dict() if ticket.info is not None else {}
+        results["raw_pages"] = {c.name: c.data.hex() for c in ticket.captures if c.data is not None}
+        rec.results = results
+        path = write(ticket, args.output)
+    print(f"Support ticket written to {path}: {ticket.captured} pages of {len(ticket.captures)} queries, "
+          f"read-only (recorded as run {rec.run_id}).")
+    return 0
