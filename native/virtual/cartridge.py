@@ -29,11 +29,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from native.errors import DeviceError, InvalidParameter, TransportError
+from native.virtual import fileio
 
-try:
-    import fcntl
-except ImportError:  # Windows: no advisory locks; one process per cartridge is up to the user
-    fcntl = None  # type: ignore[assignment]
 
 MAGIC = b"TDCART01"
 HEADER_SIZE = 64 << 10
@@ -155,15 +152,12 @@ class Cartridge:
         except OSError as exc:
             raise TransportError(f"cannot create the folder of virtual cartridge {path}: {exc.strerror}") from None
         fd = _open_regular(path)
-        if fcntl is not None:
-            # Like a real drive, a cartridge is in one drive at a time: two processes
-            # appending to one file would corrupt it.
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                os.close(fd)
-                raise TransportError(f"virtual cartridge {path} is in use by another program",
-                                     hint="close the other tapediag window or command using it") from None
+        # Like a real drive, a cartridge is in one drive at a time: two processes
+        # appending to one file would corrupt it.
+        if not fileio.lock_exclusive(fd):
+            os.close(fd)
+            raise TransportError(f"virtual cartridge {path} is in use by another program",
+                                 hint="close the other tapediag window or command using it")
         size = os.fstat(fd).st_size
         if size == 0:
             meta = CartridgeMeta(
@@ -178,7 +172,7 @@ class Cartridge:
             cart._write_header()
             os.fsync(fd)
             return cart
-        head = os.pread(fd, HEADER_SIZE, 0)
+        head = fileio.pread(fd, HEADER_SIZE, 0)
         if not head.startswith(MAGIC):
             os.close(fd)
             raise InvalidParameter(f"{path} is not a tapediag virtual cartridge")
@@ -198,7 +192,7 @@ class Cartridge:
 
     def _load_index(self) -> None:
         n = self.meta.index_count
-        raw = os.pread(self._fd, 25 * n, self.meta.index_offset)
+        raw = fileio.pread(self._fd, 25 * n, self.meta.index_offset)
         if len(raw) != 25 * n:
             self._scan()
             return
@@ -213,7 +207,7 @@ class Cartridge:
         """Rebuild the index from the self-describing records (after an unclean stop)."""
         offset, end, tape = DATA_START, os.fstat(self._fd).st_size, 0
         while offset + _REC.size <= end:
-            magic, kind, length, charged = _REC.unpack(os.pread(self._fd, _REC.size, offset))
+            magic, kind, length, charged = _REC.unpack(fileio.pread(self._fd, _REC.size, offset))
             payload = length if kind == KIND_BLOCK else 0
             if magic != REC_MAGIC or kind not in (KIND_BLOCK, KIND_FILEMARK, KIND_ZERO) or offset + _REC.size + payload > end:
                 break
@@ -233,7 +227,7 @@ class Cartridge:
         body = json.dumps(asdict(self.meta), separators=(",", ":")).encode()
         if len(body) + len(MAGIC) + 4 > HEADER_SIZE:
             raise DeviceError("virtual cartridge metadata too large")
-        os.pwrite(self._fd, MAGIC + struct.pack("<I", len(body)) + body, 0)
+        fileio.pwrite(self._fd, MAGIC + struct.pack("<I", len(body)) + body, 0)
 
     def _dirty(self) -> None:
         if self.meta.clean:
@@ -250,7 +244,7 @@ class Cartridge:
         if not self.meta.clean:
             n = len(self._offsets)
             blob = self._offsets.tobytes() + self._lengths.tobytes() + self._tape.tobytes() + self._kinds.tobytes()
-            os.pwrite(self._fd, blob, self.data_end)
+            fileio.pwrite(self._fd, blob, self.data_end)
             os.ftruncate(self._fd, self.data_end + len(blob))
             os.fsync(self._fd)
             self.meta.index_offset, self.meta.index_count, self.meta.clean = self.data_end, n, True
@@ -320,7 +314,7 @@ class Cartridge:
         if self._kinds[pos] == KIND_ZERO:
             fill_zero(buf[:want])
             return want
-        return os.preadv(self._fd, [buf[:want]], self._offsets[pos] + _REC.size)
+        return fileio.preadv(self._fd, [buf[:want]], self._offsets[pos] + _REC.size)
 
     # ---------------------------------------------------------------- changes
     def truncate(self, pos: int) -> None:
@@ -342,7 +336,7 @@ class Cartridge:
         n = len(data)
         kind = KIND_ZERO if zero else KIND_BLOCK
         iov = [_REC.pack(REC_MAGIC, kind, n, charged)] + ([] if zero else [data])
-        written = os.pwritev(self._fd, iov, self.data_end)
+        written = fileio.pwritev(self._fd, iov, self.data_end)
         if written != _REC.size + (0 if zero else n):
             raise OSError(28, "short write to the virtual cartridge")
         self._tape.append(self.tape_used() + charged)
@@ -367,7 +361,7 @@ class Cartridge:
             for i in range(first, last):
                 iov += (header,) if zero else (header, data[i * size : (i + 1) * size])
             want = (last - first) * step
-            if os.pwritev(self._fd, iov, start + first * step) != want:
+            if fileio.pwritev(self._fd, iov, start + first * step) != want:
                 raise OSError(28, "short write to the virtual cartridge")
         self._offsets.extend(range(start, start + count * step, step))
         self._lengths.extend([size] * count)
@@ -400,13 +394,13 @@ class Cartridge:
                 iov.append(buf[i * size : (i + 1) * size])
                 if i != last - 1:
                     iov.append(scratch)
-            got = os.preadv(self._fd, iov, self._offsets[pos + first] + _REC.size)
+            got = fileio.preadv(self._fd, iov, self._offsets[pos + first] + _REC.size)
             done += got - (last - first - 1) * _REC.size
         return done
 
     def append_filemark(self) -> None:
         self._dirty()
-        os.pwrite(self._fd, _REC.pack(REC_MAGIC, KIND_FILEMARK, 0, FILEMARK_TAPE_BYTES), self.data_end)
+        fileio.pwrite(self._fd, _REC.pack(REC_MAGIC, KIND_FILEMARK, 0, FILEMARK_TAPE_BYTES), self.data_end)
         self._tape.append(self.tape_used() + FILEMARK_TAPE_BYTES)
         self._filemarks.append(self.count)
         self._offsets.append(self.data_end)
