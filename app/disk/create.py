@@ -439,7 +439,7 @@ class CreateDataTest:
 
 
 def _now() -> int:
-    return time.monotonic_ns()
+    return time.perf_counter_ns()
 
 
 def _is_empty(path: Path, ignore: str = "") -> bool:

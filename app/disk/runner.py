@@ -73,7 +73,7 @@ class Stream:
         self.latencies.append(np.array([latency_ns], dtype=np.int64))
 
     def finish(self) -> None:
-        self.end_ns = max(self.end_ns, time.monotonic_ns())
+        self.end_ns = max(self.end_ns, time.perf_counter_ns())
 
     def result(self) -> StreamResult:
         seconds = max(self.end_ns - self.t0_ns, 0) / 1e9
@@ -112,7 +112,7 @@ class StreamRunner:
             gc.unfreeze()
 
     def _run(self, work: Callable[[Stream], None]) -> list[Stream]:
-        t0 = time.monotonic_ns()
+        t0 = time.perf_counter_ns()
         self.streams = [Stream(i + 1, t0, self.phase, stop=self.stop, cancel=self.cancel) for i in range(self.nstreams)]
         threads = [threading.Thread(target=self._body, args=(work, s), name=f"{self.phase}-{s.index}", daemon=True)
                    for s in self.streams]
@@ -152,7 +152,7 @@ class StreamRunner:
         if samples:
             samples.sort(key=lambda x: x.t)
             self.sink(SampleBatch(tuple(samples)))
-        elapsed = (time.monotonic_ns() - t0_ns) / 1e9
+        elapsed = (time.perf_counter_ns() - t0_ns) / 1e9
         done = sum(s.bytes for s in self.streams)
         rate = done / elapsed / MB if elapsed > 0 else 0.0
         eta = None

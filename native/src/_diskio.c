@@ -11,7 +11,7 @@
  * file (or symlink) is never overwritten.
  *
  * Per-file results come back as one bytes object of packed int64 records
- * {errno, nbytes, t_end_ns (CLOCK_MONOTONIC, same clock as time.monotonic_ns), latency_ns}
+ * {errno, nbytes, t_end_ns (CLOCK_MONOTONIC, the clock of time.perf_counter_ns on Linux), latency_ns}
  * so that Python allocates one object per batch, not one per file.
  */
 #define PY_SSIZE_T_CLEAN

@@ -178,3 +178,20 @@ def test_batches_span_many_small_directories(tmp_path: Path) -> None:
     (tmp_path / "d077" / "x.dat").chmod(0o000)  # root still reads it: the count must not change
     result = ReadDataTest(ReadDataParams(str(tmp_path), streams=3)).run()
     assert result.total_files == 150 and result.total_bytes == expected and result.unreadable_count == 0
+
+
+def test_file_latencies_do_not_come_from_a_coarse_monotonic_clock(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Windows' time.monotonic_ns() is GetTickCount64: 15.6 ms steps. Simulate it: the disk
+    # tests must time with perf_counter_ns (QueryPerformanceCounter there), so small files
+    # still get sub-millisecond latencies instead of 0 or 15.6 ms.
+    import time as _time
+
+    tick = 15_625_000
+    real = _time.monotonic_ns
+    monkeypatch.setattr(_time, "monotonic_ns", lambda: real() // tick * tick)
+    monkeypatch.setattr(diskio, "NATIVE", False)  # the Python loops: Windows has no C helper
+    for i in range(200):
+        (tmp_path / f"f{i:03d}.dat").write_bytes(os.urandom(4096))
+    result = ReadDataTest(ReadDataParams(str(tmp_path), streams=1, buffer_size=64 << 10)).run(lambda e: None)
+    lat = result.to_dict()["latency"]
+    assert 0 < lat["p50_ms"] < 15.0, lat
