@@ -219,3 +219,19 @@ def test_bad_input_against_tgtd(name: str, tgt_target, work: Work, capsys: pytes
     before = work.snapshot()
     _check(case, work, before, *_run_in_process(work.argv(case), capsys))
     assert show_blocks(tgt_target.cartridge_path) == tape_before, "the tgt cartridge was written"
+
+
+def test_output_with_characters_the_console_encoding_lacks_never_crashes(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # As on Windows (cp1252) with the output redirected to a file: UTF-8 goes out, no UnicodeEncodeError.
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    target = tmp_path / "данные"
+    env = {**os.environ, "PYTHONIOENCODING": "cp1252", "TAPEDIAG_DATA_DIR": str(tmp_path / "data")}
+    got = subprocess.run([str(Path(sys.executable).with_name("tapediag")), "create-data", str(target), "--depth", "1",
+                          "--breadth", "1", "--files-per-dir", "2"], env=env, capture_output=True, timeout=120)
+    assert got.returncode == 0, got.stderr.decode("utf-8", "replace")
+    assert b"Traceback" not in got.stderr
+    assert "данные" in got.stdout.decode("utf-8")

@@ -78,7 +78,25 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _printable_output() -> None:
+    """Output that never dies on a character: UTF-8 into files and pipes (a log a technician
+    attaches to a ticket), and on a terminal its own encoding with what it cannot show replaced.
+    Seen on Windows: ``create-data C:\\tdtest\\данные > log.txt`` ended in a UnicodeEncodeError (cp1252)."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is None:  # replaced by a test harness or an embedding program
+            continue
+        try:
+            if stream.isatty():
+                reconfigure(errors="replace")
+            else:
+                reconfigure(encoding="utf-8", errors="backslashreplace")
+        except (OSError, ValueError):
+            continue
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _printable_output()
     args_in = list(sys.argv[1:] if argv is None else argv)
     if args_in == ["--version"]:
         # Answered before the sub-commands (and numpy, the history, ...) are imported:
