@@ -23,6 +23,7 @@ COMMAND_MODULES = (
     "devices",
     "info",
     "ticket",
+    "scan",
     "tape_perf",
     "create_data",
     "read_data",

@@ -22,10 +22,10 @@ core's cache, where inline it finds it hot in its own.
 from __future__ import annotations
 
 import time
-from typing import Callable
+from typing import Callable, Protocol
 
 from app.drive import ReadOnlyRefusal, TapeDrive, supported
-from app.events import CancelToken, EventSink, Message, PhaseFinished, PhaseStarted, Progress, SampleBatch, discard
+from app.events import CancelToken, EventSink, Message, PhaseFinished, PhaseStarted, Progress, Sample, SampleBatch, discard
 from app.patterns import DEFAULT_POOL_BYTES, BlockGenerator
 from app.scsi.cdb import SpaceCode
 from app.tapeperf import safety
@@ -44,10 +44,15 @@ def _lag_since(drive: TapeDrive, before: float | None) -> float | None:
     after = drive.transport.emulator_lag
     return None if before is None or after is None else max(0.0, after - before)
 
-class _Publisher:
-    """Turns the phase's sample arrays into SampleBatch/Progress events at a bounded rate."""
+class HasSamples(Protocol):
+    samples: list[Sample]
 
-    def __init__(self, sink: EventSink, log: SampleLog, result: TapePerfResult, total: int | None,
+
+class SamplePublisher:
+    """Turns the phase's sample arrays into SampleBatch/Progress events at a bounded rate
+    (the tape test's and the media scan's), appending them to ``result.samples``."""
+
+    def __init__(self, sink: EventSink, log: SampleLog, result: HasSamples, total: int | None,
                  deadline: float | None, start: float, t0: float, clock: Callable[[], float]) -> None:
         self.sink, self.log, self.result = sink, log, result
         self.total, self.deadline, self.start, self.t0, self.clock = total, deadline, start, t0, clock
@@ -170,7 +175,7 @@ class TapePerfTest:
         lag0 = drive.transport.emulator_lag
         deadline = t0 + start + p.duration if p.duration is not None else None
         sink(PhaseStarted("write", total))
-        publish = _Publisher(sink, log, result, total, deadline, start, t0, clock)
+        publish = SamplePublisher(sink, log, result, total, deadline, start, t0, clock)
 
         write, fill, io, bs = drive.write, gen.fill, p.io_size, p.block_size
         fixed_bs = bs if p.fixed else None
@@ -271,7 +276,7 @@ class TapePerfTest:
         start = clock() - t0
         lag0 = drive.transport.emulator_lag
         sink(PhaseStarted("read", total))
-        publish = _Publisher(sink, log, result, total, deadline, start, t0, clock)
+        publish = SamplePublisher(sink, log, result, total, deadline, start, t0, clock)
 
         read, io, bs = drive.read, p.io_size, p.block_size
         fixed_bs = bs if p.fixed else None

@@ -1,0 +1,118 @@
+"""``tapediag scan DEVICE [--limit SIZE|DURATION] [--json]``: a read-only media scan (``app.scan``).
+
+Reads the customer's cartridge from BOT to end of data without writing: the layout the
+backup application wrote, the read rate per zone and per file, where the drive paused
+while the host kept up (repositioning on reads: the proof that a slow restore is the
+drive or the cartridge), error counters and TapeAlert, and a cartridge verdict.
+Exit status: 0 keep, 10 monitor, 11 retire, 12 not assessed; 1 failure, 3 refused, 130 cancelled.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+
+from app.events import CancelToken
+from app.scan import MediaScan, ScanParams, ScanResult
+from app.scan.results import CartridgeVerdict
+
+EXIT_CODES = {CartridgeVerdict.KEEP: 0, CartridgeVerdict.MONITOR: 10, CartridgeVerdict.RETIRE: 11,
+              CartridgeVerdict.NOT_ASSESSED: 12}
+EXIT_CANCELLED = 130
+#: The cartridge memory figures the summary names (all of them are in --json).
+CARTRIDGE_FIELDS = (("barcode", "barcode"), ("serial", "serial"), ("manufacturer", "made by"),
+                    ("load_count", "loads"), ("mib_written_total", "MiB written in its life"),
+                    ("mib_read_total", "MiB read in its life"))
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "scan",
+        help="read a cartridge from BOT to end of data, read-only: layout, read rate per zone, repositions, verdict",
+        description="Read-only: nothing is written, and a drive left in fixed-block mode is put back as found "
+                    "(in a --read-only session the scan refuses instead of switching). Shows the files and block "
+                    "sizes on the cartridge, the read rate per zone and per file, where the drive paused while the "
+                    "host kept up (repositioning), error counter deltas, TapeAlert and a cartridge verdict.",
+        epilog="exit status: 0 keep, 10 monitor, 11 retire, 12 not assessed (blank or cancelled); "
+               "1 the device failed, 2 bad input, 3 refused, 130 cancelled",
+    )
+    parser.add_argument("device", metavar="DEVICE",
+                        help="/dev/sgN, /dev/nstN, \\\\.\\TapeN, iscsi://host/iqn/lun or virtual:lto9")
+    parser.add_argument("--limit", metavar="SIZE|DURATION",
+                        help="stop after this much data (20G) or time (10min): a partial scan")
+    parser.add_argument("--zone", metavar="SIZE", help="report the read rate per zone of this size (default 1GB)")
+    parser.add_argument("--json", action="store_true", help="print machine-readable JSON instead of text")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from app.drive import TapeDrive
+    from app.history import run_recorded
+
+    params = ScanParams.from_text(args.limit, args.zone)
+    cancel = CancelToken()
+    previous = signal.signal(signal.SIGINT, lambda *_: cancel.cancel())
+    try:
+        with TapeDrive.open(args.device) as drive:
+            scan = MediaScan(drive, params)
+            run_id, result = run_recorded("media-scan", args.device, params.to_dict(), lambda sink: scan.run(sink, cancel))
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if args.json:
+        print(json.dumps({"run_id": run_id, **result.to_dict()}, indent=2, default=str))
+    else:
+        print("\n".join(summary_lines(result)))
+        print(f"\nRecorded as run {run_id} ('tapediag report {run_id} -o report.pdf').")
+    if result.status == "cancelled":
+        return EXIT_CANCELLED
+    if result.status == "failed" and result.end_reason == "lost":
+        print(f"tapediag: error: {result.error}", file=sys.stderr)
+        return 1
+    return EXIT_CODES[result.verdict]
+
+
+def summary_lines(result: ScanResult) -> list[str]:
+    ph = result.read
+    lines = [f"{result.device}: {result.vendor} {result.product}".rstrip(),
+             f"cartridge: {result.verdict.value.upper()}"]
+    lines += [f"  - {r}" for r in result.reasons]
+    read = f"read {ph.bytes / 1e9:,.3f} GB in {ph.elapsed:,.1f} s"
+    if ph.streaming_mb_per_s is not None:
+        read += f", {ph.streaming_mb_per_s:,.1f} MB/s streaming (overall {ph.mb_s:,.1f} MB/s)"
+    lines.append(f"{read}; ended: {result.end_reason}" + (" (partial scan)" if result.partial else ""))
+    repositions = ph.stalls
+    if repositions:
+        where = ", ".join(f"{s.t:.1f}s" for s in repositions[:8]) + (" ..." if len(repositions) > 8 else "")
+        lines.append(f"  the drive paused {len(repositions)} time{'s' if len(repositions) != 1 else ''} "
+                     f"while the host kept up (total {sum(s.latency for s in repositions):,.1f} s) at {where}")
+    else:
+        lines.append("  no pauses: the drive streamed the whole read")
+    n = len(result.files)
+    lines.append(f"layout: {n} file{'s' if n != 1 else ''}, {ph.filemarks} filemark{'s' if ph.filemarks != 1 else ''}, "
+                 f"{ph.ios:,} block{'s' if ph.ios != 1 else ''}")
+    for f in result.files[:20]:
+        size = (f"{f.min_block:,} bytes" if f.min_block == f.max_block else f"{f.min_block:,}-{f.max_block:,} bytes")
+        rate = f", {f.mb_s:,.1f} MB/s" if f.mb_s else ""
+        lines.append(f"  file {f.index}: {f.blocks:,} blocks of {size}, {f.bytes / 1e6:,.1f} MB{rate}")
+    if n > 20:
+        lines.append(f"  ... {n - 20} more files (--json lists them all)")
+    if result.oversize_blocks:
+        lines.append(f"  {result.oversize_blocks} blocks longer than {result.max_block_read:,} bytes: read truncated")
+    if len(result.zones) > 1:
+        rates = [z.mb_s for z in result.zones]
+        zone = result.params["zone_bytes"]
+        size = f"{zone / 1e9:,.1f} GB" if zone >= 1e9 else f"{zone / 1e6:,.0f} MB"
+        lines.append(f"read rate per {size} zone: min {min(rates):,.1f}, max {max(rates):,.1f} MB/s "
+                     f"over {len(rates)} zones")
+    for d in result.log_deltas:
+        if d.delta is not None and "read error" in d.name:
+            lines.append(f"log: {d.name} +{d.delta}")
+    lines += [f"note: {note}" for note in result.log_notes]
+    if result.tapealert is not None:
+        lines.append("TapeAlert after the scan: " + (", ".join(result.tapealert) or "no flags"))
+    shown = [(label, result.cartridge.get(key)) for key, label in CARTRIDGE_FIELDS]
+    if any(v is not None for _, v in shown):
+        lines.append("cartridge memory: " + ", ".join(f"{label} {v}" for label, v in shown if v is not None))
+    lines.append(f"drive settings: {result.settings}")
+    return lines

@@ -1,0 +1,152 @@
+"""Reads a cartridge from BOT to EOD without writing, and without leaving a setting changed.
+
+Why it is read-only by construction: the scan only sends REWIND, READ, LOG SENSE, READ
+ATTRIBUTE and the queries of ``info``. It reads in variable-block mode with the drive's
+largest block as the buffer, so every block, whatever size the backup application wrote,
+comes back whole with its length (ILI); a drive left in fixed-block mode is switched to
+variable for the scan and put back afterwards, also after a failure or a cancel, and in
+a read-only session (``--read-only``) it is not switched at all: the scan refuses.
+"""
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+from app.drive import ReadOnlyRefusal, Supported, TapeDrive, supported
+from app.events import CancelToken, EventSink, PhaseFinished, PhaseStarted, discard
+from app.scan.params import ScanParams
+from app.scan.results import FileLayout, ScanResult, judge, zones_from
+from app.tapeperf.engine import SamplePublisher
+from app.tapeperf.logs import DriveLogs
+from app.tapeperf.results import SampleLog, summarize
+from native.errors import ConnectionLost, DeviceError
+
+#: The largest READ the scan sends: LTO's maximum block (8 MiB); a drive reporting less caps it lower.
+MAX_READ = 8 << 20
+PUBLISH_INTERVAL = 0.1
+
+
+class MediaScan:
+    """One read-only scan of the loaded cartridge."""
+
+    def __init__(self, drive: TapeDrive, params: ScanParams, *, clock: Callable[[], float] = time.perf_counter) -> None:
+        self.drive, self.params, self.clock = drive, params, clock
+
+    def run(self, sink: EventSink = discard, cancel: CancelToken | None = None) -> ScanResult:
+        cancel = cancel or CancelToken()
+        drive = self.drive
+        result = ScanResult(device=drive.device, params=self.params.to_dict())
+        inq = drive.inquiry()
+        result.vendor, result.product = inq.vendor, inq.product
+        drive.wait_ready(timeout=300.0)
+        mode = drive.block_size()
+        if mode and drive.read_only:
+            raise ReadOnlyRefusal(drive.device, f"the drive is in fixed-block mode ({mode} bytes) and the scan "
+                                                "reads in variable mode; it was not switched")
+        limits = supported(drive.read_block_limits)
+        largest = limits.value.max_length if isinstance(limits, Supported) and limits.value.max_length else MAX_READ
+        result.max_block_read = min(largest, MAX_READ)
+        logs = DriveLogs(drive)
+        before = logs.snapshot(result)  # type: ignore[arg-type]
+        if mode:
+            drive.set_block_size(0)
+        try:
+            self._read(result, sink, cancel)
+        finally:
+            result.settings = (self._restore(mode) if result.end_reason != "lost" else
+                               "the connection was lost: nothing more was sent"
+                               + (f" (the drive may be left in variable-block mode; it was fixed {mode} bytes)" if mode else ""))
+        if result.end_reason != "lost":
+            try:
+                logs.finish(result, before)  # type: ignore[arg-type]
+            except DeviceError as err:
+                result.log_notes.append(f"log pages after the scan could not be read: {err}")
+            result.cartridge = self._cartridge()
+        judge(result)
+        return result
+
+    def _read(self, result: ScanResult, sink: EventSink, cancel: CancelToken) -> None:
+        drive, clock, p = self.drive, self.clock, self.params
+        ph, log = result.read, SampleLog("read")
+        buf = bytearray(result.max_block_read)
+        view = memoryview(buf)
+        drive.rewind()
+        t0 = clock()
+        deadline = t0 + p.limit_seconds if p.limit_seconds is not None else None
+        sink(PhaseStarted("read", p.limit_bytes))
+        publish = SamplePublisher(sink, log, result, p.limit_bytes, deadline, 0.0, t0, clock)
+        current = FileLayout(0)
+        file_t0 = 0.0
+        done, reason = 0, ""
+        while True:
+            if cancel.cancelled:
+                reason = "cancelled"
+                break
+            a = clock()
+            try:
+                out = drive.read(view)
+            except ConnectionLost as err:
+                reason, result.error, result.status = "lost", str(err), "failed"
+                break
+            except DeviceError as err:
+                reason, result.error, result.status = "error", str(err), "failed"
+                break
+            b = clock()
+            if out.nbytes:
+                if current.blocks == 0:
+                    file_t0 = a - t0
+                current.add(out.nbytes)
+                current.seconds = b - t0 - file_t0
+                log.t.append(b - t0)
+                log.latency.append(b - a)
+                log.nbytes.append(out.nbytes)
+                done += out.nbytes
+                if out.ili and out.residual < 0:
+                    result.oversize_blocks += 1
+            if out.filemark:
+                ph.filemarks += 1
+                result.files.append(current)
+                current = FileLayout(len(result.files))
+            if out.eod or (out.nbytes == 0 and not out.filemark):
+                reason = "end of data" if (done or result.files) else "blank cartridge"
+                break
+            if p.limit_bytes is not None and done >= p.limit_bytes or deadline is not None and b >= deadline:
+                reason, result.partial = "limit reached", True
+                break
+            if b - publish.last >= PUBLISH_INTERVAL:
+                publish(done, b)
+        if current.blocks:
+            result.files.append(current)
+        end = clock() - t0
+        publish(done, clock())
+        if reason == "cancelled":
+            result.status, result.partial = "cancelled", True
+        result.end_reason = reason
+        ph.bytes, ph.ios, ph.blocks, ph.end_reason = done, len(log), len(log), reason
+        summarize(ph, log, 0.0, end)
+        result.zones = zones_from(list(log.samples()), p.zone_bytes, 0.0)
+        sink(PhaseFinished("read", ph.to_dict()))
+
+    def _restore(self, mode: int | None) -> str:
+        """Put the block mode back and the tape at BOT; say what was done."""
+        notes = []
+        try:
+            if mode:
+                self.drive.set_block_size(mode)
+                notes.append(f"block mode put back to fixed {mode} bytes")
+            self.drive.rewind()
+            notes.append("tape rewound to BOT")
+        except DeviceError as err:
+            notes.append(f"could not put the drive back ({err}); it may be left in variable-block mode")
+        return "; ".join(notes) if mode else "no setting changed; " + "; ".join(notes)
+
+    def _cartridge(self) -> dict[str, object]:
+        """The cartridge memory's figures (barcode, loads, totals), as ``info`` shows them."""
+        from dataclasses import asdict
+
+        from app.info import Cartridge
+
+        mam = supported(self.drive.read_attributes)
+        if not isinstance(mam, Supported):
+            return {}
+        return {k: v for k, v in asdict(Cartridge.from_mam(mam.value)).items() if v not in (None, "", ())}

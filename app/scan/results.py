@@ -1,0 +1,169 @@
+"""What a media scan found: layout, rates, repositions, errors, and the cartridge verdict.
+
+The rates, latencies and pauses come from ``app.tapeperf.results.summarize``, the rule
+the tape performance test uses, so a "stall" means the same thing in both. The verdict
+rules are below, each with the evidence it needs; a partial scan only speaks for what it
+read, and a drive without error counters is said to have none.
+"""
+from __future__ import annotations
+
+import enum
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from app.events import Sample
+from app.tapeperf.results import MB, LogDelta, PhaseResult
+
+#: Corrected read errors per GB read above which the cartridge is worth watching. tapediag's own
+#: threshold (no vendor publishes one); the figure itself is always shown.
+CORRECTED_PER_GB_MONITOR = 1.0
+#: Pauses while the host kept up (repositioning on reads) above which the cartridge is worth watching.
+REPOSITIONS_MONITOR = 3
+#: TapeAlert flags about the medium (SSC-5 Annex A): a cartridge showing them is retired.
+MEDIA_FLAGS_RETIRE = {0x04: "media", 0x05: "read failure", 0x07: "media life", 0x08: "not data grade",
+                      0x0F: "cartridge memory chip failure"}
+
+
+class CartridgeVerdict(str, enum.Enum):
+    KEEP = "keep"
+    MONITOR = "monitor"
+    RETIRE = "retire"
+    NOT_ASSESSED = "not assessed"
+
+
+@dataclass
+class FileLayout:
+    """One tape file (the blocks between filemarks) as the backup application wrote it."""
+
+    index: int
+    blocks: int = 0
+    bytes: int = 0
+    min_block: int = 0
+    max_block: int = 0
+    seconds: float = 0.0  # reading it, from its first block's start to its last block's end
+
+    def add(self, nbytes: int) -> None:
+        self.blocks += 1
+        self.bytes += nbytes
+        self.min_block = nbytes if self.blocks == 1 else min(self.min_block, nbytes)
+        self.max_block = max(self.max_block, nbytes)
+
+    @property
+    def mb_s(self) -> float | None:
+        return self.bytes / self.seconds / MB if self.seconds > 0 else None
+
+
+@dataclass
+class Zone:
+    """The read rate over one stretch of the data (``ScanParams.zone_bytes``)."""
+
+    start_byte: int
+    bytes: int
+    seconds: float
+
+    @property
+    def mb_s(self) -> float:
+        return self.bytes / self.seconds / MB if self.seconds > 0 else 0.0
+
+
+@dataclass
+class ScanResult:
+    device: str
+    params: dict[str, Any]
+    vendor: str = ""
+    product: str = ""
+    status: str = "complete"  # complete / failed / cancelled
+    error: str | None = None
+    end_reason: str = ""  # "end of data", "blank cartridge", "limit reached", "cancelled", "error"
+    partial: bool = False
+    read: PhaseResult = field(default_factory=lambda: PhaseResult("read"))
+    files: list[FileLayout] = field(default_factory=list)
+    zones: list[Zone] = field(default_factory=list)
+    max_block_read: int = 0  # the buffer each READ asked for
+    oversize_blocks: int = 0  # blocks longer than that buffer (their size is unknown)
+    settings: str = ""  # what was changed to read and whether it was put back
+    log_deltas: list[LogDelta] = field(default_factory=list)
+    log_notes: list[str] = field(default_factory=list)
+    tapealert: list[str] | None = None
+    drive_ratio: float | None = None
+    drive_ratio_note: str = ""
+    cartridge: dict[str, Any] = field(default_factory=dict)  # MAM figures (barcode, loads, ...)
+    verdict: CartridgeVerdict = CartridgeVerdict.NOT_ASSESSED
+    reasons: list[str] = field(default_factory=list)
+    samples: list[Sample] = field(default_factory=list, repr=False)
+
+    @property
+    def filemarks(self) -> int:
+        return self.read.filemarks
+
+    def delta(self, name: str) -> int | None:
+        return next((d.delta for d in self.log_deltas if d.name == name), None)
+
+    def to_dict(self, *, samples: bool = False) -> dict[str, Any]:
+        d = {k: v for k, v in asdict(self).items() if k not in ("read", "files", "zones", "samples", "log_deltas")}
+        d["verdict"] = self.verdict.value
+        d["read"] = self.read.to_dict()
+        d["files"] = [{**asdict(f), "mb_s": f.mb_s} for f in self.files]
+        d["zones"] = [{**asdict(z), "mb_s": z.mb_s} for z in self.zones]
+        d["log_deltas"] = [dict(name=x.name, before=x.before, after=x.after, delta=x.delta) for x in self.log_deltas]
+        d["repositions"] = len(self.read.stalls)
+        d["reposition_seconds"] = sum(s.latency for s in self.read.stalls)
+        if samples:
+            d["samples"] = [asdict(s) for s in self.samples]
+        return d
+
+
+def zones_from(samples: list[Sample], zone_bytes: int, start_t: float) -> list[Zone]:
+    """The read rate per ``zone_bytes`` of data, from the per-READ samples."""
+    zones: list[Zone] = []
+    zone_start_t, zone_start_byte, done, in_zone = start_t, 0, 0, 0
+    for s in samples:
+        done += s.nbytes
+        in_zone += s.nbytes
+        if in_zone >= zone_bytes:
+            zones.append(Zone(zone_start_byte, in_zone, s.t - zone_start_t))
+            zone_start_t, zone_start_byte, in_zone = s.t, done, 0
+    if in_zone:
+        zones.append(Zone(zone_start_byte, in_zone, samples[-1].t - zone_start_t))
+    return zones
+
+
+def judge(result: ScanResult) -> None:
+    """The cartridge verdict (keep / monitor / retire / not assessed) with its reasons."""
+    reasons: list[tuple[CartridgeVerdict, str]] = []
+    retire, monitor = CartridgeVerdict.RETIRE, CartridgeVerdict.MONITOR
+    if result.end_reason == "error" and result.error:
+        reasons.append((retire, f"the read stopped with an error after {result.read.bytes / MB:,.0f} MB: "
+                                f"{result.error} (copy what can be read to another cartridge first)"))
+    for flag in result.tapealert or []:
+        code = int(flag[:2], 16)
+        if code in MEDIA_FLAGS_RETIRE:
+            reasons.append((retire, f"TapeAlert {flag}"))
+    uncorrected = result.delta("read errors uncorrected")
+    if uncorrected:
+        reasons.append((retire, f"{uncorrected} uncorrected read error{'s' if uncorrected != 1 else ''} during the scan"))
+    corrected = result.delta("read errors corrected")
+    gb = result.read.bytes / 1e9
+    if corrected and gb > 0 and corrected / gb > CORRECTED_PER_GB_MONITOR:
+        reasons.append((monitor, f"{corrected} corrected read errors in {gb:,.1f} GB ({corrected / gb:,.1f} per GB)"))
+    stalls = result.read.stalls
+    if len(stalls) > REPOSITIONS_MONITOR:
+        reasons.append((monitor, f"the drive repositioned {len(stalls)} times while the host kept up "
+                                 f"(total {sum(s.latency for s in stalls):,.1f} s): clean the drive and scan again; "
+                                 "if it persists the cartridge reads poorly"))
+    if reasons:
+        worst = retire if any(v is retire for v, _ in reasons) else monitor
+        result.verdict, result.reasons = worst, [r for _, r in reasons]
+        return
+    if result.end_reason in ("blank cartridge",):
+        result.verdict, result.reasons = CartridgeVerdict.NOT_ASSESSED, ["the cartridge holds no data to read"]
+        return
+    if result.end_reason in ("cancelled",):
+        result.verdict, result.reasons = CartridgeVerdict.NOT_ASSESSED, ["the scan was cancelled before the end"]
+        return
+    counters = corrected is not None or uncorrected is not None
+    what = "everything up to end of data" if not result.partial else f"the first {result.read.bytes / MB:,.0f} MB (partial scan)"
+    reasons_keep = [f"read {what} without a read error"]
+    reasons_keep.append("no corrected or uncorrected read errors counted" if counters
+                        else "the drive reports no read error counters: corrected errors are unknown")
+    result.verdict, result.reasons = CartridgeVerdict.KEEP, reasons_keep
