@@ -642,6 +642,11 @@ class TapeDrive:
     def unload(self, *, immed: bool = False) -> None:
         self._command(C.load_unload(load=False, immed=immed), timeout=MOTION_TIMEOUT)
 
+    def self_test(self, timeout: float = 1800.0) -> None:
+        """The drive's default self-test (SEND DIAGNOSTIC, SELFTEST=1); raises with the drive's sense if it
+        fails. The drive must be idle; it does not write to the tape. Minutes on some drives, hence the timeout."""
+        self._command(C.send_diagnostic_self_test(), timeout=timeout)
+
     def erase(self, *, long: bool = False, immed: bool = False) -> None:
         self._command(C.erase(long=long, immed=immed), timeout=ERASE_LONG_TIMEOUT if long else MOTION_TIMEOUT)
 

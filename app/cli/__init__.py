@@ -24,6 +24,7 @@ COMMAND_MODULES = (
     "info",
     "ticket",
     "scan",
+    "assess",
     "tape_perf",
     "create_data",
     "read_data",

@@ -33,7 +33,7 @@ from native.errors import InvalidParameter, TapediagError
 
 from .schema import SCHEMA_VERSION, migrate
 
-KINDS = ("drive-info", "tape-perf", "create-data", "read-data", "troubleshoot", "media-scan")
+KINDS = ("drive-info", "tape-perf", "create-data", "read-data", "troubleshoot", "media-scan", "assessment")
 STATUSES = ("incomplete", "complete", "failed", "cancelled", "refused")
 DB_NAME = "history.sqlite"
 MAX_ID = 2**63 - 1  # the largest SQLite integer: no run id (or limit) can be above it

@@ -134,6 +134,15 @@ def _transfer(opcode: int, length: int, fixed: bool, sili: bool = False) -> byte
     return bytes([opcode, flags]) + _u(length, 3, "transfer length") + b"\x00"
 
 
+SEND_DIAGNOSTIC = 0x1D
+
+
+def send_diagnostic_self_test() -> bytes:
+    """SEND DIAGNOSTIC with SELFTEST=1 (SPC-5 6.42): the device's default self-test, no parameter data.
+    GOOD means it passed; a failure is a CHECK CONDITION (typically HARDWARE ERROR, ASC 40h)."""
+    return bytes([SEND_DIAGNOSTIC, 0x04, 0, 0, 0, 0])
+
+
 def read6(length: int, *, fixed: bool = False, sili: bool = False) -> bytes:
     if fixed and sili:
         raise InvalidParameter("READ(6) with both FIXED and SILI set is an illegal request")

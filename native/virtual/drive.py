@@ -90,7 +90,18 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
             0x19: self._erase, 0x1B: self._load_unload, 0x2B: self._locate, 0x92: self._locate,
             0x34: self._read_position, 0x44: self._report_density, 0x4D: self._log_sense,
             0x8C: self._read_attribute, 0x91: self._space16, 0xA2: self._security_protocol_in,
+            0x1D: self._send_diagnostic,
         }
+
+    def _send_diagnostic(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
+        """SEND DIAGNOSTIC: the default self-test (SELFTEST bit) passes, or fails as ``selftest=fail`` asks;
+        other forms (self-test codes, diagnostic pages) are not implemented, as on many drives."""
+        if not cdb[1] & 0x04 or cdb[1] >> 5:
+            raise Check(0x5, 0x24, 0x00)  # INVALID FIELD IN CDB
+        self._t_done = self._t + 2.0  # a real drive's self-test takes seconds
+        if self.opts.selftest_fails:
+            raise Check(0x4, 0x40, 0x80)  # HARDWARE ERROR, DIAGNOSTIC FAILURE ON COMPONENT 80h
+        return 0
 
     def _check_cartridge(self, opts: VirtualOptions) -> None:
         meta = self.cart.meta

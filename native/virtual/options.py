@@ -32,6 +32,8 @@ temp=C         drive temperature in degrees C on log page 0x0D (default 38)
 phyerrors=N    SAS PHY invalid-dword and disparity counts on page 0x18 (a bad cable: 5000)
 encrypt=0|1    1: the drive reports AES-256-GCM encryption on (SECURITY PROTOCOL IN 20h status
                page; data is still stored in the clear, this is a training prop). LTO-4 and later
+selftest=pass|fail  the result of SEND DIAGNOSTIC's default self-test (fail: 04/40/80, diagnostic
+               failure on component 80h), for the drive assessment
 =============  ==========================================================================
 """
 from __future__ import annotations
@@ -106,6 +108,7 @@ class VirtualOptions:
     temperature: int = 38  # degrees C (temperature page)
     phy_errors: int = 0  # SAS PHY error counts (protocol specific port page)
     encrypt: bool = False  # report data encryption on (SECURITY PROTOCOL IN status page)
+    selftest_fails: bool = False  # SEND DIAGNOSTIC's self-test reports a hardware failure (training)
     explicit: set[str] = field(default_factory=set)
 
     @property
@@ -199,7 +202,11 @@ def _apply(opts: VirtualOptions, key: str, value: str) -> None:
         opts.encrypt = _flag(value, key)
     elif key == "phyerrors":
         opts.phy_errors = int(_number(value, key, low=0, high=4_000_000_000))
+    elif key == "selftest":
+        if value.strip().lower() not in ("pass", "fail"):
+            raise InvalidParameter(f"selftest={value!r} must be pass or fail")
+        opts.selftest_fails = value.strip().lower() == "fail"
     else:
         known = ("cartridge, capacity, maxfile, wp, worm, halfheight, interface, buffer, loaded, backhitch, restart, "
-                 "realtime, ew, tapealert, barcode, hours, temp, phyerrors, encrypt")
+                 "realtime, ew, tapealert, barcode, hours, temp, phyerrors, encrypt, selftest")
         raise InvalidParameter(f"unknown virtual drive option '{key}'", hint=f"known: {known}")

@@ -1,0 +1,265 @@
+"""The drive assessment: evidence first, then the drive's own self-test and a write/read/verify.
+
+Order matters. The support ticket's pages are captured before anything active runs (a
+test changes the counters; reading TapeAlert 2Eh clears it), through a once-only cache
+so that decoding them does not read 2Eh twice. Then: readiness, health from that
+evidence, the self-test, the write/read/verify on a scratch cartridge (the tape test's
+engine and its safety rules: a cartridge holding data is refused unless forced, write-
+protect and WORM always), and what the drive's counters and TapeAlert say after it. Each
+step has its own outcome and reason; ``rules.verdict`` combines them.
+"""
+from __future__ import annotations
+
+import datetime
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from app.assess import rules
+from app.assess.rules import Outcome, Verdict
+from app.drive import TapeDrive, is_not_supported
+from app.events import CancelToken, EventSink, Message, discard
+from app.info import Verdict as Health
+from app.info import gather
+from app.patterns import Pattern
+from app.tapeperf import TapePerfParams
+from app.tapeperf.engine import TapePerfTest
+from app.tapeperf.rated import BUFFER_MIB
+from app.tapeperf.results import TapePerfResult
+from app.ticket import OnceTransport, Ticket, capture
+from native.errors import CheckCondition, ConnectionLost, DeviceError, NotReady, SafetyRefusal
+
+MiB = 1 << 20
+
+
+@dataclass(frozen=True)
+class AssessParams:
+    """``size``: bytes the write/read step writes (None: 4 buffers, at least 2 GiB);
+    ``no_write``: skip it (a partial assessment); ``force``: lift the refusal of a cartridge holding data."""
+
+    size: int | None = None
+    no_write: bool = False
+    force: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Step:
+    name: str
+    outcome: Outcome
+    reason: str
+
+
+@dataclass
+class AssessResult:
+    device: str
+    params: dict[str, Any]
+    vendor: str = ""
+    product: str = ""
+    serial: str = ""
+    firmware: str = ""
+    status: str = "complete"
+    error: str | None = None
+    steps: list[Step] = field(default_factory=list)
+    verdict: Verdict = Verdict.NOT_ASSESSED
+    partial: bool = False
+    next_action: str = ""
+    evidence: dict[str, str] = field(default_factory=dict)  # raw pages captured first, hex
+    tape: dict[str, Any] | None = None  # the write/read step's full result
+
+    @property
+    def exit_code(self) -> int:
+        return rules.EXIT_CODES[self.verdict]
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["verdict"] = self.verdict.value
+        d["steps"] = [{"name": s.name, "outcome": s.outcome.value, "reason": s.reason} for s in self.steps]
+        d["exit_code"] = self.exit_code
+        return d
+
+
+class DriveAssessment:
+    def __init__(self, drive: TapeDrive, params: AssessParams) -> None:
+        self.drive, self.params = drive, params
+
+    def run(self, sink: EventSink = discard, cancel: CancelToken | None = None) -> AssessResult:
+        cancel = cancel or CancelToken()
+        drive = self.drive
+        result = AssessResult(device=drive.device, params=self.params.to_dict())
+        inq = drive.inquiry()  # the tape gate: a non-tape is refused here, before anything else
+        result.vendor, result.product, result.firmware = inq.vendor, inq.product, inq.revision
+        ready = self._readiness(result)
+        info = self._evidence(result, sink)
+        if info is not None:
+            result.serial = info.identity.serial or ""
+            self._health(result, info.health.verdict, info.health.reasons)
+        self._self_test(result, sink)
+        if self.params.no_write:
+            result.steps.append(Step("write, read back and verify", Outcome.NOT_RUN, "skipped (--no-write)"))
+        elif not ready:
+            result.steps.append(Step("write, read back and verify", Outcome.NOT_ASSESSED, "no cartridge ready"))
+        else:
+            self._write_read(result, sink, cancel)
+        outcomes = [s.outcome for s in result.steps]
+        result.verdict = rules.verdict(outcomes)
+        result.partial = Outcome.NOT_RUN in outcomes or Outcome.NOT_ASSESSED in outcomes
+        result.next_action = _next_action(result)
+        return result
+
+    # -- steps ------------------------------------------------------------------------
+
+    def _readiness(self, result: AssessResult) -> bool:
+        try:
+            self.drive.wait_ready(timeout=300.0)
+        except NotReady as err:
+            result.steps.append(Step("identity and readiness", Outcome.NOT_ASSESSED,
+                                     f"a tape drive, but not ready: {err} (load a scratch cartridge)"))
+            return False
+        except CheckCondition as err:
+            result.steps.append(Step("identity and readiness", Outcome.FAIL, f"TEST UNIT READY failed: {err}"))
+            return False
+        result.steps.append(Step("identity and readiness", Outcome.PASS,
+                                 f"{result.vendor} {result.product} firmware {result.firmware}, ready"))
+        return True
+
+    def _evidence(self, result: AssessResult, sink: EventSink) -> Any:
+        """The ticket's pages, captured before any active step; then decoded from that capture."""
+        sink(Message("info", "capturing the drive's pages before any test (support evidence)"))
+        once = TapeDrive(OnceTransport(self.drive.transport), device=self.drive.device, read_only=True)
+        ticket = Ticket(device=result.device, created=datetime.datetime.now(datetime.timezone.utc).isoformat())
+        try:
+            capture(once, ticket)
+            info = gather(once)
+        except ConnectionLost:
+            raise
+        except DeviceError as err:
+            result.steps.append(Step("TapeAlert and device status", Outcome.NOT_ASSESSED, f"could not be read: {err}"))
+            return None
+        result.evidence = {c.name: c.data.hex() for c in ticket.captures if c.data is not None}
+        return info
+
+    def _health(self, result: AssessResult, health: Health, reasons: tuple[str, ...]) -> None:
+        outcome = {Health.HEALTHY: Outcome.PASS, Health.ATTENTION: Outcome.WARN, Health.FAILING: Outcome.FAIL}.get(
+            health, Outcome.NOT_ASSESSED)
+        why = "; ".join(reasons) if reasons else "TapeAlert and the error counters are clean"
+        result.steps.append(Step("TapeAlert and device status", outcome, why))
+
+    def _self_test(self, result: AssessResult, sink: EventSink) -> None:
+        sink(Message("info", "running the drive's self-test (SEND DIAGNOSTIC)"))
+        try:
+            self.drive.self_test()
+        except CheckCondition as err:
+            if is_not_supported(err):
+                result.steps.append(Step("drive self-test", Outcome.NOT_ASSESSED, "the drive does not run a self-test "
+                                                                                  "on request"))
+            else:
+                result.steps.append(Step("drive self-test", Outcome.FAIL, f"the self-test failed: {err}"))
+            return
+        result.steps.append(Step("drive self-test", Outcome.PASS, "the drive's default self-test passed"))
+
+    def _write_read(self, result: AssessResult, sink: EventSink, cancel: CancelToken) -> None:
+        drive = self.drive
+        generation = drive.generation()
+        size = self.params.size or max(rules.MIN_SIZE, rules.BUFFERS_TO_WRITE * BUFFER_MIB.get(generation or 0, 512) * MiB)
+        tp = TapePerfParams(direction="write+read", pattern=Pattern.parse("random"), block_size=MiB, io_size=MiB,
+                            mode="variable", size=size // MiB * MiB, verify=True, force=self.params.force)
+        mode = drive.block_size()
+        try:
+            tape = TapePerfTest(drive, tp).run(sink, cancel)
+        except SafetyRefusal as err:
+            result.steps.append(Step("write, read back and verify", Outcome.NOT_ASSESSED,
+                                     f"not run: {err} (load a scratch cartridge, or --force for a cartridge whose "
+                                     "data may be destroyed)"))
+            return
+        finally:
+            _put_back(drive, mode)
+        result.tape = tape.to_dict()
+        if tape.status == "cancelled":
+            result.status = "cancelled"
+        self._judge_tape(result, tape)
+
+    def _judge_tape(self, result: AssessResult, tape: TapePerfResult) -> None:
+        write, read = tape.phase("write"), tape.phase("read")
+        name = "write, read back and verify"
+        if tape.status == "failed" or write is None or read is None:
+            result.steps.append(Step(name, Outcome.FAIL, f"the test failed: {tape.error}"))
+            return
+        if tape.status == "cancelled":
+            result.steps.append(Step(name, Outcome.NOT_ASSESSED, "cancelled"))
+            return
+        if read.verify_errors:
+            result.steps.append(Step(name, Outcome.FAIL, f"{read.verify_errors} blocks read back differ from what was "
+                                                         f"written ({read.first_verify_error})"))
+        else:
+            result.steps.append(Step(name, Outcome.PASS, f"{write.bytes / 1e9:,.2f} GB written, read back and "
+                                                         "verified without a difference"))
+        self._judge_counters(result, tape, write.bytes + read.bytes)
+        self._judge_backhitches(result, tape)
+        self._judge_speed(result, tape)
+
+    def _judge_counters(self, result: AssessResult, tape: TapePerfResult, moved: int) -> None:
+        name = "errors and TapeAlert during the test"
+        deltas = {d.name: d.delta for d in tape.log_deltas if d.delta is not None}
+        flags = [f for f in tape.tapealert if int(f[:2], 16) in rules.FAIL_FLAGS]
+        uncorrected = sum(v for k, v in deltas.items() if "uncorrected" in k)
+        corrected = sum(v for k, v in deltas.items() if "errors corrected" in k)
+        gb = moved / 1e9
+        if flags or uncorrected:
+            why = ", ".join(filter(None, [f"{uncorrected} uncorrected errors" if uncorrected else "",
+                                          ("TapeAlert " + ", ".join(flags)) if flags else ""]))
+            result.steps.append(Step(name, Outcome.FAIL, why))
+        elif tape.tapealert:
+            result.steps.append(Step(name, Outcome.WARN, "TapeAlert raised: " + ", ".join(tape.tapealert)))
+        elif gb and corrected / gb > rules.CORRECTED_PER_GB_WARN:
+            result.steps.append(Step(name, Outcome.WARN, f"{corrected} corrected errors in {gb:,.1f} GB"))
+        elif not deltas:
+            result.steps.append(Step(name, Outcome.NOT_ASSESSED, "the drive reports no error counters"))
+        else:
+            result.steps.append(Step(name, Outcome.PASS, f"no uncorrected errors, {corrected} corrected in {gb:,.1f} GB, "
+                                                         "no TapeAlert flag"))
+
+    def _judge_backhitches(self, result: AssessResult, tape: TapePerfResult) -> None:
+        name = "back-hitches while the host kept up"
+        kept_up = [ph for ph in tape.phases if tape.limiter(ph).who in ("drive", "link")]
+        if not kept_up:
+            result.steps.append(Step(name, Outcome.NOT_ASSESSED, "the run was too short or host-limited to tell"))
+            return
+        stalls = sum(ph.stall_count for ph in kept_up)
+        outcome = Outcome.WARN if stalls > rules.BACKHITCHES_WARN else Outcome.PASS
+        result.steps.append(Step(name, outcome, f"{stalls} back-hitch{'es' if stalls != 1 else ''} while streaming"))
+
+    def _judge_speed(self, result: AssessResult, tape: TapePerfResult) -> None:
+        name = "speed against what this drive can do"
+        for ph in tape.phases:
+            lim, pct = tape.limiter(ph), tape.percent_of_possible(ph)
+            if lim.who not in ("drive", "link") or pct is None:
+                result.steps.append(Step(f"{name} ({ph.phase})", Outcome.NOT_ASSESSED, lim.why))
+                continue
+            outcome = Outcome.WARN if pct < rules.SPEED_WARN_PERCENT else Outcome.PASS
+            label = tape.possible.label if tape.possible else ""
+            result.steps.append(Step(f"{name} ({ph.phase})", outcome,
+                                     f"{ph.streaming_mb_per_s or 0:,.1f} MB/s, {pct:.0f}% of {label}"))
+
+
+def _put_back(drive: TapeDrive, mode: int | None) -> None:
+    """The block mode as found (the write/read step reads and writes in variable mode)."""
+    try:
+        if mode is not None and drive.block_size() != mode:
+            drive.set_block_size(mode)
+    except DeviceError:
+        pass
+
+
+def _next_action(result: AssessResult) -> str:
+    failed = [s for s in result.steps if s.outcome is Outcome.FAIL]
+    if failed:
+        return (f"Open a support case with the drive's vendor: {failed[0].name} failed. Attach this report and "
+                "the support ticket ('tapediag ticket').")
+    if any(s.outcome is Outcome.WARN for s in result.steps):
+        return "Clean the drive with a cleaning cartridge and run the assessment again; if the warning stays, open a case."
+    if result.partial:
+        missing = ", ".join(s.name for s in result.steps if s.outcome in (Outcome.NOT_RUN, Outcome.NOT_ASSESSED))
+        return f"Partial: {missing} could not be checked. Run the full assessment with a scratch cartridge to complete it."
+    return "No action needed."

@@ -1,0 +1,76 @@
+"""``tapediag assess DEVICE [--no-write] [--size SIZE] [--force] [--json]``: the drive assessment.
+
+The answer support desks speak in: PASS, PASS WITH WARNINGS, FAIL or NOT ASSESSED, each
+step with its outcome and reason (``app.assess``), and the next action.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+
+from app.assess import EXIT_CODES, AssessParams, AssessResult, DriveAssessment, Outcome, Verdict
+from app.events import CancelToken
+from app.tapeperf.params import parse_size
+
+EPILOG = ("exit status: " + ", ".join(f"{code} {v.value}" for v, code in EXIT_CODES.items())
+          + "; 1 the device failed, 2 bad input or not a tape drive, 3 refused, 130 cancelled")
+MARK = {Outcome.PASS: "PASS", Outcome.WARN: "WARN", Outcome.FAIL: "FAIL", Outcome.NOT_ASSESSED: "----",
+        Outcome.NOT_RUN: "skip"}
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "assess",
+        help="drive assessment: evidence, self-test and a write/read/verify on a scratch cartridge -> PASS/WARN/FAIL",
+        description="Captures the drive's pages first (as 'ticket' does), then checks readiness, TapeAlert and the "
+                    "error counters, runs the drive's self-test and writes, reads back and verifies incompressible "
+                    "data on a SCRATCH cartridge (a cartridge holding data is refused unless --force; write-protected "
+                    "and WORM always), then judges the counters, back-hitches and speed.",
+        epilog=EPILOG,
+    )
+    parser.add_argument("device", metavar="DEVICE",
+                        help="/dev/sgN, /dev/nstN, \\\\.\\TapeN, iscsi://host/iqn/lun or virtual:lto9")
+    parser.add_argument("--no-write", action="store_true", help="skip the write/read step (a partial assessment)")
+    parser.add_argument("--size", metavar="SIZE", help="data to write and read back (default: 4 drive buffers, >= 2G)")
+    parser.add_argument("--force", action="store_true",
+                        help="write even if the cartridge holds data (it is destroyed); never lifts write-protect/WORM")
+    parser.add_argument("--json", action="store_true", help="print machine-readable JSON instead of text")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from app.drive import TapeDrive
+    from app.history import run_recorded
+
+    size = parse_size(args.size, "--size") if args.size is not None else None
+    if size is not None and size < (1 << 20):
+        from native.errors import InvalidParameter
+
+        raise InvalidParameter("--size must be at least 1M")
+    params = AssessParams(size=size, no_write=args.no_write, force=args.force)
+    cancel = CancelToken()
+    previous = signal.signal(signal.SIGINT, lambda *_: cancel.cancel())
+    try:
+        with TapeDrive.open(args.device) as drive:
+            test = DriveAssessment(drive, params)
+            run_id, result = run_recorded("assessment", args.device, params.to_dict(), lambda sink: test.run(sink, cancel))
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if args.json:
+        print(json.dumps({"run_id": run_id, **result.to_dict()}, indent=2, default=str))
+    else:
+        print("\n".join(summary_lines(result)))
+        print(f"\nRecorded as run {run_id} ('tapediag report {run_id} -o report.pdf').")
+    return 130 if result.status == "cancelled" else result.exit_code
+
+
+def summary_lines(result: AssessResult) -> list[str]:
+    head = f"{result.device}: {result.vendor} {result.product} firmware {result.firmware}"
+    if result.serial:
+        head += f", serial {result.serial}"
+    verdict = result.verdict.value + (" (partial)" if result.partial and result.verdict is not Verdict.FAIL else "")
+    lines = [head, f"assessment: {verdict}"]
+    lines += [f"  [{MARK[s.outcome]}] {s.name}: {s.reason}" for s in result.steps]
+    lines.append(f"next: {result.next_action}")
+    return lines

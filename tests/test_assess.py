@@ -1,0 +1,97 @@
+"""Drive assessment (issue 16): a verdict per step from evidence and tests, the overall one from rules."""
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from app.assess import AssessParams, DriveAssessment, Outcome, Verdict
+from app.cli import main
+from app.drive import TapeDrive
+from native.virtual import open_virtual
+from tests.helpers.faults import FaultyTransport, medium_error_write
+
+MiB = 1 << 20
+
+
+def _steps(result) -> dict[str, Outcome]:  # type: ignore[no-untyped-def]
+    return {s.name: s.outcome for s in result.steps}
+
+
+def test_a_healthy_drive_passes_every_step_when_the_run_streams(tmp_path: Path) -> None:
+    # Real time, LTO-5 (4 MiB buffer in the model; the rate rule wants twice the rated 256 MiB written):
+    # 576 MiB stream for about 4.3 s each way.
+    with TapeDrive.open(f"virtual:lto5?buffer=4M&cartridge={tmp_path / 'c.img'}") as drive:
+        result = DriveAssessment(drive, AssessParams(size=576 * MiB)).run()
+    steps = _steps(result)
+    assert result.verdict is Verdict.PASS and not result.partial, result.steps
+    assert all(o is Outcome.PASS for o in steps.values()), result.steps
+    assert "log/page_00h" in result.evidence and result.next_action == "No action needed."
+
+
+@pytest.mark.parametrize(("option", "verdict", "step", "code"), [
+    ("selftest=fail", Verdict.FAIL, "drive self-test", 11),
+    ("tapealert=3", Verdict.PASS_WITH_WARNINGS, "TapeAlert and device status", 10),
+])
+def test_a_failing_self_test_fails_and_a_warning_flag_warns(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                            option: str, verdict: Verdict, step: str, code: int) -> None:
+    dev = f"virtual:lto9?realtime=0&cartridge={tmp_path / 'c.img'}&{option}"
+    assert main(["assess", dev, "--size", "8M", "--json"]) == code
+    out = json.loads(capsys.readouterr().out)
+    assert out["verdict"] == verdict.value and out["exit_code"] == code
+    assert next(s for s in out["steps"] if s["name"] == step)["outcome"] == ("fail" if code == 11 else "warn")
+    if code == 11:
+        assert "DIAGNOSTIC FAILURE" in next(s for s in out["steps"] if s["name"] == step)["reason"].upper()
+        assert "support case" in out["next_action"]
+
+
+def test_no_write_is_partial_and_a_cartridge_holding_data_is_not_written(tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    cart = tmp_path / "c.img"
+    dev = f"virtual:lto9?realtime=0&cartridge={cart}"
+    assert main(["assess", dev, "--no-write"]) == 0
+    text = capsys.readouterr().out
+    assert "assessment: PASS (partial)" in text and "[skip] write, read back and verify" in text
+    assert main(["tape-perf", dev, "--size", "4M", "--direction", "write"]) == 0  # now it holds data
+    before = hashlib.sha256(cart.read_bytes()[64 << 10:]).hexdigest()
+    with TapeDrive.open(dev) as drive:
+        result = DriveAssessment(drive, AssessParams(size=8 * MiB)).run()
+    step = next(s for s in result.steps if s.name == "write, read back and verify")
+    assert step.outcome is Outcome.NOT_ASSESSED and "--force" in step.reason
+    assert hashlib.sha256(cart.read_bytes()[64 << 10:]).hexdigest() == before
+
+
+def test_a_medium_error_while_writing_fails_the_assessment(tmp_path: Path) -> None:
+    inner = open_virtual(f"virtual:lto9?realtime=0&cartridge={tmp_path / 'c.img'}")
+    faulty = FaultyTransport(inner).inject(medium_error_write(), opcode=0x0A, after=3)
+    with TapeDrive(faulty) as drive:
+        result = DriveAssessment(drive, AssessParams(size=16 * MiB)).run()
+    assert result.verdict is Verdict.FAIL
+    assert _steps(result)["write, read back and verify"] is Outcome.FAIL
+
+
+def test_the_drive_is_left_in_the_block_mode_it_was_found_in(tmp_path: Path) -> None:
+    with TapeDrive.open(f"virtual:lto9?realtime=0&cartridge={tmp_path / 'c.img'}") as drive:
+        drive.wait_ready(timeout=10)
+        drive.set_block_size(65536)
+        DriveAssessment(drive, AssessParams(size=8 * MiB)).run()
+        assert drive.block_size() == 65536
+
+
+@pytest.mark.tgt
+def test_tgt_states_what_it_cannot_assess_and_a_disk_is_refused(tgt_factory, capsys) -> None:  # type: ignore[no-untyped-def]
+    tape = tgt_factory()
+    code = main(["assess", tape.url, "--size", "8M", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == out["exit_code"]
+    steps = {s["name"]: s for s in out["steps"]}
+    assert steps["TapeAlert and device status"]["outcome"] == "not assessed"
+    assert steps["write, read back and verify"]["outcome"] == "pass"
+    assert steps["errors and TapeAlert during the test"]["outcome"] == "not assessed"
+    disk = tgt_factory(device_type="disk", size_mb=8)
+    before = hashlib.sha256(disk.cartridge_path.read_bytes()).hexdigest()
+    assert main(["assess", disk.url]) == 2
+    assert "not a tape drive" in capsys.readouterr().err
+    assert hashlib.sha256(disk.cartridge_path.read_bytes()).hexdigest() == before
