@@ -5,6 +5,8 @@ run on workers; the pane only shows what comes back.
 """
 from __future__ import annotations
 
+from html import escape
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
@@ -68,21 +70,32 @@ class DevicePane(QWidget):
         self.notes.setWordWrap(True)
         self.notes.setForegroundRole(self.notes.foregroundRole().PlaceholderText)
         self.notes.hide()
+        self.lock_note = QLabel("")
+        self.lock_note.setObjectName("selectionLocked")
+        self.lock_note.setWordWrap(True)
+        self.lock_note.setTextFormat(Qt.TextFormat.RichText)
+        self.lock_note.hide()
         layout = QVBoxLayout(self)
         layout.addWidget(title)
+        layout.addWidget(self.lock_note)
         layout.addWidget(self.list, 1)
         layout.addWidget(self.notes)
         layout.addLayout(buttons)
         layout.addWidget(self.add_button)
         layout.addWidget(self.identity_box)
         self.selected: str | None = None
+        self.locked_to: str | None = None
         self._wanted: str | None = None
         self.last_error: str | None = None
         self.identity_cache: dict[str, dict] = {}
 
     # -- listing -------------------------------------------------------------------------
-    def refresh(self, select: str | None = None) -> Job:
-        """List devices on a worker; then select ``select`` (or keep the selection)."""
+    def refresh(self, select: str | None = None) -> Job | None:
+        """List devices on a worker; then select ``select`` (or keep the selection).
+
+        Not while a run holds the selection (None): re-listing would move it."""
+        if self.locked_to is not None:
+            return None
         self._wanted = select or self.selected
         self.refresh_button.setEnabled(False)
         return self.workers.submit(
@@ -121,6 +134,9 @@ class DevicePane(QWidget):
         return [self.list.item(i).data(Qt.ItemDataRole.UserRole) for i in range(self.list.count())]
 
     def select(self, device: str) -> bool:
+        """Make ``device`` the selection; False when it is not listed or a run holds another."""
+        if self.locked_to is not None and device != self.locked_to:
+            return False
         for i in range(self.list.count()):
             if self.list.item(i).data(Qt.ItemDataRole.UserRole) == device:
                 self.list.setCurrentRow(i)
@@ -151,11 +167,54 @@ class DevicePane(QWidget):
                 on_done=lambda _r: self.refresh(), on_error=self._list_failed)
         )
 
+    # -- the selection lock ---------------------------------------------------------------
+    def lock(self, device: str, what: str) -> None:
+        """A test runs on ``device``: keep it selected and say so until ``unlock``.
+
+        Why: the panels label their results with the selected drive; a click elsewhere
+        mid-run would put the running drive's figures under another drive's name.
+        """
+        if self.locked_to == device:
+            return
+        self.locked_to = device
+        if self.selected != device:
+            self._select_row(device)
+        for widget in (self.list, self.refresh_button, self.add_button, self.forget_button):
+            widget.setEnabled(False)
+        self.lock_note.setText(f"<b>Selection locked</b>: {escape(what)} is running on {escape(device)}. "
+                               "Another drive can be selected when it ends or is cancelled.")
+        self.lock_note.show()
+
+    def unlock(self) -> None:
+        if self.locked_to is None:
+            return
+        self.locked_to = None
+        self.list.setEnabled(True)
+        self.refresh_button.setEnabled(True)
+        self.add_button.setEnabled(True)
+        item = self.list.currentItem()
+        self.forget_button.setEnabled(item is not None and item.data(Qt.ItemDataRole.UserRole + 1) == "iscsi")
+        self.lock_note.hide()
+
+    def _select_row(self, device: str) -> None:
+        for i in range(self.list.count()):
+            if self.list.item(i).data(Qt.ItemDataRole.UserRole) == device:
+                self.list.setCurrentRow(i)
+                return
+
     # -- selection and identity ----------------------------------------------------------
     def _on_current(self, current: QListWidgetItem | None, _previous: object) -> None:
         if current is None:
             return
         device = current.data(Qt.ItemDataRole.UserRole)
+        if self.locked_to is not None and device != self.locked_to:
+            # Keyboard, a re-listing or a script moved the row: put it back, change nothing.
+            self.list.blockSignals(True)
+            self._select_row(self.locked_to)
+            self.list.blockSignals(False)
+            return
+        if device == self.selected and self.locked_to is not None:
+            return
         self.selected = device
         self.forget_button.setEnabled(current.data(Qt.ItemDataRole.UserRole + 1) == "iscsi")
         for label in self.identity.values():

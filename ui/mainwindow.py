@@ -69,6 +69,7 @@ class MainWindow(QMainWindow):
         add = QAction("Add &iSCSI target…", self)
         add.triggered.connect(self.devices.ask_add_target)
         file_menu.addAction(add)
+        self.refresh_action, self.add_target_action = refresh, add
         file_menu.addSeparator()
         quit_action = QAction("&Quit", self, shortcut=QKeySequence(QKeySequence.StandardKey.Quit))
         quit_action.triggered.connect(self.close)
@@ -106,6 +107,13 @@ class MainWindow(QMainWindow):
     def _busy_changed(self, device: str, busy: bool) -> None:
         jobs = self.workers.active_jobs()
         self.busy_label.setText(f"Working: {', '.join(j.title for j in jobs)}" if jobs else "Ready")
+        holder = self.workers.selection_holder()
+        if holder is not None:
+            self.devices.lock(holder.device, holder.title)
+        else:
+            self.devices.unlock()
+        for action in (self.refresh_action, self.add_target_action):
+            action.setEnabled(holder is None)
 
     # -- settings ----------------------------------------------------------------------
     def _restore(self) -> None:

@@ -44,6 +44,9 @@ class Job:
     events: collections.deque = field(default_factory=collections.deque)
     id: int = field(default_factory=lambda: next(_ids))
     finished: bool = False
+    #: A test run on the selected drive: while it runs the device pane keeps that drive
+    #: selected (issue 11 §5: a click elsewhere must not re-label a running test).
+    holds_selection: bool = False
 
     def sink(self, event: Event) -> None:
         """The engine's event sink: called on the worker thread, so only queue."""
@@ -128,6 +131,10 @@ class DeviceWorkers(QObject):
 
     def active_jobs(self) -> list[Job]:
         return list(self._active.values())
+
+    def selection_holder(self) -> Job | None:
+        """The running test that holds the device selection, if any (the oldest)."""
+        return next((j for j in self._active.values() if j.holds_selection), None)
 
     def cancel_all(self) -> None:
         for job in list(self._active.values()):

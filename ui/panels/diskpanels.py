@@ -63,6 +63,9 @@ class _DiskPanel(TestPanel):
     def directory(self) -> str:
         return self.dir_field.value
 
+    def subject(self) -> str:
+        return f"directory {self.directory()}" if self.dir_field.ok else ""
+
     def values(self) -> dict[str, Any]:
         out = super().values()
         out["directory"] = self.dir_field.text()
