@@ -8,7 +8,6 @@ from __future__ import annotations
 from html import escape
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QFormLayout,
     QGroupBox,
@@ -45,14 +44,14 @@ class DevicePane(QWidget):
         self.list.setObjectName("deviceList")
         self.list.setAccessibleName("Devices")
         self.list.currentItemChanged.connect(self._on_current)
-        self.refresh_button = QPushButton("&Refresh")
+        self.refresh_button = QPushButton("Refresh")
+        self.refresh_button.setToolTip("List the devices again (F5)")
         self.refresh_button.clicked.connect(self.refresh)
-        self.add_button = QPushButton("Add &iSCSI target…")
+        self.add_button = QPushButton("Add iSCSI target…")
         self.add_button.clicked.connect(self.ask_add_target)
         self.forget_button = QPushButton("Forget")
         self.forget_button.setToolTip("Forget the selected remembered iSCSI target")
         self.forget_button.clicked.connect(self.forget_selected)
-        QShortcut(QKeySequence(QKeySequence.StandardKey.Refresh), self, activated=self.refresh)
         buttons = QHBoxLayout()
         buttons.addWidget(self.refresh_button)
         buttons.addWidget(self.forget_button)

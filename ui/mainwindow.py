@@ -12,6 +12,7 @@ from app import __version__
 from ui.devices import DevicePane
 from ui.runview import RunView
 from ui.settings import settings
+from ui.widgets import without_mnemonic
 from ui.worker import DeviceWorkers
 from ui.wizard import WizardPanel
 
@@ -41,7 +42,10 @@ class MainWindow(QMainWindow):
         for cls in _panel_classes():
             panel = cls(self.workers)
             self.panels[cls.key] = panel
-            self.tabs.addTab(panel, cls.tab_title)
+            # No Alt+letter on the tabs: each page's fields need the letters, and the
+            # tabs have Ctrl+1…6 (and the Panels menu, where their mnemonics live).
+            self.tabs.addTab(panel, without_mnemonic(cls.tab_title))
+            self.tabs.setTabToolTip(self.tabs.count() - 1, f"Ctrl+{self.tabs.count()}")
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.devices)
         self.splitter.addWidget(self.tabs)
@@ -76,7 +80,7 @@ class MainWindow(QMainWindow):
         file_menu.addAction(quit_action)
         view = self.menuBar().addMenu("&Panels")
         for i, panel in enumerate(self.panels.values()):
-            action = QAction(type(panel).tab_title.replace("&", ""), self, shortcut=QKeySequence(f"Ctrl+{i + 1}"))
+            action = QAction(type(panel).tab_title, self, shortcut=QKeySequence(f"Ctrl+{i + 1}"))
             action.triggered.connect(lambda _=False, p=panel: self.show_panel(p.key))
             view.addAction(action)
         help_menu = self.menuBar().addMenu("&Help")

@@ -159,6 +159,20 @@ class ValidatedField(QWidget):
         self.edit.setText(text)
 
 
+def without_mnemonic(text: str) -> str:
+    """``text`` with its mnemonic marker removed and '&&' kept (a literal '&' where Qt
+    draws mnemonics): "&History && reports" -> "History && reports"."""
+    out, i = [], 0
+    while i < len(text):
+        if text[i] == "&":
+            out.append("&&" if text[i + 1:i + 2] == "&" else "")
+            i += 2 if text[i + 1:i + 2] == "&" else 1
+        else:
+            out.append(text[i])
+            i += 1
+    return "".join(out)
+
+
 def error_label(object_name: str = "") -> QLabel:
     """An empty, word-wrapped label in the critical colour: where a reason for refusing input goes."""
     label = QLabel("")

@@ -56,17 +56,17 @@ class TapePerfPanel(TestPanel):
     def build_fields(self, form) -> None:
         self.add_field("direction", "&Direction:", combo([("Write, then read back", "write+read"),
                                                           ("Write only", "write"), ("Read only", "read")]))
-        self.add_field("pattern", "Data &pattern:",
+        self.add_field("pattern", "Data pa&ttern:",
                        ValidatedField(engines.check_pattern, "2:1"),
                        "random, zeros, or N:1 — the ratio the drive's own compressor (SLDC) will achieve")
-        self.add_field("block_size", "&Block size:", ValidatedField(engines.check_tape_size, "256K"),
+        self.add_field("block_size", "Bloc&k size:", ValidatedField(engines.check_tape_size, "256K"),
                        "bytes per tape block, e.g. 256K, 1M")
         self.add_field("mode", "Block &mode:", combo([("Fixed", "fixed"), ("Variable", "variable")]))
         self.add_field("io_size", "&I/O size:", ValidatedField(engines.check_tape_size, "1M"),
                        "bytes per WRITE/READ command (a multiple of the block size in fixed mode)")
         self.add_field("size", "&Amount of data:", ValidatedField(engines.check_amount, "32G"),
                        "how much to write (32G) or for how long (90s, 10min)")
-        self.add_field("filemarks_every", "&Filemark every:", ValidatedField(engines.check_tape_size_or_zero, "0"),
+        self.add_field("filemarks_every", "Fi&lemark every:", ValidatedField(engines.check_tape_size_or_zero, "0"),
                        "0 = no filemarks (each filemark flushes the drive's buffer)")
         self.add_field("compression", "Drive &compression:", combo([("On", "on"), ("Off", "off"),
                                                                     ("Leave as it is", "leave")]))

@@ -125,7 +125,7 @@ class TestPanel(WizardPanel):
             self.preset.addItem(name)
         self.preset.activated.connect(self._preset_chosen)
         preset_row = QFormLayout()
-        preset_row.addRow("&Preset:", self.preset)
+        preset_row.addRow("Pr&eset:", self.preset)
         lay.addLayout(preset_row)
         box = QGroupBox("Parameters")
         self.form = QFormLayout(box)
@@ -393,7 +393,7 @@ class TestPanel(WizardPanel):
         pal.setColor(self.found_label.foregroundRole(), SEVERITY_COLOURS["critical"])
         self.found_label.setPalette(pal)
         if err.overridable:
-            self.confirm_box.setText("I understand: &overwrite this cartridge; its data will be destroyed")
+            self.confirm_box.setText("I &understand: overwrite this cartridge; its data will be destroyed")
             self.confirm_box.setChecked(False)
             self.confirm_box.show()
         else:
