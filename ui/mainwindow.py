@@ -78,6 +78,7 @@ class MainWindow(QMainWindow):
         quit_action = QAction("&Quit", self, shortcut=QKeySequence(QKeySequence.StandardKey.Quit))
         quit_action.triggered.connect(self.close)
         file_menu.addAction(quit_action)
+        self.quit_action = quit_action
         view = self.menuBar().addMenu("&Panels")
         for i, panel in enumerate(self.panels.values()):
             action = QAction(type(panel).tab_title, self, shortcut=QKeySequence(f"Ctrl+{i + 1}"))
