@@ -6,15 +6,14 @@ run on workers; the pane only shows what comes back.
 from __future__ import annotations
 
 from html import escape
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
-    QInputDialog,
     QLabel,
-    QLineEdit,
     QListWidget,
     QListWidgetItem,
     QPushButton,
@@ -26,6 +25,9 @@ from ui import engines
 from ui.worker import DeviceWorkers, Job, describe_error
 
 DISCOVERY_KEY = "discovery"  # worker key for listing (never a device string)
+
+if TYPE_CHECKING:
+    from ui.addtarget import AddTargetDialog
 
 
 class DevicePane(QWidget):
@@ -143,12 +145,15 @@ class DevicePane(QWidget):
         return False
 
     # -- remembered iSCSI targets --------------------------------------------------------
-    def ask_add_target(self) -> None:
-        url, ok = QInputDialog.getText(
-            self, "Add iSCSI target", "Target URL (iscsi://host[:port]/iqn/lun):", QLineEdit.EchoMode.Normal, "iscsi://"
-        )
-        if ok and url.strip():
-            self.add_target(url.strip())
+    def ask_add_target(self) -> "AddTargetDialog":
+        """The Add-target dialog (non-modal to the workers: discovery and the test run there)."""
+        from ui.addtarget import AddTargetDialog
+
+        dialog = AddTargetDialog(self.workers, self)
+        dialog.saved.connect(lambda device: self.refresh(select=device))
+        self.add_dialog = dialog
+        dialog.open()
+        return dialog
 
     def add_target(self, url: str) -> Job:
         return self.workers.submit(

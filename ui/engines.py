@@ -85,6 +85,23 @@ def forget_target(url: str) -> None:
     engine("app.targets").remove_target(url)
 
 
+def target_url(host: str, port: str, iqn: str, lun: str, user: str = "", secret: str = "") -> str:
+    """The device string the Add-target dialog's fields make (pure: GUI thread)."""
+    from app.targets import target_url as build
+
+    return build(host, port, iqn, lun, user, secret)
+
+
+def discover_targets(host: str, port: str, user: str = "", secret: str = "") -> list:
+    """SendTargets at the portal (worker thread): ``DiscoveredTarget`` rows."""
+    return engine("app.targets").discover_targets(host, port, user, secret)
+
+
+def check_target(url: str):  # -> app.targets.TargetCheck
+    """Log in and INQUIRY (worker thread): the test before a target is remembered."""
+    return engine("app.targets").check_target(url)
+
+
 def open_drive(device: str):  # -> app.drive.TapeDrive
     return engine("app.drive").TapeDrive.open(device)
 
