@@ -17,11 +17,13 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QPushButton,
+    QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
 
 from ui import engines
+from ui.widgets import ElidedLabel
 from ui.worker import DeviceWorkers, Job, describe_error
 
 DISCOVERY_KEY = "discovery"  # worker key for listing (never a device string)
@@ -45,6 +47,11 @@ class DevicePane(QWidget):
         self.list = QListWidget()
         self.list.setObjectName("deviceList")
         self.list.setAccessibleName("Devices")
+        # Long iSCSI names are shortened in the middle (host and LUN stay readable); the
+        # tooltip has the whole name. No sideways scrolling of a device list.
+        self.list.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list.setWordWrap(False)
         self.list.currentItemChanged.connect(self._on_current)
         self.refresh_button = QPushButton("Refresh")
         self.refresh_button.setToolTip("List the devices again (F5)")
@@ -62,18 +69,23 @@ class DevicePane(QWidget):
         self.identity: dict[str, QLabel] = {}
         for key, caption in (("device", "Device"), ("vendor", "Vendor"), ("product", "Product"),
                              ("revision", "Firmware"), ("serial", "Serial"), ("status", "Status")):
-            label = QLabel("–")
+            label = ElidedLabel("–") if key == "device" else QLabel("–")
             label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-            label.setWordWrap(True)
+            label.setWordWrap(key != "device")
+            # A long error or iSCSI name wraps within the pane instead of widening it
+            # (which squeezed the panel tabs off a 1024-pixel window).
+            label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
             self.identity[key] = label
             form.addRow(caption + ":", label)
         self.notes = QLabel("")
         self.notes.setWordWrap(True)
+        self.notes.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.notes.setForegroundRole(self.notes.foregroundRole().PlaceholderText)
         self.notes.hide()
         self.lock_note = QLabel("")
         self.lock_note.setObjectName("selectionLocked")
         self.lock_note.setWordWrap(True)
+        self.lock_note.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.lock_note.setTextFormat(Qt.TextFormat.RichText)
         self.lock_note.hide()
         layout = QVBoxLayout(self)
@@ -115,7 +127,7 @@ class DevicePane(QWidget):
             item = QListWidgetItem(f"{row.label}\n{row.device}")
             item.setData(Qt.ItemDataRole.UserRole, row.device)
             item.setData(Qt.ItemDataRole.UserRole + 1, row.kind)
-            item.setToolTip(row.description)
+            item.setToolTip(f"{row.device}\n{row.description}" if row.description else row.device)
             if row.reachable is False:
                 item.setForeground(self.palette().color(self.palette().ColorGroup.Disabled,
                                                         self.palette().ColorRole.Text))

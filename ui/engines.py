@@ -62,7 +62,7 @@ def list_devices() -> list[DeviceRow]:
             label = label[:1].upper() + label[1:]
         else:
             label = " ".join(x for x in (entry.vendor, entry.product) if x) or entry.description
-            if entry.kind == "iscsi":
+            if entry.kind == "iscsi" and "iscsi" not in label.lower():
                 label += " (iSCSI)"
         description = entry.description + (f" — {entry.note}" if entry.note else "")
         rows.append(DeviceRow(entry.device, entry.kind, label, description, entry.reachable))

@@ -29,6 +29,12 @@ def _panel_classes() -> list[type[WizardPanel]]:
     return [InfoPanel, TapePerfPanel, CreateDataPanel, ReadDataPanel, TroubleshootPanel, HistoryPanel]
 
 
+def device_pane_width(window_width: int) -> int:
+    """The device pane's first width: a quarter of the window, 250-480 pixels (room for
+    "iscsi://host:port/iqn…" on a large screen, and for six tabs at 1024 pixels)."""
+    return max(250, min(480, window_width // 4))
+
+
 class MainWindow(QMainWindow):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -38,6 +44,10 @@ class MainWindow(QMainWindow):
         self.tabs = QTabWidget()
         self.tabs.setObjectName("panels")
         self.tabs.setDocumentMode(True)
+        # Six tabs must fit a 1024-pixel window: never scroll them out of sight; at worst a
+        # title is shortened, and its tooltip has it whole.
+        self.tabs.setUsesScrollButtons(False)
+        self.tabs.setElideMode(Qt.TextElideMode.ElideRight)
         self.panels: dict[str, WizardPanel] = {}
         for cls in _panel_classes():
             panel = cls(self.workers)
@@ -45,12 +55,15 @@ class MainWindow(QMainWindow):
             # No Alt+letter on the tabs: each page's fields need the letters, and the
             # tabs have Ctrl+1…6 (and the Panels menu, where their mnemonics live).
             self.tabs.addTab(panel, without_mnemonic(cls.tab_title))
-            self.tabs.setTabToolTip(self.tabs.count() - 1, f"Ctrl+{self.tabs.count()}")
+            self.tabs.setTabToolTip(self.tabs.count() - 1, f"{cls.title} (Ctrl+{self.tabs.count()})")
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.devices)
         self.splitter.addWidget(self.tabs)
-        self.splitter.setStretchFactor(1, 1)
-        self.splitter.setSizes([280, 900])
+        # The device pane grows with the window (1 : 3), so long iSCSI names get room on
+        # a large screen; its width on first start is set in _restore.
+        self.splitter.setStretchFactor(0, 1)
+        self.splitter.setStretchFactor(1, 3)
+        self.splitter.setChildrenCollapsible(False)
         self.setCentralWidget(self.splitter)
         self.devices.device_selected.connect(self._device_selected)
         self.workers.busy_changed.connect(self._busy_changed)
@@ -131,6 +144,10 @@ class MainWindow(QMainWindow):
         split = s.value("splitter")
         if isinstance(split, QByteArray) and not split.isEmpty():
             self.splitter.restoreState(split)
+        else:
+            width = max(self.width(), 800)
+            pane = device_pane_width(width)
+            self.splitter.setSizes([pane, width - pane])
         tab = s.value("panel")
         if tab in self.panels:
             self.tabs.setCurrentWidget(self.panels[tab])

@@ -108,7 +108,7 @@ def test_the_selection_is_locked_while_a_test_runs(qtbot, window):
     rect = pane.list.visualItemRect(pane.list.item(row_b))
     qtbot.mouseClick(pane.list.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     assert pane.selected == A and pane.list.currentItem().data(Qt.ItemDataRole.UserRole) == A
-    assert pane.identity["device"].text() == A
+    assert pane.identity["device"].full_text() == A
     assert all(p.device == A for p in window.panels.values() if getattr(p, "uses_device", True)
                and p.key not in ("troubleshoot", "history"))
     assert pane.refresh() is None  # a re-listing would move the selection: refused too
