@@ -487,9 +487,10 @@ def clean_disk(target: str) -> dict:
 
 
 def disk_headline(r: dict, verb: str) -> str:
-    text = (f"<b>{verb} {r.get('total_files', 0):,} files, {r.get('total_bytes', 0) / 1e6:,.1f} MB: "
+    files, streams = r.get("total_files", 0), len(r.get("streams", []))
+    text = (f"<b>{verb} {files:,} file{'' if files == 1 else 's'}, {r.get('total_bytes', 0) / 1e6:,.1f} MB: "
             f"{r.get('mb_s', 0):,.1f} MB/s, {r.get('files_s', 0):,.0f} files/s</b> "
-            f"with {len(r.get('streams', []))} stream(s)")
+            f"with {streams} stream{'' if streams == 1 else 's'}")
     if r.get("status") not in (None, "complete", "cancelled"):
         text += f" — <b>{r.get('status')}</b>: {r.get('error') or ''}"
     return text
