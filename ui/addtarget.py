@@ -64,6 +64,7 @@ class AddTargetDialog(QDialog):
         self.iqn.setMinimumContentsLength(48)
         self.lun = QSpinBox()
         self.lun.setRange(0, 16383)
+        self.lun.setMaximumWidth(120)
         self.lun.setToolTip("The drive's logical unit number; tgt and many virtual tape libraries put the "
                             "first drive at LUN 1 (LUN 0 is often the library or a controller)")
         self.user = QLineEdit()

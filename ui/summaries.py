@@ -157,14 +157,18 @@ def _unwrap(section: Any) -> Any:
 def _density_as_named(section: dict) -> dict:
     """``density_code`` 96 + ``density_name`` LTO-9 -> ``density`` "LTO-9 (0x60)", as the CLI
     prints it: a bare 96 reads as a decimal count."""
-    out = dict(section)
-    code = out.pop("density_code", None)
-    name = out.pop("density_name", None)
+    code, name = section.get("density_code"), section.get("density_name")
     if isinstance(code, int):
         density = f"{name} (0x{code:02X})" if name else f"0x{code:02X}"
-        out = {"density": density, **out}
-    elif name:
-        out = {"density": name, **out}
+    else:
+        density = name
+    out: dict = {}
+    for key, value in section.items():  # in place of the code, where it was
+        if key in ("density_code", "density_name"):
+            if density is not None and "density" not in out:
+                out["density"] = density
+            continue
+        out[key] = value
     return out
 
 
