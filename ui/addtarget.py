@@ -8,6 +8,7 @@ discovery and the check are ``app.targets`` (through ``ui.engines``), on a worke
 from __future__ import annotations
 
 from html import escape
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
@@ -30,6 +31,9 @@ from native.iscsi import display_device
 from ui import engines
 from ui.widgets import SEVERITY_COLOURS
 from ui.worker import DeviceWorkers, Job, describe_error
+
+if TYPE_CHECKING:
+    from app.targets import TargetCheck
 
 DISCOVERY_KEY = "discovery"  # the device pane's worker for listing: adding waits its turn there
 
@@ -187,7 +191,7 @@ class AddTargetDialog(QDialog):
                                        on_done=lambda check: self._checked(url, check),
                                        on_error=lambda err: self._check_failed(url, err)))
 
-    def _checked(self, url: str, check) -> None:  # check: app.targets.TargetCheck
+    def _checked(self, url: str, check: "TargetCheck") -> None:
         self._busy(False)
         what = " ".join(x for x in (check.vendor, check.product) if x) or "a device"
         if check.is_tape:

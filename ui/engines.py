@@ -97,7 +97,7 @@ def discover_targets(host: str, port: str, user: str = "", secret: str = "") -> 
     return engine("app.targets").discover_targets(host, port, user, secret)
 
 
-def check_target(url: str):  # -> app.targets.TargetCheck
+def check_target(url: str) -> Any:  # app.targets.TargetCheck
     """Log in and INQUIRY (worker thread): the test before a target is remembered."""
     return engine("app.targets").check_target(url)
 

@@ -107,9 +107,15 @@ class DeviceThread(QThread):
 _threads: "weakref.WeakSet[DeviceThread]" = weakref.WeakSet()
 
 
+_pools: "weakref.WeakSet[DeviceWorkers]" = weakref.WeakSet()
+
+
 @atexit.register
 def _stop_threads() -> None:
-    """A QThread destroyed while it runs aborts the process: stop any a window left."""
+    """A QThread destroyed while it runs aborts the process: cancel the jobs and stop the
+    threads a window left running (one that was closed has done so already)."""
+    for pool in list(_pools):
+        pool.cancel_all()
     for thread in list(_threads):
         thread.shutdown()
 
@@ -134,6 +140,7 @@ class DeviceWorkers(QObject):
         self._executors: dict[str, DeviceThread] = {}
         self._active: dict[int, Job] = {}
         self._closed = False
+        _pools.add(self)
         self._done.connect(self._on_done)
         self._failed.connect(self._on_failed)
 

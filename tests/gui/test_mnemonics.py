@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 
 import pytest
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractButton, QLabel, QMenu, QTabBar, QWidget
 
 from tests.gui.conftest import wait_idle
