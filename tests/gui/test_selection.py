@@ -137,3 +137,28 @@ def test_a_cancelled_run_releases_the_lock(qtbot, window):
     qtbot.waitUntil(lambda: panel.current_page() == "results", timeout=60000)
     wait_idle(qtbot, window)
     assert window.devices.locked_to is None and window.devices.list.isEnabled()
+
+
+def test_a_late_cartridge_check_of_the_previous_drive_is_not_shown_for_the_next(qtbot, window):
+    """The confirm page's "found on the cartridge" must describe the selected drive's
+    cartridge: an answer from the previous drive's check arriving late is dropped."""
+    wait_idle(qtbot, window)
+    panel = window.show_panel("tapeperf")
+    panel.set_device("virtual:lto9?wp=1")  # A: a write-protected cartridge
+    panel.choose_next.click()
+    panel.apply_preset("Quick check")
+    panel.params_next.click()
+    check_a = next(j for j in window.workers.active_jobs() if j.title == "cartridge check")
+    deliver_a, answers = check_a.on_done, []
+    check_a.on_done = answers.append  # hold A's answer back (callbacks run on this thread)
+    panel.set_device(B)  # another drive selected before A's check answered
+    assert panel.current_page() == "choose"
+    panel.choose_next.click()
+    panel.params_next.click()
+    qtbot.waitUntil(lambda: "blank" in panel.found_label.text(), timeout=20000)  # B's own check
+    qtbot.waitUntil(lambda: bool(answers), timeout=20000)
+    assert answers[0]["write_protected"]  # A's answer really says write-protected ...
+    deliver_a(answers[0])  # ... and arrives now, late
+    assert panel.refusal is None and "blank" in panel.found_label.text()
+    assert panel.start_button.isEnabled()
+    wait_idle(qtbot, window)

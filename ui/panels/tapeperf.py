@@ -48,6 +48,8 @@ class TapePerfPanel(TestPanel):
             layout.addWidget(QLabel("<b>The tape performance engine is not available in this build.</b>"))
 
     def set_device(self, device: str | None) -> None:
+        if device != self.device:
+            self._probe_seq = getattr(self, "_probe_seq", 0) + 1  # a check still on its way is stale
         super().set_device(device)
         if device:
             self.device_label.setText(f"Drive: <b>{device}</b><br>Choose the test on the next page; "
@@ -119,8 +121,17 @@ class TapePerfPanel(TestPanel):
             return None
         device = self.device
         self.found_label.setText("Checking what is on the cartridge…")
+        self._probe_seq = getattr(self, "_probe_seq", 0) + 1
+        seq = self._probe_seq
         return self.workers.submit(Job(device, "cartridge check", lambda job: engines.tapeperf_probe(device, params),
-                                       on_done=self._probed, on_error=self._probe_failed))
+                                       on_done=lambda state: self._probed(state) if self._current_probe(seq) else None,
+                                       on_error=lambda err: self._probe_failed(err) if self._current_probe(seq)
+                                       else None))
+
+    def _current_probe(self, seq: int) -> bool:
+        """Only the newest check's answer reaches the confirm page: an older one (another
+        drive selected since, or Back and Next again) would describe another cartridge."""
+        return seq == self._probe_seq
 
     def _probed(self, state: dict) -> None:
         from native.errors import SafetyRefusal
