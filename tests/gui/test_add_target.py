@@ -141,3 +141,38 @@ def test_the_dialog_has_its_own_mnemonics(qtbot, window):
     assert {k for k, _ in entries} >= {"h", "o", "t", "l", "u", "e", "d"}
     dialog.reject()
     wait_idle(qtbot, window)
+
+
+@pytest.mark.tgt
+def test_a_chap_target_is_tried_with_its_secret_and_the_secret_stays_in_the_targets_file(qtbot, window, tgt_target,
+                                                                                        tmp_path):
+    from app.paths import data_dir
+
+    from tests.transport.test_chap_secret import SECRET, USER, _chap_target
+
+    _chap_target(tgt_target)
+    dialog = _dialog(qtbot, window)
+    dialog.host.setText("127.0.0.1")
+    dialog.port.setText(str(tgt_target.port))
+    dialog.user.setText(USER)
+    dialog.secret.setText("WrongSecret12345")
+    dialog.discover_button.click()
+    qtbot.waitUntil(lambda: dialog.iqn.count() == 1 or "failed" in dialog.status.text(), timeout=30000)
+    if dialog.iqn.count() == 0:  # a portal may also want CHAP for discovery: then type the name
+        dialog.iqn.setEditText(tgt_target.iqn)
+    dialog.lun.setValue(1)
+    dialog.save_button.click()  # the wrong secret: the login fails, and saving is asked
+    text = _answer(qtbot, dialog, QMessageBox.StandardButton.Cancel)
+    assert "login" in text.lower() and "WrongSecret" not in text
+    wait_idle(qtbot, window)
+    assert _remembered() == []
+
+    dialog.secret.setText(SECRET)
+    dialog.save_button.click()
+    qtbot.waitUntil(lambda: dialog.remembered is not None, timeout=30000)
+    shown = tgt_target.url.replace("iscsi://", f"iscsi://{USER}@")
+    assert dialog.remembered == shown and _remembered() == [shown]
+    qtbot.waitUntil(lambda: window.devices.identity["vendor"].text() == "IET", timeout=30000)  # logs in from the file
+    wait_idle(qtbot, window)
+    holders = [p.name for p in data_dir().rglob("*") if p.is_file() and SECRET.encode() in p.read_bytes()]
+    assert holders == ["iscsi_targets.json"]
