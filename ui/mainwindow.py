@@ -124,7 +124,8 @@ class MainWindow(QMainWindow):
 
     def _busy_changed(self, device: str, busy: bool) -> None:
         jobs = self.workers.active_jobs()
-        self.busy_label.setText(f"Working: {', '.join(j.title for j in jobs)}" if jobs else "Ready")
+        names = [j.title + (f" on {j.device}" if j.holds_selection else "") for j in jobs]
+        self.busy_label.setText(f"Working: {', '.join(names)}" if jobs else "Ready")
         holder = self.workers.selection_holder()
         if holder is not None:
             self.devices.lock(holder.device, holder.title)

@@ -112,6 +112,7 @@ def test_the_selection_is_locked_while_a_test_runs(qtbot, window):
     assert all(p.device == A for p in window.panels.values() if getattr(p, "uses_device", True)
                and p.key not in ("troubleshoot", "history"))
     assert pane.refresh() is None  # a re-listing would move the selection: refused too
+    assert f"tape performance on {A}" in window.busy_label.text()  # so does the status bar
     # The run page names its drive.
     assert panel.runview.subject.isVisible()
     assert f"<b>drive {A}</b>" in panel.runview.subject.text()
