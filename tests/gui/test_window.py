@@ -185,3 +185,32 @@ def test_quitting_after_a_report_prints_no_qt_timer_warnings(tmp_path):
     assert pdf.read_bytes().startswith(b"%PDF-")  # the report was written, then File > Quit
     assert "QBasicTimer" not in out.stderr and "QThread" not in out.stderr, out.stderr
     assert "Traceback" not in out.stderr, out.stderr
+
+
+def test_closing_during_a_run_cancels_it_and_ends_the_device_threads(qtbot):
+    """The workers are QThreads: closing the window mid-run cancels the test and waits for
+    every thread (a QThread destroyed while running would abort the process)."""
+    import time
+
+    from tests.gui.conftest import select_device
+    from ui.mainwindow import MainWindow
+
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.show()
+    select_device(qtbot, w, "virtual:lto9")
+    panel = w.show_panel("tapeperf")
+    panel.choose_next.click()
+    panel.apply_preset("Quick check")
+    panel.apply_values({"size": "8G", "direction": "write"})
+    panel.params_next.click()
+    qtbot.waitUntil(lambda: "blank" in panel.found_label.text(), timeout=20000)
+    panel.start_button.click()
+    qtbot.waitUntil(lambda: panel.runview.plot.sample_count > 5, timeout=30000)
+    threads = list(w.workers._executors.values())
+    job = panel.job
+    started = time.monotonic()
+    w.close()
+    assert time.monotonic() - started < 20
+    assert job.cancel.cancelled
+    assert threads and all(t.isFinished() for t in threads)
