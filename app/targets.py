@@ -22,8 +22,11 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from urllib.parse import quote
+
 from native.errors import InvalidParameter, ParseError
-from native.iscsi import IscsiUrl, display_device
+from native.iscsi import DEFAULT_PORT, IscsiUrl, display_device
+from native.iscsi_discovery import DiscoveredTarget
 from native.paths import data_dir
 
 FILE_NAME = "iscsi_targets.json"
@@ -191,3 +194,85 @@ def remove_target(url: str) -> None:
     if len(kept) == len(targets):
         raise InvalidParameter(f"{display_device(url)} is not a remembered iSCSI target", hint="see 'tapediag devices'")
     _save(kept)
+
+
+# -- adding a target from its parts (the GUI's "Add iSCSI target" dialog) ----------------
+def target_url(host: str, port: int | str, iqn: str, lun: int | str, user: str = "", secret: str = "") -> str:
+    """The device string for a portal, target name and LUN (and CHAP user/secret).
+
+    One rule for what the dialog's fields make, checked as ``IscsiUrl.parse`` checks a
+    typed string: InvalidParameter names the field that is wrong. The secret goes into
+    the string only as libiscsi's ``user%secret@`` form, which ``display_device``
+    strips everywhere it is shown.
+    """
+    host, iqn, user = host.strip(), iqn.strip(), user.strip()
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    if not host:
+        raise InvalidParameter("the host (the portal's address) is empty")
+    try:
+        port_n = int(str(port).strip() or DEFAULT_PORT)
+    except ValueError:
+        raise InvalidParameter(f"the port '{port}' is not a number") from None
+    if not 0 < port_n < 65536:
+        raise InvalidParameter(f"the port {port_n} is not a TCP port (1-65535)")
+    if not iqn:
+        raise InvalidParameter("the target name (IQN) is empty", hint="use Discover to list the portal's targets")
+    if any(ch.isspace() for ch in iqn) or "/" in iqn:
+        raise InvalidParameter(f"'{iqn[:80]}' is not an iSCSI target name (no spaces or '/')")
+    try:
+        lun_n = int(str(lun).strip())
+    except ValueError:
+        raise InvalidParameter(f"the LUN '{lun}' is not a number") from None
+    if not 0 <= lun_n < 16384:
+        raise InvalidParameter(f"the LUN {lun_n} is out of range (0-16383)")
+    if secret and not user:
+        raise InvalidParameter("a CHAP secret needs its CHAP user name")
+    authority = f"[{host}]" if ":" in host else host
+    url = f"iscsi://{quote(user, safe='') + '@' if user else ''}{authority}:{port_n}/{iqn}/{lun_n}"
+    IscsiUrl.parse(url)  # host, LUN range: the same checks as a typed device string
+    return _with_secret(url, secret) if user and secret else url
+
+
+def discover_targets(host: str, port: int | str, user: str = "", secret: str = "") -> list[DiscoveredTarget]:
+    """SendTargets discovery at the portal: the target names it offers this initiator."""
+    from native.iscsi_discovery import send_targets
+
+    host = host.strip().strip("[]")
+    if not host:
+        raise InvalidParameter("the host (the portal's address) is empty")
+    try:
+        port_n = int(str(port).strip() or DEFAULT_PORT)
+    except ValueError:
+        raise InvalidParameter(f"the port '{port}' is not a number") from None
+    return send_targets(host, port_n, user=user.strip() or None, secret=secret or None)
+
+
+@dataclass(frozen=True)
+class TargetCheck:
+    """What a test connection to a target found, for the question before saving it."""
+
+    device: str  # as shown: no CHAP secret
+    vendor: str
+    product: str
+    peripheral_type: int
+    type_name: str
+
+    @property
+    def is_tape(self) -> bool:
+        return self.peripheral_type == 0x01
+
+
+def check_target(url: str) -> TargetCheck:
+    """Log in to ``url`` and send INQUIRY (nothing else): does a drive answer there?
+
+    Raises the transport's one-line error (``DeviceNotFound`` for a portal that does not
+    answer or a login that is refused).
+    """
+    from app.drive import TapeDrive
+    from app.scsi.inquiry import device_type_name
+
+    with TapeDrive.open(url) as drive:
+        inq = drive.inquiry()
+    return TargetCheck(display_device(url), inq.vendor, inq.product, inq.device_type,
+                       device_type_name(inq.device_type))

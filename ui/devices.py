@@ -5,26 +5,31 @@ run on workers; the pane only shows what comes back.
 """
 from __future__ import annotations
 
+from html import escape
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
-    QInputDialog,
     QLabel,
-    QLineEdit,
     QListWidget,
     QListWidgetItem,
     QPushButton,
+    QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
 
 from ui import engines
+from ui.widgets import ElidedLabel
 from ui.worker import DeviceWorkers, Job, describe_error
 
 DISCOVERY_KEY = "discovery"  # worker key for listing (never a device string)
+
+if TYPE_CHECKING:
+    from ui.addtarget import AddTargetDialog
 
 
 class DevicePane(QWidget):
@@ -42,15 +47,20 @@ class DevicePane(QWidget):
         self.list = QListWidget()
         self.list.setObjectName("deviceList")
         self.list.setAccessibleName("Devices")
+        # Long iSCSI names are shortened in the middle (host and LUN stay readable); the
+        # tooltip has the whole name. No sideways scrolling of a device list.
+        self.list.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list.setWordWrap(False)
         self.list.currentItemChanged.connect(self._on_current)
-        self.refresh_button = QPushButton("&Refresh")
+        self.refresh_button = QPushButton("Refresh")
+        self.refresh_button.setToolTip("List the devices again (F5)")
         self.refresh_button.clicked.connect(self.refresh)
-        self.add_button = QPushButton("Add &iSCSI target…")
+        self.add_button = QPushButton("Add iSCSI target…")
         self.add_button.clicked.connect(self.ask_add_target)
         self.forget_button = QPushButton("Forget")
         self.forget_button.setToolTip("Forget the selected remembered iSCSI target")
         self.forget_button.clicked.connect(self.forget_selected)
-        QShortcut(QKeySequence(QKeySequence.StandardKey.Refresh), self, activated=self.refresh)
         buttons = QHBoxLayout()
         buttons.addWidget(self.refresh_button)
         buttons.addWidget(self.forget_button)
@@ -59,30 +69,46 @@ class DevicePane(QWidget):
         self.identity: dict[str, QLabel] = {}
         for key, caption in (("device", "Device"), ("vendor", "Vendor"), ("product", "Product"),
                              ("revision", "Firmware"), ("serial", "Serial"), ("status", "Status")):
-            label = QLabel("–")
+            label = ElidedLabel("–") if key == "device" else QLabel("–")
             label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-            label.setWordWrap(True)
+            label.setWordWrap(key != "device")
+            # A long error or iSCSI name wraps within the pane instead of widening it
+            # (which squeezed the panel tabs off a 1024-pixel window).
+            label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
             self.identity[key] = label
             form.addRow(caption + ":", label)
         self.notes = QLabel("")
         self.notes.setWordWrap(True)
+        self.notes.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.notes.setForegroundRole(self.notes.foregroundRole().PlaceholderText)
         self.notes.hide()
+        self.lock_note = QLabel("")
+        self.lock_note.setObjectName("selectionLocked")
+        self.lock_note.setWordWrap(True)
+        self.lock_note.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.lock_note.setTextFormat(Qt.TextFormat.RichText)
+        self.lock_note.hide()
         layout = QVBoxLayout(self)
         layout.addWidget(title)
+        layout.addWidget(self.lock_note)
         layout.addWidget(self.list, 1)
         layout.addWidget(self.notes)
         layout.addLayout(buttons)
         layout.addWidget(self.add_button)
         layout.addWidget(self.identity_box)
         self.selected: str | None = None
+        self.locked_to: str | None = None
         self._wanted: str | None = None
         self.last_error: str | None = None
         self.identity_cache: dict[str, dict] = {}
 
     # -- listing -------------------------------------------------------------------------
-    def refresh(self, select: str | None = None) -> Job:
-        """List devices on a worker; then select ``select`` (or keep the selection)."""
+    def refresh(self, select: str | None = None) -> Job | None:
+        """List devices on a worker; then select ``select`` (or keep the selection).
+
+        Not while a run holds the selection (None): re-listing would move it."""
+        if self.locked_to is not None:
+            return None
         self._wanted = select or self.selected
         self.refresh_button.setEnabled(False)
         return self.workers.submit(
@@ -101,7 +127,7 @@ class DevicePane(QWidget):
             item = QListWidgetItem(f"{row.label}\n{row.device}")
             item.setData(Qt.ItemDataRole.UserRole, row.device)
             item.setData(Qt.ItemDataRole.UserRole + 1, row.kind)
-            item.setToolTip(row.description)
+            item.setToolTip(f"{row.device}\n{row.description}" if row.description else row.device)
             if row.reachable is False:
                 item.setForeground(self.palette().color(self.palette().ColorGroup.Disabled,
                                                         self.palette().ColorRole.Text))
@@ -121,6 +147,9 @@ class DevicePane(QWidget):
         return [self.list.item(i).data(Qt.ItemDataRole.UserRole) for i in range(self.list.count())]
 
     def select(self, device: str) -> bool:
+        """Make ``device`` the selection; False when it is not listed or a run holds another."""
+        if self.locked_to is not None and device != self.locked_to:
+            return False
         for i in range(self.list.count()):
             if self.list.item(i).data(Qt.ItemDataRole.UserRole) == device:
                 self.list.setCurrentRow(i)
@@ -128,12 +157,15 @@ class DevicePane(QWidget):
         return False
 
     # -- remembered iSCSI targets --------------------------------------------------------
-    def ask_add_target(self) -> None:
-        url, ok = QInputDialog.getText(
-            self, "Add iSCSI target", "Target URL (iscsi://host[:port]/iqn/lun):", QLineEdit.EchoMode.Normal, "iscsi://"
-        )
-        if ok and url.strip():
-            self.add_target(url.strip())
+    def ask_add_target(self) -> "AddTargetDialog":
+        """The Add-target dialog (non-modal to the workers: discovery and the test run there)."""
+        from ui.addtarget import AddTargetDialog
+
+        dialog = AddTargetDialog(self.workers, self)
+        dialog.saved.connect(lambda device: self.refresh(select=device))
+        self.add_dialog = dialog
+        dialog.open()
+        return dialog
 
     def add_target(self, url: str) -> Job:
         return self.workers.submit(
@@ -151,11 +183,54 @@ class DevicePane(QWidget):
                 on_done=lambda _r: self.refresh(), on_error=self._list_failed)
         )
 
+    # -- the selection lock ---------------------------------------------------------------
+    def lock(self, device: str, what: str) -> None:
+        """A test runs on ``device``: keep it selected and say so until ``unlock``.
+
+        Why: the panels label their results with the selected drive; a click elsewhere
+        mid-run would put the running drive's figures under another drive's name.
+        """
+        if self.locked_to == device:
+            return
+        self.locked_to = device
+        if self.selected != device:
+            self._select_row(device)
+        for widget in (self.list, self.refresh_button, self.add_button, self.forget_button):
+            widget.setEnabled(False)
+        self.lock_note.setText(f"<b>Selection locked</b>: {escape(what)} is running on {escape(device)}. "
+                               "Another drive can be selected when it ends or is cancelled.")
+        self.lock_note.show()
+
+    def unlock(self) -> None:
+        if self.locked_to is None:
+            return
+        self.locked_to = None
+        self.list.setEnabled(True)
+        self.refresh_button.setEnabled(True)
+        self.add_button.setEnabled(True)
+        item = self.list.currentItem()
+        self.forget_button.setEnabled(item is not None and item.data(Qt.ItemDataRole.UserRole + 1) == "iscsi")
+        self.lock_note.hide()
+
+    def _select_row(self, device: str) -> None:
+        for i in range(self.list.count()):
+            if self.list.item(i).data(Qt.ItemDataRole.UserRole) == device:
+                self.list.setCurrentRow(i)
+                return
+
     # -- selection and identity ----------------------------------------------------------
     def _on_current(self, current: QListWidgetItem | None, _previous: object) -> None:
         if current is None:
             return
         device = current.data(Qt.ItemDataRole.UserRole)
+        if self.locked_to is not None and device != self.locked_to:
+            # Keyboard, a re-listing or a script moved the row: put it back, change nothing.
+            self.list.blockSignals(True)
+            self._select_row(self.locked_to)
+            self.list.blockSignals(False)
+            return
+        if device == self.selected and self.locked_to is not None:
+            return
         self.selected = device
         self.forget_button.setEnabled(current.data(Qt.ItemDataRole.UserRole + 1) == "iscsi")
         for label in self.identity.values():

@@ -62,7 +62,7 @@ def list_devices() -> list[DeviceRow]:
             label = label[:1].upper() + label[1:]
         else:
             label = " ".join(x for x in (entry.vendor, entry.product) if x) or entry.description
-            if entry.kind == "iscsi":
+            if entry.kind == "iscsi" and "iscsi" not in label.lower():
                 label += " (iSCSI)"
         description = entry.description + (f" — {entry.note}" if entry.note else "")
         rows.append(DeviceRow(entry.device, entry.kind, label, description, entry.reachable))
@@ -83,6 +83,23 @@ def add_target(url: str) -> None:
 
 def forget_target(url: str) -> None:
     engine("app.targets").remove_target(url)
+
+
+def target_url(host: str, port: str, iqn: str, lun: str, user: str = "", secret: str = "") -> str:
+    """The device string the Add-target dialog's fields make (pure: GUI thread)."""
+    from app.targets import target_url as build
+
+    return build(host, port, iqn, lun, user, secret)
+
+
+def discover_targets(host: str, port: str, user: str = "", secret: str = "") -> list:
+    """SendTargets at the portal (worker thread): ``DiscoveredTarget`` rows."""
+    return engine("app.targets").discover_targets(host, port, user, secret)
+
+
+def check_target(url: str) -> Any:  # app.targets.TargetCheck
+    """Log in and INQUIRY (worker thread): the test before a target is remembered."""
+    return engine("app.targets").check_target(url)
 
 
 def open_drive(device: str):  # -> app.drive.TapeDrive
@@ -470,9 +487,10 @@ def clean_disk(target: str) -> dict:
 
 
 def disk_headline(r: dict, verb: str) -> str:
-    text = (f"<b>{verb} {r.get('total_files', 0):,} files, {r.get('total_bytes', 0) / 1e6:,.1f} MB: "
+    files, streams = r.get("total_files", 0), len(r.get("streams", []))
+    text = (f"<b>{verb} {files:,} file{'' if files == 1 else 's'}, {r.get('total_bytes', 0) / 1e6:,.1f} MB: "
             f"{r.get('mb_s', 0):,.1f} MB/s, {r.get('files_s', 0):,.0f} files/s</b> "
-            f"with {len(r.get('streams', []))} stream(s)")
+            f"with {streams} stream{'' if streams == 1 else 's'}")
     if r.get("status") not in (None, "complete", "cancelled"):
         text += f" — <b>{r.get('status')}</b>: {r.get('error') or ''}"
     return text

@@ -12,6 +12,7 @@ from app import __version__
 from ui.devices import DevicePane
 from ui.runview import RunView
 from ui.settings import settings
+from ui.widgets import without_mnemonic
 from ui.worker import DeviceWorkers
 from ui.wizard import WizardPanel
 
@@ -28,6 +29,12 @@ def _panel_classes() -> list[type[WizardPanel]]:
     return [InfoPanel, TapePerfPanel, CreateDataPanel, ReadDataPanel, TroubleshootPanel, HistoryPanel]
 
 
+def device_pane_width(window_width: int) -> int:
+    """The device pane's first width: a quarter of the window, 250-480 pixels (room for
+    "iscsi://host:port/iqn…" on a large screen, and for six tabs at 1024 pixels)."""
+    return max(250, min(480, window_width // 4))
+
+
 class MainWindow(QMainWindow):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -37,16 +44,26 @@ class MainWindow(QMainWindow):
         self.tabs = QTabWidget()
         self.tabs.setObjectName("panels")
         self.tabs.setDocumentMode(True)
+        # Six tabs must fit a 1024-pixel window: never scroll them out of sight; at worst a
+        # title is shortened, and its tooltip has it whole.
+        self.tabs.setUsesScrollButtons(False)
+        self.tabs.setElideMode(Qt.TextElideMode.ElideRight)
         self.panels: dict[str, WizardPanel] = {}
         for cls in _panel_classes():
             panel = cls(self.workers)
             self.panels[cls.key] = panel
-            self.tabs.addTab(panel, cls.tab_title)
+            # No Alt+letter on the tabs: each page's fields need the letters, and the
+            # tabs have Ctrl+1…6 (and the Panels menu, where their mnemonics live).
+            self.tabs.addTab(panel, without_mnemonic(cls.tab_title))
+            self.tabs.setTabToolTip(self.tabs.count() - 1, f"{cls.title} (Ctrl+{self.tabs.count()})")
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.devices)
         self.splitter.addWidget(self.tabs)
-        self.splitter.setStretchFactor(1, 1)
-        self.splitter.setSizes([280, 900])
+        # The device pane grows with the window (1 : 3), so long iSCSI names get room on
+        # a large screen; its width on first start is set in _restore.
+        self.splitter.setStretchFactor(0, 1)
+        self.splitter.setStretchFactor(1, 3)
+        self.splitter.setChildrenCollapsible(False)
         self.setCentralWidget(self.splitter)
         self.devices.device_selected.connect(self._device_selected)
         self.workers.busy_changed.connect(self._busy_changed)
@@ -69,13 +86,15 @@ class MainWindow(QMainWindow):
         add = QAction("Add &iSCSI target…", self)
         add.triggered.connect(self.devices.ask_add_target)
         file_menu.addAction(add)
+        self.refresh_action, self.add_target_action = refresh, add
         file_menu.addSeparator()
         quit_action = QAction("&Quit", self, shortcut=QKeySequence(QKeySequence.StandardKey.Quit))
         quit_action.triggered.connect(self.close)
         file_menu.addAction(quit_action)
+        self.quit_action = quit_action
         view = self.menuBar().addMenu("&Panels")
         for i, panel in enumerate(self.panels.values()):
-            action = QAction(type(panel).tab_title.replace("&", ""), self, shortcut=QKeySequence(f"Ctrl+{i + 1}"))
+            action = QAction(type(panel).tab_title, self, shortcut=QKeySequence(f"Ctrl+{i + 1}"))
             action.triggered.connect(lambda _=False, p=panel: self.show_panel(p.key))
             view.addAction(action)
         help_menu = self.menuBar().addMenu("&Help")
@@ -105,7 +124,15 @@ class MainWindow(QMainWindow):
 
     def _busy_changed(self, device: str, busy: bool) -> None:
         jobs = self.workers.active_jobs()
-        self.busy_label.setText(f"Working: {', '.join(j.title for j in jobs)}" if jobs else "Ready")
+        names = [j.title + (f" on {j.device}" if j.holds_selection else "") for j in jobs]
+        self.busy_label.setText(f"Working: {', '.join(names)}" if jobs else "Ready")
+        holder = self.workers.selection_holder()
+        if holder is not None:
+            self.devices.lock(holder.device, holder.title)
+        else:
+            self.devices.unlock()
+        for action in (self.refresh_action, self.add_target_action):
+            action.setEnabled(holder is None)
 
     # -- settings ----------------------------------------------------------------------
     def _restore(self) -> None:
@@ -118,6 +145,10 @@ class MainWindow(QMainWindow):
         split = s.value("splitter")
         if isinstance(split, QByteArray) and not split.isEmpty():
             self.splitter.restoreState(split)
+        else:
+            width = max(self.width(), 800)
+            pane = device_pane_width(width)
+            self.splitter.setSizes([pane, width - pane])
         tab = s.value("panel")
         if tab in self.panels:
             self.tabs.setCurrentWidget(self.panels[tab])

@@ -9,6 +9,7 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
+    QLabel,
     QLineEdit,
     QPushButton,
     QWidget,
@@ -26,7 +27,7 @@ class ReportDialog(QDialog):
         form = QFormLayout(self)
         saved = load_json("report/meta", {}) or {}
         self.edits: dict[str, QLineEdit] = {}
-        for key, label in (("customer", "&Customer:"), ("site", "S&ite:"), ("technician", "&Technician:"),
+        for key, label in (("customer", "C&ustomer:"), ("site", "S&ite:"), ("technician", "&Technician:"),
                            ("ticket", "Tic&ket number:")):
             edit = QLineEdit(str(saved.get(key, "")) if key != "ticket" else "")
             self.edits[key] = edit
@@ -37,7 +38,9 @@ class ReportDialog(QDialog):
         row = QHBoxLayout()
         row.addWidget(self.path, 1)
         row.addWidget(browse)
-        form.addRow("&File:", row)
+        caption = QLabel("&File:")
+        caption.setBuddy(self.path)  # a label without a buddy shows its '&' as it is
+        form.addRow(caption, row)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)

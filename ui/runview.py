@@ -68,6 +68,10 @@ class RunView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.plot = ThroughputPlot(self)
+        self.subject = QLabel("")
+        self.subject.setObjectName("runSubject")
+        self.subject.setTextFormat(Qt.TextFormat.RichText)
+        self.subject.setWordWrap(True)
         self.phase_label = QLabel("Waiting to start…")
         self.phase_label.setObjectName("phaseLabel")
         font = self.phase_label.font()
@@ -100,6 +104,7 @@ class RunView(QWidget):
         top.addWidget(self.phase_label, 1)
         top.addWidget(self.cancel_button)
         layout = QVBoxLayout(self)
+        layout.addWidget(self.subject)
         layout.addLayout(top)
         layout.addWidget(self.plot, 1)
         layout.addWidget(self.progress)
@@ -119,8 +124,11 @@ class RunView(QWidget):
 
     # -- lifecycle --------------------------------------------------------------------
     def attach(self, job: Job, *, references: list[tuple[str, float]] | None = None,
-               phases: tuple[str, ...] = ()) -> None:
+               phases: tuple[str, ...] = (), subject: str = "") -> None:
+        """Show ``job`` live; ``subject`` names what it runs on (the drive or directory)."""
         self.job = job
+        self.subject.setText(subject)
+        self.subject.setVisible(bool(subject))
         self.plot.clear()
         self.plot.set_reference_rates(references or [])
         self.plot.prepare(phases)

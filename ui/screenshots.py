@@ -149,6 +149,17 @@ def _render(out: Path, work: Path) -> int:
     wait(lambda: history.current_run is not None and history.current_run.id == tape.run_id)
     shot("09-history-and-reports")
 
+    # 6. Adding an iSCSI target: the fields, the device string they make (nothing is contacted).
+    dialog = window.devices.ask_add_target()
+    dialog.host.setText("127.0.0.1")
+    dialog.iqn.setEditText("iqn.2004-04.com.example:vtl.drive1")
+    dialog.lun.setValue(1)
+    settle()
+    path = out / "10-add-iscsi-target.png"
+    dialog.grab().toImage().save(str(path), "PNG", 9)
+    print(f"screenshots: {path} ({path.stat().st_size // 1024} KiB)")
+    dialog.reject()
+
     wait(idle)
     window.close()
     QTimer.singleShot(0, app.quit)

@@ -161,6 +161,24 @@ def _unwrap(section: Any) -> Any:
     return rest["value"] if set(rest) == {"value"} else rest
 
 
+def _density_as_named(section: dict) -> dict:
+    """``density_code`` 96 + ``density_name`` LTO-9 -> ``density`` "LTO-9 (0x60)", as the CLI
+    prints it: a bare 96 reads as a decimal count."""
+    code, name = section.get("density_code"), section.get("density_name")
+    if isinstance(code, int):
+        density = f"{name} (0x{code:02X})" if name else f"0x{code:02X}"
+    else:
+        density = name
+    out: dict = {}
+    for key, value in section.items():  # in place of the code, where it was
+        if key in ("density_code", "density_name"):
+            if density is not None and "density" not in out:
+                out["density"] = density
+            continue
+        out[key] = value
+    return out
+
+
 def info_sections(info: dict) -> list[tuple[str, Any, bool]]:
     """Sections of a DriveInfo.to_dict(): identity first, every unsupported page said so."""
     ident = dict(info.get("identity") or {})
@@ -171,8 +189,12 @@ def info_sections(info: dict) -> list[tuple[str, Any, bool]]:
     for key, title in INFO_SECTIONS:
         value = _unwrap(info.get(key))
         if key == "tapealerts" and isinstance(value, list):
-            value = {f"{a['code']:02d} {a['name']}": f"{a['severity']}: {a['text']}" for a in value} or \
-                "no flags set"
+            # Flags by their hex number, as the verdict and the CLI name them ("14h"), with
+            # the decimal one the drive's documentation (and tapealert=) may use beside it.
+            value = {f"{a['code']:02X}h ({a['code']}) {a['name']}": f"{a['severity']}: {a['text']}"
+                     for a in value} or "no flags set"
+        if key in ("media", "cartridge") and isinstance(value, dict):
+            value = _density_as_named(value)
         if key == "cleaning_required" and isinstance(value, bool):
             value = "Warning: the drive asks for cleaning" if value else "not requested"
         if key == "tapealerts" and info.get("tapealert_source") and isinstance(value, dict):

@@ -5,7 +5,16 @@ from typing import Any, Callable
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import QHBoxLayout, QHeaderView, QLabel, QLineEdit, QTreeWidget, QTreeWidgetItem, QWidget
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QSizePolicy,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QWidget,
+)
 
 SEVERITY_COLOURS = {
     # TapeAlert severities and health verdicts; readable on light and dark palettes.
@@ -157,6 +166,51 @@ class ValidatedField(QWidget):
 
     def setText(self, text: str) -> None:
         self.edit.setText(text)
+
+
+class ElidedLabel(QLabel):
+    """One line that shortens itself in the middle to the width it gets ("iscsi://127.0.0.1:3260/
+    iqn.20…drive-01/1"); the whole text is in the tooltip and in ``full_text()``.
+
+    Why: a device string has no spaces, so a word-wrapped label cannot break it and
+    either widens its pane or is cut at the edge.
+    """
+
+    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._full = ""
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.setText(text)
+
+    def setText(self, text: str) -> None:  # noqa: N802 (Qt)
+        self._full = text
+        self.setToolTip(text if len(text) > 24 else "")
+        self._elide()
+
+    def full_text(self) -> str:
+        return self._full
+
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802 (Qt)
+        super().resizeEvent(event)
+        self._elide()
+
+    def _elide(self) -> None:
+        width = max(self.width() - 2, 20)
+        super().setText(self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideMiddle, width))
+
+
+def without_mnemonic(text: str) -> str:
+    """``text`` with its mnemonic marker removed and '&&' kept (a literal '&' where Qt
+    draws mnemonics): "&History && reports" -> "History && reports"."""
+    out, i = [], 0
+    while i < len(text):
+        if text[i] == "&":
+            out.append("&&" if text[i + 1:i + 2] == "&" else "")
+            i += 2 if text[i + 1:i + 2] == "&" else 1
+        else:
+            out.append(text[i])
+            i += 1
+    return "".join(out)
 
 
 def error_label(object_name: str = "") -> QLabel:

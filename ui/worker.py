@@ -12,16 +12,18 @@ GUI thread, so callbacks always run there (the Anki ``taskman`` idiom).
 """
 from __future__ import annotations
 
+import atexit
 import collections
 import itertools
 import logging
+import queue
 import sys
 import traceback
-from concurrent.futures import ThreadPoolExecutor
+import weakref
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from app.events import CancelToken, Event
 
@@ -44,6 +46,9 @@ class Job:
     events: collections.deque = field(default_factory=collections.deque)
     id: int = field(default_factory=lambda: next(_ids))
     finished: bool = False
+    #: A test run on the selected drive: while it runs the device pane keeps that drive
+    #: selected (issue 11 §5: a click elsewhere must not re-label a running test).
+    holds_selection: bool = False
 
     def sink(self, event: Event) -> None:
         """The engine's event sink: called on the worker thread, so only queue."""
@@ -57,6 +62,62 @@ class Job:
                 out.append(self.events.popleft())
             except IndexError:
                 return out
+
+
+class DeviceThread(QThread):
+    """One device's worker: runs queued calls one after the other, in order.
+
+    A QThread rather than a Python thread: Qt gives it an event dispatcher, which the
+    Qt objects some jobs create need (the PDF report lays out a QTextDocument, whose
+    layout starts timers). On a plain Python thread every such timer printed
+    "QBasicTimer::start: current thread's event dispatcher has already been destroyed".
+    """
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.setObjectName(name)
+        self._calls: queue.SimpleQueue[tuple[Callable[..., None], tuple[Any, ...]] | None] = queue.SimpleQueue()
+        _threads.add(self)
+
+    def submit(self, fn: Callable[..., None], *args: Any) -> None:
+        self._calls.put((fn, args))
+        if not self.isRunning():
+            self.start()
+
+    def run(self) -> None:
+        while True:
+            call = self._calls.get()
+            if call is None:
+                return
+            fn, args = call
+            fn(*args)
+
+    def shutdown(self) -> None:
+        """Drop the calls not started yet, let the running one end, wait for the thread."""
+        while True:
+            try:
+                self._calls.get_nowait()
+            except queue.Empty:
+                break
+        self._calls.put(None)
+        if self.isRunning():
+            self.wait()
+
+
+_threads: "weakref.WeakSet[DeviceThread]" = weakref.WeakSet()
+
+
+_pools: "weakref.WeakSet[DeviceWorkers]" = weakref.WeakSet()
+
+
+@atexit.register
+def _stop_threads() -> None:
+    """A QThread destroyed while it runs aborts the process: cancel the jobs and stop the
+    threads a window left running (one that was closed has done so already)."""
+    for pool in list(_pools):
+        pool.cancel_all()
+    for thread in list(_threads):
+        thread.shutdown()
 
 
 class DeviceWorkers(QObject):
@@ -76,9 +137,10 @@ class DeviceWorkers(QObject):
         # default 5 ms switch interval the GUI thread waits that long for every one of
         # the many GIL hand-overs a repaint needs. 1 ms keeps the window fluid.
         sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL_S))
-        self._executors: dict[str, ThreadPoolExecutor] = {}
+        self._executors: dict[str, DeviceThread] = {}
         self._active: dict[int, Job] = {}
         self._closed = False
+        _pools.add(self)
         self._done.connect(self._on_done)
         self._failed.connect(self._on_failed)
 
@@ -88,7 +150,7 @@ class DeviceWorkers(QObject):
             raise RuntimeError("workers are shut down")
         executor = self._executors.get(job.device)
         if executor is None:
-            executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"tapediag-{job.device}")
+            executor = DeviceThread(f"tapediag-{job.device}")
             self._executors[job.device] = executor
         self._active[job.id] = job
         self.busy_changed.emit(job.device, True)
@@ -129,6 +191,10 @@ class DeviceWorkers(QObject):
     def active_jobs(self) -> list[Job]:
         return list(self._active.values())
 
+    def selection_holder(self) -> Job | None:
+        """The running test that holds the device selection, if any (the oldest)."""
+        return next((j for j in self._active.values() if j.holds_selection), None)
+
     def cancel_all(self) -> None:
         for job in list(self._active.values()):
             job.cancel.cancel()
@@ -138,7 +204,7 @@ class DeviceWorkers(QObject):
         self._closed = True
         self.cancel_all()
         for executor in self._executors.values():
-            executor.shutdown(wait=True, cancel_futures=True)
+            executor.shutdown()
         self._executors.clear()
 
 

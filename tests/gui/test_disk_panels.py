@@ -95,3 +95,15 @@ def test_a_non_empty_directory_is_refused_with_a_dialog(qtbot, window, tmp_path)
     assert "customer.doc" in create.last_error or "not empty" in create.last_error
     assert (tmp_path / "customer.doc").read_text() == "not ours"
     wait_idle(qtbot, window)
+
+
+def test_the_disk_headline_counts_in_words():
+    """Issue 12: plurals right ("1 stream", never "stream(s)")."""
+    from ui.engines import disk_headline
+
+    one = disk_headline({"total_files": 1, "total_bytes": 10**6, "mb_s": 1.0, "files_s": 1.0, "streams": [{}]},
+                        "Created")
+    assert "1 file," in one and "with 1 stream" in one and "(s)" not in one
+    four = disk_headline({"total_files": 783, "total_bytes": 10**9, "mb_s": 1.0, "files_s": 1.0,
+                          "streams": [{}] * 4}, "Read")
+    assert "783 files," in four and "with 4 streams" in four

@@ -23,11 +23,12 @@ def test_virtual_drive_information_with_tapealerts_and_verdict(qtbot, window):
     alerts = [panel.tree.topLevelItem(i) for i in range(panel.tree.topLevelItemCount())
               if panel.tree.topLevelItem(i).text(0) == "TapeAlert"][0]
     rows = {alerts.child(i).text(0): alerts.child(i) for i in range(alerts.childCount())}
-    assert set(rows) == {"03 Hard error", "20 Cleaning required", "Read from"}
+    # by hex number as the verdict says "TapeAlert 14h", with the decimal beside it
+    assert set(rows) == {"03h (3) Hard error", "14h (20) Cleaning required", "Read from"}
     assert "0x12" in rows["Read from"].text(1)  # TapeAlert response page: the flags were not cleared
-    assert rows["20 Cleaning required"].text(1).startswith("Critical:")
-    assert rows["20 Cleaning required"].foreground(1).color().name() == "#d62728"
-    assert rows["03 Hard error"].foreground(1).color().name() == "#e08a00"
+    assert rows["14h (20) Cleaning required"].text(1).startswith("Critical:")
+    assert rows["14h (20) Cleaning required"].foreground(1).color().name() == "#d62728"
+    assert rows["03h (3) Hard error"].foreground(1).color().name() == "#e08a00"
     assert panel.run_id is not None  # recorded as a drive-info run
     wait_idle(qtbot, window)
 

@@ -139,3 +139,78 @@ def test_default_device_prefers_an_attached_drive():
     assert default_device([gone, *virtual, drive]) == "/dev/sg3"
     assert default_device([gone, *virtual]) == "virtual:lto9"
     assert default_device([gone]) == gone.device and default_device([]) is None
+
+
+QUIT_SCRIPT = r"""
+import sys
+from PySide6.QtCore import QTimer
+import ui.mainwindow as mw
+
+shown = mw.MainWindow.show
+
+
+def show(self):
+    shown(self)
+
+    def report():
+        history = self.show_panel("history")
+        job = history.save_report([int(sys.argv[1])], sys.argv[2], {"customer": "ACME"})
+        job.on_done = lambda path: (history._report_saved(path), self.quit_action.trigger())
+
+    QTimer.singleShot(500, report)
+
+
+mw.MainWindow.show = show
+from app.cli import main
+sys.exit(main(["gui"]))
+"""
+
+
+def test_quitting_after_a_report_prints_no_qt_timer_warnings(tmp_path):
+    """Issue 12: quitting printed "QBasicTimer::start: current thread's event dispatcher has
+    already been destroyed" (the PDF's text layout started timers on a worker thread)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "TAPEDIAG_DATA_DIR": str(tmp_path / "data")}
+    info = subprocess.run([sys.executable, "-m", "app", "info", "virtual:lto9", "--json"], capture_output=True,
+                          text=True, env=env, timeout=120)
+    run_id = json.loads(info.stdout)["run_id"]
+    pdf = tmp_path / "report.pdf"
+    out = subprocess.run([sys.executable, "-c", QUIT_SCRIPT, str(run_id), str(pdf)], capture_output=True,
+                         text=True, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert pdf.read_bytes().startswith(b"%PDF-")  # the report was written, then File > Quit
+    assert "QBasicTimer" not in out.stderr and "QThread" not in out.stderr, out.stderr
+    assert "Traceback" not in out.stderr, out.stderr
+
+
+def test_closing_during_a_run_cancels_it_and_ends_the_device_threads(qtbot):
+    """The workers are QThreads: closing the window mid-run cancels the test and waits for
+    every thread (a QThread destroyed while running would abort the process)."""
+    import time
+
+    from tests.gui.conftest import select_device
+    from ui.mainwindow import MainWindow
+
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.show()
+    select_device(qtbot, w, "virtual:lto9")
+    panel = w.show_panel("tapeperf")
+    panel.choose_next.click()
+    panel.apply_preset("Quick check")
+    panel.apply_values({"size": "8G", "direction": "write"})
+    panel.params_next.click()
+    qtbot.waitUntil(lambda: "blank" in panel.found_label.text(), timeout=20000)
+    panel.start_button.click()
+    qtbot.waitUntil(lambda: panel.runview.plot.sample_count > 5, timeout=30000)
+    threads = list(w.workers._executors.values())
+    job = panel.job
+    started = time.monotonic()
+    w.close()
+    assert time.monotonic() - started < 20
+    assert job.cancel.cancelled
+    assert threads and all(t.isFinished() for t in threads)

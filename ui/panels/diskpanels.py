@@ -48,7 +48,9 @@ class _DiskPanel(TestPanel):
         row.addWidget(self.dir_field, 1)
         row.addWidget(path_picker(self.dir_field, self, "Choose a directory"))
         form = QFormLayout()
-        form.addRow("&Directory:", row)
+        caption = QLabel("&Directory:")
+        caption.setBuddy(self.dir_field)  # a label without a buddy shows its '&' as it is
+        form.addRow(caption, row)
         layout.addWidget(QLabel(self.choose_help))
         layout.addLayout(form)
         module = "app.disk"
@@ -62,6 +64,9 @@ class _DiskPanel(TestPanel):
 
     def directory(self) -> str:
         return self.dir_field.value
+
+    def subject(self) -> str:
+        return f"directory {self.directory()}" if self.dir_field.ok else ""
 
     def values(self) -> dict[str, Any]:
         out = super().values()
@@ -93,17 +98,17 @@ class CreateDataPanel(_DiskPanel):
     def build_fields(self, form) -> None:
         self.add_field("depth", "Tree &depth:", ValidatedField(engines.check_count, "3"),
                        "levels of subdirectories under each stream's own directory")
-        self.add_field("breadth", "&Breadth (subdirectories):", ValidatedField(engines.check_count, "5"))
-        self.add_field("files_per_dir", "&Files per directory:", ValidatedField(engines.check_count, "160"))
+        self.add_field("breadth", "B&readth (subdirectories):", ValidatedField(engines.check_count, "5"))
+        self.add_field("files_per_dir", "Fi&les per directory:", ValidatedField(engines.check_count, "160"))
         self.add_field("min_size", "M&inimum file size:", ValidatedField(engines.check_size, "4K"))
         self.add_field("max_size", "Ma&ximum file size:", ValidatedField(engines.check_size, "16K"))
-        self.add_field("distribution", "Size d&istribution:",
+        self.add_field("distribution", "Size distrib&ution:",
                        combo([("Uniform", "uniform"), ("Log-uniform", "log-uniform"), ("Fixed", "fixed")]))
-        self.add_field("pattern", "Data &pattern:", ValidatedField(engines.check_pattern, "2:1"))
-        self.add_field("total_size", "&Total size (0 = fill the tree):",
+        self.add_field("pattern", "Data pa&ttern:", ValidatedField(engines.check_pattern, "2:1"))
+        self.add_field("total_size", "T&otal size (0 = fill the tree):",
                        ValidatedField(engines.check_size_or_zero, "0"))
         self.add_field("streams", "Parallel &streams:", ValidatedField(engines.check_streams, "4"))
-        self.add_field("allow_non_empty", "", QCheckBox("Allow a non-&empty directory (files of others are kept)"))
+        self.add_field("allow_non_empty", "", QCheckBox("Allo&w a non-empty directory (files of others are kept)"))
 
     def make_params(self) -> Any:
         return engines.create_params(self.values())
@@ -171,7 +176,7 @@ class ReadDataPanel(_DiskPanel):
 
     def build_fields(self, form) -> None:
         self.add_field("streams", "Parallel &streams:", ValidatedField(engines.check_streams, "4"))
-        self.add_field("buffer", "Read &buffer:", ValidatedField(engines.check_size, "1M"))
+        self.add_field("buffer", "Read b&uffer:", ValidatedField(engines.check_size, "1M"))
         self.add_field("direct", "", QCheckBox("&Direct I/O (O_DIRECT, bypasses the page cache entirely)"))
 
     def make_params(self) -> Any:

@@ -1,6 +1,7 @@
 """History & reports: every recorded run, its figures and curve; export and PDF report."""
 from __future__ import annotations
 
+from html import escape
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -9,6 +10,7 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
     QHeaderView,
+    QLabel,
     QPushButton,
     QSplitter,
     QTableWidget,
@@ -51,6 +53,13 @@ class HistoryPanel(WizardPanel):
         self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.table.setWordWrap(False)
         self.table.itemSelectionChanged.connect(self._selection_changed)
+        # The selected run's whole result line: the table's Result column is cut to its
+        # width (at 1024 pixels most of a tape run's headline), this label wraps.
+        self.summary = QLabel("Select a run to review it.")
+        self.summary.setObjectName("runSummary")
+        self.summary.setWordWrap(True)
+        self.summary.setTextFormat(Qt.TextFormat.RichText)
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.details = ResultTree()
         self.plot = ThroughputPlot()
         detail_tabs = QTabWidget()
@@ -70,10 +79,18 @@ class HistoryPanel(WizardPanel):
             row.addWidget(b)
         row.addStretch(1)
         row.addWidget(self.report_button)
+        lower = QWidget()
+        lower_layout = QVBoxLayout(lower)
+        lower_layout.setContentsMargins(0, 0, 0, 0)
+        lower_layout.addWidget(self.summary)
+        lower_layout.addWidget(detail_tabs, 1)
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.table)
-        split.addWidget(detail_tabs)
-        split.setSizes([260, 420])
+        split.addWidget(lower)
+        split.setChildrenCollapsible(False)
+        split.setStretchFactor(0, 2)
+        split.setStretchFactor(1, 3)
+        split.setSizes([200, 420])
         page = QWidget()
         layout = QVBoxLayout(page)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -135,6 +152,8 @@ class HistoryPanel(WizardPanel):
     def _selection_changed(self) -> None:
         self._update_buttons()
         ids = self.selected_ids()
+        if not ids:
+            self.summary.setText("Select a run to review it.")
         if len(ids) >= 1:
             self.show_page("runs")
             run_id = ids[-1]
@@ -143,6 +162,8 @@ class HistoryPanel(WizardPanel):
 
     def _loaded(self, run) -> None:
         self.current_run = run
+        self.summary.setText(f"<b>Run {run.id}</b> — {escape(run.kind)} on <b>{escape(run.device)}</b>, "
+                             f"{escape(run.status)}: {escape(engines.run_headline(run))}")
         self.details.clear()
         self.details.add_section("Run", {"id": run.id, "kind": run.kind, "device": run.device, "status": run.status,
                                          "started": run.started_at, "finished": run.finished_at, "error": run.error,

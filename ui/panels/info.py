@@ -1,6 +1,9 @@
 """Drive information: identity, firmware, cartridge (MAM), TapeAlert, error counters, health."""
 from __future__ import annotations
 
+from html import escape
+
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from ui import engines
@@ -38,6 +41,10 @@ class InfoPanel(WizardPanel):
         QVBoxLayout(running).addWidget(self.running_label)
         self.add_page("running", running, 1)
         results = QWidget()
+        self.subject = QLabel("")
+        self.subject.setObjectName("infoSubject")
+        self.subject.setTextFormat(Qt.TextFormat.RichText)
+        self.subject.setWordWrap(True)
         self.verdict = headline("")
         self.verdict.setObjectName("healthVerdict")
         self.tree = ResultTree()
@@ -47,6 +54,7 @@ class InfoPanel(WizardPanel):
         self.back_button = QPushButton("&Back")
         self.back_button.clicked.connect(lambda: self.show_page("choose"))
         lay = QVBoxLayout(results)
+        lay.addWidget(self.subject)
         lay.addWidget(self.verdict)
         lay.addWidget(self.tree, 1)
         row = QHBoxLayout()
@@ -57,14 +65,33 @@ class InfoPanel(WizardPanel):
         self.add_page("results", results, 2)
         self.show_page("choose")
         self.info: dict | None = None
+        self.info_device: str | None = None  # the drive self.info was read from
         self.run_id: int | None = None
         self.set_device(None)
 
     def set_device(self, device: str | None) -> None:
+        """Another drive selected: the previous drive's verdict goes (issue 11 §5: it was
+        shown green under an unreachable target's name); it stays in the History."""
         super().set_device(device)
         self.run_button.setEnabled(device is not None)
         if device:
-            self.device_label.setText(f"Drive: <b>{device}</b>")
+            self.device_label.setText(f"Drive: <b>{escape(device)}</b>")
+        if self.info_device is not None and device != self.info_device:
+            self.clear_results()
+
+    def clear_results(self) -> None:
+        if self.info_device is not None:
+            self.device_label.setText(self.device_label.text() + f"<br>The information read from "
+                                      f"{escape(self.info_device)} is in History &amp; reports.")
+        self.info = None
+        self.info_device = None
+        self.run_id = None
+        self.subject.setText("")
+        self.verdict.setText("")
+        self.verdict.setPalette(self.palette())
+        self.tree.clear()
+        if self.current_page() == "results":
+            self.show_page("choose")
 
     def start(self) -> Job | None:
         if not self.device:
@@ -73,15 +100,17 @@ class InfoPanel(WizardPanel):
         self.running_label.setText(f"Reading drive information from {device}…")
         self.show_page("running")
         return self.workers.submit(Job(device, "drive information", lambda job: engines.drive_info(device),
-                                       on_done=self._done, on_error=self._failed))
+                                       on_done=lambda outcome: self._done(device, outcome), on_error=self._failed,
+                                       holds_selection=True))
 
     def _failed(self, err: BaseException) -> None:
         self.show_page("choose")
         self.show_error("Drive information", err)
 
-    def _done(self, outcome: tuple[dict, int | None]) -> None:
+    def _done(self, device: str, outcome: tuple[dict, int | None]) -> None:
         info, self.run_id = outcome
         self.info = info
+        self.info_device = device
         self.tree.clear()
         health = info.get("health") or {}
         verdict = str(health.get("verdict", "unknown"))
@@ -95,6 +124,9 @@ class InfoPanel(WizardPanel):
         if reasons:
             text += "<br>" + "<br>".join(f"• {r}" for r in reasons)
         self.verdict.setText(text)
+        run = f" (run {self.run_id})" if self.run_id is not None else ""
+        self.subject.setText(f"Drive information of <b>{escape(device)}</b>{run}")
+        self.verdict.setPalette(self.palette())
         if colour is not None:
             pal = self.verdict.palette()
             pal.setColor(self.verdict.foregroundRole(), colour)

@@ -48,6 +48,8 @@ class TapePerfPanel(TestPanel):
             layout.addWidget(QLabel("<b>The tape performance engine is not available in this build.</b>"))
 
     def set_device(self, device: str | None) -> None:
+        if device != self.device:
+            self._probe_seq = getattr(self, "_probe_seq", 0) + 1  # a check still on its way is stale
         super().set_device(device)
         if device:
             self.device_label.setText(f"Drive: <b>{device}</b><br>Choose the test on the next page; "
@@ -56,17 +58,17 @@ class TapePerfPanel(TestPanel):
     def build_fields(self, form) -> None:
         self.add_field("direction", "&Direction:", combo([("Write, then read back", "write+read"),
                                                           ("Write only", "write"), ("Read only", "read")]))
-        self.add_field("pattern", "Data &pattern:",
+        self.add_field("pattern", "Data pa&ttern:",
                        ValidatedField(engines.check_pattern, "2:1"),
                        "random, zeros, or N:1 — the ratio the drive's own compressor (SLDC) will achieve")
-        self.add_field("block_size", "&Block size:", ValidatedField(engines.check_tape_size, "256K"),
+        self.add_field("block_size", "Bloc&k size:", ValidatedField(engines.check_tape_size, "256K"),
                        "bytes per tape block, e.g. 256K, 1M")
         self.add_field("mode", "Block &mode:", combo([("Fixed", "fixed"), ("Variable", "variable")]))
         self.add_field("io_size", "&I/O size:", ValidatedField(engines.check_tape_size, "1M"),
                        "bytes per WRITE/READ command (a multiple of the block size in fixed mode)")
         self.add_field("size", "&Amount of data:", ValidatedField(engines.check_amount, "32G"),
                        "how much to write (32G) or for how long (90s, 10min)")
-        self.add_field("filemarks_every", "&Filemark every:", ValidatedField(engines.check_tape_size_or_zero, "0"),
+        self.add_field("filemarks_every", "Fi&lemark every:", ValidatedField(engines.check_tape_size_or_zero, "0"),
                        "0 = no filemarks (each filemark flushes the drive's buffer)")
         self.add_field("compression", "Drive &compression:", combo([("On", "on"), ("Off", "off"),
                                                                     ("Leave as it is", "leave")]))
@@ -119,8 +121,17 @@ class TapePerfPanel(TestPanel):
             return None
         device = self.device
         self.found_label.setText("Checking what is on the cartridge…")
+        self._probe_seq = getattr(self, "_probe_seq", 0) + 1
+        seq = self._probe_seq
         return self.workers.submit(Job(device, "cartridge check", lambda job: engines.tapeperf_probe(device, params),
-                                       on_done=self._probed, on_error=self._probe_failed))
+                                       on_done=lambda state: self._probed(state) if self._current_probe(seq) else None,
+                                       on_error=lambda err: self._probe_failed(err) if self._current_probe(seq)
+                                       else None))
+
+    def _current_probe(self, seq: int) -> bool:
+        """Only the newest check's answer reaches the confirm page: an older one (another
+        drive selected since, or Back and Next again) would describe another cartridge."""
+        return seq == self._probe_seq
 
     def _probed(self, state: dict) -> None:
         from native.errors import SafetyRefusal

@@ -7,6 +7,7 @@ running on the device's worker, and settings persistence.
 """
 from __future__ import annotations
 
+from html import escape
 from typing import Any
 
 from PySide6.QtCore import Qt
@@ -70,6 +71,10 @@ class TestPanel(WizardPanel):
         """The worker key: the device string, or the directory for disk tests."""
         return self.device
 
+    def subject(self) -> str:
+        """What a run of this panel runs on, as its run and results pages name it."""
+        return f"drive {self.device}" if self.device else ""
+
     def make_params(self) -> Any:
         """The engine's parameter object from the fields; raises InvalidParameter."""
         raise NotImplementedError
@@ -120,7 +125,7 @@ class TestPanel(WizardPanel):
             self.preset.addItem(name)
         self.preset.activated.connect(self._preset_chosen)
         preset_row = QFormLayout()
-        preset_row.addRow("&Preset:", self.preset)
+        preset_row.addRow("Pr&eset:", self.preset)
         lay.addLayout(preset_row)
         box = QGroupBox("Parameters")
         self.form = QFormLayout(box)
@@ -170,11 +175,16 @@ class TestPanel(WizardPanel):
     def _build_results(self) -> None:
         page = QWidget()
         lay = QVBoxLayout(page)
+        self.result_subject = QLabel("")
+        self.result_subject.setObjectName("resultSubject")
+        self.result_subject.setTextFormat(Qt.TextFormat.RichText)
+        self.result_subject.setWordWrap(True)
         self.result_label = headline("")
         self.result_label.setObjectName("resultHeadline")
         self.result_tree = ResultTree()
         self.result_tree.setObjectName("resultTree")
         self.results_plot_holder = QVBoxLayout()
+        lay.addWidget(self.result_subject)
         lay.addWidget(self.result_label)
         lay.addLayout(self.results_plot_holder, 3)
         lay.addWidget(self.result_tree, 2)
@@ -196,11 +206,14 @@ class TestPanel(WizardPanel):
         return []
 
     def set_device(self, device: str | None) -> None:
-        """A new selection in the device pane; a half-done wizard for another drive restarts."""
+        """A new selection in the device pane; a half-done wizard for another drive restarts,
+        and results taken from another drive say so (issue 11 §5)."""
         changed = device != self.device
         super().set_device(device)
         if changed and self.uses_device and self.current_page() in ("params", "confirm"):
             self.show_page("choose")
+        if changed and self.uses_device:
+            self._label_results()
 
     uses_device = True  # the disk panels test a directory, not the selected drive
 
@@ -327,11 +340,13 @@ class TestPanel(WizardPanel):
         force = self.refusal is not None and self.refusal.overridable and self.confirm_box.isChecked()
         params = self.params
         self.result = self.result_dict = self.run_id = None
+        self.run_subject = self.subject()
         job = Job(target, self.title.lower(), lambda j: self.run_engine(j, params, force),
-                  on_done=self._done, on_error=self._failed)
+                  on_done=self._done, on_error=self._failed, holds_selection=self.uses_device)
         self.job = job
         self._plot_to_run_page()
-        self.runview.attach(job, references=self.references(params), phases=self.phases(params))
+        self.runview.attach(job, references=self.references(params), phases=self.phases(params),
+                            subject=f"{escape(self.title)} on <b>{escape(self.run_subject)}</b>")
         self.show_page("run")
         return self.workers.submit(job)
 
@@ -378,7 +393,7 @@ class TestPanel(WizardPanel):
         pal.setColor(self.found_label.foregroundRole(), SEVERITY_COLOURS["critical"])
         self.found_label.setPalette(pal)
         if err.overridable:
-            self.confirm_box.setText("I understand: &overwrite this cartridge; its data will be destroyed")
+            self.confirm_box.setText("I &understand: overwrite this cartridge; its data will be destroyed")
             self.confirm_box.setChecked(False)
             self.confirm_box.show()
         else:
@@ -391,10 +406,25 @@ class TestPanel(WizardPanel):
         if self.outcome in ("cancelled", "failed"):
             text = f"<b>{self.outcome.capitalize()}</b> — partial results. " + text
         self.result_label.setText(text)
+        self._label_results()
         self.result_tree.show_sections(self.result_sections(data))
         self.report_button.setEnabled(self.run_id is not None)
         self._plot_to_results_page()
         self.show_page("results")
+
+    def _label_results(self) -> None:
+        """Name the drive (or directory) the shown results were taken from; warn when the
+        device pane now selects another drive, so they are never read as its results."""
+        subject = getattr(self, "run_subject", "")
+        if not subject:
+            self.result_subject.setText("")
+            return
+        run = f" (run {self.run_id})" if self.run_id is not None else ""
+        text = f"Results of <b>{escape(subject)}</b>{run}"
+        if self.uses_device and self.device and subject != self.subject():
+            text += (f"<br><span style='color:{SEVERITY_COLOURS['warning'].name()}'><b>Not the selected "
+                     f"device</b> ({escape(self.device)}): these results belong to {escape(subject)}.</span>")
+        self.result_subject.setText(text)
 
     def _plot_to_results_page(self) -> None:
         self.results_plot_holder.addWidget(self.runview.plot)
@@ -402,7 +432,7 @@ class TestPanel(WizardPanel):
     def _plot_to_run_page(self) -> None:
         layout = self.runview.layout()
         if self.runview.plot.parent() is not self.runview:
-            layout.insertWidget(1, self.runview.plot, 1)
+            layout.insertWidget(layout.indexOf(self.runview.progress), self.runview.plot, 1)
 
     def _new_test(self) -> None:
         self._plot_to_run_page()

@@ -30,7 +30,7 @@ FIGURES = [
     ("tape_write", "Tape &write (MB/s or run N):", "step 1: a tape performance run's write rate"),
     ("tape_read", "Tape r&ead:", "step 2: the tape read rate"),
     ("disk_read", "Disk read, &single stream:", "step 3: the backup source, one reader"),
-    ("disk_read_parallel", "Disk read, &parallel:", "step 3: the backup source, several readers"),
+    ("disk_read_parallel", "Disk read, p&arallel:", "step 3: the backup source, several readers"),
     ("disk_write", "Disk write (restore &target):", "step 4: create-data on the restore target"),
     ("backup", "&Backup application achieved:", "step 5: what the backup job reported"),
     ("restore", "Restore application achie&ved:", "step 5: what the restore job reported"),
@@ -86,7 +86,7 @@ class TroubleshootPanel(WizardPanel):
         for text, data in (("Unknown", None), ("Off", False), ("On", True)):
             self.sw_compression.addItem(text, data)
         form.addRow("Parallel &streams:", self.fields["streams"])
-        form.addRow("&Block size:", self.fields["block_size"])
+        form.addRow("Bloc&k size:", self.fields["block_size"])
         form.addRow("&Network link:", self.fields["network"])
         form.addRow("Drive &generation:", self.fields["generation"])
         form.addRow("Software &compression:", self.sw_compression)
@@ -97,7 +97,7 @@ class TroubleshootPanel(WizardPanel):
         lay.addStretch(1)
         back = QPushButton("&Back")
         back.clicked.connect(lambda: self.show_page("figures"))
-        self.analyse_button = QPushButton("&Find the bottleneck")
+        self.analyse_button = QPushButton("F&ind the bottleneck")
         self.analyse_button.setDefault(True)
         self.analyse_button.clicked.connect(self.analyse)
         lay.addLayout(nav_row(back, self.analyse_button))
