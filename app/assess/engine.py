@@ -165,16 +165,13 @@ class DriveAssessment:
         size = self.params.size or max(rules.MIN_SIZE, rules.BUFFERS_TO_WRITE * BUFFER_MIB.get(generation or 0, 512) * MiB)
         tp = TapePerfParams(direction="write+read", pattern=Pattern.parse("random"), block_size=MiB, io_size=MiB,
                             mode="variable", size=size // MiB * MiB, verify=True, force=self.params.force)
-        mode = drive.block_size()
         try:
-            tape = TapePerfTest(drive, tp).run(sink, cancel)
+            tape = TapePerfTest(drive, tp).run(sink, cancel)  # puts the block mode and compression back itself
         except SafetyRefusal as err:
             result.steps.append(Step("write, read back and verify", Outcome.NOT_ASSESSED,
                                      f"not run: {err} (load a scratch cartridge, or --force for a cartridge whose "
                                      "data may be destroyed)"))
             return
-        finally:
-            _put_back(drive, mode)
         result.tape = tape.to_dict()
         if tape.status == "cancelled":
             result.status = "cancelled"
@@ -241,15 +238,6 @@ class DriveAssessment:
             label = tape.possible.label if tape.possible else ""
             result.steps.append(Step(f"{name} ({ph.phase})", outcome,
                                      f"{ph.streaming_mb_per_s or 0:,.1f} MB/s, {pct:.0f}% of {label}"))
-
-
-def _put_back(drive: TapeDrive, mode: int | None) -> None:
-    """The block mode as found (the write/read step reads and writes in variable mode)."""
-    try:
-        if mode is not None and drive.block_size() != mode:
-            drive.set_block_size(mode)
-    except DeviceError:
-        pass
 
 
 def _next_action(result: AssessResult) -> str:

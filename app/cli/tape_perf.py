@@ -149,6 +149,8 @@ def summary_lines(result: TapePerfResult) -> list[str]:
     lines.extend(f"log: {note}" for note in result.log_notes)
     if result.status != "complete":
         lines.append(f"status: {result.status}" + (f": {result.error}" if result.error else ""))
+    if result.settings:
+        lines.append(result.settings)
     return lines
 
 

@@ -28,7 +28,7 @@ from app.drive import ReadOnlyRefusal, TapeDrive, supported
 from app.events import CancelToken, EventSink, Message, PhaseFinished, PhaseStarted, Progress, Sample, SampleBatch, discard
 from app.patterns import DEFAULT_POOL_BYTES, BlockGenerator
 from app.scsi.cdb import SpaceCode
-from app.tapeperf import safety
+from app.tapeperf import safety, settings
 from app.tapeperf.logs import DriveLogs
 from app.tapeperf.params import TapePerfParams
 from app.tapeperf.rated import rated
@@ -128,8 +128,19 @@ class TapePerfTest:
             state = safety.check_before_write(drive, at_bot=p.start == "bot", force=p.force)
             if state.holds_data:
                 self._note(result, sink, "warning", f"overwriting by request: {state.found or state.probe_error}")
-        drive.set_block_size(p.block_size if p.fixed else 0)
-        self._set_compression(result, sink)
+        saved = settings.save(drive)
+        try:
+            drive.set_block_size(p.block_size if p.fixed else 0)
+            self._set_compression(result, sink)
+            self._run_phases(result, sink, cancel)
+        finally:
+            result.settings = (settings.restore(drive, saved) if not self._connection_lost else
+                               f"the connection was lost: the drive's settings could not be put back "
+                               f"(before the test: {saved.describe()})")
+        return result
+
+    def _run_phases(self, result: TapePerfResult, sink: EventSink, cancel: CancelToken) -> None:
+        p, drive = self.params, self.drive
         gen = p.pattern.generator(p.block_size, result.history, p.seed, self.pool_bytes)
         result.predicted_ratio = gen.predicted_ratio
         before = self.logs.snapshot(result)
@@ -161,7 +172,6 @@ class TapePerfTest:
                 self.logs.finish(result, before)
                 for flag in result.tapealert:
                     self._note(result, sink, "warning", f"TapeAlert {flag}")
-        return result
 
     # -- phases ------------------------------------------------------------------------
 

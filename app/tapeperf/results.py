@@ -214,6 +214,7 @@ class TapePerfResult:
     rated_native_mb_s: float | None = None
     rated_compressed_mb_s: float | None = None
     compression: str = ""  # what happened to the compression setting
+    settings: str = ""  # whether the drive's block mode and compression were put back (app.tapeperf.settings)
     log_deltas: list[LogDelta] = field(default_factory=list)
     log_notes: list[str] = field(default_factory=list)  # "page 0x1B: not supported"...
     tapealert: list[str] = field(default_factory=list)

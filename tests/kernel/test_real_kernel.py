@@ -84,6 +84,14 @@ def test_write_and_verified_read_back(guest: GuestRun, step: str) -> None:
     assert read["verify_errors"] == 0 and read["verified_blocks"] > 0, read
 
 
+def test_a_fixed_mode_test_leaves_the_drive_in_variable_mode_as_found(guest: GuestRun) -> None:
+    code, out, err = _step(guest, "perf_fixed")
+    assert code == 0, err
+    assert json.loads(out)["settings"].startswith("drive settings put back: variable-block mode"), out[-400:]
+    code, out, err = _step(guest, "mode_after_fixed")
+    assert json.loads(out)["media"]["block_mode"] == "variable", out[:600]
+
+
 def test_a_tape_holding_data_is_refused_and_unchanged(guest: GuestRun) -> None:
     code, out, err = _step(guest, "perf_refused")
     assert code == 3, err
