@@ -47,4 +47,8 @@ def render_clean(result: CleanResult) -> str:
             f"{result.dirs_removed} directories from {result.target}")
     if result.kept_dirs:
         text += f"; kept {len(result.kept_dirs)} directories that hold files tapediag did not create"
+    if result.unlisted_files:
+        text += (f"\nleft {result.unlisted_files} files named like tapediag's that its manifest does not list "
+                 "(a killed run made them after its last save, or they are not tapediag's): check and remove them "
+                 "by hand")
     return text

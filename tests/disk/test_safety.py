@@ -14,7 +14,7 @@ import pytest
 from app.disk import MANIFEST_NAME, CreateDataParams, CreateDataTest, clean
 from app.disk.manifest import Manifest
 from app.events import PhaseStarted, SampleBatch
-from native.errors import DiskTestError, NoSpace, TargetNotEmpty
+from native.errors import DiskTestError, InvalidParameter, NoSpace, TargetNotEmpty
 
 from tests.helpers.unprivileged import run_unprivileged
 
@@ -85,8 +85,43 @@ def test_cleanup_of_a_run_that_never_finished(tmp_path: Path) -> None:
     manifest.runs[0].dirs = manifest.runs[0].dirs[:1]  # and the last saves were lost
     manifest.save()
     (target / "s01" / "d01" / "mine.doc").write_text("x")
-    clean(target)
-    assert all_entries(target) == {"s01", "s01/d01", "s01/d01/mine.doc"}
+    listed = manifest.runs[0].dirs[0]
+    result = clean(target)
+    # What the last save listed is gone; what it does not list stays (it cannot be proven ours), counted.
+    assert not any((target / listed.path / f"f{i:06d}.dat").exists() for i in range(listed.files))
+    assert (target / "s01" / "d01" / "mine.doc").exists()
+    assert result.unlisted_files > 0 and result.unlisted_files == sum(
+        1 for p in target.rglob("f*.dat") if p.is_file())
+
+
+def test_a_killed_runs_cleanup_keeps_the_users_files_named_like_ours(tmp_path: Path) -> None:
+    target = tmp_path / "t"
+    CreateDataTest(CreateDataParams(str(target), depth=1, breadth=1, files_per_dir=2)).run()
+    manifest = Manifest.load(target)
+    manifest.runs[0].state = "running"
+    manifest.save()
+    theirs = target / manifest.runs[0].dirs[-1].path / "f123456.dat"
+    theirs.write_text("the user's own file")
+    result = clean(target)
+    assert theirs.read_text() == "the user's own file"
+    assert result.unlisted_files == 1
+
+
+@pytest.mark.parametrize("evil", ["//{outside}", "/{outside}", "s01/../../outside", "s01//x"])
+def test_a_manifest_path_outside_the_tree_refuses_the_whole_clean(tmp_path: Path, evil: str) -> None:
+    target = tmp_path / "t"
+    CreateDataTest(CreateDataParams(str(target), depth=1, breadth=1, files_per_dir=2)).run()
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "f000000.dat").write_text("must survive")
+    data = json.loads((target / ".tapediag-manifest.json").read_text())
+    data["runs"][0]["dirs"].append([evil.format(outside=str(outside).lstrip("/")), 1])
+    (target / ".tapediag-manifest.json").write_text(json.dumps(data))
+    before = all_entries(target)
+    with pytest.raises(InvalidParameter, match="nothing was removed"):
+        clean(target)
+    assert (outside / "f000000.dat").read_text() == "must survive"
+    assert all_entries(target) == before
 
 
 def test_clean_refuses_a_directory_without_manifest(tmp_path: Path) -> None:
