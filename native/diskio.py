@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import array
 import os
+import stat
 import sys
 import time
 from dataclasses import dataclass
@@ -43,6 +44,10 @@ HAVE_O_DIRECT = hasattr(os, "O_DIRECT")
 HAVE_DIRFD = os.name == "posix"
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+#: A file record's error code for "not a regular file" (not an errno; the C loop's own constant).
+ERR_NOT_REGULAR = getattr(_c, "ERR_NOT_REGULAR", 100000)
+NOT_REGULAR_TEXT = "not a regular file (skipped)"
 _BINARY = getattr(os, "O_BINARY", 0)
 
 
@@ -180,10 +185,13 @@ def _unbuffered(flags: int) -> bool:
 def _open_read(path: str, flags: int, dirfd: int | None) -> int:
     if _unbuffered(flags):
         return _open_unbuffered_fd(path)  # no directory descriptors on Windows: path is whole
-    oflags = os.O_RDONLY | _NOFOLLOW | _CLOEXEC | _BINARY
+    oflags = os.O_RDONLY | _NOFOLLOW | _CLOEXEC | _BINARY | _NONBLOCK
     if flags & FLAG_DIRECT and HAVE_O_DIRECT:
         oflags |= os.O_DIRECT
     fd = os.open(path, oflags, dir_fd=dirfd) if dirfd is not None else os.open(path, oflags)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):  # a FIFO or device swapped in after the walk
+        os.close(fd)
+        raise OSError(ERR_NOT_REGULAR, NOT_REGULAR_TEXT)
     if hasattr(os, "posix_fadvise"):
         if flags & FLAG_EVICT:
             os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)

@@ -144,6 +144,10 @@ class CreateDataTest:
         p = self.params
         cancel = cancel or CancelToken()
         target = Path(p.target).absolute()
+        if target.is_symlink():
+            # Checked before anything is made: the manifest and the tree go exactly where the user said.
+            raise InvalidParameter(f"{target} is a symbolic link (to {os.readlink(target)}): nothing was created",
+                                   hint="give the real directory")
         exists = target.exists()
         if exists and not target.is_dir():
             raise InvalidParameter(f"{target} is not a directory")

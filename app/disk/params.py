@@ -75,6 +75,7 @@ class CreateDataParams:
             (self.total_size is None or self.total_size > 0, "total size must be positive"),
             (self.files is None or self.files > 0, "file count must be positive"),
             (self.dirs_per_stream <= 1_000_000, "the tree would have more than a million directories per stream"),
+            (0 <= self.seed < 2**63, "seed must be a whole number from 0"),
         ]
         for ok, text in checks:
             if not ok:

@@ -177,7 +177,8 @@ class ReadDataTest:
         with self._lock:
             self.unreadable_count += 1
             if len(self.unreadable) < self.params.max_listed_unreadable:
-                text = os.strerror(err) if err else "unreadable"
+                text = (diskio.NOT_REGULAR_TEXT if err == diskio.ERR_NOT_REGULAR
+                        else os.strerror(err) if err else "unreadable")
                 self.unreadable.append(Unreadable(os.fsdecode(path), text))
 
     # -- checks before reading ----------------------------------------------------------

@@ -63,6 +63,19 @@ def parse_amount(text: str) -> tuple[int | None, float | None]:
     return parse_size(text, "test size"), None
 
 
+def _seed(value: object) -> int:
+    """A pattern seed: a whole number from 0 (the generators take unsigned seeds)."""
+    if value is None or value == "":
+        return 0
+    try:
+        seed = int(str(value))
+    except ValueError:
+        raise InvalidParameter(f"--seed {value!r} is not a whole number") from None
+    if not 0 <= seed < 2**63:
+        raise InvalidParameter(f"--seed {seed} is out of range (0 ... 2^63-1)")
+    return seed
+
+
 def parse_direction(text: str) -> str:
     """'write', 'read', 'write,read' / 'write+read' / 'both'."""
     word = text.strip().lower().replace(" ", "").replace(",", "+")
@@ -118,7 +131,11 @@ class TapePerfParams:
         """
         def text(key: str) -> str | None:
             value = values.get(key)
-            return None if value is None or value == "" else str(value)
+            if isinstance(value, str) and not value.strip():
+                # Given but empty (--direction ""): a typo, never "the default" (it used to run a write).
+                option = {"history": "history-size"}.get(key, key.replace("_", "-"))
+                raise InvalidParameter(f"--{option} is empty: give a value or leave the option out")
+            return None if value is None else str(value)
 
         mode = text("mode") or "fixed"
         block = parse_size(text("block_size") or "256K", "block size")
@@ -148,7 +165,7 @@ class TapePerfParams:
             verify=bool(values.get("verify", False)),
             force=bool(values.get("force", False)),
             history=parse_size(history, "history size") if history else None,
-            seed=int(values.get("seed") or 0),  # type: ignore[call-overload]
+            seed=_seed(values.get("seed")),
             host_rate_limit=float(parse_size(host_rate, "host rate")) if host_rate else None,
         )
 

@@ -36,6 +36,9 @@
 #define FLAG_EVICT 1  /* read: posix_fadvise(DONTNEED) before reading */
 #define FLAG_DIRECT 2 /* read: O_DIRECT */
 
+/* Not an errno: the record's error code for "not a regular file" (a FIFO, a device). */
+#define ERR_NOT_REGULAR 100000
+
 typedef struct {
     int64_t err, nbytes, t_end, latency;
 } record_t;
@@ -334,8 +337,16 @@ static PyObject *read_files(PyObject *self, PyObject *args)
     for (Py_ssize_t i = 0; i < n; i++) {
         int64_t t0 = now_ns(), got = 0;
         int err = 0, eof = 0;
-        int oflags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | ((flags & FLAG_DIRECT) ? O_DIRECT : 0);
+        /* O_NONBLOCK: a FIFO swapped in after the tree walk must not block the open; only a
+         * regular file is read (ERR_NOT_REGULAR otherwise, listed as skipped). */
+        int oflags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | ((flags & FLAG_DIRECT) ? O_DIRECT : 0);
         int fd = openat(fdv ? fdv[i] : single_fd, cn[i], oflags);
+        struct stat st;
+        if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+            close(fd);
+            fd = -1;
+            errno = ERR_NOT_REGULAR;
+        }
         if (fd < 0) {
             err = errno;
         } else {
@@ -455,6 +466,7 @@ PyMODINIT_FUNC PyInit__diskio(void)
         PyModule_AddIntConstant(m, "FLAG_EVICT", FLAG_EVICT);
         PyModule_AddIntConstant(m, "FLAG_DIRECT", FLAG_DIRECT);
         PyModule_AddIntConstant(m, "HAVE_O_DIRECT", O_DIRECT != 0);
+        PyModule_AddIntConstant(m, "ERR_NOT_REGULAR", ERR_NOT_REGULAR);
     }
 #endif
     return m;

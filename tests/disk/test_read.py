@@ -195,3 +195,38 @@ def test_file_latencies_do_not_come_from_a_coarse_monotonic_clock(tmp_path: Path
     result = ReadDataTest(ReadDataParams(str(tmp_path), streams=1, buffer_size=64 << 10)).run(lambda e: None)
     lat = result.to_dict()["latency"]
     assert 0 < lat["p50_ms"] < 15.0, lat
+
+
+_FIFO_SCRIPT = """
+import os, sys, json
+from app.disk import ReadDataParams, ReadDataTest
+from native import diskio
+if sys.argv[2] == "python":
+    diskio.NATIVE = False
+top = sys.argv[1]
+real_walk = ReadDataTest._walk
+def walk_then_swap(self, *args):
+    result = real_walk(self, *args)
+    for name in ("f005.dat", "big.dat"):  # a small file (batched reads) and a large one (sliced reads)
+        os.unlink(os.path.join(top, name))
+        os.mkfifo(os.path.join(top, name))
+    return result
+ReadDataTest._walk = walk_then_swap
+r = ReadDataTest(ReadDataParams(top, streams=2, buffer_size=64 << 10)).run(lambda e: None)
+print(json.dumps(r.to_dict()))
+"""
+
+
+@pytest.mark.parametrize("loop", ["native", "python"])
+def test_a_file_replaced_by_a_fifo_after_the_walk_is_skipped_not_waited_for(tmp_path: Path, loop: str) -> None:
+    import subprocess
+
+    for i in range(20):
+        (tmp_path / f"f{i:03d}.dat").write_bytes(os.urandom(4096))
+    (tmp_path / "big.dat").write_bytes(os.urandom(40 << 20))  # above the small-file batch limit
+    got = subprocess.run([sys.executable, "-c", _FIFO_SCRIPT, str(tmp_path), loop], capture_output=True, text=True,
+                         timeout=60, cwd=Path(__file__).resolve().parents[2])
+    assert got.returncode == 0, got.stderr[-2000:]
+    result = json.loads(got.stdout)
+    skipped = {u["path"].rsplit("/", 1)[-1]: u["error"] for u in result["unreadable"]}
+    assert skipped == {"f005.dat": "not a regular file (skipped)", "big.dat": "not a regular file (skipped)"}, skipped

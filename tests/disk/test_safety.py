@@ -221,3 +221,18 @@ def test_cli_cleanup_flag_leaves_an_empty_target(tmp_path: Path, capsys) -> None
     out = json.loads(capsys.readouterr().out)
     assert out["total_files"] == 10 and "removed 10 files" in out["cleanup"] and not out["warnings"]
     assert not target.exists()  # it created the target, so cleanup removed it too
+
+
+def test_create_data_into_a_symlink_refuses_before_anything_is_made(tmp_path: Path) -> None:
+    real = tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "link").symlink_to(real)
+    with pytest.raises(InvalidParameter, match="symbolic link"):
+        CreateDataTest(CreateDataParams(str(tmp_path / "link"), depth=1, breadth=1, files_per_dir=2)).run()
+    assert list(real.iterdir()) == []
+
+
+def test_create_data_with_a_negative_seed_is_bad_input_before_anything_is_made(tmp_path: Path) -> None:
+    with pytest.raises(InvalidParameter, match="seed"):
+        CreateDataTest(CreateDataParams(str(tmp_path / "t"), depth=1, breadth=1, files_per_dir=2, seed=-1)).run()
+    assert not (tmp_path / "t").exists()

@@ -4,6 +4,8 @@ from __future__ import annotations
 import csv
 import json
 
+import pytest
+
 from app.cli import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, main
 from app.history import History
 
@@ -71,3 +73,20 @@ def test_a_refusal_leaves_no_samples_file(tmp_path, capsys) -> None:
 def test_block_size_zero_is_bad_input(capsys) -> None:
     assert main(["tape-perf", DEV, "--block-size", "0"]) == EXIT_USAGE
     assert "block size must be at least 1 byte" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("option", ["--direction", "--pattern", "--io-size", "--size", "--block-size",
+                                    "--history-size", "--host-rate"])
+def test_an_empty_value_is_refused_not_taken_for_the_default(option: str, tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    # `--direction ""` used to run a write test.
+    cart = tmp_path / "c.img"
+    assert main(["tape-perf", f"virtual:lto9?realtime=0&cartridge={cart}", "--force", f"{option}="]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "is empty" in err[0], err
+    assert not cart.exists() or cart.stat().st_size <= 64 << 10  # nothing written
+
+
+@pytest.mark.parametrize("seed", ["-1", "99999999999999999999"])
+def test_a_seed_out_of_range_is_refused(seed: str, capsys) -> None:  # type: ignore[no-untyped-def]
+    assert main(["tape-perf", "virtual:lto9?realtime=0", "--seed", seed]) == 2
+    assert "--seed" in capsys.readouterr().err
