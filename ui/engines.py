@@ -148,30 +148,10 @@ def export_csv(run_id: int, path: Path) -> Path:
 
 
 def run_headline(run) -> str:
-    """One line for the run list: the figure a technician looks for first."""
-    if run.error:
-        return run.error
-    r = run.results or {}
-    for key in ("headline", "summary", "verdict"):
-        if isinstance(r.get(key), str):
-            return r[key]
-    health = r.get("health")
-    if isinstance(health, dict) and health.get("verdict"):
-        ident = r.get("identity") or {}
-        reasons = "; ".join(health.get("reasons") or [])
-        return (f"Health: {health['verdict']} — {ident.get('vendor', '')} {ident.get('product', '')} "
-                f"serial {ident.get('serial') or '?'}" + (f" ({reasons})" if reasons else ""))
-    if isinstance(r.get("files_s"), (int, float)) and isinstance(r.get("mb_s"), (int, float)):
-        return f"{r['mb_s']:.1f} MB/s, {r['files_s']:,.0f} files/s, {r.get('total_files', 0):,} files"
-    if r.get("phases") and "possible_label" in r:  # a tape-perf result
-        from app.tapeperf.results import headline
+    """One line for the run list: the run kind's headline (``app.runs``), as the CLI's history shows it."""
+    from app.history.summary import headline
 
-        return headline(r)
-    figures = []
-    for key in ("write_mb_s", "read_mb_s", "mb_s", "rate_mb_s"):
-        if isinstance(r.get(key), (int, float)):
-            figures.append(f"{key.split('_')[0]} {r[key]:.1f} MB/s" if key != "mb_s" else f"{r[key]:.1f} MB/s")
-    return ", ".join(figures)
+    return headline(run.kind, run.status, run.results, run.error) or (run.error or "")
 
 
 def reference_rates_for_run(run) -> list[tuple[str, float]]:

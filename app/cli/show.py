@@ -4,15 +4,30 @@ from __future__ import annotations
 import argparse
 import json
 
+from app import runs
 from app.history import History
 from app.history.store import printable
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("show", help="show one past run")
+    parser = subparsers.add_parser("show", help="show one past run",
+                                   description="Print a recorded run as it was printed when it ran (parameters, "
+                                               "results, headline figures); --json gives the whole stored run.")
     parser.add_argument("run_id", type=int, metavar="RUN_ID")
     parser.add_argument("--json", action="store_true", help="the whole run, samples included, as JSON")
     parser.set_defaults(func=run)
+
+
+def _params_line(params: dict | None) -> str:
+    return ", ".join(f"{k.replace('_', ' ')} {_value(v)}" for k, v in (params or {}).items()
+                     if v not in (None, False, "")) or "(defaults)"
+
+
+def _value(value: object) -> str:
+    """A stored value for people: floats rounded to what a measurement means, not 17 digits."""
+    if isinstance(value, float):
+        return f"{value:,.3f}".rstrip("0").rstrip(".") if abs(value) < 1000 else f"{value:,.1f}"
+    return value if isinstance(value, str) else json.dumps(value)
 
 
 def _flatten(prefix: str, value: object, out: list[tuple[str, str]]) -> None:
@@ -23,7 +38,7 @@ def _flatten(prefix: str, value: object, out: list[tuple[str, str]]) -> None:
         for i, sub in enumerate(value):
             _flatten(f"{prefix}[{i}]", sub, out)
     else:
-        out.append((printable(prefix), printable(json.dumps(value) if not isinstance(value, str) else value)))
+        out.append((printable(prefix), printable(_value(value))))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -35,15 +50,15 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(got.to_dict(), indent=2, sort_keys=True))
         return 0
     # Stored params and results may hold names that were not UTF-8 (surrogate escapes): printable().
-    print(f"Run {got.id}: {got.kind} on {printable(got.device) or '-'} — {got.status}")
+    print(f"Run {got.id}: {runs.title(got.kind)} on {printable(got.device) or '-'} — {got.status}")
     print(f"  started {got.started_at}, finished {got.finished_at or '-'} (tapediag {got.version})")
     if got.error:
         print(f"  error: {printable(got.error)}")
-    if got.kind == "troubleshoot" and got.results:
-        from app.cli.troubleshoot import format_text  # the session as it was printed when it ran
-
+    rendered = runs.text(got.kind, got.results)  # the result as the run printed it
+    if rendered is not None:
+        print(f"  parameters: {printable(_params_line(got.params))}")
         print()
-        print(printable(format_text(got.results)))
+        print(printable(rendered))
         return 0
     for title, section in (("Parameters", got.params), ("Results", got.results or {})):
         lines: list[tuple[str, str]] = []

@@ -175,7 +175,7 @@ def run(args: argparse.Namespace) -> int:
     params.validate(None)  # what can be rejected without the drive, before opening it
     samples_file = open_samples_file(args.samples) if args.samples else None
     try:
-        result = _run_test(args.device, params)
+        run_id, result = _run_test(args.device, params)
     except BaseException:
         if samples_file is not None:  # nothing half-done: no empty CSV after a refusal
             samples_file.close()
@@ -183,16 +183,17 @@ def run(args: argparse.Namespace) -> int:
         raise
     if samples_file is not None:
         write_samples_csv(samples_file, result)
-    if args.json:
-        print(json.dumps(result.to_dict(), indent=2, sort_keys=True))
+    if args.json:  # with its run id, as info --json: scripts chain 'tapediag report RUN_ID'
+        print(json.dumps({"run_id": run_id, **result.to_dict()}, indent=2, sort_keys=True))
     else:
         print("\n".join(summary_lines(result)))
+        print(f"\nRecorded as run {run_id} ('tapediag report {run_id} -o report.pdf').")
     if result.status == "cancelled":
         return EXIT_CANCELLED
     return EXIT_FAILED if result.status == "failed" else EXIT_OK
 
 
-def _run_test(device: str, params: TapePerfParams) -> TapePerfResult:
+def _run_test(device: str, params: TapePerfParams) -> tuple[int, TapePerfResult]:
     """Run the engine with Ctrl-C as a cancel, recorded in the history."""
     from app.drive import TapeDrive
 
@@ -201,8 +202,7 @@ def _run_test(device: str, params: TapePerfParams) -> TapePerfResult:
     try:
         with TapeDrive.open(device) as drive:
             test = TapePerfTest(drive, params)
-            _, result = run_recorded("tape-perf", device, params.to_dict(), lambda sink: test.run(sink, cancel),
-                                     sink=_Printer(sys.stderr))
-            return result
+            return run_recorded("tape-perf", device, params.to_dict(), lambda sink: test.run(sink, cancel),
+                                sink=_Printer(sys.stderr))
     finally:
         signal.signal(signal.SIGINT, previous)

@@ -59,19 +59,15 @@ def figure_name(path: str) -> str:
 
 
 def headline(kind: str, status: str, results: dict | None, error: str | None = None, limit: int = 3) -> str:
-    """One short line: 'write 278.5 MB/s, read 279.1 MB/s', a verdict, or the error."""
+    """One short line: the run kind's own headline (``app.runs``), the error of a run that did
+    not complete, or for a kind without one the measured MB/s figures."""
+    from app import runs
+
     res = results or {}
     if status not in ("complete",) and error:
         return error if len(error) <= 90 else error[:87] + "..."
-    if isinstance(res.get("verdict"), str):
-        return res["verdict"]
-    if kind == "drive-info":  # DriveInfo.to_dict(): health verdict and serial
-        verdict = (res.get("health") or {}).get("verdict")
-        serial = (res.get("identity") or {}).get("serial")
-        return ", ".join(p for p in (verdict, f"serial {serial}" if serial else "") if p) or (error or "")
-    if kind == "tape-perf" and res.get("phases") and "possible_label" in res:
-        from app.tapeperf.results import headline as tape_headline  # local: history stays light to import
-
-        return tape_headline(res)
+    line = runs.headline(kind, res)
+    if line:
+        return line
     parts = [f"{figure_name(p)} {v:.1f} MB/s" for p, v in distinct_figures(res)[:limit]]
     return ", ".join(parts) or (error or "")

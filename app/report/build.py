@@ -6,6 +6,7 @@ from datetime import datetime, timezone
 from typing import Any, Iterable
 
 from app import __version__
+from app import runs
 from app.history import History, Run, ThroughputPoint
 from app.history.summary import distinct_figures, figure_name
 from app.troubleshoot import fmt
@@ -125,6 +126,9 @@ def _headline(run: Run) -> tuple[Field, ...]:
                      for ph in res["phases"]) + tuple(
             Field(f"{str(ph['phase']).capitalize()} limited by", f"{ph['limited_by']}: {ph['limited_why']}")
             for ph in res["phases"] if ph.get("limited_by"))
+    line = runs.headline(run.kind, res)
+    if line:
+        return (Field("Result", line),)
     return tuple(Field(label(figure_name(path)), f"{fmt(value)} MB/s") for path, value in distinct_figures(res)[:6])
 
 

@@ -137,7 +137,9 @@ def test_report_command_with_device_identity_runs_and_plots(in_runs_dir: dict, t
     for ph in tape.results["phases"]:  # each phase's headline, streaming and overall rate as the CLI prints it
         words = phase_headline({**ph, "possible_label": tape.results["possible_label"]}).split(" ", 1)[1]
         assert " ".join(words.split()) in flat, words
-    assert f"{fmt(disk.results['mb_s'])} MB/s" in text
+    from app import runs
+
+    assert runs.headline("read-data", disk.results) in flat  # the run kind's one headline, as everywhere
     assert report.comparison is not None and len(report.comparison.series) >= 3  # runs overlaid on one plot
     assert "Runs compared" in text and "Tape performance" in text
 

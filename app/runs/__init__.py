@@ -1,0 +1,77 @@
+"""What a run *is*, defined once per test type: the run model every front end renders from.
+
+A ``RunKind`` names a test type (the history's ``kind``), its title, the one-line
+headline of a stored result, and the text the run printed when it ran (``show`` prints
+it again, the GUI's history and the PDF use the headline), reading typed results back
+with ``app.runs.typed.from_dict``. Adding a test type is its own module(s) plus one
+``register`` call here (and its GUI panel).
+
+This module stays light to import (the history list imports it): each kind imports its
+engine's result class and renderer only when asked to render.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+Results = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class RunKind:
+    name: str  # the history's kind, e.g. "tape-perf"
+    title: str  # for people: "Tape performance"
+    headline: Callable[[Results], str]  # one short line from a stored result
+    text: Callable[[Results], str] | None = None  # the result as the run printed it, or None: generic
+    drive: bool = True  # concerns a drive (else a directory or nothing)
+
+
+_REGISTRY: dict[str, RunKind] = {}
+
+
+def register(kind: RunKind) -> RunKind:
+    _REGISTRY[kind.name] = kind
+    return kind
+
+
+def unregister(name: str) -> None:
+    """For tests that add a throwaway kind."""
+    _REGISTRY.pop(name, None)
+
+
+def kinds() -> tuple[str, ...]:
+    return tuple(_REGISTRY)
+
+
+def get(name: str) -> RunKind | None:
+    return _REGISTRY.get(name)
+
+
+def title(name: str) -> str:
+    kind = _REGISTRY.get(name)
+    return kind.title if kind else name
+
+
+def headline(name: str, results: Results | None) -> str:
+    """The kind's headline, or "" when it has none for this result (an old or partial run)."""
+    kind = _REGISTRY.get(name)
+    if kind is None or not results:
+        return ""
+    try:
+        return kind.headline(results)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return ""
+
+
+def text(name: str, results: Results | None) -> str | None:
+    """The result as the run printed it, or None (no renderer, or a result it cannot read)."""
+    kind = _REGISTRY.get(name)
+    if kind is None or kind.text is None or not results:
+        return None
+    try:
+        return kind.text(results)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
+
+
+from app.runs import builtin  # noqa: E402,F401  (registers the built-in kinds)
