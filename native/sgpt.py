@@ -64,6 +64,50 @@ HOST_BYTES_LOST = {0x01, 0x04, 0x0E, 0x0F}
 DID_ERROR = 0x07
 
 
+#: Data transfers up to this size go through every Linux HBA we know of; a refusal of a larger
+#: one (EINVAL, or EIO with the device still present) is the transfer's size, not a dead device.
+SAFE_TRANSFER = 1 << 20
+
+
+def host_transfer_limit(sys_device: Path) -> int | None:
+    """The largest transfer the SCSI host behind a device accepts, from sysfs: ``max_sectors``
+    (512-byte units) and ``sg_tablesize`` (segments; a user buffer's pages are not contiguous,
+    so one page each). ``sys_device`` is the node's ``/sys/dev/char/MAJ:MIN/device``. None if unknown."""
+    try:
+        real = sys_device.resolve()
+    except OSError:
+        return None
+    host = next((p for p in real.parents if p.name.startswith("host") and p.name[4:].isdigit()), None)
+    if host is None:
+        return None
+    limits = []
+    for name, unit in (("max_sectors", 512), ("sg_tablesize", os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096)):
+        try:
+            value = int((host / "scsi_host" / host.name / name).read_text().strip())
+        except (OSError, ValueError):
+            continue
+        if value > 0:
+            limits.append(value * unit)
+    return min(limits) if limits else None
+
+
+def transfer_refused(device: str, err: int, nbytes: int, node_present: bool, limit: int | None) -> Exception | None:
+    """A large data transfer the OS or the HBA refused, as one line naming the size (exit 2),
+    instead of "does not accept SCSI pass-through" or "went away, check cabling"."""
+    if nbytes <= SAFE_TRANSFER or err not in (errno.EINVAL, errno.EIO, errno.ENOMEM, errno.EOVERFLOW):
+        return None
+    if err == errno.EIO and not node_present:
+        return None
+    fits = f"at most {limit // (1 << 20)} MiB per transfer here (the HBA's limit)" if limit and limit >= (1 << 20) \
+        else "try --io-size 1M"
+    return InvalidParameter(f"the OS or the HBA refused a {_size(nbytes)} transfer to {device} ({os.strerror(err)}): "
+                            f"nothing was transferred", hint=f"use a smaller --io-size / --block-size: {fits}")
+
+
+def _size(n: int) -> str:
+    return f"{n // (1 << 20)} MiB" if n % (1 << 20) == 0 else f"{n:,} bytes"
+
+
 def transport_failure(device: str, transport_err: int, node_present: bool) -> Exception:
     """The exception for a pass-through transport error (``host_status << 8 | driver_status``).
 
@@ -319,7 +363,7 @@ class PassThroughTransport(Transport):
         finally:
             del keep
         if ret < 0:
-            raise self._os_error(-ret, cdb)
+            raise self._os_error(-ret, cdb, out_len or in_len)
         if ret == DO_TIMEOUT:
             raise CommandTimeout(f"the command did not complete within {timeout:g} s", device=self.device,
                                  hint="the tape position is now unknown")
@@ -329,7 +373,7 @@ class PassThroughTransport(Transport):
             raise TransportError(f"pass-through is not supported for {self.device} (code {ret})", device=self.device)
         category = lib.get_scsi_pt_result_category(obj)
         if category == RESULT_OS_ERR:
-            raise self._os_error(lib.get_scsi_pt_os_err(obj), cdb)
+            raise self._os_error(lib.get_scsi_pt_os_err(obj), cdb, out_len or in_len)
         if category == RESULT_TRANSPORT_ERR:
             raise transport_failure(self.device, lib.get_scsi_pt_transport_err(obj), self._node_present())
         status = lib.get_scsi_pt_status_response(obj) & 0xFF
@@ -350,7 +394,20 @@ class PassThroughTransport(Transport):
             return not Path("/sys/dev/char").is_dir()  # no sysfs to ask (not Linux): assume present
         return (sys_dir / "device").exists()
 
-    def _os_error(self, err: int, cdb: bytes = b"") -> Exception:
+    def _sys_device(self) -> Path | None:
+        try:
+            rdev = os.fstat(self._fd).st_rdev
+        except OSError:
+            return None
+        return Path(f"/sys/dev/char/{os.major(rdev)}:{os.minor(rdev)}/device")
+
+    def _os_error(self, err: int, cdb: bytes = b"", nbytes: int = 0) -> Exception:
+        if nbytes > SAFE_TRANSFER:
+            sys_device = self._sys_device()
+            refused = transfer_refused(self.device, err, nbytes, self._node_present(),
+                                       host_transfer_limit(sys_device) if sys_device else None)
+            if refused is not None:
+                return refused
         if err == errno.ETIMEDOUT:
             return CommandTimeout(f"the command to {self.device} timed out", device=self.device)
         if err in (errno.ENODEV, errno.ENXIO, errno.EIO):

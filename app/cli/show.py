@@ -50,7 +50,8 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(got.to_dict(), indent=2, sort_keys=True))
         return 0
     # Stored params and results may hold names that were not UTF-8 (surrogate escapes): printable().
-    print(f"Run {got.id}: {runs.title(got.kind)} on {printable(got.device) or '-'} — {got.status}")
+    where = f" on {printable(got.device)}" if got.device else ""
+    print(f"Run {got.id}: {runs.title(got.kind)}{where} — {got.status}")
     print(f"  started {got.started_at}, finished {got.finished_at or '-'} (tapediag {got.version})")
     if got.error:
         print(f"  error: {printable(got.error)}")

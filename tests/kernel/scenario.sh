@@ -55,6 +55,10 @@ run perf_refused $T tape-perf /dev/nst0 --size 16M
 sha256sum < $W/tape.img > $R/tape.sha.after
 run perf_fixed $T tape-perf $TAPE_SG --mode fixed --block-size 64K --io-size 256K --size 16M --direction write,read --verify --force --json
 run mode_after_fixed $T info /dev/nst0 --json
+sha256sum < $W/tape.img > $R/tape.sha.before_big
+run perf_too_big $T tape-perf /dev/nst0 --mode fixed --block-size 256K --io-size 16M --size 64M --force
+sha256sum < $W/tape.img > $R/tape.sha.after_big
+cat /sys/class/scsi_host/host*/max_sectors /sys/class/scsi_host/host*/sg_tablesize > $R/host_limits 2>&1
 
 # A user in the tape group (not root, no CAP_SYS_RAWIO) on the sg node.
 useradd -M -d /tmp -G tape techuser 2> /dev/null

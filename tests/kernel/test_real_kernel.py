@@ -92,6 +92,14 @@ def test_a_fixed_mode_test_leaves_the_drive_in_variable_mode_as_found(guest: Gue
     assert json.loads(out)["media"]["block_mode"] == "variable", out[:600]
 
 
+def test_a_transfer_larger_than_the_hba_takes_is_named_not_a_dead_drive(guest: GuestRun) -> None:
+    code, out, err = _step(guest, "perf_too_big")
+    host_limits = (guest.out / "r" / "host_limits").read_text()
+    assert code == 2, (err, host_limits)
+    _one_line(err)
+    assert "refused a 16 MiB transfer to /dev/nst0" in err and "went away" not in err, (err, host_limits)
+
+
 def test_a_tape_holding_data_is_refused_and_unchanged(guest: GuestRun) -> None:
     code, out, err = _step(guest, "perf_refused")
     assert code == 3, err

@@ -59,3 +59,27 @@ def test_the_sg_node_beside_an_st_node_comes_from_sysfs(tmp_path) -> None:
     (tmp_path / "class" / "scsi_tape" / "nst0" / "device" / "scsi_generic" / "sg1").mkdir(parents=True)
     assert sg_node_beside("/dev/nst0", str(tmp_path), "/dev") == "/dev/sg1"
     assert sg_node_beside("/dev/nst5", str(tmp_path), "/dev") is None
+
+
+def test_a_large_transfer_the_os_refuses_is_named_with_its_size(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import errno
+
+    from native.errors import InvalidParameter
+    from native.sgpt import host_transfer_limit, transfer_refused
+
+    host = tmp_path / "devices" / "platform" / "host3"
+    device = host / "session1" / "target3:0:0" / "3:0:0:1"
+    device.mkdir(parents=True)
+    (host / "scsi_host" / "host3").mkdir(parents=True)
+    (host / "scsi_host" / "host3" / "max_sectors").write_text("16384\n")  # 8 MiB
+    (host / "scsi_host" / "host3" / "sg_tablesize").write_text("2048\n")  # 2048 pages
+    limit = host_transfer_limit(device)
+    assert limit == min(16384 * 512, 2048 * 4096)
+
+    refused = transfer_refused("/dev/nst0", errno.EINVAL, 16 << 20, True, limit)
+    assert isinstance(refused, InvalidParameter)
+    assert "refused a 16 MiB transfer to /dev/nst0" in str(refused) and "at most 8 MiB" in (refused.hint or "")
+    # A small transfer, or EIO once the device is gone, stays what it was (not a size problem).
+    assert transfer_refused("/dev/nst0", errno.EINVAL, 64 << 10, True, limit) is None
+    assert transfer_refused("/dev/nst0", errno.EIO, 16 << 20, False, limit) is None
+    assert host_transfer_limit(tmp_path / "nowhere") is None

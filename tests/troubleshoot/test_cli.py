@@ -91,7 +91,7 @@ def test_show_prints_a_stored_session_as_it_was_printed(capsys) -> None:
     printed = capsys.readouterr().out
     assert main(["show", "1"]) == 0
     shown = capsys.readouterr().out
-    assert "troubleshoot" in shown.splitlines()[0]
+    assert shown.splitlines()[0] == "Run 1: Troubleshooting session — complete"
     assert printed.split("\n\nRecorded as run")[0] in shown
 
 
