@@ -51,6 +51,7 @@ from app.scsi.logpages import (
     SequentialAccess,
     VolumeStatistics,
 )
+from app.scsi.inquiry import DeviceIdentification
 from app.scsi.mam import Mam
 from app.scsi.sense import sense_key_name
 from app.scsi.tapealert import CLEANING_FLAGS, Severity
@@ -452,7 +453,7 @@ def gather(drive: TapeDrive) -> DriveInfo:
         product=inquiry.product,
         revision=inquiry.revision,
         serial=serial.value if isinstance(serial, Supported) else None,
-        wwn=ident.value.wwn if isinstance(ident, Supported) else None,
+        wwn=ident.value.wwn if isinstance(ident, Supported) and isinstance(ident.value, DeviceIdentification) else None,
         device_type=inquiry.device_type_name,
     )
     if not inquiry.is_tape:

@@ -70,7 +70,7 @@ def main() -> None:
     args = parser.parse_args()
     samples = _samples(args.samples)
     a, r, s = [], [], []
-    for rep in range(args.reps):
+    for _rep in range(args.reps):
         with tempfile.TemporaryDirectory() as tmp:
             a.append(anchor(Path(tmp) / "anchor.sqlite", samples))
             rec, ser = recorded(Path(tmp) / "history.sqlite", samples)

@@ -43,7 +43,7 @@ def main() -> None:
     for text, block in (("random", 256 << 10), ("2:1", 256 << 10), ("4.3:1", 256 << 10), ("2:1", 64 << 10), ("2:1", 1 << 20)):
         gen = Pattern.parse(text).generator(block, 16384, seed=1)
         per_io = IO // block
-        rate = _rate(lambda i: gen.fill(buf, i * per_io))
+        rate = _rate(lambda i, gen=gen, per_io=per_io: gen.fill(buf, i * per_io))
         print(f"fill {text:>6} block {block >> 10:5d} KiB              {rate:6.2f} GB/s  = {rate / anchor:5.2f} x memcpy"
               f"  ({'meets' if rate >= 4 else 'BELOW'} the 4 GB/s target)")
     gen = Pattern.parse("2:1").generator(256 << 10, 16384, seed=1)

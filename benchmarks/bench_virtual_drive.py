@@ -53,9 +53,9 @@ def main() -> None:
             cart = os.path.join(tmp, f"{name.replace(':', '-')}.cart")
             drive = open_virtual(f"virtual:lto9?cartridge={cart}&realtime=0&capacity=64G")
             write_cdb, read_cdb = bytes([0x0A, 0, 0x10, 0, 0, 0]), bytes([0x08, 0, 0x10, 0, 0, 0])
-            w = cpu_per_call(lambda i: drive.execute(write_cdb, data_out=blocks[i % 8]), args.count)
+            w = cpu_per_call(lambda i, d=drive, c=write_cdb, bl=blocks: d.execute(c, data_out=bl[i % 8]), args.count)
             drive.execute(bytes([0x01, 0, 0, 0, 0, 0]))
-            r = cpu_per_call(lambda i: drive.execute(read_cdb, data_in=buf), args.count)
+            r = cpu_per_call(lambda i, d=drive, c=read_cdb: d.execute(c, data_in=buf), args.count)
             drive.close()
             print(f"virtual:lto9 {name:>6}: WRITE {w * 1e6:8.0f} us CPU ({w / anchor_w:4.1f} x anchor)"
                   f"   READ {r * 1e6:8.0f} us CPU ({r / anchor_r:4.1f} x anchor)")

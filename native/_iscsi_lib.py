@@ -206,18 +206,18 @@ def make_runner(lib: ctypes.CDLL, task: type[ctypes.Structure]) -> object:
     def address(name: str) -> int:
         return ctypes.cast(getattr(lib, name), ctypes.c_void_p).value or 0
 
-    datain = task.datain.offset  # type: ignore[attr-defined]
+    datain = task.datain.offset
     return _iscsi_cmd.Runner(
         create_task=address("scsi_create_task"),
         add_data_out=address("scsi_task_add_data_out_buffer"),
         add_data_in=address("scsi_task_add_data_in_buffer"),
         command_sync=address("iscsi_scsi_command_sync"),
         free_task=address("scsi_free_scsi_task"),
-        off_status=task.status.offset,  # type: ignore[attr-defined]
-        off_residual_status=task.residual_status.offset,  # type: ignore[attr-defined]
-        off_residual=task.residual.offset,  # type: ignore[attr-defined]
-        off_datain_size=datain + ScsiData.size.offset,  # type: ignore[attr-defined]
-        off_datain_data=datain + ScsiData.data.offset,  # type: ignore[attr-defined]
+        off_status=task.status.offset,
+        off_residual_status=task.residual_status.offset,
+        off_residual=task.residual.offset,
+        off_datain_size=datain + ScsiData.size.offset,
+        off_datain_data=datain + ScsiData.data.offset,
     )
 
 

@@ -14,26 +14,32 @@ bytes object: the engine reads them with numpy, so no Python object is made per 
 from __future__ import annotations
 
 import array
+import mmap
 import os
 import stat
 import sys
 import time
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence, Union
 
 from native import winio
 
+#: What the loops read into (an mmap: page-aligned, as O_DIRECT and unbuffered Windows reads need).
+ReadBuffer = Union[bytearray, memoryview, mmap.mmap]
+#: A pattern pool the writers copy from.
+Pool = Union[bytes, bytearray, memoryview]
+
+_msvcrt: Any = None  # CRT descriptors around the unbuffered Win32 handles (Windows only)
 if sys.platform == "win32":
-    import msvcrt as _msvcrt  # CRT descriptors around the unbuffered Win32 handles
-else:
-    _msvcrt = None
+    import msvcrt as _msvcrt
 
+_c: Any = None  # the C loops (POSIX, when built); None: the Python loops below
 try:
-    from native import _diskio as _c
+    from native import _diskio
 
+    _c = _diskio
     NATIVE = hasattr(_c, "create_files")
-except ImportError:  # not built (or Windows): the Python loops below
-    _c = None
+except ImportError:  # not built (or Windows)
     NATIVE = False
 
 FLAG_FSYNC = 1
@@ -79,7 +85,7 @@ _GOLDEN = 0x9E3779B97F4A7C15
 _MASK64 = (1 << 64) - 1
 
 
-def window(pool: bytes | memoryview, off: int, key: int, size: int, chunk: int) -> bytearray:
+def window(pool: Pool, off: int, key: int, size: int, chunk: int) -> bytearray:
     """The window a file of ``size`` bytes is written from with ``chunk``-sized writes:
     pool[off:] XOR the 64-bit key (8-byte phase, wrapping the pool), repeated every
     ``WINDOW`` bytes, as long as any write of that file reaches, plus 8 spare bytes."""
@@ -128,7 +134,7 @@ def _py_write(fd: int, win: bytearray, pos: int, nbytes: int, key: int, chunk: i
     return done, 0
 
 
-def create_files(specs: bytes, dirpaths: Sequence[str], pool: bytes | memoryview, chunk: int, flags: int) -> bytes:
+def create_files(specs: bytes, dirpaths: Sequence[str], pool: Pool, chunk: int, flags: int) -> bytes:
     """Create files ``f%06d.dat`` with pattern data, possibly across several directories.
 
     ``specs`` holds int64 rows (size, pool offset, XOR key, directory fd, file index),
@@ -200,21 +206,20 @@ def _open_read(path: str, flags: int, dirfd: int | None) -> int:
 
 
 def read_files(dirfds: int | Sequence[int], dirpaths: str | Sequence[str], names: Sequence[bytes],
-               buf: bytearray | memoryview, flags: int) -> bytes:
+               buf: ReadBuffer, flags: int) -> bytes:
     """Read whole files with ``len(buf)``-sized reads; errors do not stop the batch.
 
     ``dirfds``/``dirpaths``: one directory for every name, or one per name (a batch
     may span many small directories, so the interpreter is visited once per batch).
     """
-    per_file = not isinstance(dirfds, int)
     if _unbuffered(flags):
         return _read_files_unbuffered(dirpaths, names, buf)
     if NATIVE and HAVE_DIRFD:
-        fds = array.array("i", dirfds).tobytes() if per_file else dirfds
-        return _c.read_files(fds, names, buf, flags)
+        fds = dirfds if isinstance(dirfds, int) else array.array("i", dirfds).tobytes()
+        return bytes(_c.read_files(fds, names, buf, flags))
     out = []
     for i, name in enumerate(names):
-        dirfd = dirfds[i] if per_file else dirfds
+        dirfd = dirfds if isinstance(dirfds, int) else dirfds[i]
         dirpath = dirpaths[i] if not isinstance(dirpaths, str) else dirpaths
         t0 = time.perf_counter_ns()
         err, got = 0, 0
@@ -233,7 +238,7 @@ def read_files(dirfds: int | Sequence[int], dirpaths: str | Sequence[str], names
     return _pack_records(out)
 
 
-def read_fd(fd: int, buf: bytearray | memoryview, max_bytes: int) -> tuple[int, int, bool]:
+def read_fd(fd: int, buf: ReadBuffer, max_bytes: int) -> tuple[int, int, bool]:
     """Read up to ``max_bytes`` (-1: to EOF) in buffer-sized reads; (bytes, errno, eof).
 
     On Windows an aligned buffer is read with ReadFile on the descriptor's handle, which
@@ -268,7 +273,7 @@ def _open_unbuffered_fd(path: str) -> int:
 
 
 def _read_files_unbuffered(dirpaths: str | Sequence[str], names: Sequence[bytes],
-                           buf: bytearray | memoryview) -> bytes:
+                           buf: ReadBuffer) -> bytes:
     """``read_files`` on Windows: each file opened, read and closed through ``winio``
     (Win32 handles only, no CRT descriptor per file); the same records."""
     out = []
@@ -281,7 +286,7 @@ def _read_files_unbuffered(dirpaths: str | Sequence[str], names: Sequence[bytes]
     return _pack_records(out)
 
 
-def _readinto(fd: int, buf: bytearray | memoryview) -> int:
+def _readinto(fd: int, buf: ReadBuffer) -> int:
     data = os.read(fd, len(buf))
     memoryview(buf)[: len(data)] = data
     return len(data)

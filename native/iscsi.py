@@ -39,7 +39,7 @@ import os
 import re
 import socket
 from dataclasses import dataclass, field, replace
-from urllib.parse import quote, unquote
+from urllib.parse import unquote
 
 from native import _iscsi_lib
 from native.errors import (
@@ -190,8 +190,8 @@ def buffer_address(buffer: Buffer) -> tuple[int, object]:
 
         array = numpy.frombuffer(view.cast("B") if view.format != "B" else view, dtype=numpy.uint8)
         return int(array.ctypes.data), array
-    keep = (ctypes.c_char * view.nbytes).from_buffer(view.cast("B") if view.format != "B" else view)
-    return ctypes.addressof(keep), keep
+    shared = (ctypes.c_char * view.nbytes).from_buffer(view.cast("B") if view.format != "B" else view)
+    return ctypes.addressof(shared), shared
 
 
 class IscsiTransport(Transport):

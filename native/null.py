@@ -53,7 +53,7 @@ class NullTransport(Transport):
             self.bytes_written += len(data_out) if data_out is not None else 0
             return CommandResult(GOOD, b"", _EMPTY, 0)
         reply = self._answer(bytes(cdb), data_out)
-        if isinstance(reply, bytes) and reply[:1] == b"\x70":
+        if isinstance(reply, bytes):  # a fixed-format sense (70h): the only bare bytes an answer is
             return CommandResult(CHECK_CONDITION, reply, _EMPTY, 0)
         if not reply:
             return CommandResult(GOOD, b"", _EMPTY, 0)
@@ -93,7 +93,8 @@ class NullTransport(Transport):
         if op in (0x1A, 0x5A):
             return self._mode_sense(cdb)
         if op in (0x15, 0x55):
-            return self._mode_select(cdb, data_out)
+            self._mode_select(cdb, data_out)
+            return None
         if op == 0x34:
             action = cdb[1] & 0x1F
             bop = 0x80 if self.pos == 0 else 0

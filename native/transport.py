@@ -92,7 +92,7 @@ class Transport(abc.ABC):
         machine could not keep up (None for a real device: its time is its own)."""
         return None
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 -- a transport without resources needs no close of its own
         """Release the device; further ``execute`` calls are an error."""
 
     def __enter__(self) -> "Transport":

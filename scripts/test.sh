@@ -4,5 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --tests
+# The gates: ruff and mypy (configured in pyproject.toml) with zero findings, before the tests.
+.venv/bin/ruff check app native ui tests benchmarks scripts
+.venv/bin/mypy
 export QT_QPA_PLATFORM=offscreen
 exec .venv/bin/python -m pytest -q -p no:cacheprovider "$@"

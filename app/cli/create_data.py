@@ -1,6 +1,10 @@
 """`tapediag create-data`: write a test tree and measure how fast the disk takes it."""
 from __future__ import annotations
 
+from typing import Any
+
+from app.events import CancelToken, EventSink
+
 import argparse
 import sys
 from pathlib import Path
@@ -69,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_REFUSED
 
 
-def _run(test: CreateDataTest, sink, cancel, args: argparse.Namespace):
+def _run(test: CreateDataTest, sink: EventSink, cancel: CancelToken, args: argparse.Namespace) -> Any:
     result = test.run(sink, cancel)
     if args.cleanup:
         run_id = Manifest.load(Path(result.target)).runs[-1].run_id

@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from app.drive import NOT_SUPPORTED, Supported, Unsupported
 from app.info import EXIT_CODES, DriveInfo, Verdict, snapshot
@@ -89,7 +89,7 @@ def _lines(title: str, rows: Iterable[tuple[str, str]]) -> list[str]:
     return [title] + [f"  {label:<{width}}{value}" for label, value in rows] + [""]
 
 
-def _section(title: str, section: Any, rows: "callable") -> list[str]:  # type: ignore[valid-type]
+def _section(title: str, section: Any, rows: Callable[[Any], Iterable[tuple[str, str]]]) -> list[str]:
     if isinstance(section, Unsupported):
         return _lines(title, [("", section.reason)])
     return _lines(title, rows(section.value))

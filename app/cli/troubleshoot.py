@@ -6,6 +6,8 @@ terminal. The session is recorded in the history as a ``troubleshoot`` run, and 
 """
 from __future__ import annotations
 
+from typing import Any, Callable
+
 import argparse
 import json
 import sys
@@ -81,7 +83,7 @@ def _has_figures(args: argparse.Namespace) -> bool:
         getattr(args, f"{k}_run") for k in ("tape_write", "tape_read", "disk_read", "disk_write"))
 
 
-def _ask(prompt: str, parse, default=None):
+def _ask(prompt: str, parse: Callable[[str], Any], default: Any = None) -> Any:
     """Ask until the answer parses; blank keeps ``default``."""
     while True:
         try:
@@ -96,7 +98,7 @@ def _ask(prompt: str, parse, default=None):
             print(f"  {err}")
 
 
-def _figure_or_run(text: str):
+def _figure_or_run(text: str) -> Any:
     """'154' (MB/s) or '#12' / 'run 12' (a history run)."""
     t = text.strip().lower()
     if t.startswith("#") or t.startswith("run"):

@@ -42,7 +42,7 @@ class Content:
     """A pattern's pool, ready for the writer: bytes, whether files get keys, the model's ratio."""
 
     name: str
-    pool: bytes = field(repr=False)
+    pool: bytes | bytearray = field(repr=False)
     keyed: bool
     predicted_ratio: float | None
 

@@ -22,7 +22,7 @@ import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable, Generator
 
 import numpy as np
 import numpy.random  # noqa: F401 -- numpy loads it lazily: ~25 ms of imports inside the first stream's timed span
@@ -364,7 +364,7 @@ class CreateDataTest:
                     os.close(fd)
 
     def _dirs(self, parent: DirHandle, parent_rel: str, level: int, record: RunRecord,
-              stop: Callable[[], bool]) -> Iterator[tuple[DirEntry, DirHandle]]:
+              stop: Callable[[], bool]) -> Generator[tuple[DirEntry, DirHandle], None, None]:
         """Pre-order walk that creates directories as it goes; yields (manifest entry, handle).
 
         Each directory enters the manifest the moment it exists, and none is made once
@@ -398,28 +398,28 @@ class CreateDataTest:
             fd = dh.create(name)
         except OSError as err:
             raise _stop_for(err.errno or errno_mod.EIO, f"{rel}/{name}", stream.files) from None
-        written, err = 0, 0
+        written, failure = 0, 0
         try:
             window = diskio.window(content.pool, off, key, size, self.params.write_size)
             while written < size and not stream.halted:
                 s0 = _now()
-                w, err = diskio.write_fd(fd, window, written, min(SLICE, size - written), key, self.params.write_size)
+                w, failure = diskio.write_fd(fd, window, written, min(SLICE, size - written), key, self.params.write_size)
                 written += w
                 stream.add_bytes(w, _now(), _now() - s0)
-                if err:
+                if failure:
                     break
-            if not err and written == size and flags & diskio.FLAG_FSYNC:
+            if not failure and written == size and flags & diskio.FLAG_FSYNC:
                 try:
                     os.fsync(fd)
                 except OSError as exc:
-                    err = exc.errno or errno_mod.EIO
+                    failure = exc.errno or errno_mod.EIO
         finally:
             os.close(fd)
-        if err or written < size:
+        if failure or written < size:
             dh.unlink(name)
             stream.bytes -= written
-            if err:
-                raise _stop_for(err, f"{rel}/{name}", stream.files)
+            if failure:
+                raise _stop_for(failure, f"{rel}/{name}", stream.files)
             return False
         stream.add_file(_now() - start)
         return True

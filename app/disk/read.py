@@ -348,13 +348,13 @@ class ReadDataTest:
         try:
             while not stream.halted:
                 s0 = time.perf_counter_ns()
-                got, err, eof = diskio.read_fd(fd, buf, SLICE)
+                got, failure, eof = diskio.read_fd(fd, buf, SLICE)
                 now = time.perf_counter_ns()
                 if got:
                     stream.add_bytes(got, now, now - s0)
-                if err:
+                if failure:
                     stream.errors += 1
-                    self._unreadable(os.path.join(d.path, name), err)
+                    self._unreadable(os.path.join(d.path, name), failure)
                     return
                 if eof:
                     stream.add_file(time.perf_counter_ns() - start)

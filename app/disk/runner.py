@@ -87,7 +87,7 @@ class StreamRunner:
     """Runs ``work(stream)`` for each stream in its own thread and publishes meanwhile."""
 
     def __init__(self, phase: str, nstreams: int, sink: EventSink, cancel: CancelToken,
-                 total_bytes: int | None, tick: Callable[[], None] | None = None, tick_every: float = 1.0) -> None:
+                 total_bytes: int | None, tick: Callable[[], object] | None = None, tick_every: float = 1.0) -> None:
         self.phase = phase
         self.nstreams = nstreams
         self.sink = sink

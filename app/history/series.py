@@ -80,7 +80,9 @@ def series_from_arrays(groups: dict[str, list[np.ndarray]], interval: float | No
         nbins = max(1, int(np.ceil(span / width - 1e-9)))
         edges = t_start + width * np.arange(nbins + 1)
         edges[-1] = min(edges[-1], t_end) if nbins > 1 else t_end
-        moved = sum(_cumulative(*iv, edges) for iv in intervals)
+        moved = np.zeros(len(edges))
+        for iv in intervals:
+            moved += _cumulative(*iv, edges)
         widths = np.diff(edges)
         keep = widths >= width * 0.5  # a last bin cut very short by the phase's end says little
         keep[:-1] = True

@@ -2,11 +2,11 @@
 
 Rendering to PDF lives in ``ui/pdf.py`` (Qt's own PDF writer); the CLI imports it lazily.
 """
-from .build import KIND_TITLES, build_report
+from .build import build_report
 from .model import (AppendixBlock, BottleneckRow, BottleneckSection, Cover, DeviceSection, Field, Plot,
                     RecommendationItem, Report, RunSection, SeriesData)
 
 __all__ = [
-    "build_report", "KIND_TITLES", "Report", "Cover", "DeviceSection", "RunSection", "BottleneckSection",
+    "build_report", "Report", "Cover", "DeviceSection", "RunSection", "BottleneckSection",
     "BottleneckRow", "RecommendationItem", "AppendixBlock", "Field", "Plot", "SeriesData",
 ]

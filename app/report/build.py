@@ -6,7 +6,7 @@ from datetime import datetime, timezone
 from typing import Any, Iterable
 
 from app import __version__
-from app import runs
+from app import runs as run_kinds
 from app.history import History, Run, ThroughputPoint
 from app.history.summary import distinct_figures, figure_name
 from app.troubleshoot import fmt
@@ -16,13 +16,6 @@ from native.errors import InvalidParameter
 from .model import (AppendixBlock, BottleneckRow, BottleneckSection, Cover, DeviceSection, Field, Plot,
                     RecommendationItem, Report, RunSection, SeriesData)
 
-KIND_TITLES = {
-    "drive-info": "Drive information and health",
-    "tape-perf": "Tape performance",
-    "create-data": "Disk write (create data)",
-    "read-data": "Disk read (read data)",
-    "troubleshoot": "Troubleshooting session",
-}
 _CLI_NOISE = ("json", "command", "func", "samples_csv")  # how the run was asked for, not what it measured
 _SKIP_IN_BODY = ("samples", "tables", "recommendations", "facts", "input", "log_deltas", "stalls")
 # A drive-info snapshot's body: what the Devices section does not show already.
@@ -126,7 +119,7 @@ def _headline(run: Run) -> tuple[Field, ...]:
                      for ph in res["phases"]) + tuple(
             Field(f"{str(ph['phase']).capitalize()} limited by", f"{ph['limited_by']}: {ph['limited_why']}")
             for ph in res["phases"] if ph.get("limited_by"))
-    line = runs.headline(run.kind, res)
+    line = run_kinds.headline(run.kind, res)
     if line:
         return (Field("Result", line),)
     return tuple(Field(label(figure_name(path)), f"{fmt(value)} MB/s") for path, value in distinct_figures(res)[:6])
@@ -175,10 +168,10 @@ def _device_section(device: str, runs: list[Run]) -> DeviceSection:
     fill in what they know (a tape-perf run's vendor/product/generation and the
     TapeAlert flags it saw, a disk run's warnings)."""
     identity: dict[str, str] = {}
-    health, details, alerts = "", [], []
+    health, details, alerts = "", list[Field](), list[str]()
     snapshot = next((r for r in runs if r.kind == "drive-info" and r.results), None)
     if snapshot is not None:
-        identity, health, details, alerts = _drive_info_facts(snapshot.results)
+        identity, health, details, alerts = _drive_info_facts(snapshot.results or {})
     for run in runs:
         res = run.results or {}
         ctx = drive_from_run(run) if run.kind != "drive-info" else None
@@ -200,7 +193,7 @@ def _run_section(run: Run, by_phase: dict[str, list[ThroughputPoint]]) -> RunSec
     if run.error:
         messages.insert(0, f"Error: {run.error}")
     return RunSection(
-        run_id=run.id, kind=run.kind, title=f"{KIND_TITLES.get(run.kind, run.kind)} — {run.device or 'no device'}",
+        run_id=run.id, kind=run.kind, title=f"{run_kinds.title(run.kind)} — {run.device or 'no device'}",
         device=run.device, status=run.status, started_at=run.started_at, finished_at=run.finished_at or "—",
         headline=_headline(run),
         parameters=tuple(f for f in (flatten(run.params, skip=_SKIP_IN_BODY + _CLI_NOISE) if run.kind != "troubleshoot"
@@ -266,7 +259,7 @@ def build_report(history: History, run_ids: list[int], *, customer: str = "", si
             by_device.setdefault(run.device, []).append(run)
     sections = tuple(_run_section(r, series[r.id]) for r in runs)
     summary_rows = tuple(
-        (f"#{s.run_id}", KIND_TITLES.get(s.kind, s.kind), s.device or "—",
+        (f"#{s.run_id}", run_kinds.title(s.kind), s.device or "—",
          "; ".join(f"{f.label} {f.value}" if s.kind != "troubleshoot" else f"{f.label}: {f.value.split(': ', 1)[-1]}"
                    for f in s.headline) or s.status)
         for s in sections
@@ -280,20 +273,20 @@ def build_report(history: History, run_ids: list[int], *, customer: str = "", si
     comparison = _plot(plotted, "Throughput of all runs compared", with_run_id=True) if len(plotted) > 1 else None
     appendix = []
     for run in runs:
-        rows = [Field("Kind", run.kind), Field("Device", run.device or "—"), Field("Status", run.status),
+        facts = [Field("Kind", run.kind), Field("Device", run.device or "—"), Field("Status", run.status),
                 Field("Started (UTC)", run.started_at), Field("Finished (UTC)", run.finished_at or "—"),
                 Field("tapediag version", run.version), Field("Samples stored", f"{run.sample_count:,}")]
         if run.sample_count:
             stats = history.sample_stats(run.id)
-            rows += [Field("Bytes in samples", f"{stats['bytes']:,}"),
+            facts += [Field("Bytes in samples", f"{stats['bytes']:,}"),
                      Field("Sampled time (s)", value_text("t", float(stats["seconds"])))]
-        rows += [Field(f"Parameter › {f.label}", f.value) for f in flatten(run.params, skip=("samples",))
+        facts += [Field(f"Parameter › {f.label}", f.value) for f in flatten(run.params, skip=("samples",))
                  if f.value != "—"]
         # A troubleshooting run's tables and advice are in the body already; its facts are the raw figures.
         skip = ("samples", "input") + (("tables", "recommendations", "verdict", "notes") if run.kind == "troubleshoot" else ())
-        rows += [Field(f"Result › {f.label}", f.value) for f in flatten(run.results or {}, skip=skip)
+        facts += [Field(f"Result › {f.label}", f.value) for f in flatten(run.results or {}, skip=skip)
                  if f.value not in ("—", "")]
-        appendix.append(AppendixBlock(f"Run #{run.id} — {KIND_TITLES.get(run.kind, run.kind)}", tuple(rows)))
+        appendix.append(AppendixBlock(f"Run #{run.id} — {run_kinds.title(run.kind)}", tuple(facts)))
     cover = Cover(title=title, customer=customer, site=site, technician=technician, ticket=ticket,
                   date=date or datetime.now(timezone.utc).date().isoformat(), tool_version=__version__, summary=summary)
     return Report(cover=cover, devices=tuple(_device_section(d, rs) for d, rs in by_device.items()),

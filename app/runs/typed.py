@@ -37,8 +37,8 @@ def _convert(hint: Any, value: Any) -> Any:
     if hint is Any or value is None:
         return value
     if origin in (Union, types.UnionType):
-        args = [a for a in typing.get_args(hint) if a is not type(None)]
-        for arg in args:
+        members = [a for a in typing.get_args(hint) if a is not type(None)]
+        for arg in members:
             try:
                 return _convert(arg, value)
             except (TypeError, ValueError, KeyError):
@@ -50,7 +50,7 @@ def _convert(hint: Any, value: Any) -> Any:
         args = typing.get_args(hint)
         item = args[0] if args else Any
         items = [_convert(item, v) for v in value]
-        return items if origin is list else tuple(items)
+        return items if origin is list else tuple(items)  # a tuple field gets a tuple back
     if origin is dict:
         return dict(value)
     if isinstance(hint, type):

@@ -195,4 +195,5 @@ class DeviceIdentification:
         return cls(device_type=dtype, designators=tuple(out))
 
 
-VPD_PARSERS = {0x00: SupportedVpdPages, 0x80: UnitSerialNumber, 0x83: DeviceIdentification}
+VPD_PARSERS: dict[int, type[SupportedVpdPages] | type[UnitSerialNumber] | type[DeviceIdentification]] = {
+    0x00: SupportedVpdPages, 0x80: UnitSerialNumber, 0x83: DeviceIdentification}

@@ -288,7 +288,7 @@ class TapePerfTest:
         sink(PhaseStarted("read", total))
         publish = SamplePublisher(sink, log, result, total, deadline, start, t0, clock)
 
-        read, io, bs = drive.read, p.io_size, p.block_size
+        read, bs = drive.read, p.block_size
         fixed_bs = bs if p.fixed else None
         view = memoryview(buf)
         t_add, lat_add, n_add = log.t.append, log.latency.append, log.nbytes.append

@@ -12,6 +12,8 @@ never call this (they never write).
 """
 from __future__ import annotations
 
+from app.scsi.mam import Mam
+
 from dataclasses import dataclass
 
 from app.drive import TapeDrive
@@ -41,7 +43,7 @@ class CartridgeState:
                 "mam_mb_written": self.mam_mb_written, "probe_error": self.probe_error, "holds_data": self.holds_data}
 
 
-def _mam(drive: TapeDrive):  # -> Mam | None
+def _mam(drive: TapeDrive) -> "Mam | None":
     try:
         return drive.read_attributes()
     except DeviceError:

@@ -116,7 +116,7 @@ def drive_from_run(run: Run) -> DriveContext | None:
                     pass
         if isinstance(b.get("description"), str) and b["description"].strip() and "description" not in found:
             found["description"] = b["description"].strip()
-        words = [b.get(k) for k in ("vendor", "product", "model", "revision") if isinstance(b.get(k), str)]
+        words = [str(b[k]) for k in ("vendor", "product", "model", "revision") if isinstance(b.get(k), str)]
         if words and "description" not in found:
             found["description"] = " ".join(w.strip() for w in words if w.strip())
     if "generation" not in found:

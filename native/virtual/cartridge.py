@@ -386,7 +386,7 @@ class Cartridge:
             fill_zero(buf[: count * size])
             return count * size
         scratch = bytearray(_REC.size)
-        step, done = _REC.size + size, 0
+        done = 0
         for first in range(0, count, _IOV_BLOCKS):
             last = min(count, first + _IOV_BLOCKS)
             iov: list[memoryview | bytearray] = []

@@ -203,6 +203,7 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
         alloc = struct.unpack_from(">H", cdb, 7)[0] if ten else cdb[4]
         if pc == 3:
             raise Check(0x5, 0x39, 0x00)  # saving parameters not supported
+        codes: tuple[int, ...]
         if code == 0x3F and sub in (0, 0xFF):
             codes = pages.MODE_PAGES
         elif code in pages.MODE_PAGES and sub == 0:

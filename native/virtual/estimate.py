@@ -16,6 +16,9 @@ every byte at the rates we emulate. Two facts make sampling accurate:
 """
 from __future__ import annotations
 
+from typing import Callable
+
+_bits: "Callable[[bytes | bytearray | memoryview, int], int] | None"
 try:
     from native.sldc import compressed_bits as _bits
 except ImportError:  # pragma: no cover - the C helper is not built
@@ -47,6 +50,7 @@ class CompressionEstimator:
         if self._since >= self.budget or (probe >= 0 and abs(probe - self._probe_bits) > 0.15 * self._probe_bits):
             self._since, self._probe_bits = 0, probe
             h, w = self.history, self.window
+            bits: float
             if n <= h + 2 * w:
                 bits = self._cost_bits(data)
             else:

@@ -94,7 +94,7 @@ def lock_exclusive(fd: int) -> bool:
     here = os.lseek(fd, 0, os.SEEK_CUR)
     try:
         os.lseek(fd, 0, os.SEEK_SET)
-        msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)  # type: ignore[attr-defined]
+        msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
     except OSError:
         return False
     finally:

@@ -116,12 +116,11 @@ class VirtualOptions:
         base = spec_for(self.generation, half_height=self.half_height)
         from dataclasses import replace
 
-        changes: dict[str, object] = {}
         if self.interface_mbs is not None:
-            changes["interface_rate"] = self.interface_mbs * 1_000_000
+            base = replace(base, interface_rate=self.interface_mbs * 1_000_000)
         if self.buffer is not None:
-            changes["buffer_size"] = self.buffer
-        return replace(base, **changes) if changes else base
+            base = replace(base, buffer_size=self.buffer)
+        return base
 
 
 def parse_device(device: str) -> VirtualOptions:

@@ -114,8 +114,9 @@ class PositioningCommands(DriveBase):
         else:
             before = cart.filemarks_before(pos)
             k = before + count  # count is negative
-            if k >= 0:
-                self._reposition(cart.filemark_position(k))
+            where = cart.filemark_position(k) if k >= 0 else None
+            if where is not None:  # k < before: that filemark exists
+                self._reposition(where)
             else:
                 self._reposition(0)
                 raise Check(NO_SENSE, 0x00, 0x04, info=-count - before, eom=True)

@@ -89,7 +89,7 @@ def test_record_completes_and_stores_samples_from_events(tmp_path: Path) -> None
     with History.open(tmp_path / "h.sqlite") as hist:
         with record("tape-perf", "virtual:lto9", {"mb": 1}, history=hist, flush_samples=100) as rec:
             sink = rec.sink(seen.append)
-            for i in range(5):
+            for _ in range(5):
                 sink(SampleBatch(tuple(_samples(60))))
             sink(Message("info", "done"))
             rec.results = {"write_mb_s": 26.2}

@@ -15,7 +15,7 @@ import pytest
 from app.tapeperf.results import phase_headline
 
 from app.cli import main
-from app.history import History, record
+from app.history import History
 from app.report import build_report
 from app.troubleshoot import fmt
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 import io
 import json
 
-import pytest
 
 from app.cli import main
 from app.events import Sample

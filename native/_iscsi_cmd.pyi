@@ -1,0 +1,9 @@
+"""Stub of the C per-command path of the iSCSI transport (native/src/_iscsi_cmd.c)."""
+from typing_extensions import Buffer
+
+class Runner:
+    def __init__(self, create_task: int, add_data_out: int, add_data_in: int, command_sync: int, free_task: int,
+                 off_status: int, off_residual_status: int, off_residual: int, off_datain_size: int,
+                 off_datain_data: int) -> None: ...
+    def run(self, context: int, lun: int, cdb: Buffer, direction: int, buffer: Buffer | None,
+            length: int) -> tuple[int, int, int, bytes] | None: ...
