@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 import argparse
+import math
 import json
 import sys
 import textwrap
@@ -23,13 +24,30 @@ from app.troubleshoot.parse import parse_block_size, parse_generation, parse_lin
 from native.errors import InvalidParameter
 
 
+#: No tape or disk path a technician measures moves more than this (100 GB/s): a bigger figure is a typo.
+MAX_RATE_MB_S = 100_000
+
+
 def _mb_s(text: str) -> float:
     try:
         value = float(text.strip().lower().removesuffix("mb/s").strip())
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a rate in MB/s") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError("a rate must be positive")
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError("a rate must be a positive number of MB/s")
+    if value > MAX_RATE_MB_S:
+        raise argparse.ArgumentTypeError(f"{value:g} MB/s is not a plausible rate (at most {MAX_RATE_MB_S:,} MB/s): "
+                                         "MB/s, not bytes/s?")
+    return value
+
+
+def _streams(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of streams") from None
+    if not 1 <= value <= 10_000:
+        raise argparse.ArgumentTypeError("streams must be 1 to 10000")
     return value
 
 
@@ -53,7 +71,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     app = p.add_argument_group("what the backup application achieved")
     app.add_argument("--backup", type=_mb_s, metavar="MB/s", help="backup throughput")
     app.add_argument("--restore", type=_mb_s, metavar="MB/s", help="restore throughput")
-    app.add_argument("--streams", type=int, metavar="N", help="streams (multiplexing/concurrency) into the drive")
+    app.add_argument("--streams", type=_streams, metavar="N", help="streams (multiplexing/concurrency) into the drive")
     app.add_argument("--block-size", metavar="SIZE", help="tape block size, e.g. 64K, 256K")
     app.add_argument("--software-compression", metavar="on|off")
     app.add_argument("--network", metavar="LINK", help="data crosses a network: 1GbE, 10GbE, 100Mb, 940Mbit...")
@@ -62,6 +80,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                      help="the data set is millions of small files")
     app.add_argument("--file-count", type=int, metavar="N")
     app.add_argument("--application", metavar="NAME", help="backup application (for the report)")
+    app.add_argument("--os", choices=("windows", "linux", "unix", "other"),
+                     help="the operating system of the host whose data is backed up (advice differs by OS)")
     drive = p.add_argument_group("the drive")
     drive.add_argument("--drive", metavar="GEN", help="LTO generation, e.g. LTO-4, LTO-9, ULTRIUM-HH8")
     drive.add_argument("--drive-run", type=int, metavar="RUN_ID", help="take the drive from a drive-info/tape-perf run")
@@ -189,7 +209,7 @@ def build_input(args: argparse.Namespace, hist: History) -> tuple[TroubleshootIn
         link=args.network, network_mb_s=args.network_rate, small_files=args.small_files,
         file_count=args.file_count if args.file_count is not None else (source_files[0] if source_files else None),
         avg_file_kb=source_files[1] if source_files and args.small_files is None else None,
-        application=args.application,
+        application=args.application, os=args.os,
     )
     return TroubleshootInput(Measurements(**m), workload, drive_ctx), device
 

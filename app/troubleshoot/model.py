@@ -53,6 +53,9 @@ class Workload:
     file_count: int | None = None
     avg_file_kb: float | None = None
     application: str | None = None  # "Data Protector", "NetWorker"... for the report
+    # The operating system of the host the data is on: the white paper's advice differs by OS
+    # (Table 6: on Windows millions of small files restore best in one stream). None: not given.
+    os: str | None = None
 
 
 @dataclass(frozen=True)

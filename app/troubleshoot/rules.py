@@ -27,6 +27,8 @@ def clause_holds(clause: Mapping[str, Any], facts: Mapping[str, Any]) -> bool:
     """One clause; a clause on an unknown fact (None) never holds, except ``!=``."""
     if "any" in clause:
         return any(clause_holds(c, facts) for c in clause["any"])
+    if "all" in clause:
+        return all(clause_holds(c, facts) for c in clause["all"])
     op = _OPS.get(clause.get("op", ""))
     if op is None or "fact" not in clause:
         raise TapediagError(f"malformed troubleshooting rule clause: {dict(clause)}")

@@ -4,6 +4,8 @@ from __future__ import annotations
 import io
 import json
 
+import pytest
+
 
 from app.cli import main
 from app.events import Sample
@@ -121,4 +123,26 @@ def test_small_files_are_recognised_from_the_read_data_run(capsys) -> None:
     data = json.loads(capsys.readouterr().out)
     assert data["input"]["workload"]["avg_file_kb"] == 8.0 and data["input"]["workload"]["file_count"] == 2_000_000
     assert data["facts"]["small_files"] is True
-    assert "small-files-file-system-bound" in {r["id"] for r in data["recommendations"]}
+    assert "small-files-backup-file-system-bound" in {r["id"] for r in data["recommendations"]}
+
+
+@pytest.mark.parametrize("args", [["--backup", "-5"], ["--tape-write", "1e9", "--backup", "3"], ["--backup", "nan"],
+                                  ["--backup", "inf"], ["--streams", "0", "--backup", "5"], ["--os", "beos"]])
+def test_implausible_input_is_one_line_and_exit_2(args: list[str], tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    got = subprocess.run([str(Path(sys.executable).with_name("tapediag")), "troubleshoot", *args, "--no-interactive"],
+                         capture_output=True, text=True, timeout=60,
+                         env={**os.environ, "TAPEDIAG_DATA_DIR": str(tmp_path)})
+    assert got.returncode == 2 and len(got.stderr.strip().splitlines()) == 1, got.stderr
+    assert "Traceback" not in got.stderr
+
+
+def test_the_operating_system_reaches_the_advice(capsys) -> None:  # type: ignore[no-untyped-def]
+    assert main(["troubleshoot", "--tape-read", "156", "--disk-write", "19.94", "--backup", "22.98", "--restore", "3.38",
+                 "--streams", "1", "--small-files", "--os", "windows", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert "small-files-restore-windows-single-stream" in {r["id"] for r in data["recommendations"]}

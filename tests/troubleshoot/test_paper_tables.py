@@ -31,9 +31,15 @@ def test_table1_local_backup_typical_files_tape_is_the_bottleneck() -> None:
         assert table.bottleneck == "tape"
         assert _yes_rows(table) == ["Tape write"]
         assert [r.bottleneck_text for r in table.rows] == ["Yes (Tape)", "No", "No", "No"]
-        # The paper's recommendation: one stream cannot fully use the drive -> multiplexing.
-        assert {"tape-is-the-bottleneck", "single-stream-slower-than-tape"} <= _ids(dx)
+        assert "tape-is-the-backup-bottleneck" in _ids(dx)
         assert "application-is-the-bottleneck" not in _ids(dx)
+        # Already 5 streams: "back up with parallel streams" would contradict the input (issue 11.4).
+        assert "single-stream-slower-than-tape" not in _ids(dx)
+        # The paper's recommendation for one stream: it cannot fully use the drive -> multiplexing.
+        one = diagnose(TroubleshootInput(
+            Measurements(tape_write=F(tape), disk_read_single=F(single), disk_read_parallel=F(parallel)),
+            Workload(backup_mb_s=single * 0.95, streams=1), ULTRIUM_960))
+        assert "single-stream-slower-than-tape" in _ids(one)
 
 
 @pytest.mark.parametrize(("tape", "single", "parallel", "dp"), [(154.00, 10.59, 29.02, 22.98), (158.54, 24.41, 53.08, 48.76)])
@@ -45,8 +51,8 @@ def test_table2_local_backup_small_files_file_system_is_the_bottleneck(tape, sin
     assert table.bottleneck == "disk"
     assert _yes_rows(table) == ["Disk read, single stream", "Disk read, parallel streams"]
     assert table.limit_mb_s == parallel
-    assert "small-files-file-system-bound" in _ids(dx)
-    assert "tape-is-the-bottleneck" not in _ids(dx)
+    assert "small-files-backup-file-system-bound" in _ids(dx)
+    assert "tape-is-the-backup-bottleneck" not in _ids(dx)
     # Below the Ultrium 960's streaming floor (27 MB/s x 2:1 = 54) even multiplexed.
     assert dx.facts["streaming_floor_mb_s"] == 54
     assert "multiplexed-still-below-streaming-floor" in _ids(dx)
@@ -73,7 +79,7 @@ def test_table4_network_backup_small_files_file_system_is_the_bottleneck() -> No
         Workload(backup_mb_s=22.25, streams=4, link="1GbE", small_files=True), ULTRIUM_960))
     assert dx.table("backup").bottleneck == "disk"
     assert "network-near-link-limit" not in _ids(dx)
-    assert "small-files-file-system-bound" in _ids(dx)
+    assert "small-files-backup-file-system-bound" in _ids(dx)
 
 
 @pytest.mark.parametrize(("tape", "single", "parallel", "dp"), [(156.00, 133.98, 164.67, 145.07), (160.71, 166.28, 193.07, 153.30)])
@@ -84,7 +90,7 @@ def test_table5_local_restore_typical_files_tape_is_the_bottleneck(tape, single,
     table = dx.table("restore")
     assert dx.table("backup") is None
     assert table.bottleneck == "tape" and _yes_rows(table) == ["Tape read"]
-    assert "tape-is-the-bottleneck" in _ids(dx)
+    assert "tape-is-the-restore-bottleneck" in _ids(dx)
 
 
 @pytest.mark.parametrize(("tape", "single", "dp", "link", "backup"), [
@@ -98,7 +104,7 @@ def test_tables6_and_8_restore_small_files_file_system_is_the_bottleneck(tape, s
     table = dx.table("restore")
     assert table.bottleneck == "disk"
     assert _yes_rows(table) == ["Disk write, single stream"]
-    assert {"restore-slower-than-backup-small-files", "small-files-file-system-bound"} <= _ids(dx)
+    assert {"restore-slower-than-backup-small-files", "small-files-restore-file-system-bound"} <= _ids(dx)
 
 
 def test_table6_without_small_files_blames_the_application() -> None:

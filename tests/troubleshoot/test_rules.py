@@ -17,8 +17,9 @@ def _rec(dx, rule_id):
 
 
 def _clause_facts(clause) -> set[str]:
-    if "any" in clause:
-        return set().union(*(_clause_facts(c) for c in clause["any"]))
+    for key in ("any", "all"):
+        if key in clause:
+            return set().union(*(_clause_facts(c) for c in clause[key]))
     return {clause["fact"], *([clause["other"]] if "other" in clause else [])}
 
 
