@@ -21,6 +21,8 @@ import enum
 from dataclasses import dataclass, field, is_dataclass
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
+from native.errors import CheckCondition, HardwareError, IllegalRequest, NotReady, ParseError, UnitAttention
+
 from app.drive import NOT_SUPPORTED, Maybe, Supported, TapeDrive, Unsupported, generation_from_product, is_not_supported
 from app.scsi.asc import asc_text
 from app.scsi.density import density_name, lto_generation
@@ -40,6 +42,7 @@ from app.scsi.devicelogs import (
     TapeDiagnostic,
 )
 from app.scsi.devicelogs import Temperature as TemperaturePage
+from app.scsi.inquiry import DeviceIdentification
 from app.scsi.logpages import (
     PAGE_HP_PERFORMANCE,
     PAGE_READ_ERRORS,
@@ -51,11 +54,9 @@ from app.scsi.logpages import (
     SequentialAccess,
     VolumeStatistics,
 )
-from app.scsi.inquiry import DeviceIdentification
 from app.scsi.mam import Mam
 from app.scsi.sense import sense_key_name
 from app.scsi.tapealert import CLEANING_FLAGS, Severity
-from native.errors import CheckCondition, HardwareError, IllegalRequest, NotReady, ParseError, UnitAttention
 
 if TYPE_CHECKING:
     from app.history import History

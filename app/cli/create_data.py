@@ -1,22 +1,21 @@
 """`tapediag create-data`: write a test tree and measure how fast the disk takes it."""
 from __future__ import annotations
 
-from typing import Any
-
-from app.events import CancelToken, EventSink
-
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
+
+from native.errors import InvalidParameter, NoSpace, TargetNotEmpty
 
 from app.cli import EXIT_REFUSED
 from app.cli._disk_run import run_disk_test
 from app.disk.create import CreateDataTest
-from app.disk.params import FSYNC_POLICIES, PRESETS, CreateDataParams
 from app.disk.manifest import Manifest, clean
+from app.disk.params import FSYNC_POLICIES, PRESETS, CreateDataParams
 from app.disk.sizes import DISTRIBUTIONS, size_arg
 from app.disk.text import render_clean
-from native.errors import NoSpace, TargetNotEmpty
+from app.events import CancelToken, EventSink
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -57,6 +56,8 @@ def params_from_args(args: argparse.Namespace) -> CreateDataParams:
         if getattr(args, key) is not None:
             values[key] = getattr(args, key)
     if args.size is not None:
+        if args.min_size is not None or args.max_size is not None:
+            raise InvalidParameter("give --size (every file that size) or --min-size/--max-size, not both")
         values.update(min_size=args.size, max_size=args.size, distribution="fixed")
     return CreateDataParams(
         target=args.dir, streams=args.streams, total_size=args.total_size, files=args.files, fsync=args.fsync,

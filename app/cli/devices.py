@@ -48,11 +48,11 @@ def format_table(entries: list[DeviceEntry]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.add_iscsi:
+    if args.add_iscsi is not None:
         entry = add_target(args.add_iscsi)
         if not args.json:
             print(f"remembered {entry.display}")
-    if args.forget:
+    if args.forget is not None:
         remove_target(args.forget)
         if not args.json:
             print(f"forgot {display_device(args.forget.strip())}")

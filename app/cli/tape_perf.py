@@ -9,17 +9,20 @@ from __future__ import annotations
 
 import argparse
 import csv
+import errno
 import json
+import os
 import signal
 import sys
 from pathlib import Path
 from typing import TextIO
 
+from native.errors import InvalidParameter
+
 from app.events import CancelToken, Event, Message, PhaseFinished, PhaseStarted, Progress
 from app.history import run_recorded
 from app.tapeperf import TapePerfParams, TapePerfResult, TapePerfTest, parse_size
 from app.tapeperf.results import MB, MiB, phase_headline
-from native.errors import InvalidParameter
 
 from . import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK
 
@@ -155,11 +158,18 @@ def summary_lines(result: TapePerfResult) -> list[str]:
 
 
 def open_samples_file(path: str) -> TextIO:
-    """Open the CSV before the test runs: an unwritable path is bad input, found before any write."""
+    """Open the CSV before the test runs: an unwritable path is bad input, found before any write.
+
+    A named pipe is opened without blocking (no reader: one line, not a hang before the test)."""
     try:
+        if os.path.exists(path) and not os.path.isfile(path) and not os.path.isdir(path):
+            fd = os.open(path, os.O_WRONLY | getattr(os, "O_NONBLOCK", 0))
+            os.set_blocking(fd, True)
+            return os.fdopen(fd, "w", newline="")
         return open(path, "w", newline="")
     except OSError as err:
-        raise InvalidParameter(f"cannot write the samples file {path}: {err.strerror or err}") from None
+        reason = "no program is reading that pipe" if err.errno == errno.ENXIO else (err.strerror or str(err))
+        raise InvalidParameter(f"cannot write the samples file {path}: {reason}") from None
 
 
 def write_samples_csv(fh: TextIO, result: TapePerfResult) -> None:

@@ -6,23 +6,21 @@ terminal. The session is recorded in the history as a ``troubleshoot`` run, and 
 """
 from __future__ import annotations
 
-from typing import Any, Callable
-
 import argparse
-import math
 import json
+import math
 import sys
 import textwrap
 from dataclasses import replace
 from pathlib import Path
+from typing import Any, Callable
 
-from app.history import History, record
-from app.troubleshoot import (Diagnosis, DriveContext, Figure, Measurements, TroubleshootInput,
-                              Workload, diagnose, fmt)
-from app.troubleshoot.fromhistory import drive_from_run, figure_from_run, streams_of
-from app.troubleshoot.parse import parse_block_size, parse_generation, parse_link, parse_on_off
 from native.errors import InvalidParameter
 
+from app.history import History, record
+from app.troubleshoot import Diagnosis, DriveContext, Figure, Measurements, TroubleshootInput, Workload, diagnose, fmt
+from app.troubleshoot.fromhistory import drive_from_run, figure_from_run, streams_of
+from app.troubleshoot.parse import parse_block_size, parse_generation, parse_link, parse_on_off
 
 #: No tape or disk path a technician measures moves more than this (100 GB/s): a bigger figure is a typo.
 MAX_RATE_MB_S = 100_000
@@ -39,6 +37,32 @@ def _mb_s(text: str) -> float:
         raise argparse.ArgumentTypeError(f"{value:g} MB/s is not a plausible rate (at most {MAX_RATE_MB_S:,} MB/s): "
                                          "MB/s, not bytes/s?")
     return value
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not 1 <= value <= 10**12:
+        raise argparse.ArgumentTypeError("the file count must be 1 to 10^12")
+    return value
+
+
+def _ratio(text: str) -> float:
+    try:
+        value = float(text.strip().removesuffix(":1"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a compression ratio (e.g. 2 or 2.5:1)") from None
+    if not (math.isfinite(value) and 1.0 <= value <= 100.0):
+        raise argparse.ArgumentTypeError("a compression ratio is 1 to 100 (e.g. 2.5 for 2.5:1)")
+    return value
+
+
+def _not_empty(text: str) -> str:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("is empty: give a value or leave the option out")
+    return text
 
 
 def _streams(text: str) -> int:
@@ -72,20 +96,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     app.add_argument("--backup", type=_mb_s, metavar="MB/s", help="backup throughput")
     app.add_argument("--restore", type=_mb_s, metavar="MB/s", help="restore throughput")
     app.add_argument("--streams", type=_streams, metavar="N", help="streams (multiplexing/concurrency) into the drive")
-    app.add_argument("--block-size", metavar="SIZE", help="tape block size, e.g. 64K, 256K")
+    app.add_argument("--block-size", type=_not_empty, metavar="SIZE", help="tape block size, e.g. 64K, 256K")
     app.add_argument("--software-compression", metavar="on|off")
-    app.add_argument("--network", metavar="LINK", help="data crosses a network: 1GbE, 10GbE, 100Mb, 940Mbit...")
+    app.add_argument("--network", type=_not_empty, metavar="LINK", help="data crosses a network: 1GbE, 10GbE, 100Mb, 940Mbit...")
     app.add_argument("--network-rate", type=_mb_s, metavar="MB/s", help="a measured network rate (e.g. iperf)")
     app.add_argument("--small-files", action=argparse.BooleanOptionalAction, default=None,
                      help="the data set is millions of small files")
-    app.add_argument("--file-count", type=int, metavar="N")
-    app.add_argument("--application", metavar="NAME", help="backup application (for the report)")
+    app.add_argument("--file-count", type=_count, metavar="N")
+    app.add_argument("--application", type=_not_empty, metavar="NAME", help="backup application (for the report)")
     app.add_argument("--os", choices=("windows", "linux", "unix", "other"),
                      help="the operating system of the host whose data is backed up (advice differs by OS)")
     drive = p.add_argument_group("the drive")
-    drive.add_argument("--drive", metavar="GEN", help="LTO generation, e.g. LTO-4, LTO-9, ULTRIUM-HH8")
+    drive.add_argument("--drive", type=_not_empty, metavar="GEN", help="LTO generation, e.g. LTO-4, LTO-9, ULTRIUM-HH8")
     drive.add_argument("--drive-run", type=int, metavar="RUN_ID", help="take the drive from a drive-info/tape-perf run")
-    drive.add_argument("--compression-ratio", type=float, metavar="R", help="the data's compression ratio (default: nominal)")
+    drive.add_argument("--compression-ratio", type=_ratio, metavar="R", help="the data's compression ratio (default: nominal)")
     out = p.add_argument_group("output")
     out.add_argument("--json", action="store_true", help="machine-readable diagnosis")
     out.add_argument("--interactive", action=argparse.BooleanOptionalAction, default=None,

@@ -74,8 +74,10 @@ class CreateDataParams:
             (self.total_size is None or self.files is None, "give a total size or a file count, not both"),
             (self.total_size is None or self.total_size > 0, "total size must be positive"),
             (self.files is None or self.files > 0, "file count must be positive"),
-            (self.dirs_per_stream <= 1_000_000, "the tree would have more than a million directories per stream"),
             (0 <= self.seed < 2**63, "seed must be a whole number from 0"),
+            # Last, and only once depth and breadth are in range: breadth**depth of a huge depth never ends.
+            (not (1 <= self.depth <= 10 and 1 <= self.breadth <= 100) or self.dirs_per_stream <= 1_000_000,
+             "the tree would have more than a million directories per stream"),
         ]
         for ok, text in checks:
             if not ok:

@@ -95,8 +95,9 @@ class ReadDataTest:
         warnings: list[str] = []
         streams: list[Stream] = []
         status = "cancelled" if cancel.cancelled else "complete"
-        if walk.files == 0:
-            warnings.append(f"{target} holds no regular files to read")
+        if walk.files == 0 and not cancel.cancelled:
+            raise InvalidParameter(f"{os.fsdecode(target)} holds no regular files to read: nothing was measured",
+                                   hint="give the directory whose files the backup reads")
         if not cancel.cancelled and walk.files:
             if p.unbuffered:
                 self._probe_direct(dirs)

@@ -29,6 +29,12 @@ _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|sec|m|min|h|hr)\s*$", re.IGNOR
 _SECONDS = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "hr": 3600}
 
 
+#: Sanity caps: more than any cartridge holds (LTO-10: 30 TB native, 75 TB at 2.5:1), a week, 100 GB/s.
+MAX_TEST_BYTES = 100 * 10**12
+MAX_TEST_SECONDS = 7 * 86400.0
+MAX_HOST_RATE = 100e9
+
+
 def parse_size(text: str | int, what: str = "size") -> int:
     """'256K', '1M', '32G', '1.5GB', '4096' -> bytes.
 
@@ -221,16 +227,22 @@ class TapePerfParams:
             out.append("give a test size in bytes or a duration")
         if self.size is not None and self.size < io:
             out.append(f"the test size ({self.size} bytes) is smaller than one I/O ({io} bytes)")
+        if self.size is not None and self.size > MAX_TEST_BYTES:
+            out.append(f"a test size of {self.size:,} bytes is more than any cartridge holds (at most 100 TB)")
+        if self.duration is not None and self.duration > MAX_TEST_SECONDS:
+            out.append("a test longer than a week is not a test (give at most 7 days)")
         if self.duration is not None and self.duration <= 0:
             out.append("the test duration must be positive")
         if self.filemarks_every < 0:
             out.append("filemarks-every must be 0 (none) or a number of bytes")
+        elif self.filemarks_every > MAX_TEST_BYTES:
+            out.append(f"a filemark every {self.filemarks_every:,} bytes is more than any cartridge holds")
         elif 0 < self.filemarks_every < io:
             out.append(f"a filemark every {self.filemarks_every} bytes is less than one I/O ({io} bytes)")
         if self.history is not None and (self.history < 256 or self.history & (self.history - 1)):
             out.append(f"SLDC history {self.history} is not a power of two of at least 256 bytes")
-        if self.host_rate_limit is not None and self.host_rate_limit <= 0:
-            out.append("the host rate limit must be positive")
+        if self.host_rate_limit is not None and not 0 < self.host_rate_limit <= MAX_HOST_RATE:
+            out.append("the host rate limit must be positive and at most 100 GB/s")
         if self.verify and not self.reads:
             out.append("verify needs a read phase: use direction write,read (or read)")
         return out

@@ -12,12 +12,12 @@ never call this (they never write).
 """
 from __future__ import annotations
 
-from app.scsi.mam import Mam
-
 from dataclasses import dataclass
 
-from app.drive import TapeDrive
 from native.errors import CheckCondition, DataProtect, DeviceError, SafetyRefusal
+
+from app.drive import TapeDrive
+from app.scsi.mam import Mam
 
 #: The probe read asks for up to this many bytes: enough for any block a test writes;
 #: a longer block is reported by ILI with its true length.

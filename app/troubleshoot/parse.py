@@ -17,8 +17,8 @@ def parse_block_size(text: str) -> int:
     if not m:
         raise InvalidParameter(f"cannot read block size {text!r} (examples: 64K, 256K, 1M)")
     value = float(m.group(1)) * {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3}[m.group(2).lower()]
-    if value < 512 or value != int(value):
-        raise InvalidParameter(f"block size {text!r} is not a plausible tape block size")
+    if value < 512 or value > 64 * 1024**2 or value != int(value):
+        raise InvalidParameter(f"block size {text!r} is not a plausible tape block size (512 bytes to 64M)")
     return int(value)
 
 

@@ -156,9 +156,10 @@ def test_eviction_off_with_cached_data_warns(tmp_path: Path) -> None:
     assert not any("memory" in w for w in evicted.warnings) or "tmpfs" in str(evicted.warnings)
 
 
-def test_empty_tree(tmp_path: Path) -> None:
-    result = ReadDataTest(ReadDataParams(str(tmp_path))).run()
-    assert result.total_files == 0 and result.status == "complete" and result.warnings
+def test_an_empty_tree_is_bad_input_not_a_zero_rate(tmp_path: Path) -> None:
+    # A rate of 0 MB/s over no files would be a figure a technician could copy into a ticket.
+    with pytest.raises(InvalidParameter, match="holds no regular files"):
+        ReadDataTest(ReadDataParams(str(tmp_path))).run()
 
 
 def test_python_fallback_reads_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
