@@ -227,6 +227,28 @@ def check_optional_count(text: str) -> int | None:
     return _int(text, "the value", 1, 256) if text.strip() else None
 
 
+def _optional_rate(text: str) -> float | None:
+    figure = check_figure(text)
+    if figure is not None and figure[0] != "mb_s":
+        from native.errors import InvalidParameter
+
+        raise InvalidParameter("the measured network rate is MB/s, not a run")
+    return figure[1] if figure else None
+
+
+def _optional_int(text: str, what: str, lo: int, hi: int) -> int | None:
+    return _int(text, what, lo, hi) if text.strip() else None
+
+
+def check_rate(text: str) -> float | None:
+    """An optional MB/s figure (the measured network rate)."""
+    return _optional_rate(text)
+
+
+def check_file_count(text: str) -> int | None:
+    return _optional_int(text, "the file count", 1, 10**12)
+
+
 def check_figure(text: str) -> tuple[str, float] | None:
     """'154' / '154.2 MB/s' -> ("mb_s", 154.0); 'run 12' / '#12' -> ("run", 12)."""
     import re
@@ -259,7 +281,7 @@ def check_optional_generation(text: str):
 
 # -- troubleshooting -----------------------------------------------------------------------
 _STEP_OF_FIELD = {"tape_write": "tape_write", "tape_read": "tape_read", "disk_read": "disk_read",
-                  "disk_read_parallel": "disk_read", "disk_write": "disk_write"}
+                  "disk_read_parallel": "disk_read", "disk_write": "disk_write", "disk_write_parallel": "disk_write"}
 
 
 def run_troubleshoot(values: dict) -> tuple[dict, int | None]:
@@ -284,7 +306,7 @@ def run_troubleshoot(values: dict) -> tuple[dict, int | None]:
         m = ts.Measurements(
             tape_write=figures.get("tape_write"), tape_read=figures.get("tape_read"),
             disk_read_single=figures.get("disk_read"), disk_read_parallel=figures.get("disk_read_parallel"),
-            disk_write_single=figures.get("disk_write"),
+            disk_write_single=figures.get("disk_write"), disk_write_parallel=figures.get("disk_write_parallel"),
         )
         backup, restore = check_figure(values.get("backup", "")), check_figure(values.get("restore", ""))
         link = check_optional_link(values.get("network", ""))
@@ -295,6 +317,11 @@ def run_troubleshoot(values: dict) -> tuple[dict, int | None]:
             block_size=check_optional_block(values.get("block_size", "")),
             software_compression=values.get("software_compression"),
             link=getattr(link, "key", None),
+            network_mb_s=_optional_rate(values.get("network_rate", "")),
+            small_files=values.get("small_files"),
+            file_count=_optional_int(values.get("file_count", ""), "file count", 1, 10**12),
+            application=values.get("application", "").strip() or None,
+            os=values.get("os"),
         )
         gen = check_optional_generation(values.get("generation", ""))
         if gen is not None:
@@ -308,17 +335,12 @@ def run_troubleshoot(values: dict) -> tuple[dict, int | None]:
 
 
 def latest_figures() -> dict[str, str]:
-    """'run N' for the newest complete run of each kind, to fill the troubleshooting form."""
-    history = engine("app.history")
-    out: dict[str, str] = {}
-    with history.History.open() as h:
-        for kind, keys in (("tape-perf", ("tape_write", "tape_read")), ("read-data", ("disk_read",)),
-                           ("create-data", ("disk_write",))):
-            runs = [r for r in h.list_runs(kind=kind) if r.status == "complete"]
-            if runs:
-                for key in keys:
-                    out[key] = f"run {runs[0].id}"
-    return out
+    """'run N' for the newest complete run of each figure (app.troubleshoot.fromhistory.latest_figures)."""
+    from app.history import History
+    from app.troubleshoot.fromhistory import latest_figures as newest
+
+    with History.open() as h:
+        return {field: f"run {run_id}" for field, run_id in newest(h).items()}
 
 
 # -- engines still landing --------------------------------------------------------------

@@ -128,3 +128,25 @@ def drive_from_run(run: Run) -> DriveContext | None:
         return None
     return DriveContext(generation=found.get("generation"), half_height=bool(found.get("half", False)),
                         description=found.get("description"), serial=found.get("serial"))
+
+
+def latest_figures(history: "History") -> dict[str, int]:
+    """The newest complete run for each figure of the troubleshooting form: field -> run id.
+
+    A disk run is filed by its stream count exactly as the CLI files it (``streams_of``):
+    one stream is the single-stream figure, more the parallel one.
+    """
+    out: dict[str, int] = {}
+    for run in history.list_runs():  # newest first
+        if run.status != "complete":
+            continue
+        if run.kind == "tape-perf":
+            phases = {p.get("phase") for p in (run.results or {}).get("phases", []) if isinstance(p, dict)}
+            for phase in ("write", "read"):
+                if phase in phases:
+                    out.setdefault(f"tape_{phase}", run.id)
+        elif run.kind in ("read-data", "create-data"):
+            side = "disk_read" if run.kind == "read-data" else "disk_write"
+            streams = streams_of(run) or 1
+            out.setdefault(side if streams == 1 else f"{side}_parallel", run.id)
+    return out

@@ -48,3 +48,36 @@ def test_a_bad_figure_is_refused_beside_the_field(qtbot, window):
     panel.fields["tape_write"].setText("154")
     assert panel.fields["tape_write"].error.text() == ""
     wait_idle(qtbot, window)
+
+
+def test_latest_runs_file_a_4_stream_read_as_parallel_like_the_cli(qtbot, window):
+    from app.history import History
+    from app.troubleshoot.fromhistory import latest_figures
+
+    with History.open() as hist:
+        one = hist.start_run("read-data", "/srv", {"streams": 1})
+        hist.finish_run(one, "complete", {"mb_s": 105.0})
+        four = hist.start_run("read-data", "/srv", {"streams": 4})
+        hist.finish_run(four, "complete", {"mb_s": 262.0})
+        expected = latest_figures(hist)
+    assert expected["disk_read"] == one and expected["disk_read_parallel"] == four
+    panel = window.show_panel("troubleshoot")
+    panel.fill_from_history()
+    qtbot.waitUntil(lambda: panel.fields["disk_read_parallel"].text() == f"run {four}", timeout=10000)
+    assert panel.fields["disk_read"].text() == f"run {one}"
+    wait_idle(qtbot, window)
+
+
+def test_the_form_takes_what_the_cli_takes_windows_small_file_restore(qtbot, window):
+    panel = window.show_panel("troubleshoot")
+    for key, text in {"tape_read": "156", "disk_write": "19.94", "backup": "22.98", "restore": "3.38"}.items():
+        panel.fields[key].setText(text)
+    panel.fields["streams"].setText("1")
+    panel.small_files.setCurrentIndex(panel.small_files.findData(True))
+    panel.os.setCurrentIndex(panel.os.findData("windows"))
+    panel.fields["application"].setText("Data Protector")
+    panel.analyse_button.click()
+    qtbot.waitUntil(lambda: panel.current_page() == "results", timeout=15000)
+    assert "Millions of small files on Windows: restore in a single stream" in panel.recommendation_titles
+    assert panel.diagnosis["input"]["workload"]["os"] == "windows"
+    wait_idle(qtbot, window)

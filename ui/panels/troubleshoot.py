@@ -32,6 +32,7 @@ FIGURES = [
     ("disk_read", "Disk read, &single stream:", "step 3: the backup source, one reader"),
     ("disk_read_parallel", "Disk read, p&arallel:", "step 3: the backup source, several readers"),
     ("disk_write", "Disk write (restore &target):", "step 4: create-data on the restore target"),
+    ("disk_write_parallel", "Disk write, pa&rallel:", "step 4: the restore target, several writers"),
     ("backup", "&Backup application achieved:", "step 5: what the backup job reported"),
     ("restore", "Restore application achie&ved:", "step 5: what the restore job reported"),
 ]
@@ -85,11 +86,29 @@ class TroubleshootPanel(WizardPanel):
         self.sw_compression = QComboBox()
         for text, data in (("Unknown", None), ("Off", False), ("On", True)):
             self.sw_compression.addItem(text, data)
+        self.fields["network_rate"] = ValidatedField(engines.check_rate, "")
+        self.fields["network_rate"].edit.setPlaceholderText("MB/s measured (e.g. iperf); blank: the link's practical rate")
+        self.fields["file_count"] = ValidatedField(engines.check_file_count, "")
+        self.fields["file_count"].edit.setPlaceholderText("how many files the backup holds")
+        self.fields["application"] = ValidatedField(lambda text: text, "")
+        self.fields["application"].edit.setPlaceholderText("e.g. Data Protector, NetWorker (for the report)")
+        self.small_files = QComboBox()
+        for text, data in (("Unknown", None), ("Yes: millions of small files", True), ("No", False)):
+            self.small_files.addItem(text, data)
+        self.os = QComboBox()  # the white paper's advice differs by OS (Table 6)
+        for text, data in (("Unknown", None), ("Windows", "windows"), ("Linux", "linux"), ("UNIX", "unix"),
+                           ("Other", "other")):
+            self.os.addItem(text, data)
         form.addRow("Parallel &streams:", self.fields["streams"])
         form.addRow("Bloc&k size:", self.fields["block_size"])
         form.addRow("&Network link:", self.fields["network"])
         form.addRow("Drive &generation:", self.fields["generation"])
         form.addRow("Software &compression:", self.sw_compression)
+        form.addRow("Measured network &rate:", self.fields["network_rate"])
+        form.addRow("Millions of s&mall files:", self.small_files)
+        form.addRow("File co&unt:", self.fields["file_count"])
+        form.addRow("&Operating system:", self.os)
+        form.addRow("Backup app&lication:", self.fields["application"])
         self.input_error = error_label()
         lay = QVBoxLayout(workload)
         lay.addWidget(box)
@@ -141,10 +160,13 @@ class TroubleshootPanel(WizardPanel):
     def values(self) -> dict:
         out = {k: f.text().strip() for k, f in self.fields.items()}
         out["software_compression"] = self.sw_compression.currentData()
+        out["small_files"] = self.small_files.currentData()
+        out["os"] = self.os.currentData()
         return out
 
     def save_settings(self) -> None:
-        save_json("troubleshoot/values", {k: v for k, v in self.values().items() if k != "software_compression"})
+        save_json("troubleshoot/values", {k: v for k, v in self.values().items()
+                                          if k not in ("software_compression", "small_files", "os")})
 
     def fill_from_history(self) -> Job:
         return self.workers.submit(Job("history", "latest runs", lambda job: engines.latest_figures(),
