@@ -16,26 +16,11 @@ import sys
 from typing import Sequence
 
 from app import __version__
+from app.cli.commands import COMMANDS
 from native.errors import InvalidParameter, SafetyRefusal, TapediagError
 
-# Module names under app.cli, in the order they appear in --help.
-COMMAND_MODULES = (
-    "devices",
-    "info",
-    "ticket",
-    "scan",
-    "assess",
-    "tape_perf",
-    "create_data",
-    "read_data",
-    "clean",
-    "troubleshoot",
-    "history",
-    "show",
-    "export",
-    "report",
-    "gui",
-)
+# The sub-commands and their help: app/cli/commands.py (light: nothing else is imported for --help).
+COMMAND_MODULES = tuple(module for module, _help in COMMANDS.values())
 
 EXIT_OK = 0
 EXIT_FAILED = 1  # the test ran and found a problem, or the device failed
@@ -54,16 +39,36 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _command_in(argv: Sequence[str]) -> str | None:
+    """The sub-command named on the command line (the first word that is one), or None."""
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+            continue
+        if arg == "--chap-secret-file":  # the global option that takes a value
+            skip = True
+            continue
+        if not arg.startswith("-"):
+            return arg if arg in COMMANDS else None
+    return None
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser; with ``argv``, only the named command's module is imported (the others get a
+    placeholder with their one-line help), so a command starts without loading what it does not use."""
+    wanted = _command_in(argv) if argv is not None else None
     parser = _Parser(
         prog="tapediag",
         description="Diagnose tape drives and the disks that feed them.",
     )
     parser.add_argument("--version", action="version", version=f"tapediag {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for name in COMMAND_MODULES:
-        module = importlib.import_module(f"app.cli.{name}")
-        module.register(subparsers)
+    for name, (module_name, help_text) in COMMANDS.items():
+        if argv is None or name == wanted:
+            importlib.import_module(f"app.cli.{module_name}").register(subparsers)
+        else:
+            subparsers.add_parser(name, help=help_text)
     secret_help = "read the iSCSI CHAP secret from this file (first line), so it is not on the command line"
     parser.add_argument("--chap-secret-file", metavar="FILE", help=secret_help)
     read_only_help = ("read-only session: never send a command that writes to a tape or changes a drive's "
@@ -105,7 +110,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # a start-up probe should cost about the interpreter's own start-up (issue 13.4).
         print(f"tapediag {__version__}")
         return EXIT_OK
-    parser = build_parser()
+    parser = build_parser(args_in)
     try:
         # Inside the try: an option's type= converter may raise InvalidParameter itself.
         args = parser.parse_args(argv)

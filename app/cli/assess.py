@@ -9,6 +9,7 @@ import argparse
 import json
 import signal
 
+from app.cli.commands import HELP
 from app.assess import EXIT_CODES, AssessParams, AssessResult, DriveAssessment, Outcome, Verdict
 from app.events import CancelToken
 from app.tapeperf.params import parse_size
@@ -22,7 +23,7 @@ MARK = {Outcome.PASS: "PASS", Outcome.WARN: "WARN", Outcome.FAIL: "FAIL", Outcom
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "assess",
-        help="drive assessment: evidence, self-test and a write/read/verify on a scratch cartridge -> PASS/WARN/FAIL",
+        help=HELP["assess"],
         description="Captures the drive's pages first (as 'ticket' does), then checks readiness, TapeAlert and the "
                     "error counters, runs the drive's self-test and writes, reads back and verifies incompressible "
                     "data on a SCRATCH cartridge (a cartridge holding data is refused unless --force; write-protected "

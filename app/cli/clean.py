@@ -4,13 +4,14 @@ from __future__ import annotations
 import argparse
 import json
 
+from app.cli.commands import HELP
 from app.disk.manifest import clean
 from app.disk.text import render_clean
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "clean", help="remove the test data create-data made (and nothing else)",
+        "clean", help=HELP["clean"],
         description="Remove the files and directories listed in DIR/.tapediag-manifest.json. Files that "
         "others added keep their directories.",
     )

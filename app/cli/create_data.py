@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from app.cli.commands import HELP
 from native.errors import InvalidParameter, NoSpace, TargetNotEmpty
 
 from app.cli import EXIT_REFUSED
@@ -20,7 +21,7 @@ from app.events import CancelToken, EventSink
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "create-data", help="create a test tree and measure the disk's write rate (restore side)",
+        "create-data", help=HELP["create-data"],
         description="Create a tree of files with a known compression ratio, the way HPCreateData did, and "
         "report MB/s and files/s (total volume / slowest stream). Only writes inside DIR; refuses a "
         "non-empty DIR unless --allow-non-empty; records what it made in DIR/.tapediag-manifest.json.",

@@ -6,6 +6,7 @@ import json
 
 import sys
 
+from app.cli.commands import HELP
 from app.discovery import DeviceEntry, discover, unavailable_transports
 from app.targets import add_target, remove_target
 from native.iscsi import display_device
@@ -13,7 +14,7 @@ from native.iscsi import display_device
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "devices", help="list tape drives (local, remembered iSCSI, virtual)",
+        "devices", help=HELP["devices"],
         description="List the tape drives tapediag can reach. iSCSI targets cannot be discovered: "
         "add them once with --add-iscsi and they are listed (and probed) from then on.",
     )

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from app.cli.commands import HELP
 from app.history import History
 from app.history.export import write_csv, write_json
 from app.paths import create_beside
@@ -21,7 +22,7 @@ from native.errors import InvalidParameter, TapediagError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("export", help="export a past run as CSV (samples) or JSON")
+    parser = subparsers.add_parser("export", help=HELP["export"])
     parser.add_argument("run_id", type=int, metavar="RUN_ID")
     fmt = parser.add_mutually_exclusive_group(required=True)
     fmt.add_argument("--csv", action="store_true", help="one row per I/O sample")

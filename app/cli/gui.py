@@ -8,11 +8,12 @@ from __future__ import annotations
 import argparse
 import importlib
 
+from app.cli.commands import HELP
 from native.errors import TapediagError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("gui", help="start the desktop app (drive info, tests, live plots, reports)")
+    parser = subparsers.add_parser("gui", help=HELP["gui"])
     parser.add_argument("--device", help="select this device at start (e.g. virtual:lto9)")
     parser.add_argument("--self-test", action="store_true",
                         help="show the main window, list the devices, then exit (smoke test)")

@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from app.cli.commands import HELP
 from app.history import KINDS, History, Run, default_path
 from app.history.store import MAX_ID, printable
 from native.errors import InvalidParameter
@@ -11,7 +12,7 @@ from app.history.summary import headline as summary_headline
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("history", help="list past test runs")
+    parser = subparsers.add_parser("history", help=HELP["history"])
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.add_argument("--path", action="store_true", help="print the history database's path and exit")
     parser.add_argument("--kind", choices=KINDS, help="only runs of this kind")

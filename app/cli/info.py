@@ -16,6 +16,7 @@ import json
 import sys
 from typing import Any, Callable, Iterable
 
+from app.cli.commands import HELP
 from app.drive import NOT_SUPPORTED, Supported, Unsupported
 from app.info import EXIT_CODES, DriveInfo, Verdict, snapshot
 
@@ -33,7 +34,7 @@ EPILOG = f"""exit status (also in --json: "health": {{"verdict": ..., "exit_code
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "info",
-        help="show a drive's identity, cartridge, TapeAlert flags, error counters, drive statistics and health",
+        help=HELP["info"],
         description="Read-only: queries the drive and the loaded cartridge; nothing is written or moved. Besides "
                     "identity, modes, cartridge memory, TapeAlert and error counters it shows the drive's own log "
                     "pages where the drive has them (temperature, device status, lifetime statistics, SAS link "

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 
+from app.cli.commands import HELP
 from app.cli._disk_run import run_disk_test
 from app.disk.params import ReadDataParams
 from app.disk.read import ReadDataTest
@@ -11,7 +12,7 @@ from app.disk.sizes import size_arg
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "read-data", help="read a tree like a backup agent and measure the disk's read rate (backup side)",
+        "read-data", help=HELP["read-data"],
         description="Walk DIR (timed on its own: the first tree walk), then read every file whole with 1-8 "
         "streams, the way HPReadData did. Each file is evicted from the page cache before it is read, so "
         "the figure is the disk's, not memory's. Unreadable files are counted and listed.",

@@ -11,13 +11,14 @@ import os
 import tempfile
 from pathlib import Path
 
+from app.cli.commands import HELP
 from app.history import History
 from app.report import build_report
 from native.errors import InvalidParameter, TransportUnavailable
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("report", help="write a PDF report from past runs")
+    parser = subparsers.add_parser("report", help=HELP["report"])
     parser.add_argument("run_ids", type=int, nargs="+", metavar="RUN_ID")
     parser.add_argument("-o", "--output", type=Path, required=True, metavar="FILE.pdf")
     for field in ("customer", "site", "technician", "ticket"):

@@ -13,6 +13,7 @@ import json
 import signal
 import sys
 
+from app.cli.commands import HELP
 from app.events import CancelToken
 from app.scan import MediaScan, ScanParams, ScanResult
 from app.scan.results import CartridgeVerdict
@@ -29,7 +30,7 @@ CARTRIDGE_FIELDS = (("barcode", "barcode"), ("serial", "serial"), ("manufacturer
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "scan",
-        help="read a cartridge from BOT to end of data, read-only: layout, read rate per zone, repositions, verdict",
+        help=HELP["scan"],
         description="Read-only: nothing is written, and a drive left in fixed-block mode is put back as found "
                     "(in a --read-only session the scan refuses instead of switching). Shows the files and block "
                     "sizes on the cartridge, the read rate per zone and per file, where the drive paused while the "

@@ -4,13 +4,14 @@ from __future__ import annotations
 import argparse
 import json
 
+from app.cli.commands import HELP
 from app import runs
 from app.history import History
 from app.history.store import printable
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("show", help="show one past run",
+    parser = subparsers.add_parser("show", help=HELP["show"],
                                    description="Print a recorded run as it was printed when it ran (parameters, "
                                                "results, headline figures); --json gives the whole stored run.")
     parser.add_argument("run_id", type=int, metavar="RUN_ID")

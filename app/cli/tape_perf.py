@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from app.cli.commands import HELP
 from native.errors import InvalidParameter
 
 from app.events import CancelToken, Event, Message, PhaseFinished, PhaseStarted, Progress
@@ -30,7 +31,7 @@ from . import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "tape-perf",
-        help="measure a tape drive's write/read rate",
+        help=HELP["tape-perf"],
         description="Write (and read back) test data with a known compression ratio and measure the rate. "
         "Refuses write-protected or WORM cartridges, and cartridges holding data unless --force.",
     )

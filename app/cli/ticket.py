@@ -10,13 +10,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from app.cli.commands import HELP
 from app.ticket import check_output, collect, write
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "ticket",
-        help="capture a support ticket (zip): every page the drive reports, raw and decoded, read-only",
+        help=HELP["ticket"],
         description="Read-only: nothing is written to the drive and the tape is not moved. Captures identity, "
                     "VPD pages, every supported log page (TapeAlert from page 12h where the drive has it, so its "
                     "flags are not cleared), mode pages, cartridge memory, density support, encryption status, "

@@ -15,6 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable
 
+from app.cli.commands import HELP
 from native.errors import InvalidParameter
 
 from app.history import History, record
@@ -77,7 +78,7 @@ def _streams(text: str) -> int:
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
-        "troubleshoot", help="find the bottleneck of a slow backup or restore",
+        "troubleshoot", help=HELP["troubleshoot"],
         description="Compare tape, disk and network rates with what the backup application achieved "
                     "(HP white paper 'Finding bottlenecks'). Rates are decimal MB/s.")
     steps = p.add_argument_group("component measurements (MB/s, or a history run id)")

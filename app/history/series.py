@@ -11,9 +11,10 @@ because the drive sees their total.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 from app.events import Sample
 
@@ -30,6 +31,7 @@ class ThroughputPoint:
 
 def _stream_intervals(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(start, end, bytes) per sample of one stream, sorted; the first starts ``latency`` before it ends."""
+    import numpy as np  # here, not at import: the history list must not load numpy
     rows = rows[np.argsort(rows[:, 0], kind="stable")]
     end, nbytes, latency = rows[:, 0], rows[:, 1], rows[:, 2]
     start = np.empty_like(end)
@@ -40,6 +42,7 @@ def _stream_intervals(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndar
 
 def _cumulative(start: np.ndarray, end: np.ndarray, nbytes: np.ndarray, at: np.ndarray) -> np.ndarray:
     """Bytes transferred by times ``at`` if each interval's bytes flow evenly across it."""
+    import numpy as np  # here, not at import: the history list must not load numpy
     cum = np.concatenate(([0.0], np.cumsum(nbytes)))
     done = np.searchsorted(end, at, side="right")  # intervals finished by t
     total = cum[done]
@@ -58,6 +61,7 @@ def throughput_series(samples: Iterable[Sample], interval: float | None = None, 
 def series_from_rows(rows: Iterable[tuple[float, int, float, str, int]], interval: float | None = None,
                      max_points: int = 600) -> dict[str, list[ThroughputPoint]]:
     """``throughput_series`` over plain (t, nbytes, latency, phase, stream) rows."""
+    import numpy as np  # here, not at import: the history list must not load numpy
     by_phase: dict[str, dict[int, list[tuple[float, int, float]]]] = {}
     for t, nbytes, latency, phase, stream in rows:
         by_phase.setdefault(phase, {}).setdefault(stream, []).append((t, nbytes, latency))
@@ -68,6 +72,7 @@ def series_from_rows(rows: Iterable[tuple[float, int, float, str, int]], interva
 def series_from_arrays(groups: dict[str, list[np.ndarray]], interval: float | None = None,
                        max_points: int = 600) -> dict[str, list[ThroughputPoint]]:
     """The binning itself: per phase, one (n, 3) array of (t, nbytes, latency) per stream."""
+    import numpy as np  # here, not at import: the history list must not load numpy
     out: dict[str, list[ThroughputPoint]] = {}
     for phase, arrays in groups.items():
         intervals = [_stream_intervals(a) for a in arrays if len(a)]
@@ -96,6 +101,7 @@ def series_from_arrays(groups: dict[str, list[np.ndarray]], interval: float | No
 
 def _nice_interval(raw: float) -> float:
     """Round a bin width up to 1, 2 or 5 × a power of ten (at least 10 ms)."""
+    import numpy as np  # here, not at import: the history list must not load numpy
     raw = max(raw, 0.01)
     exp = np.floor(np.log10(raw))
     for m in (1.0, 2.0, 5.0, 10.0):

@@ -19,3 +19,13 @@ def test_version_imports_no_numpy_sqlite_or_qt() -> None:
     modules = _imported("--version")
     assert "app" in modules  # the check sees imports at all
     assert not [m for m in modules if m.split(".")[0] in HEAVY]
+
+
+def test_help_and_devices_import_only_their_own_command() -> None:
+    # Each command's module is imported only when it runs: --help lists them from app/cli/commands.py.
+    for args in (("--help",), ("devices", "--no-probe")):
+        modules = _imported(*args)
+        assert not [m for m in modules if m.split(".")[0] in HEAVY], args
+        assert not {"app.tapeperf", "app.history", "app.disk", "app.scan", "app.assess"} & modules, args
+    assert "app.discovery" in _imported("devices", "--no-probe")  # the command's own module did run
+    assert "app.discovery" not in _imported("--help")

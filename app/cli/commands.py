@@ -1,0 +1,28 @@
+"""The sub-commands: name -> (module under app.cli, one-line help), in --help order.
+
+Kept apart and light so that the CLI imports only the module of the command it runs
+(``tapediag devices`` does not load numpy, the history or the tape engine), and
+``tapediag --help`` lists every command without importing any (issue 13.4).
+"""
+from __future__ import annotations
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    "devices": ("devices", 'list tape drives (local, remembered iSCSI, virtual)'),
+    "info": ("info", "show a drive's identity, cartridge, TapeAlert flags, error counters, drive statistics and health"),
+    "ticket": ("ticket", 'capture a support ticket (zip): every page the drive reports, raw and decoded, read-only'),
+    "scan": ("scan", "read a cartridge from BOT to end of data, read-only: layout, read rate per zone, "
+                     "repositions, verdict"),
+    "assess": ("assess", "drive assessment: evidence, self-test and a write/read/verify on a scratch cartridge "
+                         "-> PASS/WARN/FAIL"),
+    "tape-perf": ("tape_perf", "measure a tape drive's write/read rate"),
+    "create-data": ("create_data", "create a test tree and measure the disk's write rate (restore side)"),
+    "read-data": ("read_data", "read a tree like a backup agent and measure the disk's read rate (backup side)"),
+    "clean": ("clean", 'remove the test data create-data made (and nothing else)'),
+    "troubleshoot": ("troubleshoot", 'find the bottleneck of a slow backup or restore'),
+    "history": ("history", 'list past test runs'),
+    "show": ("show", 'show one past run'),
+    "export": ("export", 'export a past run as CSV (samples) or JSON'),
+    "report": ("report", 'write a PDF report from past runs'),
+    "gui": ("gui", 'start the desktop app (drive info, tests, live plots, reports)'),
+}
+HELP: dict[str, str] = {name: help for name, (_module, help) in COMMANDS.items()}
