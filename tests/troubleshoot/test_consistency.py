@@ -89,3 +89,20 @@ def test_over_a_grid_the_advice_never_contradicts_the_tables() -> None:
             assert table.share is not None and table.share >= 0.65
         if table.bottleneck is not None and table.limit_mb_s is not None:
             assert achieved <= table.limit_mb_s * 1.10  # never a bottleneck slower than what was achieved
+
+
+def test_a_named_network_bottleneck_always_gets_its_advice() -> None:
+    # 95 of 117.5 MB/s (81 %): the table names the network; the advice must address it.
+    dx = diagnose(TroubleshootInput(Measurements(tape_write=F(544), disk_read_parallel=F(1792)),
+                                    Workload(backup_mb_s=95, streams=1, link="1GbE"), DriveContext(generation=9)))
+    assert dx.table("backup").bottleneck == "network"
+    assert "network-near-link-limit" in _ids(dx)
+
+
+def test_every_named_bottleneck_has_advice_over_a_grid() -> None:
+    rates = (20.0, 100.0, 300.0)
+    for tape, disk, achieved, link in itertools.product(rates, rates, (15.0, 90.0, 250.0), (None, "1GbE")):
+        dx = diagnose(TroubleshootInput(Measurements(tape_write=F(tape), disk_read_single=F(disk)),
+                                        Workload(backup_mb_s=achieved, streams=1, link=link), ULTRIUM_960))
+        if dx.table("backup").bottleneck is not None:
+            assert dx.recommendations, (tape, disk, achieved, link, dx.table("backup").verdict)
