@@ -117,7 +117,7 @@ class GuestRun:
         return path.read_text(errors="replace") if path.exists() else ""
 
 
-def run_guest(scenario: Path, workdir: Path, *, timeout: float = 600.0, memory_mb: int = 2048) -> GuestRun:
+def run_guest(scenario: Path, workdir: Path, *, timeout: float = 1000.0, memory_mb: int = 2048) -> GuestRun:
     """Boot the guest, run ``scenario`` (a shell script) in it, return its results."""
     kernel = check_available()
     out = workdir / "out"

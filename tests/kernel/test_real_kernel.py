@@ -14,7 +14,9 @@ import pytest
 
 from tests.kernel.guest import GuestRun, GuestUnavailable, check_available, run_guest
 
-pytestmark = [pytest.mark.kernel, pytest.mark.slow]
+# The guest boots under software emulation: about two minutes on a quiet machine, several on a
+# loaded one. The module's one boot runs in the first test's setup, so that test gets the time.
+pytestmark = [pytest.mark.kernel, pytest.mark.slow, pytest.mark.timeout(1200)]
 
 HERE = Path(__file__).resolve().parent
 
