@@ -145,7 +145,8 @@ def body_html(report: Report, image_size: tuple[int, int]) -> str:
             more = len(run.results) - len(shown)
             parts.append(_fields(shown, ("Measured", "")))
             if more > 0:
-                parts.append(f'<p class="muted">{more} more figures in the appendix.</p>')
+                where = "in the appendix" if report.appendix else "with 'tapediag report --appendix'"
+                parts.append(f'<p class="muted">{more} more figures {where}.</p>')
     if report.comparison is not None:
         parts.append(SPACER + "<h2>Runs compared</h2>")
         parts.append(_img("plot:comparison", w, h))

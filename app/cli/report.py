@@ -24,16 +24,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     for field in ("customer", "site", "technician", "ticket"):
         parser.add_argument(f"--{field}", default="", help=f"cover page: {field}")
     parser.add_argument("--title", default="Tape and disk diagnostics report")
+    parser.add_argument("--appendix", action="store_true",
+                        help="add every raw figure of each run at the end (for the engineer; the customer's report "
+                             "does without)")
     parser.set_defaults(func=run)
 
 
 def write_report(run_ids: list[int], output: Path, *, customer: str = "", site: str = "", technician: str = "",
-                 ticket: str = "", title: str = "Tape and disk diagnostics report") -> int:
+                 ticket: str = "", title: str = "Tape and disk diagnostics report", appendix: bool = False) -> int:
     """Build the report model from the history and render it; returns the page count."""
     check_report_path(output)
     with History.open() as hist:
         report = build_report(hist, run_ids, customer=customer, site=site, technician=technician, ticket=ticket,
-                              title=title)
+                              title=title, appendix=appendix)
     try:
         pdf = importlib.import_module("ui.pdf")
     except ImportError as err:
@@ -69,6 +72,6 @@ def check_report_path(output: Path) -> None:
 
 def run(args: argparse.Namespace) -> int:
     pages = write_report(args.run_ids, args.output, customer=args.customer, site=args.site,
-                         technician=args.technician, ticket=args.ticket, title=args.title)
+                         technician=args.technician, ticket=args.ticket, title=args.title, appendix=args.appendix)
     print(f"Report written to {args.output} ({pages} pages)")
     return 0

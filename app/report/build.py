@@ -17,7 +17,9 @@ from .model import (AppendixBlock, BottleneckRow, BottleneckSection, Cover, Devi
                     RecommendationItem, Report, RunSection, SeriesData)
 
 _CLI_NOISE = ("json", "command", "func", "samples_csv")  # how the run was asked for, not what it measured
-_SKIP_IN_BODY = ("samples", "tables", "recommendations", "facts", "input", "log_deltas", "stalls")
+# Raw pages ("evidence", "raw_pages") stay in the history and the support ticket, never in a customer's PDF.
+_SKIP_IN_BODY = ("samples", "tables", "recommendations", "facts", "input", "log_deltas", "stalls", "evidence",
+                 "raw_pages", "tape")
 # A drive-info snapshot's body: what the Devices section does not show already.
 _DRIVE_INFO_IN_DEVICE_SECTION = ("device", "identity", "generation", "health", "tapealerts")
 
@@ -192,15 +194,17 @@ def _run_section(run: Run, by_phase: dict[str, list[ThroughputPoint]]) -> RunSec
     messages = [m for m in (res.get("messages") or []) if isinstance(m, str)]
     if run.error:
         messages.insert(0, f"Error: {run.error}")
+    own = run_kinds.fields(run.kind, res)  # the kind's own report rows, when it has them
     return RunSection(
         run_id=run.id, kind=run.kind, title=f"{run_kinds.title(run.kind)} — {run.device or 'no device'}",
         device=run.device, status=run.status, started_at=run.started_at, finished_at=run.finished_at or "—",
         headline=_headline(run),
         parameters=tuple(f for f in (flatten(run.params, skip=_SKIP_IN_BODY + _CLI_NOISE) if run.kind != "troubleshoot"
                                      else flatten(run.params.get("workload", {}))) if f.value not in ("—", "")),
-        results=tuple(f for f in flatten(_drive_info_body(res) if run.kind == "drive-info" else res,
-                                          skip=_SKIP_IN_BODY + ("messages", "params"))
-                      if run.kind != "troubleshoot" and f.value not in ("—", "")),
+        results=tuple(Field(label_text, value) for label_text, value in own) if own is not None else tuple(
+            f for f in flatten(_drive_info_body(res) if run.kind == "drive-info" else res,
+                               skip=_SKIP_IN_BODY + ("messages", "params"))
+            if run.kind != "troubleshoot" and f.value not in ("—", "")),
         messages=tuple(messages),
         plot=_plot([(run, by_phase)], f"Throughput of run {run.id}", with_run_id=False),
     )
@@ -216,7 +220,7 @@ def _referenced_runs(run: Run) -> list[int]:
 
 def build_report(history: History, run_ids: list[int], *, customer: str = "", site: str = "", technician: str = "",
                  ticket: str = "", date: str | None = None, title: str = "Tape and disk diagnostics report",
-                 include_referenced: bool = True) -> Report:
+                 include_referenced: bool = True, appendix: bool = False) -> Report:
     """The report for ``run_ids`` (in the order given; unknown ids raise InvalidParameter).
 
     A troubleshooting session brings along the runs its figures came from (``include_referenced``),
@@ -271,8 +275,8 @@ def build_report(history: History, run_ids: list[int], *, customer: str = "", si
         summary = "; ".join(f"{row[1]} on {row[2]}: {row[3]}" for row in summary_rows)
     plotted = [(r, series[r.id]) for r in runs if series[r.id]]
     comparison = _plot(plotted, "Throughput of all runs compared", with_run_id=True) if len(plotted) > 1 else None
-    appendix = []
-    for run in runs:
+    blocks = []
+    for run in (runs if appendix else []):  # the raw figures only when asked (--appendix)
         facts = [Field("Kind", run.kind), Field("Device", run.device or "—"), Field("Status", run.status),
                 Field("Started (UTC)", run.started_at), Field("Finished (UTC)", run.finished_at or "—"),
                 Field("tapediag version", run.version), Field("Samples stored", f"{run.sample_count:,}")]
@@ -283,13 +287,14 @@ def build_report(history: History, run_ids: list[int], *, customer: str = "", si
         facts += [Field(f"Parameter › {f.label}", f.value) for f in flatten(run.params, skip=("samples",))
                  if f.value != "—"]
         # A troubleshooting run's tables and advice are in the body already; its facts are the raw figures.
-        skip = ("samples", "input") + (("tables", "recommendations", "verdict", "notes") if run.kind == "troubleshoot" else ())
+        skip = ("samples", "input", "evidence", "raw_pages") + (
+            ("tables", "recommendations", "verdict", "notes") if run.kind == "troubleshoot" else ())
         facts += [Field(f"Result › {f.label}", f.value) for f in flatten(run.results or {}, skip=skip)
                  if f.value not in ("—", "")]
-        appendix.append(AppendixBlock(f"Run #{run.id} — {run_kinds.title(run.kind)}", tuple(facts)))
+        blocks.append(AppendixBlock(f"Run #{run.id} — {run_kinds.title(run.kind)}", tuple(facts)))
     cover = Cover(title=title, customer=customer, site=site, technician=technician, ticket=ticket,
                   date=date or datetime.now(timezone.utc).date().isoformat(), tool_version=__version__, summary=summary)
     return Report(cover=cover, devices=tuple(_device_section(d, rs) for d, rs in by_device.items()),
                   summary_rows=summary_rows, bottlenecks=tuple(bottlenecks), verdict=verdict,
                   recommendations=tuple(recommendations), notes=tuple(dict.fromkeys(notes)), runs=sections,
-                  comparison=comparison, appendix=tuple(appendix))
+                  comparison=comparison, appendix=tuple(blocks))

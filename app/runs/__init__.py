@@ -24,6 +24,8 @@ class RunKind:
     headline: Callable[[Results], str]  # one short line from a stored result
     text: Callable[[Results], str] | None = None  # the result as the run printed it, or None: generic
     drive: bool = True  # concerns a drive (else a directory or nothing)
+    # The labelled, rounded rows a report shows for the result; None: the report's generic listing.
+    fields: Callable[[Results], list[tuple[str, str]]] | None = None
 
 
 _REGISTRY: dict[str, RunKind] = {}
@@ -61,6 +63,17 @@ def headline(name: str, results: Results | None) -> str:
         return kind.headline(results)
     except (KeyError, TypeError, ValueError, AttributeError):
         return ""
+
+
+def fields(name: str, results: Results | None) -> list[tuple[str, str]] | None:
+    """The kind's report rows, or None (no renderer, or a result it cannot read)."""
+    kind = _REGISTRY.get(name)
+    if kind is None or kind.fields is None or not results:
+        return None
+    try:
+        return kind.fields(results)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
 
 
 def text(name: str, results: Results | None) -> str | None:

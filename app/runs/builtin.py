@@ -82,11 +82,46 @@ def _assess_text(res: Results) -> str:
     return "\n".join(summary_lines(from_dict(AssessResult, res)))
 
 
+def _scan_fields(res: Results) -> list[tuple[str, str]]:
+    from app.scan.results import ScanResult
+
+    r = from_dict(ScanResult, res)
+    ph = r.read
+    rows = [("Cartridge verdict", r.verdict.value.upper())] + [("Why", reason) for reason in r.reasons]
+    rate = f", {ph.streaming_mb_per_s:,.1f} MB/s streaming" if ph.streaming_mb_per_s is not None else ""
+    rows += [("Read", f"{ph.bytes / 1e9:,.2f} GB in {ph.elapsed:,.1f} s{rate}; ended: {r.end_reason}"
+                      + (" (partial scan)" if r.partial else "")),
+             ("Layout", f"{len(r.files)} file{'s' if len(r.files) != 1 else ''}, {ph.filemarks} filemarks, "
+                        f"{ph.ios:,} blocks"),
+             ("Repositions while the host kept up",
+              f"{len(ph.stalls)} (total {sum(s.latency for s in ph.stalls):,.1f} s)" if ph.stalls else "none")]
+    for f in r.files[:12]:
+        size = f"{f.min_block:,} bytes" if f.min_block == f.max_block else f"{f.min_block:,}-{f.max_block:,} bytes"
+        rows.append((f"File {f.index}", f"{f.blocks:,} blocks of {size}, {f.bytes / 1e6:,.1f} MB"
+                                        + (f", {f.mb_s:,.1f} MB/s" if f.mb_s else "")))
+    rows += [(d.name.capitalize(), f"+{d.delta}") for d in r.log_deltas if d.delta is not None and "read error" in d.name]
+    if r.tapealert is not None:
+        rows.append(("TapeAlert after the scan", ", ".join(r.tapealert) or "no flags"))
+    rows.append(("Drive settings", r.settings))
+    return rows
+
+
+def _assess_fields(res: Results) -> list[tuple[str, str]]:
+    from app.assess.engine import AssessResult
+
+    r = from_dict(AssessResult, res)
+    verdict = r.verdict.value + (" (partial)" if r.partial and r.verdict.value != "FAIL" else "")
+    rows = [("Verdict", verdict), ("Next action", r.next_action)]
+    rows += [("Drive", f"{r.vendor} {r.product}, firmware {r.firmware}" + (f", serial {r.serial}" if r.serial else ""))]
+    rows += [(f"{s.outcome.value.upper()}: {s.name}", s.reason) for s in r.steps]
+    return rows
+
+
 register(RunKind("drive-info", "Drive information and health", _drive_info_headline, _drive_info_text))
 register(RunKind("tape-perf", "Tape performance", _tape_headline, _tape_text))
 register(RunKind("create-data", "Disk write (create data)", _disk_headline, _disk_text("CreateDataResult"), drive=False))
 register(RunKind("read-data", "Disk read (read data)", _disk_headline, _disk_text("ReadDataResult"), drive=False))
 register(RunKind("troubleshoot", "Troubleshooting session", lambda res: str(res.get("verdict", "")), _troubleshoot_text,
                  drive=False))
-register(RunKind("media-scan", "Media scan", _scan_headline, _scan_text))
-register(RunKind("assessment", "Drive assessment", _assess_headline, _assess_text))
+register(RunKind("media-scan", "Media scan", _scan_headline, _scan_text, fields=_scan_fields))
+register(RunKind("assessment", "Drive assessment", _assess_headline, _assess_text, fields=_assess_fields))

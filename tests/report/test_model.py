@@ -79,7 +79,7 @@ def test_troubleshoot_run_becomes_tables_verdict_and_recommendations(hist: Histo
     assert main(["troubleshoot", "--tape-write", "154", "--disk-read", "105.25", "--disk-read-parallel", "262.24",
                  "--backup", "108.29", "--streams", "4", "--network", "1GbE", "--drive", "LTO-3"]) == 0
     capsys.readouterr()
-    report = build_report(hist, [1])
+    report = build_report(hist, [1], appendix=True)
     (section,) = report.bottlenecks
     assert section.direction == "Backup"
     assert [(r.test, r.mb_s, r.bottleneck) for r in section.rows if r.is_bottleneck] == \

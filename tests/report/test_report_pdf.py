@@ -98,8 +98,11 @@ def test_troubleshoot_report_from_real_runs(in_runs_dir: dict, tmp_path: Path, c
     text = _pdftotext(pdf)
     flat = " ".join(text.split())
     for needle in ("ACME Corp", "Berlin DC", "J. Doe", "INC-4711", "Bottleneck analysis", "Recommendations",
-                   "Appendix: raw figures", "Turn software compression off"):
+                   "Turn software compression off"):
         assert needle in flat, needle
+    assert "Appendix: raw figures" not in flat  # the customer's report: raw figures only with --appendix
+    assert int(next(l.split()[1] for l in subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True,
+                                                          check=True).stdout.splitlines() if l.startswith("Pages:"))) <= 8
     for table in session["tables"]:
         assert " ".join(table["verdict"].split()) in flat  # the verdict, word for word
         for row in table["rows"]:
@@ -172,3 +175,12 @@ def test_report_refuses_unknown_runs_and_non_pdf_names(in_runs_dir: dict, tmp_pa
     assert main(["report", str(in_runs_dir["tape"]), "-o", str(tmp_path / "x.txt")]) == 2
     assert "x.pdf" in capsys.readouterr().err
     assert not (tmp_path / "x.pdf").exists()
+
+
+def test_the_raw_appendix_only_when_asked(in_runs_dir: dict, tmp_path: Path, capsys) -> None:
+    r = in_runs_dir
+    plain, full = tmp_path / "plain.pdf", tmp_path / "full.pdf"
+    assert main(["report", str(r["tape"]), "-o", str(plain)]) == 0
+    assert main(["report", str(r["tape"]), "-o", str(full), "--appendix"]) == 0
+    assert "Appendix: raw figures" not in " ".join(_pdftotext(plain).split())
+    assert "Appendix: raw figures" in " ".join(_pdftotext(full).split())
