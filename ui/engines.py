@@ -396,7 +396,9 @@ def tapeperf_probe(device: str, params) -> dict:
         state = safety.probe(drive, at_bot=params.start == "bot")
     return {"write_protected": state.write_protected, "worm": state.worm, "found": state.found,
             "probe_error": state.probe_error, "mam_mb_written": state.mam_mb_written,
-            "holds_data": state.holds_data}
+            "holds_data": state.holds_data,
+            # The engine's own decision (app.tapeperf.safety.decide), not one the GUI makes again.
+            "refusal": safety.decide(state, force=False)}
 
 
 def run_tapeperf(job, device: str, params, force: bool):

@@ -95,18 +95,18 @@ def probe(drive: TapeDrive, *, at_bot: bool, probe_bytes: int = PROBE_BYTES) -> 
     return CartridgeState(wp, worm, found, mb_written, error)
 
 
-def check_before_write(drive: TapeDrive, *, at_bot: bool, force: bool) -> CartridgeState:
-    """Raise ``SafetyRefusal`` if writing would fail or destroy data; else the state found."""
-    state = probe(drive, at_bot=at_bot)
+def decide(state: CartridgeState, *, force: bool) -> SafetyRefusal | None:
+    """The one safety decision, for every front end: None when a write may go ahead, else why not
+    (``overridable`` says whether an explicit confirmation, ``--force`` or the GUI's, may lift it)."""
     if state.write_protected:
-        raise SafetyRefusal(
+        return SafetyRefusal(
             "the cartridge is write-protected: a write test cannot run",
             reason="write-protected",
             overridable=False,
             hint="slide the cartridge's write-protect tab, or run a read test",
         )
     if state.worm:
-        raise SafetyRefusal(
+        return SafetyRefusal(
             "the cartridge is WORM media: a test would use it up for good",
             reason="WORM media",
             overridable=False,
@@ -114,14 +114,23 @@ def check_before_write(drive: TapeDrive, *, at_bot: bool, force: bool) -> Cartri
         )
     if state.holds_data and not force:
         what = state.found or state.probe_error
-        mam = f"; MAM says {state.mam_mb_written} MB written in its life" if state.mam_mb_written else ""
-        raise SafetyRefusal(
+        mam = f"; MAM says {state.mam_mb_written:,} MB written in its life" if state.mam_mb_written else ""
+        return SafetyRefusal(
             f"the cartridge holds data: {what}{mam}",
             reason=what,
             overridable=True,
             hint="load a scratch cartridge, append with --start eod, or overwrite it with --force",
         )
+    return None
+
+
+def check_before_write(drive: TapeDrive, *, at_bot: bool, force: bool) -> CartridgeState:
+    """Raise ``SafetyRefusal`` if writing would fail or destroy data; else the state found."""
+    state = probe(drive, at_bot=at_bot)
+    refusal = decide(state, force=force)
+    if refusal is not None:
+        raise refusal
     return state
 
 
-__all__ = ["CartridgeState", "probe", "check_before_write"]
+__all__ = ["CartridgeState", "probe", "decide", "check_before_write"]

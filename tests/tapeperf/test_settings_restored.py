@@ -79,3 +79,30 @@ def test_on_tgt_the_next_session_finds_variable_mode_and_a_second_run_works(tgt_
     with TapeDrive.open(tgt_target.url) as drive:
         drive.wait_ready(timeout=10)
         assert drive.block_size() == 0  # tgt keeps the mode across sessions: it must be the one found
+
+
+def test_one_safety_decision_for_every_front_end() -> None:
+    from app.tapeperf.safety import CartridgeState, decide
+
+    assert decide(CartridgeState(), force=False) is None
+    wp = decide(CartridgeState(write_protected=True), force=True)
+    assert wp is not None and not wp.overridable and "write-protected" in str(wp)  # --force never lifts it
+    worm = decide(CartridgeState(worm=True), force=True)
+    assert worm is not None and not worm.overridable
+    data = decide(CartridgeState(found="a 262144-byte block at BOT", mam_mb_written=4096), force=False)
+    assert data is not None and data.overridable and "4,096 MB written" in str(data)
+    assert decide(CartridgeState(found="a 262144-byte block at BOT"), force=True) is None
+
+
+def test_the_gui_shows_the_engines_decision(tmp_path: Path) -> None:
+    from ui import engines
+
+    cart = tmp_path / "c.img"
+    dev = f"virtual:lto9?realtime=0&cartridge={cart}"
+    with TapeDrive.open(dev) as drive:
+        TapePerfTest(drive, TapePerfParams(direction="write", size=4 * MiB, force=True)).run()
+    state = engines.tapeperf_probe(dev, TapePerfParams())
+    with TapeDrive.open(dev) as drive:
+        with pytest.raises(Exception) as engine_refusal:
+            TapePerfTest(drive, TapePerfParams(direction="write", size=4 * MiB)).run()
+    assert str(state["refusal"]) == str(engine_refusal.value) and state["refusal"].overridable

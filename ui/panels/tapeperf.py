@@ -134,17 +134,8 @@ class TapePerfPanel(TestPanel):
         return seq == self._probe_seq
 
     def _probed(self, state: dict) -> None:
-        from native.errors import SafetyRefusal
-
-        if state["write_protected"] or state["worm"]:
-            what = "write-protected" if state["write_protected"] else "WORM media"
-            self.refusal = SafetyRefusal(f"the cartridge is {what}", reason=f"the cartridge is {what}: "
-                                         "a write test cannot run", overridable=False)
-        elif state["holds_data"]:
-            what = state["found"] or state["probe_error"]
-            mam = f"; MAM says {state['mam_mb_written']:,} MB written in its life" if state["mam_mb_written"] else ""
-            self.refusal = SafetyRefusal(f"the cartridge holds data: {what}", reason=what + mam, overridable=True)
-        else:
+        self.refusal = state["refusal"]  # the engine's decision (app.tapeperf.safety.decide)
+        if self.refusal is None:
             written = f" (MAM: {state['mam_mb_written']:,} MB written in its life)" if state["mam_mb_written"] else ""
             self.found_label.setText(f"Checked: the cartridge is blank at the start of the tape{written}.")
             return
