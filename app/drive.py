@@ -165,7 +165,6 @@ class Unsupported:
         return False
 
 
-NotSupported = Unsupported
 Maybe = Union[Supported[T], Unsupported]
 
 

@@ -719,11 +719,6 @@ def assess(tapealerts: Maybe[tuple[Alert, ...]], write_errors: Maybe[ErrorCounts
     return Health(Verdict.HEALTHY, ())
 
 
-def gather_device(device: str) -> DriveInfo:
-    with TapeDrive.open(device) as drive:
-        return gather(drive)
-
-
 def snapshot(device: str, *, history: "History | None" = None) -> tuple[DriveInfo, int]:
     """Gather and record a ``drive-info`` run (issue 6: every snapshot is history); returns (info, run_id).
 

@@ -65,11 +65,6 @@ class ResultTree(QTreeWidget):
         self.header().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
         self.skip = skip
 
-    def show_dict(self, data: dict, *, expand_depth: int = 1) -> None:
-        self.clear()
-        self._add(self.invisibleRootItem(), data)
-        self.expandToDepth(expand_depth - 1)
-
     def show_sections(self, sections: list[tuple[str, Any, bool]]) -> None:
         self.clear()
         for title, data, expanded in sections:

@@ -140,14 +140,3 @@ def nav_row(back: QPushButton | None, forward: QPushButton) -> QHBoxLayout:
     return row
 
 
-def not_available_page(what: str, module: str) -> QWidget:
-    """Shown while the engine a panel needs has not landed in this build."""
-    page = QWidget()
-    label = QLabel(f"<h3>{what} is not available in this build</h3>"
-                   f"<p>The engine (<code>{module}</code>) could not be loaded.</p>")
-    label.setWordWrap(True)
-    label.setObjectName("notAvailable")
-    layout = QVBoxLayout(page)
-    layout.addWidget(label)
-    layout.addStretch(1)
-    return page

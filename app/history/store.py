@@ -406,14 +406,6 @@ class History:
             got = tuple(self.iter_samples(run_id)) if samples else ()
         return self._row_to_run(row, got)
 
-    def sample_rows(self, run_id: int) -> list[tuple[float, int, float, str, int]]:
-        """Samples as plain (t, nbytes, latency, phase, stream) tuples: the cheap form for binning."""
-        _check_id(run_id)
-        with self._db():
-            return self._conn.execute(
-                "SELECT t, nbytes, latency, phase, stream FROM samples WHERE run_id = ? ORDER BY rowid", (run_id,)
-            ).fetchall()
-
     def throughput(self, run_id: int, interval: float | None = None, max_points: int = 600) -> dict:
         """``{phase: [ThroughputPoint]}`` for a stored run: one query per (phase, stream), straight
         into numpy, so an hour of samples is binned without a Python object per I/O."""

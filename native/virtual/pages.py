@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
-from native.virtual.specs import DENSITY, GENERATION_OF_DENSITY, GenerationSpec
+from native.virtual.specs import GENERATION_OF_DENSITY, GenerationSpec
 
 VENDOR = "HPE"
 MiB = 1 << 20
@@ -185,5 +185,3 @@ def counter(code: int, value: int, width: int = 4) -> bytes:
     return log_param(code, value.to_bytes(width, "big"))
 
 
-def density_of(gen: int) -> int:
-    return DENSITY[gen]

@@ -24,7 +24,6 @@ class TapePerfPanel(TestPanel):
     description = ("Writes data with a known compression ratio to the cartridge and reads it back, measuring "
                    "throughput on the host side (no drive polling while streaming, which would disturb it). "
                    "Writing destroys what is on the cartridge: you will be asked before anything is overwritten.")
-    destructive = True
     presets = [
         (LTT_DEFAULT, {"direction": "write+read", "pattern": "2:1", "block_size": "256K", "mode": "fixed",
                        "io_size": "1M", "size": "32G", "filemarks_every": "0", "compression": "on", "start": "bot",

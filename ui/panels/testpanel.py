@@ -38,7 +38,6 @@ class TestPanel(WizardPanel):
     """Subclasses set ``presets`` and implement the ``_``-less hooks below."""
 
     presets: list[tuple[str, dict[str, Any]]] = []
-    destructive = False  # tape writes: the confirm page demands an explicit tick when data was found
 
     def __init__(self, workers, parent: QWidget | None = None) -> None:
         super().__init__(workers, parent)
