@@ -102,6 +102,13 @@ def check_target(url: str) -> Any:  # app.targets.TargetCheck
     return engine("app.targets").check_target(url)
 
 
+def set_read_only(on: bool) -> None:
+    """Every drive opened from now on refuses commands that write or change state (app.drive)."""
+    from app.drive import set_read_only_session
+
+    set_read_only_session(on)
+
+
 def open_drive(device: str):  # -> app.drive.TapeDrive
     return engine("app.drive").TapeDrive.open(device)
 

@@ -9,6 +9,7 @@ from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import QApplication, QLabel, QMainWindow, QMessageBox, QSplitter, QTabWidget, QWidget
 
 from app import __version__
+from ui import engines
 from ui.devices import DevicePane
 from ui.runview import RunView
 from ui.settings import settings
@@ -87,6 +88,11 @@ class MainWindow(QMainWindow):
         add.triggered.connect(self.devices.ask_add_target)
         file_menu.addAction(add)
         self.refresh_action, self.add_target_action = refresh, add
+        read_only = QAction("Read-&only session", self, checkable=True)
+        read_only.setToolTip("Never send a command that writes to a tape or changes a drive's state")
+        read_only.toggled.connect(self.set_read_only)
+        file_menu.addAction(read_only)
+        self.read_only_action = read_only
         file_menu.addSeparator()
         quit_action = QAction("&Quit", self, shortcut=QKeySequence(QKeySequence.StandardKey.Quit))
         quit_action.triggered.connect(self.close)
@@ -101,6 +107,14 @@ class MainWindow(QMainWindow):
         about = QAction("&About tapediag", self)
         about.triggered.connect(self._about)
         help_menu.addAction(about)
+
+    def set_read_only(self, on: bool) -> None:
+        """The session-wide read-only switch (the CLI's --read-only); the title says it is on."""
+        engines.set_read_only(on)
+        title = f"tapediag {__version__} — tape drive diagnostics"
+        self.setWindowTitle(title + (" [read-only]" if on else ""))
+        if self.read_only_action.isChecked() != on:
+            self.read_only_action.setChecked(on)
 
     def _about(self) -> None:
         QMessageBox.about(

@@ -214,3 +214,25 @@ def test_closing_during_a_run_cancels_it_and_ends_the_device_threads(qtbot):
     assert time.monotonic() - started < 20
     assert job.cancel.cancelled
     assert threads and all(t.isFinished() for t in threads)
+
+
+def test_read_only_session_toggle_shows_in_the_title_and_refuses_a_tape_write(qtbot, window, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from app.drive import read_only_session, set_read_only_session
+    from app.tapeperf import TapePerfParams
+    from native.errors import SafetyRefusal
+    from ui import engines
+
+    try:
+        window.read_only_action.trigger()
+        assert window.read_only_action.isChecked() and "[read-only]" in window.windowTitle()
+        assert read_only_session()
+        with engines.open_drive(f"virtual:lto9?realtime=0&cartridge={tmp_path / 'c.img'}") as drive:
+            assert drive.read_only
+            from app.tapeperf.engine import TapePerfTest
+
+            with pytest.raises(SafetyRefusal, match="read-only session"):
+                TapePerfTest(drive, TapePerfParams(size=4 << 20)).run()
+        window.read_only_action.trigger()
+        assert "[read-only]" not in window.windowTitle() and not read_only_session()
+    finally:
+        set_read_only_session(False)
