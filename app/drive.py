@@ -120,7 +120,7 @@ class ReadOnlyRefusal(SafetyRefusal):
     @classmethod
     def command(cls, device: str, opcode: int) -> "ReadOnlyRefusal":
         name = STATE_CHANGING_OPCODES.get(opcode, f"opcode {opcode:02X}h")
-        return cls(device, f"{name} was not sent (it writes to the tape or changes the drive's state)")
+        return cls(device, f"{name} was not sent (it writes to a tape or changes the device's state)")
 
 
 class NotATapeDrive(InvalidParameter):

@@ -18,6 +18,8 @@ def device_kind(device: str) -> str:
     """'virtual', 'null', 'iscsi' or 'passthrough' for a device string; InvalidParameter otherwise."""
     if device.startswith("virtual:null"):
         return "null"
+    if device.startswith("virtual:library"):
+        return "library"
     if device.startswith("virtual:"):
         return "virtual"
     if device.startswith("iscsi://"):
@@ -38,6 +40,10 @@ def open_transport(device: str, *, chap_secret: str | None = None) -> Transport:
         from native.null import NullTransport
 
         return NullTransport(device)
+    if kind == "library":
+        from native.virtual.library import open_library
+
+        return open_library(device)
     if kind == "virtual":
         from native.virtual import open_virtual
 

@@ -1,0 +1,49 @@
+"""``tapediag library DEVICE [--move SRC DST] [--json]``: a library's robot (``app.library``).
+
+Without ``--move``: the inventory (every element, full or empty, barcodes, cleaning
+cartridges, exceptions, the drives' identifiers). With it: one checked move, then the
+inventory again, so the technician sees where everything is now.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+
+from app.cli.commands import HELP
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "library", help=HELP["library"],
+        description="Reads the library's element status (READ ELEMENT STATUS with barcodes and the drives' "
+                    "identifiers). --move SRC DST moves one cartridge: elements are named slot:N (from 1, as on "
+                    "the library's panel), drive:N, ie:N (from 0) or by element address; a move from an empty "
+                    "element or into a full one is refused before the robot is asked. --read-only refuses moves.",
+    )
+    parser.add_argument("device", metavar="DEVICE", help="/dev/sgN (a changer), iscsi://host/iqn/lun or virtual:library")
+    parser.add_argument("--move", nargs=2, metavar=("SRC", "DST"), help="move a cartridge, e.g. slot:3 drive:0")
+    parser.add_argument("--json", action="store_true", help="print machine-readable JSON instead of text")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from app.library import Changer
+
+    with Changer.open(args.device) as changer:
+        moved = changer.move(*args.move) if args.move else None
+        inventory = changer.inventory()
+    if args.json:
+        print(json.dumps(inventory.to_dict(), indent=2))
+        return 0
+    if moved is not None:
+        print(f"moved {moved[0].barcode or 'the cartridge'} from address {moved[0].address} to {moved[1].address}")
+    print(f"{inventory.device}: {inventory.vendor} {inventory.product}".rstrip())
+    for element in inventory.elements:
+        state = element.barcode or ("full, no barcode" if element.full else "empty")
+        extra = [f"from {element.source}" if element.source is not None and element.full else "",
+                 "cleaning cartridge" if element.cleaning else "",
+                 f"drive {element.identifier}" if element.identifier else "",
+                 f"exception {element.exception[0]:02X}/{element.exception[1]:02X}" if element.exception else ""]
+        notes = ", ".join(e for e in extra if e)
+        print(f"  {inventory.name(element):<9} {element.address:>5}  {state:<18} {notes}".rstrip())
+    return 0

@@ -1,0 +1,145 @@
+"""Tape libraries: the robot (SCSI medium changer) behind a device string, its inventory and moves.
+
+Why a class of its own and not ``TapeDrive``: changer commands go only to a changer
+(peripheral type 08h), as tape commands go only to a tape; each object checks its own
+type before its first command. A read-only session (``app.drive.STATE_CHANGING_OPCODES``,
+the one list) refuses MOVE MEDIUM and INITIALIZE ELEMENT STATUS here as it refuses writes
+in the drive object. A move is checked against a fresh inventory first (source full,
+destination empty, both real elements), so the robot is asked only for moves that can
+work; what it still refuses is one line with its decoded sense.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from app.drive import STATE_CHANGING_OPCODES, ReadOnlyRefusal, read_only_session
+from app.scsi import cdb as C
+from app.scsi.inquiry import Inquiry, device_type_name
+from app.scsi.sense import Sense
+from app.scsi.smc import Element, ElementType, move_medium, parse_element_status, read_element_status
+from native.errors import CheckCondition, InvalidParameter, ScsiStatusError, check_condition_class
+from native.iscsi import display_device
+from native.transport import CHECK_CONDITION, GOOD, Transport
+
+PERIPHERAL_CHANGER = 0x08
+MOVE_TIMEOUT = 600.0  # a big library's robot crosses several frames
+
+
+class NotAChanger(InvalidParameter):
+    """The device is not a medium changer: no changer command was sent (exit 2)."""
+
+
+@dataclass(frozen=True)
+class Inventory:
+    device: str
+    vendor: str
+    product: str
+    elements: tuple[Element, ...]
+
+    def of(self, kind: ElementType) -> tuple[Element, ...]:
+        return tuple(e for e in self.elements if e.type is kind)
+
+    def find(self, name: str) -> Element:
+        """``slot:3`` (1-based, as on a library's panel), ``drive:0`` / ``ie:0`` (0-based), or an address."""
+        match = re.fullmatch(r"(slot|drive|ie|robot):(\d+)", name.strip().lower())
+        if match:
+            kind = {"slot": ElementType.STORAGE, "drive": ElementType.DATA_TRANSFER, "ie": ElementType.IMPORT_EXPORT,
+                    "robot": ElementType.TRANSPORT}[match.group(1)]
+            index = int(match.group(2)) - (1 if kind is ElementType.STORAGE else 0)
+            elements = self.of(kind)
+            if 0 <= index < len(elements):
+                return elements[index]
+            raise InvalidParameter(f"{name}: the library has {len(elements)} {kind.word} element(s)")
+        if name.strip().isdigit():
+            address = int(name)
+            for element in self.elements:
+                if element.address == address:
+                    return element
+            raise InvalidParameter(f"element address {address} is not in this library")
+        raise InvalidParameter(f"{name!r} names no element", hint="use slot:N, drive:N, ie:N or an element address")
+
+    def name(self, element: Element) -> str:
+        same = self.of(element.type)
+        index = same.index(element) + (1 if element.type is ElementType.STORAGE else 0)
+        return f"{element.type.word}:{index}"
+
+    def to_dict(self) -> dict[str, object]:
+        return {"device": self.device, "vendor": self.vendor, "product": self.product,
+                "elements": [{"name": self.name(e), "type": e.type.word, "address": e.address, "full": e.full,
+                              "barcode": e.barcode, "cleaning": e.cleaning, "source": e.source,
+                              "identifier": e.identifier,
+                              "exception": f"{e.exception[0]:02X}/{e.exception[1]:02X}" if e.exception else None}
+                             for e in self.elements]}
+
+
+class Changer:
+    """One medium changer over a transport. Not thread-safe: one worker per device."""
+
+    def __init__(self, transport: Transport, *, device: str | None = None) -> None:
+        self.transport = transport
+        self.device = display_device(device if device is not None else (getattr(transport, "device", "") or ""))
+        self.inquiry: Inquiry | None = None
+
+    @classmethod
+    def open(cls, device: str) -> "Changer":
+        from app.targets import chap_secret_for
+        from native import open_transport
+
+        return cls(open_transport(device, chap_secret=chap_secret_for(device)), device=device)
+
+    def __enter__(self) -> "Changer":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.transport.close()
+
+    def _command(self, cdb: bytes, alloc: int = 0, timeout: float = 60.0) -> bytes:
+        if read_only_session() and cdb[0] in STATE_CHANGING_OPCODES:
+            raise ReadOnlyRefusal.command(self.device, cdb[0])
+        if cdb[0] != 0x12:
+            self._require_changer()
+        for attempt in range(3):  # a library reports UNIT ATTENTION after power-on or a door opened
+            result = self.transport.execute(cdb, data_in=alloc, timeout=timeout)
+            if result.status == GOOD:
+                return bytes(result.data)
+            if result.status != CHECK_CONDITION:
+                raise ScsiStatusError(f"{C.opcode_name(cdb[0])}: the device returned status 0x{result.status:02X}",
+                                      status=result.status, device=self.device)
+            sense = Sense.parse(result.sense) if result.sense else None
+            if sense is not None and sense.key == 0x6 and attempt < 2:
+                continue
+            cls = check_condition_class(sense.key if sense else 0)
+            raise cls(f"{C.opcode_name(cdb[0])}: {sense.describe() if sense else 'CHECK CONDITION without sense'}",
+                      sense=sense, device=self.device)
+        raise CheckCondition(f"{C.opcode_name(cdb[0])}: the unit attention did not clear", sense=None, device=self.device)
+
+    def _require_changer(self) -> None:
+        if self.inquiry is None:
+            self.inquiry = Inquiry.parse(self._command(C.inquiry(96), 96))
+        if self.inquiry.device_type != PERIPHERAL_CHANGER:
+            raise NotAChanger(f"{self.device} is a {device_type_name(self.inquiry.device_type)} device "
+                              f"(peripheral type {self.inquiry.device_type}), not a media changer")
+
+    def inventory(self) -> Inventory:
+        self._require_changer()
+        assert self.inquiry is not None
+        data = self._command(read_element_status(alloc=0xFFFF), 0xFFFF)
+        return Inventory(self.device, self.inquiry.vendor, self.inquiry.product, parse_element_status(data))
+
+    def move(self, source: str, destination: str) -> tuple[Element, Element]:
+        """Move the cartridge in ``source`` to ``destination`` (names as ``Inventory.find``)."""
+        inv = self.inventory()
+        src, dst = inv.find(source), inv.find(destination)
+        if ElementType.TRANSPORT in (src.type, dst.type):
+            raise InvalidParameter("the robot's picker is neither a source nor a destination")
+        if not src.full:
+            raise InvalidParameter(f"{inv.name(src)} (address {src.address}) is empty: nothing to move")
+        if dst.full:
+            raise InvalidParameter(f"{inv.name(dst)} (address {dst.address}) already holds {dst.barcode or 'a cartridge'}")
+        robot = inv.of(ElementType.TRANSPORT)
+        self._command(move_medium(robot[0].address if robot else 0, src.address, dst.address), timeout=MOVE_TIMEOUT)
+        return src, dst
+
+
+__all__ = ["Changer", "Inventory", "NotAChanger"]

@@ -1,0 +1,116 @@
+"""SCSI Media Changer commands (SMC-3): READ ELEMENT STATUS, MOVE MEDIUM, the element map.
+
+Layouts per SMC-3 (T10/1730-D): READ ELEMENT STATUS 6.9 (the element status data header,
+one element status page per element type, descriptors with the primary volume tag and,
+with DVCID, the data transfer element's device identifier), MOVE MEDIUM 6.6, and the
+Element Address Assignment mode page 1Dh (7.3.4).
+"""
+from __future__ import annotations
+
+import enum
+import struct
+from dataclasses import dataclass
+
+from native.errors import ParseError
+
+READ_ELEMENT_STATUS = 0xB8
+MOVE_MEDIUM = 0xA5
+INITIALIZE_ELEMENT_STATUS = 0x07
+PAGE_ELEMENT_ADDRESS = 0x1D
+
+
+class ElementType(enum.IntEnum):
+    TRANSPORT = 1  # the robot's picker
+    STORAGE = 2  # a slot
+    IMPORT_EXPORT = 3  # the mail slot
+    DATA_TRANSFER = 4  # a tape drive
+
+    @property
+    def word(self) -> str:
+        return {1: "robot", 2: "slot", 3: "ie", 4: "drive"}[self.value]
+
+
+def read_element_status(*, element_type: int = 0, start: int = 0, count: int = 0xFFFF, voltag: bool = True,
+                        dvcid: bool = True, alloc: int = 0xFFFF) -> bytes:
+    return bytes([READ_ELEMENT_STATUS, (0x10 if voltag else 0) | (element_type & 0x0F)]) + struct.pack(
+        ">HHB", start, count, 0x01 if dvcid else 0) + alloc.to_bytes(3, "big") + bytes(2)
+
+
+def move_medium(transport: int, source: int, destination: int) -> bytes:
+    return bytes([MOVE_MEDIUM, 0]) + struct.pack(">HHH", transport, source, destination) + bytes(4)
+
+
+@dataclass(frozen=True)
+class Element:
+    type: ElementType
+    address: int
+    full: bool
+    barcode: str = ""
+    exception: tuple[int, int] | None = None  # (ASC, ASCQ) when the element reports one
+    source: int | None = None  # where the cartridge in it came from (SValid)
+    identifier: str = ""  # a drive's device identifier (DVCID): its serial number
+
+    @property
+    def cleaning(self) -> bool:
+        return self.barcode.upper().startswith("CLN")
+
+
+@dataclass(frozen=True)
+class ElementMap:
+    """Element Address Assignment page: first address and count of each element type."""
+
+    transport: tuple[int, int]
+    storage: tuple[int, int]
+    import_export: tuple[int, int]
+    data_transfer: tuple[int, int]
+
+    @classmethod
+    def parse_page(cls, page: bytes) -> "ElementMap":
+        if len(page) < 18 or page[0] & 0x3F != PAGE_ELEMENT_ADDRESS:
+            raise ParseError("not an Element Address Assignment page (1Dh)")
+        v = struct.unpack_from(">8H", page, 2)
+        return cls((v[0], v[1]), (v[2], v[3]), (v[4], v[5]), (v[6], v[7]))
+
+
+def parse_element_status(data: bytes) -> tuple[Element, ...]:
+    """Every element descriptor of a READ ELEMENT STATUS answer, in the order reported."""
+    if len(data) < 8:
+        raise ParseError("READ ELEMENT STATUS data shorter than its 8-byte header")
+    available = int.from_bytes(data[5:8], "big")
+    end = min(len(data), 8 + available)
+    pos, out = 8, []
+    while pos + 8 <= end:
+        etype, flags = data[pos], data[pos + 1]
+        desc_len = struct.unpack_from(">H", data, pos + 2)[0]
+        page_bytes = int.from_bytes(data[pos + 5:pos + 8], "big")
+        pos += 8
+        if desc_len < 12 or etype & 0x0F not in (1, 2, 3, 4):
+            raise ParseError(f"element status page of type {etype & 0x0F} with {desc_len}-byte descriptors")
+        page_end = min(end, pos + page_bytes)
+        pvoltag, avoltag = bool(flags & 0x80), bool(flags & 0x40)
+        while pos + desc_len <= page_end:
+            out.append(_descriptor(ElementType(etype & 0x0F), data[pos:pos + desc_len], pvoltag, avoltag))
+            pos += desc_len
+        pos = max(pos, page_end)
+    return tuple(out)
+
+
+def _descriptor(etype: ElementType, d: bytes, pvoltag: bool, avoltag: bool) -> Element:
+    address = struct.unpack_from(">H", d, 0)[0]
+    full, exception = bool(d[2] & 0x01), bool(d[2] & 0x04)
+    source = struct.unpack_from(">H", d, 10)[0] if d[9] & 0x80 else None
+    at = 12
+    barcode = ""
+    if pvoltag and len(d) >= at + 36:
+        barcode = d[at:at + 32].decode("ascii", "replace").strip(" \0")
+        at += 36
+    if avoltag:
+        at += 36
+    identifier = ""
+    if etype is ElementType.DATA_TRANSFER and len(d) >= at + 4:
+        length = d[at + 3]
+        identifier = d[at + 4:at + 4 + length].decode("ascii", "replace").strip(" \0")
+    return Element(etype, address, full, barcode, (d[4], d[5]) if exception else None, source, identifier)
+
+
+__all__ = ["Element", "ElementMap", "ElementType", "read_element_status", "move_medium", "parse_element_status"]

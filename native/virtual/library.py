@@ -1,0 +1,244 @@
+"""A virtual tape library (``virtual:library?drives=2&slots=12&ie=1``): a SCSI medium changer.
+
+It answers what a real library's robot does (SMC-3): INQUIRY (peripheral type 08h),
+TEST UNIT READY, REQUEST SENSE, MODE SENSE of the Element Address Assignment page (1Dh),
+READ ELEMENT STATUS with volume tags (barcodes) and the drives' device identifiers,
+MOVE MEDIUM and INITIALIZE ELEMENT STATUS, with real libraries' refusals: a move from an
+empty element is 05/3B/0E, into a full one 05/3B/0D, an address that is no element
+05/21/01. The state (which barcode is where) lives in ``library.json`` in the library's
+folder (``dir=``, default the data directory's ``virtual-library``), written atomically
+after each move, so a trainer's library survives between runs. ``robotfault=N`` makes the
+N-th move fail with a HARDWARE ERROR (04/15/01, mechanical positioning error) for training.
+
+Layouts are encoded here, not imported from ``app`` (``native`` sits below ``app``); the
+app's parsers (``app/scsi/smc.py``) read them back in the tests.
+"""
+from __future__ import annotations
+
+import json
+import os
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import parse_qsl
+
+from native.errors import InvalidParameter
+from native.transport import (
+    CHECK_CONDITION,
+    DEFAULT_TIMEOUT,
+    GOOD,
+    Buffer,
+    CommandResult,
+    Transport,
+    WritableBuffer,
+    make_data_in,
+)
+from native.virtual.sense import fixed_sense
+
+TRANSPORT, IE_FIRST, DRIVE_FIRST, SLOT_FIRST = 0, 10, 500, 1000
+TYPE_TRANSPORT, TYPE_STORAGE, TYPE_IE, TYPE_DRIVE = 1, 2, 3, 4
+_DESC_LEN = 12 + 36 + 4 + 16  # header, primary volume tag, identifier header, 16-byte identifier
+
+
+@dataclass
+class LibraryOptions:
+    drives: int = 2
+    slots: int = 12
+    ie: int = 1
+    folder: Path | None = None
+    robot_fault: int | None = None  # fail the N-th move (1-based) with a robotics error
+
+
+def parse_library(device: str) -> LibraryOptions:
+    head, _, query = device.partition("?")
+    if head.strip().lower() != "virtual:library":
+        raise InvalidParameter(f"'{head}' is not the virtual library", hint="use virtual:library?drives=2&slots=12")
+    opts = LibraryOptions()
+    for key, value in parse_qsl(query, keep_blank_values=True):
+        try:
+            if key in ("drives", "slots", "ie"):
+                number = int(value)
+                low, high = (0 if key == "ie" else 1), {"drives": 16, "slots": 500, "ie": 8}[key]
+                if not low <= number <= high:
+                    raise ValueError
+                setattr(opts, key, number)
+            elif key == "dir":
+                opts.folder = Path(value)
+            elif key == "robotfault":
+                opts.robot_fault = int(value)
+                if opts.robot_fault < 1:
+                    raise ValueError
+            else:
+                raise InvalidParameter(f"unknown virtual library option '{key}'", hint="known: drives, slots, ie, dir, "
+                                                                                        "robotfault")
+        except ValueError:
+            raise InvalidParameter(f"{key}={value!r} is out of range for the virtual library") from None
+    return opts
+
+
+class VirtualLibrary(Transport):
+    def __init__(self, device: str) -> None:
+        self.device = device
+        self.opts = parse_library(device)
+        if self.opts.folder is None:
+            from native.paths import data_dir
+
+            self.opts.folder = data_dir() / "virtual-library"
+        self.folder = self.opts.folder
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.state_path = self.folder / "library.json"
+        self.contents: dict[int, str | None] = {}  # element address -> barcode (None: empty)
+        self.sources: dict[int, int] = {}
+        self.moves = 0
+        self._unit_attention = True
+        self._load()
+
+    # -- state --------------------------------------------------------------------------
+    def _addresses(self) -> dict[int, int]:
+        o = self.opts
+        out = {TRANSPORT: TYPE_TRANSPORT}
+        out.update({IE_FIRST + i: TYPE_IE for i in range(o.ie)})
+        out.update({DRIVE_FIRST + i: TYPE_DRIVE for i in range(o.drives)})
+        out.update({SLOT_FIRST + i: TYPE_STORAGE for i in range(o.slots)})
+        return out
+
+    def _load(self) -> None:
+        layout = self._addresses()
+        try:
+            saved = json.loads(self.state_path.read_text())
+            if sorted(int(k) for k in saved["contents"]) != sorted(layout):
+                raise ValueError("another layout")
+            self.contents = {int(k): v for k, v in saved["contents"].items()}
+            self.sources = {int(k): int(v) for k, v in saved.get("sources", {}).items()}
+        except (OSError, ValueError, KeyError, TypeError):
+            # A new library: every slot full with a barcoded scratch cartridge, the last one a cleaner.
+            self.contents = {a: None for a in layout}
+            for i in range(self.opts.slots):
+                label = f"CLN{i:03d}L1" if i == self.opts.slots - 1 else f"TD{i:04d}L9"
+                self.contents[SLOT_FIRST + i] = label
+            self._save()
+
+    def _save(self) -> None:
+        tmp = self.state_path.with_name(f".{self.state_path.name}.tmp")
+        tmp.write_text(json.dumps({"contents": {str(k): v for k, v in self.contents.items()},
+                                   "sources": {str(k): v for k, v in self.sources.items()}}))
+        os.replace(tmp, self.state_path)
+
+    # -- SCSI ---------------------------------------------------------------------------
+    def execute(self, cdb: bytes, *, data_out: Buffer | None = None, data_in: int | WritableBuffer = 0,
+                timeout: float = DEFAULT_TIMEOUT) -> CommandResult:
+        cdb = bytes(cdb)
+        buf = make_data_in(data_in) if (not isinstance(data_in, int) or data_in) else memoryview(bytearray())
+        op = cdb[0] if cdb else -1
+        if op not in (0x12, 0x03) and self._unit_attention:
+            self._unit_attention = False
+            return self._check(0x6, 0x29, 0x00)  # power on / reset, as a library reports first
+        if op == 0x12:
+            answer = self._inquiry(cdb)
+        elif op == 0x00 or op in (0x1E, 0x07):  # TUR, PREVENT ALLOW, INITIALIZE ELEMENT STATUS
+            answer = b""
+        elif op == 0x03:
+            answer = fixed_sense(0x0, 0, 0)
+        elif op in (0x1A, 0x5A):
+            answer = self._mode_sense(cdb)
+        elif op == 0xB8:
+            answer = self._read_element_status(cdb)
+        elif op == 0xA5:
+            return self._move(cdb)
+        else:
+            return self._check(0x5, 0x20, 0x00)
+        if isinstance(answer, CommandResult):
+            return answer
+        n = min(len(answer), len(buf))
+        buf[:n] = answer[:n]
+        return CommandResult(GOOD, b"", buf[:n], n)
+
+    def _check(self, key: int, asc: int, ascq: int) -> CommandResult:
+        return CommandResult(CHECK_CONDITION, fixed_sense(key, asc, ascq), memoryview(bytearray()), 0)
+
+    def _inquiry(self, cdb: bytes) -> bytes | CommandResult:
+        if cdb[1] & 0x01:
+            if cdb[2] == 0x80:
+                serial = b"TDLIB0001"
+                return bytes([0x08, 0x80, 0, len(serial)]) + serial
+            if cdb[2] == 0x00:
+                return bytes([0x08, 0x00, 0, 2, 0x00, 0x80])
+            return self._check(0x5, 0x24, 0x00)
+        data = bytearray(96)
+        data[0] = 0x08  # medium changer
+        data[1] = 0x80  # removable
+        data[2], data[3], data[4] = 0x06, 0x02, 91
+        data[8:16] = b"TAPEDIAG"
+        data[16:32] = b"VIRTUAL LIBRARY ".ljust(16)
+        data[32:36] = b"V1.0"
+        return bytes(data)
+
+    def _mode_sense(self, cdb: bytes) -> bytes | CommandResult:
+        if cdb[2] & 0x3F not in (0x1D, 0x3F):
+            return self._check(0x5, 0x24, 0x00)
+        o = self.opts
+        page = bytes([0x1D, 0x12]) + struct.pack(">8H", TRANSPORT, 1, SLOT_FIRST, o.slots, IE_FIRST, o.ie,
+                                                  DRIVE_FIRST, o.drives) + bytes(2)
+        if cdb[0] == 0x5A:
+            return struct.pack(">HBBBBH", len(page) + 6, 0, 0, 0, 0, 0) + page
+        return bytes([len(page) + 3, 0, 0, 0]) + page
+
+    def _read_element_status(self, cdb: bytes) -> bytes | CommandResult:
+        wanted_type, voltag, dvcid = cdb[1] & 0x0F, bool(cdb[1] & 0x10), bool(cdb[6] & 0x01)
+        start, count = struct.unpack_from(">HH", cdb, 2)
+        alloc = int.from_bytes(cdb[7:10], "big")
+        layout = self._addresses()
+        chosen = [a for a in sorted(layout) if a >= start and (not wanted_type or layout[a] == wanted_type)][:count]
+        if not chosen:
+            return self._check(0x5, 0x21, 0x01)
+        pages = bytearray()
+        for etype in (TYPE_TRANSPORT, TYPE_STORAGE, TYPE_IE, TYPE_DRIVE):
+            addrs = [a for a in chosen if layout[a] == etype]
+            if not addrs:
+                continue
+            desc = b"".join(self._descriptor(a, etype, voltag, dvcid) for a in addrs)
+            pages += bytes([etype, 0x80 if voltag else 0]) + struct.pack(">H", _DESC_LEN) + bytes(1) \
+                + len(desc).to_bytes(3, "big") + desc
+        header = struct.pack(">HH", chosen[0], len(chosen)) + bytes(1) + len(pages).to_bytes(3, "big")
+        return (header + bytes(pages))[:alloc]
+
+    def _descriptor(self, address: int, etype: int, voltag: bool, dvcid: bool) -> bytes:
+        barcode = self.contents.get(address)
+        flags = 0x01 if barcode else 0
+        if etype == TYPE_IE:
+            flags |= 0x08 | 0x20 | 0x10  # access, import and export enabled
+        elif etype in (TYPE_STORAGE, TYPE_DRIVE):
+            flags |= 0x08
+        source = self.sources.get(address)
+        d = struct.pack(">HBx2s3xB", address, flags, b"\0\0", 0x80 if (barcode and source is not None) else 0)
+        d += struct.pack(">H", source or 0)
+        d += ((barcode or "").encode().ljust(32) + bytes(4)) if voltag else bytes(36)
+        ident = f"TDLIBDRV{address - DRIVE_FIRST:03d}".encode() if etype == TYPE_DRIVE and dvcid else b""
+        d += bytes([0x02, 0x01, 0, len(ident)]) + ident.ljust(16, b"\0")
+        return d[:_DESC_LEN].ljust(_DESC_LEN, b"\0")
+
+    def _move(self, cdb: bytes) -> CommandResult:
+        transport, source, destination = struct.unpack_from(">HHH", cdb, 2)
+        layout = self._addresses()
+        if transport != TRANSPORT or source not in layout or destination not in layout \
+                or TYPE_TRANSPORT in (layout[source], layout[destination]):
+            return self._check(0x5, 0x21, 0x01)  # invalid element address
+        if not self.contents[source]:
+            return self._check(0x5, 0x3B, 0x0E)  # medium source element empty
+        if self.contents[destination] and destination != source:
+            return self._check(0x5, 0x3B, 0x0D)  # medium destination element full
+        self.moves += 1
+        if self.opts.robot_fault is not None and self.moves == self.opts.robot_fault:
+            return self._check(0x4, 0x15, 0x01)  # mechanical positioning error: the cartridge did not move
+        barcode = self.contents[source]
+        self.contents[source], self.contents[destination] = None, barcode
+        self.sources[destination] = self.sources.pop(source, source)
+        self._save()
+        return CommandResult(GOOD, b"", memoryview(bytearray()), 0)
+
+    def close(self) -> None:
+        pass
+
+
+def open_library(device: str) -> VirtualLibrary:
+    return VirtualLibrary(device)

@@ -1,0 +1,119 @@
+"""Tape libraries (issue 17, first part): the virtual library's robot, inventory, checked moves."""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from app.cli import main
+from app.drive import set_read_only_session
+from app.library import Changer, NotAChanger
+from app.scsi.smc import ElementType, parse_element_status, read_element_status
+from native.errors import ParseError
+from native.virtual.library import VirtualLibrary
+from tests.helpers.faults import RecordingTransport
+
+
+def _dev(tmp_path: Path, **extra: str) -> str:
+    opts = "&".join(f"{k}={v}" for k, v in {"dir": str(tmp_path / "lib"), "drives": "2", "slots": "6", "ie": "1",
+                                             **extra}.items())
+    return f"virtual:library?{opts}"
+
+
+def _state(tmp_path: Path) -> dict:
+    return json.loads((tmp_path / "lib" / "library.json").read_text())["contents"]
+
+
+def test_inventory_names_every_element_with_barcodes_cleaners_and_drive_identifiers(tmp_path: Path) -> None:
+    with Changer.open(_dev(tmp_path)) as changer:
+        inv = changer.inventory()
+    assert [len(inv.of(t)) for t in ElementType] == [1, 6, 1, 2]
+    slots = inv.of(ElementType.STORAGE)
+    assert all(s.full for s in slots) and slots[0].barcode == "TD0000L9" and slots[-1].cleaning
+    assert [d.identifier for d in inv.of(ElementType.DATA_TRANSFER)] == ["TDLIBDRV000", "TDLIBDRV001"]
+    assert inv.find("slot:1") is slots[0] and inv.find("drive:1").address == 501 and inv.find("10").type.word == "ie"
+
+
+def test_a_cartridge_goes_to_a_drive_and_back_to_where_it_was(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    dev = _dev(tmp_path)
+    before = _state(tmp_path) if (tmp_path / "lib").exists() else None
+    assert main(["library", dev, "--move", "slot:3", "drive:0"]) == 0
+    out = capsys.readouterr().out
+    assert "moved TD0002L9 from address 1002 to 500" in out
+    after = _state(tmp_path)
+    assert after["500"] == "TD0002L9" and after["1002"] is None
+    assert main(["library", dev, "--move", "drive:0", "slot:3", "--json"]) == 0
+    inv = json.loads(capsys.readouterr().out)
+    slot3 = next(e for e in inv["elements"] if e["name"] == "slot:3")
+    assert slot3["barcode"] == "TD0002L9" and slot3["source"] == 1002  # home again, and it knows where from
+    assert before is None or _state(tmp_path) == before
+
+
+@pytest.mark.parametrize(("move", "words"), [
+    (("drive:0", "slot:1"), "drive:0 (address 500) is empty"),
+    (("slot:1", "slot:2"), "slot:2 (address 1001) already holds TD0001L9"),
+    (("slot:1", "slot:99"), "the library has 6 slot element(s)"),
+    (("slot:1", "4242"), "element address 4242 is not in this library"),
+    (("slot:1", "shelf"), "names no element"),
+])
+def test_an_impossible_move_is_one_line_and_nothing_moves(tmp_path: Path, capsys, move, words) -> None:  # type: ignore[no-untyped-def]
+    dev = _dev(tmp_path)
+    assert main(["library", dev]) == 0
+    before = _state(tmp_path)
+    capsys.readouterr()
+    assert main(["library", dev, "--move", *move]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and words in err[0], err
+    assert _state(tmp_path) == before
+
+
+def test_a_robot_fault_mid_move_is_reported_and_nothing_moved(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    dev = _dev(tmp_path, robotfault="1")
+    assert main(["library", dev]) == 0
+    before = _state(tmp_path)
+    capsys.readouterr()
+    assert main(["library", dev, "--move", "slot:1", "drive:0"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "HARDWARE ERROR" in err[0].upper()
+    assert _state(tmp_path) == before
+
+
+def test_a_read_only_session_refuses_moves_but_reads_the_inventory(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    dev = _dev(tmp_path)
+    assert main(["library", dev]) == 0
+    before = _state(tmp_path)
+    try:
+        assert main(["--read-only", "library", dev, "--move", "slot:1", "drive:0"]) == 3
+        assert main(["--read-only", "library", dev]) == 0
+    finally:
+        set_read_only_session(False)
+    assert _state(tmp_path) == before
+
+
+def test_changer_commands_go_only_to_a_changer() -> None:
+    tape = RecordingTransport(responses={0x12: bytes([0x01, 0x80, 6, 2, 91]) + bytes(3) + b"HPE     Ultrium 9-SCSI      V9A0"},
+                              scripted_peripheral_type=None)
+    with pytest.raises(NotAChanger, match="not a media changer"):
+        Changer(tape).inventory()
+    assert [c[0][0] for c in tape.calls] == [0x12]  # INQUIRY and nothing else
+
+
+def test_element_status_parser_reads_the_library_and_survives_garbage(tmp_path: Path) -> None:
+    lib = VirtualLibrary(_dev(tmp_path))
+    lib.execute(bytes(6))  # the power-on unit attention
+    data = bytes(lib.execute(read_element_status(), data_in=0xFFFF).data)
+    assert len(parse_element_status(data)) == 10
+    rng = __import__("random").Random(7)
+    for _ in range(500):
+        cut = data[: rng.randrange(len(data))]
+        noisy = bytearray(cut)
+        for _ in range(rng.randrange(4)):
+            if noisy:
+                noisy[rng.randrange(len(noisy))] = rng.randrange(256)
+        try:
+            parse_element_status(bytes(noisy))
+        except ParseError:
+            pass
+    assert os.path.exists(tmp_path / "lib" / "library.json")
