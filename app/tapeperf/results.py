@@ -307,6 +307,10 @@ def phase_headline(pd: dict[str, Any]) -> str:
     pct, label = pd.get("percent_of_possible"), pd.get("possible_label")
     if pct is not None and label:
         text += f", {pct:.0f}% of {label}"
+    if pd.get("limited_by") == "emulator":  # never let a slow host read as a slow (virtual) drive
+        text += " — limited by this machine, not the drive"
+    elif pd.get("limited_by") == "not steady" and pct is not None:  # a % of a run too short to judge
+        text += " — too short to judge the drive: run longer"
     return text
 
 

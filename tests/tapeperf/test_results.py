@@ -128,8 +128,9 @@ def test_history_headline_shows_the_phase_rates_only() -> None:
     from app.history.summary import headline
 
     r = TapePerfResult(device="x", params={}, generation=9, predicted_ratio=2.0, compression="on")
-    r.phases = [PhaseResult("write", ios=9, mb_s=100, streaming_mb_per_s=400, per_second_min_mb_s=50),
-                PhaseResult("read", ios=9, mb_s=200, streaming_mb_per_s=200)]
+    steady = dict(streaming_seconds=60.0, bytes=24_000_000_000)  # a minute of streaming: a verdict may be given
+    r.phases = [PhaseResult("write", ios=9, mb_s=100, streaming_mb_per_s=400, per_second_min_mb_s=50, **steady),
+                PhaseResult("read", ios=9, mb_s=200, streaming_mb_per_s=200, **steady)]
     assert headline("tape-perf", "complete", r.to_dict()) == (
         "write 400.0 MB/s streaming (overall 100.0 MB/s), 50% of 800 MB/s possible for 2:1 data on LTO-9; "
         "read 200.0 MB/s streaming (overall 200.0 MB/s), 25% of 800 MB/s possible for 2:1 data on LTO-9")
@@ -144,3 +145,13 @@ def test_a_virtual_drive_behind_its_model_is_named_as_the_limit_not_the_drive() 
     in_step = PhaseResult("write", bytes=4_000_000_000, ios=4000, streaming_mb_per_s=450.0, streaming_seconds=8.0,
                           host_share=0.05, emulator_lag_seconds=0.1)
     assert r.limiter(in_step).who == "drive"
+
+
+def test_the_headline_says_when_the_machine_not_the_drive_was_the_limit() -> None:
+    from app.tapeperf.results import phase_headline
+
+    pd = {"phase": "write", "streaming_mb_per_s": 243.5, "mb_s": 243.6, "percent_of_possible": 30.0,
+          "possible_label": "800 MB/s possible for 2:1 data on LTO-9", "limited_by": "emulator"}
+    assert phase_headline(pd).endswith("— limited by this machine, not the drive")
+    assert "limited by" not in phase_headline({**pd, "limited_by": "drive"})
+    assert phase_headline({**pd, "limited_by": "not steady"}).endswith("too short to judge the drive: run longer")
