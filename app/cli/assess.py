@@ -6,12 +6,10 @@ step with its outcome and reason (``app.assess``), and the next action.
 from __future__ import annotations
 
 import argparse
-import json
-import signal
 
+from app.cli._drive_run import run_on_drive
 from app.cli.commands import HELP
 from app.assess import EXIT_CODES, AssessParams, AssessResult, DriveAssessment, Outcome, Verdict
-from app.events import CancelToken
 from app.tapeperf.params import parse_size
 
 EPILOG = ("exit status: " + ", ".join(f"{code} {v.value}" for v, code in EXIT_CODES.items())
@@ -41,28 +39,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from app.drive import TapeDrive
-    from app.history import run_recorded
-
     size = parse_size(args.size, "--size") if args.size is not None else None
     if size is not None and size < (1 << 20):
         from native.errors import InvalidParameter
 
         raise InvalidParameter("--size must be at least 1M")
     params = AssessParams(size=size, no_write=args.no_write, force=args.force)
-    cancel = CancelToken()
-    previous = signal.signal(signal.SIGINT, lambda *_: cancel.cancel())
-    try:
-        with TapeDrive.open(args.device) as drive:
-            test = DriveAssessment(drive, params)
-            run_id, result = run_recorded("assessment", args.device, params.to_dict(), lambda sink: test.run(sink, cancel))
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    if args.json:
-        print(json.dumps({"run_id": run_id, **result.to_dict()}, indent=2, default=str))
-    else:
-        print("\n".join(summary_lines(result)))
-        print(f"\nRecorded as run {run_id} ('tapediag report {run_id} -o report.pdf').")
+    result = run_on_drive(args.device, "assessment", params.to_dict(), lambda drive: DriveAssessment(drive, params),
+                          as_json=args.json, text=summary_lines)
     return 130 if result.status == "cancelled" else result.exit_code
 
 

@@ -9,12 +9,10 @@ Exit status: 0 keep, 10 monitor, 11 retire, 12 not assessed; 1 failure, 3 refuse
 from __future__ import annotations
 
 import argparse
-import json
-import signal
 import sys
 
+from app.cli._drive_run import run_on_drive
 from app.cli.commands import HELP
-from app.events import CancelToken
 from app.scan import MediaScan, ScanParams, ScanResult
 from app.scan.results import CartridgeVerdict
 
@@ -48,23 +46,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from app.drive import TapeDrive
-    from app.history import run_recorded
 
     params = ScanParams.from_text(args.limit, args.zone)
-    cancel = CancelToken()
-    previous = signal.signal(signal.SIGINT, lambda *_: cancel.cancel())
-    try:
-        with TapeDrive.open(args.device) as drive:
-            scan = MediaScan(drive, params)
-            run_id, result = run_recorded("media-scan", args.device, params.to_dict(), lambda sink: scan.run(sink, cancel))
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    if args.json:
-        print(json.dumps({"run_id": run_id, **result.to_dict()}, indent=2, default=str))
-    else:
-        print("\n".join(summary_lines(result)))
-        print(f"\nRecorded as run {run_id} ('tapediag report {run_id} -o report.pdf').")
+    result = run_on_drive(args.device, "media-scan", params.to_dict(), lambda drive: MediaScan(drive, params),
+                          as_json=args.json, text=summary_lines)
     if result.status == "cancelled":
         return EXIT_CANCELLED
     if result.status == "failed" and result.end_reason == "lost":

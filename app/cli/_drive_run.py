@@ -1,0 +1,39 @@
+"""Running a recorded test on a drive from the CLI: Ctrl-C as a cancel, the run in the history,
+the result printed as text or JSON with its run id. Shared by ``scan`` and ``assess``."""
+from __future__ import annotations
+
+import json
+import signal
+from typing import Any, Callable, Protocol
+
+from app.events import CancelToken, EventSink
+
+
+class _Result(Protocol):
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+class _Test(Protocol):
+    def run(self, sink: EventSink, cancel: CancelToken) -> Any: ...
+
+
+def run_on_drive(device: str, kind: str, params: dict[str, Any], make_test: Callable[[Any], _Test], *,
+                 as_json: bool, text: Callable[[Any], list[str]]) -> Any:
+    """Open ``device``, run ``make_test(drive).run`` recorded as ``kind``, print it; return the result."""
+    from app.drive import TapeDrive
+    from app.history import run_recorded
+
+    cancel = CancelToken()
+    previous = signal.signal(signal.SIGINT, lambda *_: cancel.cancel())
+    try:
+        with TapeDrive.open(device) as drive:
+            test = make_test(drive)
+            run_id, result = run_recorded(kind, device, params, lambda sink: test.run(sink, cancel))
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if as_json:
+        print(json.dumps({"run_id": run_id, **result.to_dict()}, indent=2, default=str))
+    else:
+        print("\n".join(text(result)))
+        print(f"\nRecorded as run {run_id} ('tapediag report {run_id} -o report.pdf').")
+    return result
