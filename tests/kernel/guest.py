@@ -71,6 +71,10 @@ def check_available() -> Kernel:
             raise GuestUnavailable(f"{tool} is not installed (scripts/setup.sh --tests installs it)")
     if not BUSYBOX.exists():
         raise GuestUnavailable("busybox-static is not installed")
+    for hidden in ("/tmp", "/run"):  # the guest mounts its own tmpfs there (guest_init.sh)
+        if ROOT == Path(hidden) or Path(hidden) in ROOT.parents:
+            raise GuestUnavailable(f"the checkout {ROOT} is under {hidden}, which the guest replaces with "
+                                   "its own tmpfs: run the kernel test from a checkout elsewhere")
     kernel = find_kernel()
     for name in MODULES:
         if not kernel.module(name).exists():
