@@ -26,6 +26,7 @@ import math
 import os
 import stat
 import sys
+import time
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -62,6 +63,9 @@ HOST_BYTE_NAMES = {
 HOST_BYTES_LOST = {0x01, 0x04, 0x0E, 0x0F}
 #: DID_ERROR is also a generic HBA failure; it means a lost drive only once the node left sysfs.
 DID_ERROR = 0x07
+DID_OK = 0x00
+#: sg's driver status for a command the driver gave up on: DRIVER_ERROR, DRIVER_TIMEOUT, DRIVER_HARD.
+DRIVER_FAILURES = (0x04, 0x06, 0x07)
 
 
 #: Data transfers up to this size go through every Linux HBA we know of; a refusal of a larger
@@ -115,9 +119,12 @@ def transport_failure(device: str, transport_err: int, node_present: bool) -> Ex
     errno; mapping those to ConnectionLost lets the engine give the "tape position is unknown"
     advice instead of a two-line libsgutils2 dump.
     """
-    host = (transport_err >> 8) & 0xFF
+    host, driver = (transport_err >> 8) & 0xFF, transport_err & 0xFF
     name = HOST_BYTE_NAMES.get(host, f"host status {host:#04x}")
-    if host in HOST_BYTES_LOST or (host == DID_ERROR and not node_present):
+    # A logged-out iSCSI session can also end the command as DID_OK with a hard driver status
+    # (seen: driver status 07h, DRIVER_HARD); once the node is gone that is a vanished drive too.
+    gone_hard = host in (DID_OK, DID_ERROR) and driver in DRIVER_FAILURES and not node_present
+    if host in HOST_BYTES_LOST or (host == DID_ERROR and not node_present) or gone_hard:
         return ConnectionLost(f"{device} went away ({name})", device=device,
                               hint="check cabling and power; the tape position is now unknown")
     return TransportError(f"the command to {device} failed below SCSI ({name}, driver status "
@@ -375,13 +382,26 @@ class PassThroughTransport(Transport):
         if category == RESULT_OS_ERR:
             raise self._os_error(lib.get_scsi_pt_os_err(obj), cdb, out_len or in_len)
         if category == RESULT_TRANSPORT_ERR:
-            raise transport_failure(self.device, lib.get_scsi_pt_transport_err(obj), self._node_present())
+            err = lib.get_scsi_pt_transport_err(obj)
+            raise transport_failure(self.device, err, self._node_present_after(err))
         status = lib.get_scsi_pt_status_response(obj) & 0xFF
         sense = self._sense.raw[: max(0, lib.get_scsi_pt_sense_len(obj))]
         expected = out_len or in_len
         transferred = max(0, expected - max(0, lib.get_scsi_pt_resid(obj)))
         data = in_view[:transferred] if in_len else memoryview(b"")
         return CommandResult(status=status, sense=sense, data=data, transferred=transferred)
+
+    def _node_present_after(self, transport_err: int, grace: float = 2.0) -> bool:
+        """Whether the node is still there after a failed command; for the failures a vanishing
+        drive causes, give the kernel a moment to remove it (the command fails first)."""
+        present = self._node_present()
+        host, driver = (transport_err >> 8) & 0xFF, transport_err & 0xFF
+        if present and (host == DID_ERROR or driver in DRIVER_FAILURES):
+            deadline = time.monotonic() + grace
+            while present and time.monotonic() < deadline:
+                time.sleep(0.1)
+                present = self._node_present()
+        return present
 
     def _node_present(self) -> bool:
         """Whether the open node's device is still in sysfs (False once the kernel removed it)."""

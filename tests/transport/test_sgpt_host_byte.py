@@ -83,3 +83,13 @@ def test_a_large_transfer_the_os_refuses_is_named_with_its_size(tmp_path) -> Non
     assert transfer_refused("/dev/nst0", errno.EINVAL, 64 << 10, True, limit) is None
     assert transfer_refused("/dev/nst0", errno.EIO, 16 << 20, False, limit) is None
     assert host_transfer_limit(tmp_path / "nowhere") is None
+
+
+def test_a_hard_driver_status_once_the_node_is_gone_is_a_vanished_drive() -> None:
+    from native.errors import ConnectionLost, TransportError
+    from native.sgpt import transport_failure
+
+    # An iSCSI logout mid-write, seen in the real-kernel test: DID_OK with driver status 07h.
+    assert isinstance(transport_failure("/dev/nst0", 0x0007, node_present=False), ConnectionLost)
+    still_there = transport_failure("/dev/nst0", 0x0007, node_present=True)
+    assert isinstance(still_there, TransportError) and not isinstance(still_there, ConnectionLost)
