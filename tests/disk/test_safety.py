@@ -169,10 +169,13 @@ def test_permission_denied_mid_run_stops_cleanly(disk_path: Path) -> None:
     target = disk_path / "t"
     locked: list[Path] = []
 
-    def lock(event) -> None:  # the stream root becomes immutable while the run goes on
+    def lock(event) -> None:  # the stream's directories become immutable while the run goes on
         if isinstance(event, SampleBatch) and not locked and (target / "s01").exists():
-            if _chattr("+i", target / "s01"):
-                locked.append(target / "s01")
+            # Every directory made so far, not only the root: a run that already made its
+            # whole tree would otherwise finish in the unlocked subdirectories (a timing flake).
+            for dirpath, _dirs, _files in os.walk(target / "s01"):
+                if _chattr("+i", Path(dirpath)):
+                    locked.append(Path(dirpath))
 
     try:
         result = CreateDataTest(CreateDataParams(str(target), depth=2, breadth=3, files_per_dir=60,
