@@ -81,7 +81,7 @@ def _probe_node(node: Path) -> tuple[bool, str]:
             return False, f"{node} is missing (udev has not created it)"
         return False, err.strerror or str(err)
     os.close(fd)
-    from app.scsi.cdb import inquiry
+    from native.scsi.cdb import inquiry
     from native.sgpt import PassThroughTransport
 
     try:
@@ -170,8 +170,8 @@ def windows_tape_drives(max_index: int = 16) -> list[DeviceEntry]:  # pragma: no
 
 
 def _probe_iscsi(url: str) -> DeviceEntry:
-    from app.scsi.cdb import inquiry
-    from app.scsi.inquiry import Inquiry
+    from native.scsi.cdb import inquiry
+    from native.scsi.inquiry import Inquiry
     from native.iscsi import IscsiTransport, display_device
 
     shown = display_device(url)  # the entry is listed and passed on without the CHAP secret

@@ -19,28 +19,28 @@ import time
 from dataclasses import dataclass, replace
 from typing import Callable, Generic, NoReturn, TypeVar, Union
 
-from app.scsi import cdb as C
-from app.scsi.density import DensitySupport, lto_generation
-from app.scsi.inquiry import VPD_PARSERS, device_type_name, DeviceIdentification, Inquiry, SupportedVpdPages, UnitSerialNumber
-from app.scsi.encryption import PAGE_CAPABILITIES as PAGE_ENCRYPTION_CAPABILITIES
-from app.scsi.encryption import PAGE_STATUS as PAGE_ENCRYPTION_STATUS
-from app.scsi.encryption import EncryptionCapabilities, EncryptionStatus
-from app.scsi.logpages import LogPage, SupportedPages, TapeAlertPage, parse_log_page
-from app.scsi.mam import Mam, parse_attribute_list
-from app.scsi.mode import (
+from native.scsi import cdb as C
+from native.scsi.density import DensitySupport, lto_generation
+from native.scsi.inquiry import VPD_PARSERS, device_type_name, DeviceIdentification, Inquiry, SupportedVpdPages, UnitSerialNumber
+from native.scsi.encryption import PAGE_CAPABILITIES as PAGE_ENCRYPTION_CAPABILITIES
+from native.scsi.encryption import PAGE_STATUS as PAGE_ENCRYPTION_STATUS
+from native.scsi.encryption import EncryptionCapabilities, EncryptionStatus
+from native.scsi.logpages import LogPage, SupportedPages, TapeAlertPage, parse_log_page
+from native.scsi.mam import Mam, parse_attribute_list
+from native.scsi.mode import (
     PAGE_ALL,
     PAGE_DATA_COMPRESSION,
     PAGE_DEVICE_CONFIGURATION,
     CompressionPage,
     ModeData,
 )
-from app.scsi.sense import (
+from native.scsi.sense import (
     BLANK_CHECK,
     NO_SENSE,
     RECOVERED_ERROR,
     Sense,
 )
-from app.scsi.tape import BlockLimits, LongPosition, Position
+from native.scsi.tape import BlockLimits, LongPosition, Position
 from native.errors import (
     CheckCondition,
     IllegalRequest,
@@ -655,7 +655,7 @@ class TapeDrive:
         return DensitySupport.parse(self._data_in(C.report_density_support(media=media), 8192), media=media)
 
     def log_sense(self, page: int, subpage: int = 0, *, pc: int = C.LogPageControl.CUMULATIVE) -> LogPage:
-        """A log page, typed when tapediag knows it (see ``app.scsi.logpages``)."""
+        """A log page, typed when tapediag knows it (see ``native.scsi.logpages``)."""
         return parse_log_page(self._data_in(C.log_sense(page, subpage, pc=pc), 0xFFFC))
 
     def encryption_capabilities(self) -> EncryptionCapabilities:

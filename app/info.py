@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING, Any, Callable, TypeVar
 from native.errors import CheckCondition, HardwareError, IllegalRequest, NotReady, ParseError, UnitAttention
 
 from app.drive import NOT_SUPPORTED, Maybe, Supported, TapeDrive, Unsupported, generation_from_product, is_not_supported
-from app.scsi.asc import asc_text
-from app.scsi.density import density_name, lto_generation
-from app.scsi.devicelogs import (
+from native.scsi.asc import asc_text
+from native.scsi.density import density_name, lto_generation
+from native.scsi.devicelogs import (
     PAGE_DEVICE_STATISTICS,
     PAGE_DT_DEVICE_STATUS,
     PAGE_NON_MEDIUM_ERRORS,
@@ -41,9 +41,9 @@ from app.scsi.devicelogs import (
     TapeAlertResponse,
     TapeDiagnostic,
 )
-from app.scsi.devicelogs import Temperature as TemperaturePage
-from app.scsi.inquiry import DeviceIdentification
-from app.scsi.logpages import (
+from native.scsi.devicelogs import Temperature as TemperaturePage
+from native.scsi.inquiry import DeviceIdentification
+from native.scsi.logpages import (
     PAGE_HP_PERFORMANCE,
     PAGE_READ_ERRORS,
     PAGE_SEQUENTIAL_ACCESS,
@@ -54,9 +54,9 @@ from app.scsi.logpages import (
     SequentialAccess,
     VolumeStatistics,
 )
-from app.scsi.mam import Mam
-from app.scsi.sense import sense_key_name
-from app.scsi.tapealert import CLEANING_FLAGS, Severity
+from native.scsi.mam import Mam
+from native.scsi.sense import sense_key_name
+from native.scsi.tapealert import CLEANING_FLAGS, Severity
 
 if TYPE_CHECKING:
     from app.history import History
@@ -199,7 +199,7 @@ class ErrorCounts:
 
 @dataclass(frozen=True)
 class Performance:
-    """HP LTO page 0x34 (``app.scsi.logpages.HpPerformance``), rates in MB/s, for the current tape.
+    """HP LTO page 0x34 (``native.scsi.logpages.HpPerformance``), rates in MB/s, for the current tape.
 
     Why it matters: ``current_mb_s`` (what the host sends) far below ``max_possible_mb_s``
     (what this data allows) with repositions climbing is a host bottleneck; the drive is
@@ -235,7 +235,7 @@ class DeviceState:
     medium_present: bool
     write_protected: bool
     activity: str
-    flags: dict[str, bool]  # every flag of the page by name (``app.scsi.devicelogs.DT_FLAG_NAMES``)
+    flags: dict[str, bool]  # every flag of the page by name (``native.scsi.devicelogs.DT_FLAG_NAMES``)
 
 
 @dataclass(frozen=True)
@@ -586,7 +586,7 @@ def gather(drive: TapeDrive) -> DriveInfo:
 
 
 def _encryption(drive: TapeDrive) -> Encryption:
-    """Capabilities then status; both read-only, neither moves the tape (see ``app.scsi.encryption``)."""
+    """Capabilities then status; both read-only, neither moves the tape (see ``native.scsi.encryption``)."""
     caps = drive.encryption_capabilities()
     status = drive.encryption_status()
     by_index = {a.index: a for a in caps.algorithms}

@@ -14,10 +14,10 @@ import re
 from dataclasses import dataclass
 
 from app.drive import STATE_CHANGING_OPCODES, ReadOnlyRefusal, read_only_session
-from app.scsi import cdb as C
-from app.scsi.inquiry import Inquiry, device_type_name
-from app.scsi.sense import Sense
-from app.scsi.smc import Element, ElementType, move_medium, parse_element_status, read_element_status
+from native.scsi import cdb as C
+from native.scsi.inquiry import Inquiry, device_type_name
+from native.scsi.sense import Sense
+from native.scsi.smc import Element, ElementType, move_medium, parse_element_status, read_element_status
 from native.errors import CheckCondition, InvalidParameter, ScsiStatusError, check_condition_class
 from native.iscsi import display_device
 from native.transport import CHECK_CONDITION, GOOD, Transport

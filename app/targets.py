@@ -270,7 +270,7 @@ def check_target(url: str) -> TargetCheck:
     answer or a login that is refused).
     """
     from app.drive import TapeDrive
-    from app.scsi.inquiry import device_type_name
+    from native.scsi.inquiry import device_type_name
 
     with TapeDrive.open(url) as drive:
         inq = drive.inquiry()

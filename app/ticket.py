@@ -32,7 +32,7 @@ import app
 from app.drive import NOT_SUPPORTED, TapeDrive, is_not_supported
 from app.info import DriveInfo, gather
 from app.paths import create_beside
-from app.scsi import cdb as C
+from native.scsi import cdb as C
 from native.errors import CheckCondition, InvalidParameter, TapediagError, TransportError
 from native.transport import DEFAULT_TIMEOUT, GOOD, Buffer, CommandResult, Transport, WritableBuffer, make_data_in
 

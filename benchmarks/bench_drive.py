@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.drive import TapeDrive  # noqa: E402
-from app.scsi import cdb as C  # noqa: E402
+from native.scsi import cdb as C  # noqa: E402
 from native import open_transport  # noqa: E402
 
 

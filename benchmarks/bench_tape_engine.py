@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from app.drive import TapeDrive  # noqa: E402
 from app.events import PhaseFinished, PhaseStarted  # noqa: E402
 from app.patterns import Pattern  # noqa: E402
-from app.scsi import cdb as C  # noqa: E402
+from native.scsi import cdb as C  # noqa: E402
 from app.tapeperf import TapePerfParams, TapePerfTest, parse_size  # noqa: E402
 
 IO = 1 << 20

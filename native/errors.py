@@ -132,7 +132,7 @@ class ScsiStatusError(DeviceError):
 
 
 class CheckCondition(DeviceError):
-    """CHECK CONDITION. ``sense`` is the decoded sense (``app.scsi.sense.Sense``).
+    """CHECK CONDITION. ``sense`` is the decoded sense (``native.scsi.sense.Sense``).
 
     The subclass is chosen by sense key (see ``for_sense_key``) so callers can write
     ``except IllegalRequest`` for "not supported by this device".

@@ -17,8 +17,8 @@ from app.drive import (
     is_not_supported,
     supported,
 )
-from app.scsi import cdb as C
-from app.scsi.sense import build_fixed, build_descriptor
+from native.scsi import cdb as C
+from native.scsi.sense import build_fixed, build_descriptor
 from native.errors import (
     BlankCheck,
     CheckCondition,

@@ -12,7 +12,7 @@ import pytest
 
 from app.drive import CompressionChange, TapeDrive, Unsupported, supported
 from app.info import Verdict, gather
-from app.scsi.cdb import SpaceCode
+from native.scsi.cdb import SpaceCode
 from tests.helpers.tgt import tgt_available, tgt_module_target  # noqa: F401  (fixture)
 
 pytestmark = [

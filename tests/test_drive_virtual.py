@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from app.drive import TapeDrive, Unsupported, supported
-from app.scsi.cdb import SpaceCode
-from app.scsi.logpages import ErrorCounters, TapeAlertPage
+from native.scsi.cdb import SpaceCode
+from native.scsi.logpages import ErrorCounters, TapeAlertPage
 from native.errors import DataProtect, IllegalRequest, InvalidParameter
 
 DEV = "virtual:lto9?realtime=0"
@@ -137,7 +137,7 @@ def test_request_sense_after_a_good_command_is_no_sense(drive: TapeDrive) -> Non
 
 def test_virtual_lto10_is_an_lto10_drive(tmp_path) -> None:
     """Density 0x62 (LTFS tape_ops.h), IBM's published speed-matching table, 400 MB/s native, 1000 MB/s at 2.5:1."""
-    from app.scsi.density import density_name, lto_generation
+    from native.scsi.density import density_name, lto_generation
     from app.tapeperf.rated import possible, rated
     from native.virtual.specs import spec_for
 

@@ -10,8 +10,8 @@ from app.cli import main
 from app.drive import Supported, TapeDrive, Unsupported
 from app.info import NO_CARTRIDGE, Alert, ErrorCounts, Performance, Verdict, assess, gather
 from app.cli.info import render_text
-from app.scsi import cdb as C
-from app.scsi.logpages import hp_performance_page
+from native.scsi import cdb as C
+from native.scsi.logpages import hp_performance_page
 from tests.helpers import faults
 from tests.helpers.faults import FaultyTransport, RecordingTransport, reply
 from tests.scsi import samples

@@ -11,8 +11,8 @@ from app.cli import main
 from app.cli.info import render_text
 from app.drive import Supported, TapeDrive
 from app.info import Verdict, gather
-from app.scsi import cdb as C
-from app.scsi import devicelogs as D
+from native.scsi import cdb as C
+from native.scsi import devicelogs as D
 from native.virtual import open_virtual
 from tests.helpers.faults import FaultyTransport, reply
 from tests.scsi import samples

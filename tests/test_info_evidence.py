@@ -15,7 +15,7 @@ from app.cli import main
 from app.cli.info import render_text
 from app.drive import NotATapeDrive, Supported, TapeDrive, Unsupported
 from app.info import EXIT_CODES, Verdict, gather
-from app.scsi import cdb as C
+from native.scsi import cdb as C
 from tests.helpers import faults
 from tests.helpers.faults import FaultyTransport, RecordingTransport, reply
 from tests.scsi import samples

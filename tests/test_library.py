@@ -10,7 +10,7 @@ import pytest
 from app.cli import main
 from app.drive import set_read_only_session
 from app.library import Changer, NotAChanger
-from app.scsi.smc import ElementType, parse_element_status, read_element_status
+from native.scsi.smc import ElementType, parse_element_status, read_element_status
 from native.errors import ParseError
 from native.virtual.library import VirtualLibrary
 from tests.helpers.faults import RecordingTransport

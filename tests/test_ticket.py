@@ -13,7 +13,7 @@ import pytest
 from app.cli import main
 from app.drive import STATE_CHANGING_OPCODES
 from app.history import History
-from app.scsi import cdb as C
+from native.scsi import cdb as C
 from app.ticket import OnceTransport, collect_from
 from native.transport import DEFAULT_TIMEOUT, CommandResult, Transport
 from native.virtual import open_virtual

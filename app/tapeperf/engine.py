@@ -27,7 +27,7 @@ from typing import Callable, Protocol
 from app.drive import ReadOnlyRefusal, TapeDrive, supported
 from app.events import CancelToken, EventSink, Message, PhaseFinished, PhaseStarted, Progress, Sample, SampleBatch, discard
 from app.patterns import DEFAULT_POOL_BYTES, BlockGenerator
-from app.scsi.cdb import SpaceCode
+from native.scsi.cdb import SpaceCode
 from app.tapeperf import safety, settings
 from app.tapeperf.logs import DriveLogs
 from app.tapeperf.params import TapePerfParams

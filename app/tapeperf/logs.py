@@ -9,7 +9,7 @@ a failure of the test.
 from __future__ import annotations
 
 from app.drive import TapeDrive
-from app.scsi.devicelogs import PAGE_TAPEALERT_RESPONSE, TapeAlertResponse
+from native.scsi.devicelogs import PAGE_TAPEALERT_RESPONSE, TapeAlertResponse
 from app.tapeperf.results import LogDelta, TapePerfResult
 from native.errors import DeviceError
 

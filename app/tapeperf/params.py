@@ -11,7 +11,7 @@ import re
 from dataclasses import asdict, dataclass, field
 
 from app.patterns import Pattern
-from app.scsi.tape import BlockLimits
+from native.scsi.tape import BlockLimits
 from native.errors import InvalidParameter
 
 DIRECTIONS = ("write", "read", "write+read")

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from native.errors import CheckCondition, DataProtect, DeviceError, SafetyRefusal
 
 from app.drive import TapeDrive
-from app.scsi.mam import Mam
+from native.scsi.mam import Mam
 
 #: The probe read asks for up to this many bytes: enough for any block a test writes;
 #: a longer block is reported by ILI with its true length.

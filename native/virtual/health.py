@@ -1,7 +1,7 @@
 """The virtual drive's drive-wide log pages: 0x06 0x0D 0x11 0x12 0x14 0x16 0x18 0x1A (issue 15).
 
 Byte layouts are written here from the standards (SPC-4 / SSC-4 / SPL-4; see
-``app.scsi.devicelogs`` for the table), independently of the host-side parsers, and the tests
+``native.scsi.devicelogs`` for the table), independently of the host-side parsers, and the tests
 decode them with ``sg_logs --inhex``: three readers agreeing is the check. ``native`` never
 imports ``app``.
 

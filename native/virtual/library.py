@@ -11,7 +11,7 @@ after each move, so a trainer's library survives between runs. ``robotfault=N`` 
 N-th move fail with a HARDWARE ERROR (04/15/01, mechanical positioning error) for training.
 
 Layouts are encoded here, not imported from ``app`` (``native`` sits below ``app``); the
-app's parsers (``app/scsi/smc.py``) read them back in the tests.
+app's parsers (``native/scsi/smc.py``) read them back in the tests.
 """
 from __future__ import annotations
 

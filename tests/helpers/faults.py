@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from app.scsi.sense import build_fixed
+from native.scsi.sense import build_fixed
 from native.errors import CommandTimeout, ConnectionLost
 from native.transport import BUSY, CHECK_CONDITION, DEFAULT_TIMEOUT, GOOD, CommandResult, Transport, make_data_in
 

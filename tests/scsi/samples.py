@@ -5,9 +5,9 @@ bytes. Values resemble an HPE LTO-9 drive with a FUJIFILM cartridge.
 """
 from __future__ import annotations
 
-from app.scsi.density import DensityDescriptor, DensitySupport
-from app.scsi.logpages import LogPage, LogParameter, counter, tapealert_page
-from app.scsi.mam import Attribute, AttrFormat, Mam, ascii_attr, binary
+from native.scsi.density import DensityDescriptor, DensitySupport
+from native.scsi.logpages import LogPage, LogParameter, counter, tapealert_page
+from native.scsi.mam import Attribute, AttrFormat, Mam, ascii_attr, binary
 
 
 def inquiry(vendor: str = "HPE", product: str = "Ultrium 9-SCSI", revision: str = "Q3A1", serial: str = "HU12345678",

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.scsi import cdb as C
+from native.scsi import cdb as C
 from native.errors import InvalidParameter
 
 

@@ -1,6 +1,6 @@
 """Drive-wide log pages (issue 15): round trips, fuzzing, and sg_logs agreeing on the virtual drive's bytes.
 
-Three readers of the same bytes: the app's parsers (``app.scsi.devicelogs``), the virtual
+Three readers of the same bytes: the app's parsers (``native.scsi.devicelogs``), the virtual
 drive's independent builders (``native.virtual.health``) and sg3_utils' ``sg_logs --inhex``.
 """
 from __future__ import annotations
@@ -12,8 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.scsi import devicelogs as D
-from app.scsi.logpages import parse_log_page
+from native.scsi import devicelogs as D
+from native.scsi.logpages import parse_log_page
 from native.errors import ParseError
 from tests.virtual.conftest import sg_inhex
 

@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 
 from app.drive import Supported, TapeDrive
 from app.info import gather
-from app.scsi import cdb as C
-from app.scsi.encryption import Algorithm, EncryptionCapabilities, EncryptionStatus
+from native.scsi import cdb as C
+from native.scsi.encryption import Algorithm, EncryptionCapabilities, EncryptionStatus
 from native.errors import ParseError
 from native.virtual import open_virtual
 from tests.helpers.faults import FaultyTransport

@@ -11,13 +11,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.scsi.density import DensitySupport
-from app.scsi.inquiry import DeviceIdentification, Inquiry, SupportedVpdPages, UnitSerialNumber
-from app.scsi.logpages import LogPage, SupportedPages, parse_log_page
-from app.scsi.mam import Mam, parse_attribute_list
-from app.scsi.mode import CompressionPage, DeviceConfigurationPage, ModeData, ModePage
-from app.scsi.sense import Sense
-from app.scsi.tape import BlockLimits, LongPosition, Position
+from native.scsi.density import DensitySupport
+from native.scsi.inquiry import DeviceIdentification, Inquiry, SupportedVpdPages, UnitSerialNumber
+from native.scsi.logpages import LogPage, SupportedPages, parse_log_page
+from native.scsi.mam import Mam, parse_attribute_list
+from native.scsi.mode import CompressionPage, DeviceConfigurationPage, ModeData, ModePage
+from native.scsi.sense import Sense
+from native.scsi.tape import BlockLimits, LongPosition, Position
 from native.errors import ParseError
 from tests.scsi import samples
 

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.scsi.logpages import (HP_PERFORMANCE, PAGE_HP_PERFORMANCE, HpPerformance, LogPage, hp_performance_page,
+from native.scsi.logpages import (HP_PERFORMANCE, PAGE_HP_PERFORMANCE, HpPerformance, LogPage, hp_performance_page,
                                parse_log_page)
 from native.errors import ParseError
 

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from app.scsi.density import LTO_DENSITIES, DensitySupport, density_name, lto_generation
-from app.scsi.inquiry import DeviceIdentification, Inquiry, SupportedVpdPages, UnitSerialNumber
-from app.scsi.logpages import (
+from native.scsi.density import LTO_DENSITIES, DensitySupport, density_name, lto_generation
+from native.scsi.inquiry import DeviceIdentification, Inquiry, SupportedVpdPages, UnitSerialNumber
+from native.scsi.logpages import (
     CompressionStatistics,
     ErrorCounters,
     LogPage,
@@ -15,10 +15,10 @@ from app.scsi.logpages import (
     VolumeStatistics,
     parse_log_page,
 )
-from app.scsi.mam import Mam, parse_attribute_list
-from app.scsi.mode import BlockDescriptor, CompressionPage, DeviceConfigurationPage, ModeData
-from app.scsi.tape import BlockLimits, LongPosition, Position
-from app.scsi.tapealert import TAPEALERTS, Severity
+from native.scsi.mam import Mam, parse_attribute_list
+from native.scsi.mode import BlockDescriptor, CompressionPage, DeviceConfigurationPage, ModeData
+from native.scsi.tape import BlockLimits, LongPosition, Position
+from native.scsi.tapealert import TAPEALERTS, Severity
 from native.errors import ParseError
 from tests.scsi import samples
 

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from app.scsi.asc import asc_text, is_known
-from app.scsi.asc_table import ASC_ASCQ
-from app.scsi.sense import Sense, build_descriptor, build_fixed, sense_key_name
+from native.scsi.asc import asc_text, is_known
+from native.scsi.asc_table import ASC_ASCQ
+from native.scsi.sense import Sense, build_descriptor, build_fixed, sense_key_name
 from native.errors import ParseError
 
 

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from app.scsi.asc_table import ASC_ASCQ
-from app.scsi.inquiry import DeviceIdentification, Inquiry, SupportedVpdPages, UnitSerialNumber
-from app.scsi.logpages import parse_log_page
-from app.scsi.mam import Mam
-from app.scsi.sense import Sense, build_descriptor, build_fixed
+from native.scsi.asc_table import ASC_ASCQ
+from native.scsi.inquiry import DeviceIdentification, Inquiry, SupportedVpdPages, UnitSerialNumber
+from native.scsi.logpages import parse_log_page
+from native.scsi.mam import Mam
+from native.scsi.sense import Sense, build_descriptor, build_fixed
 from tests.scsi import samples
 
 pytestmark = pytest.mark.skipif(shutil.which("sg_decode_sense") is None, reason="sg3-utils is not installed")

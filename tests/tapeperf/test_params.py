@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from app.patterns import Pattern
-from app.scsi.tape import BlockLimits
+from native.scsi.tape import BlockLimits
 from app.tapeperf import TapePerfParams, parse_amount, parse_direction, parse_size
 from native.errors import InvalidParameter
 

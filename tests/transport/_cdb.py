@@ -1,6 +1,6 @@
 """Raw CDBs and a fixed-format sense reader for transport tests.
 
-Deliberately independent of ``app.scsi`` (written in parallel): the transport tests
+Deliberately independent of ``native.scsi`` (written in parallel): the transport tests
 check bytes on the wire, not the command-set layer.
 """
 from __future__ import annotations

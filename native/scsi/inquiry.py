@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.scsi._bytes import ascii_field, bit, need, uint
+from native.scsi._bytes import ascii_field, bit, need, uint
 from native.errors import ParseError
 
 DEVICE_TYPES = {

@@ -4,7 +4,7 @@
 parameters) and returns the typed subclass for the pages tapediag interprets:
 0x00 supported pages, 0x02/0x03 write/read error counters, 0x0C sequential access,
 0x17 volume statistics, 0x1B data compression, 0x2E TapeAlert (and, registered by
-``app.scsi.devicelogs``, the drive-wide pages 0x06 0x0D 0x11 0x12 0x14 0x16 0x18 0x1A). Typed pages expose
+``native.scsi.devicelogs``, the drive-wide pages 0x06 0x0D 0x11 0x12 0x14 0x16 0x18 0x1A). Typed pages expose
 their values as properties (None when the drive omits a parameter); the raw
 parameters stay available for anything vendor-specific.
 
@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.scsi._bytes import ascii_field, bit, need, uint
-from app.scsi.tapealert import Severity, TapeAlertDefinition, definition
+from native.scsi._bytes import ascii_field, bit, need, uint
+from native.scsi.tapealert import Severity, TapeAlertDefinition, definition
 from native.errors import ParseError
 
 PAGE_SUPPORTED = 0x00
@@ -424,7 +424,7 @@ _TYPED: dict[int, type[LogPage]] = {
 
 
 def register_typed(page_code: int, cls: type[LogPage]) -> None:
-    """Let ``parse_log_page`` return ``cls`` for a page (``app.scsi.devicelogs`` registers the drive-wide pages)."""
+    """Let ``parse_log_page`` return ``cls`` for a page (``native.scsi.devicelogs`` registers the drive-wide pages)."""
     _TYPED[page_code] = cls
 
 
@@ -451,4 +451,4 @@ def tapealert_page(active: set[int] | frozenset[int]) -> bytes:
 
 # The drive-wide pages live in their own module and register themselves here; imported last so
 # that ``parse_log_page`` knows them whichever of the two modules a caller imports first.
-from app.scsi import devicelogs as _devicelogs  # noqa: F401
+from native.scsi import devicelogs as _devicelogs  # noqa: F401

@@ -1,6 +1,6 @@
 """Small big-endian readers that fail with ``ParseError`` instead of IndexError.
 
-Every parser in ``app.scsi`` reads device bytes through these, so a truncated or
+Every parser in ``native.scsi`` reads device bytes through these, so a truncated or
 malformed response always ends in the one exception callers expect.
 """
 from __future__ import annotations

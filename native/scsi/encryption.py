@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.scsi._bytes import bit, need, uint
+from native.scsi._bytes import bit, need, uint
 from native.errors import ParseError
 
 PAGE_CAPABILITIES = 0x0010

@@ -6,7 +6,7 @@ technician must still be shown the numbers.
 """
 from __future__ import annotations
 
-from app.scsi.asc_table import ASC_ASCQ
+from native.scsi.asc_table import ASC_ASCQ
 
 # ASCs whose ASCQ is a parameter rather than an assignment: text with '%02X'.
 _RANGES = {

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.scsi._bytes import bit, need, uint
+from native.scsi._bytes import bit, need, uint
 
 
 @dataclass(frozen=True)

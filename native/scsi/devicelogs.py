@@ -1,6 +1,6 @@
 """The standard log pages that say how the *drive* is doing (issue 15), beside ``logpages``.
 
-``app.scsi.logpages`` decodes the per-cartridge pages (error counters, sequential access,
+``native.scsi.logpages`` decodes the per-cartridge pages (error counters, sequential access,
 volume statistics, compression, TapeAlert). This module adds the drive-wide ones real LTO
 drives list (HP Ultrium 6: 0D 11 12 14 16 18; IBM ULT3580-TD6/TDA: 06 11 12 14 16 1A):
 
@@ -36,9 +36,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.scsi._bytes import ascii_field, bit
-from app.scsi.logpages import LogPage, LogParameter, TapeAlertFlag, register_typed
-from app.scsi.tapealert import definition
+from native.scsi._bytes import ascii_field, bit
+from native.scsi.logpages import LogPage, LogParameter, TapeAlertFlag, register_typed
+from native.scsi.tapealert import definition
 
 PAGE_NON_MEDIUM_ERRORS = 0x06
 PAGE_TEMPERATURE = 0x0D

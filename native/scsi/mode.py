@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from app.scsi._bytes import bit, need, uint
+from native.scsi._bytes import bit, need, uint
 from native.errors import InvalidParameter, ParseError
 
 PAGE_DATA_COMPRESSION = 0x0F

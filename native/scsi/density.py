@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.scsi._bytes import ascii_field, bit, need, uint
+from native.scsi._bytes import ascii_field, bit, need, uint
 from native.errors import ParseError
 
 # density code -> (generation, name). 0x5D is an LTO-7 cartridge formatted as

@@ -2,7 +2,7 @@
 
 Keyed by (ASC, ASCQ). Texts follow T10's wording so that what tapediag prints can be
 compared with sg3_utils and with vendor manuals. Parameterised ranges (40/NN,
-4D/NN, 70/NN) and vendor-specific codes are handled in ``app.scsi.asc``.
+4D/NN, 70/NN) and vendor-specific codes are handled in ``native.scsi.asc``.
 """
 from __future__ import annotations
 

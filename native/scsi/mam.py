@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from app.scsi._bytes import ascii_field, bit, need, uint
+from native.scsi._bytes import ascii_field, bit, need, uint
 from native.errors import ParseError
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.scsi._bytes import bit, need, sint, uint
-from app.scsi.asc import asc_text
+from native.scsi._bytes import bit, need, sint, uint
+from native.scsi.asc import asc_text
 from native.errors import ParseError
 
 NO_SENSE = 0x0
