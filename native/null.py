@@ -18,13 +18,14 @@ import struct
 
 from native.errors import ConnectionLost
 from native.transport import CHECK_CONDITION, DEFAULT_TIMEOUT, GOOD, Buffer, CommandResult, Transport, WritableBuffer, make_data_in
-from native.virtual.sense import BLANK_CHECK, fixed_sense
+from native.virtual.sense import BLANK_CHECK, Check, invalid_field, invalid_opcode
 
 _INQUIRY = bytes([0x01, 0x80, 0x06, 0x12, 91, 0, 0, 0x02]) + b"TAPEDIAG" + b"NULL DEVICE     " + b"0001" + bytes(60)
 _EMPTY = memoryview(b"")
-_BAD_OPCODE = fixed_sense(0x5, 0x20, 0x00)
-_BAD_FIELD = fixed_sense(0x5, 0x24, 0x00)
-_EOD = fixed_sense(BLANK_CHECK, 0x00, 0x05)
+
+
+def _end_of_data() -> Check:
+    return Check(BLANK_CHECK, 0x00, 0x05)
 
 
 class NullTransport(Transport):
@@ -52,9 +53,10 @@ class NullTransport(Transport):
             self.eod = self.pos
             self.bytes_written += len(data_out) if data_out is not None else 0
             return CommandResult(GOOD, b"", _EMPTY, 0)
-        reply = self._answer(bytes(cdb), data_out)
-        if isinstance(reply, bytes):  # a fixed-format sense (70h): the only bare bytes an answer is
-            return CommandResult(CHECK_CONDITION, reply, _EMPTY, 0)
+        try:
+            reply = self._answer(bytes(cdb), data_out)
+        except Check as check:  # the same typed refusal the virtual drive's handlers raise
+            return CommandResult(CHECK_CONDITION, check.sense, _EMPTY, 0)
         if not reply:
             return CommandResult(GOOD, b"", _EMPTY, 0)
         buf = make_data_in(data_in) if (not isinstance(data_in, int) or data_in) else _EMPTY
@@ -63,8 +65,8 @@ class NullTransport(Transport):
         buf[:n] = data[:n]
         return CommandResult(GOOD, b"", buf[:n], n)
 
-    def _answer(self, cdb: bytes, data_out: Buffer | None) -> bytes | tuple[bytes, int] | None:
-        """None = GOOD without data; bytes starting 0x70 = sense; (data, allocation) = data-in."""
+    def _answer(self, cdb: bytes, data_out: Buffer | None) -> tuple[bytes, int] | None:
+        """None = GOOD without data; (data, allocation) = data-in; a refusal raises ``Check``."""
         op = cdb[0]
         if op in (0x00, 0x16, 0x17, 0x1E, 0x19):  # TUR, RESERVE, RELEASE, PREVENT, ERASE
             return None
@@ -72,7 +74,7 @@ class NullTransport(Transport):
             self.pos = 0
             return None
         if op == 0x08:  # READ: nothing was kept
-            return _EOD
+            raise _end_of_data()
         if op == 0x10:  # WRITE FILEMARKS
             self.pos += int.from_bytes(cdb[2:5], "big")
             self.eod = self.pos
@@ -81,11 +83,13 @@ class NullTransport(Transport):
             if cdb[1] & 0x0F == 3:
                 self.pos = self.eod
                 return None
-            return _EOD
+            raise _end_of_data()
         if op in (0x2B, 0x92):  # LOCATE
             target = struct.unpack_from(">I", cdb, 3)[0] if op == 0x2B else struct.unpack_from(">Q", cdb, 4)[0]
             self.pos = min(target, self.eod)
-            return None if target <= self.eod else _EOD
+            if target > self.eod:
+                raise _end_of_data()
+            return None
         if op == 0x12:
             return self._inquiry(cdb)
         if op == 0x05:
@@ -102,25 +106,27 @@ class NullTransport(Transport):
                 return struct.pack(">BBxxII8x", bop, 0, self.pos & 0xFFFFFFFF, self.pos & 0xFFFFFFFF), 20
             if action == 6:
                 return struct.pack(">B3xIQQ8x", bop, 0, self.pos, 0), 32
-            return _BAD_FIELD
-        return _BAD_OPCODE
+            raise invalid_field()
+        raise invalid_opcode()
 
     @staticmethod
-    def _inquiry(cdb: bytes) -> bytes | tuple[bytes, int]:
+    def _inquiry(cdb: bytes) -> tuple[bytes, int]:
         alloc = struct.unpack_from(">H", cdb, 3)[0]
         if cdb[1] & 0x01:
             if cdb[2] == 0x00:
                 return bytes([0x01, 0x00, 0x00, 2, 0x00, 0x80]), alloc
             if cdb[2] == 0x80:
                 return bytes([0x01, 0x80, 0x00, 10]) + b"NULL000001", alloc
-            return _BAD_FIELD
-        return (_INQUIRY, alloc) if not cdb[2] else _BAD_FIELD
+            raise invalid_field()
+        if cdb[2]:
+            raise invalid_field()
+        return _INQUIRY, alloc
 
-    def _mode_sense(self, cdb: bytes) -> tuple[bytes, int] | bytes:
+    def _mode_sense(self, cdb: bytes) -> tuple[bytes, int]:
         ten = cdb[0] == 0x5A
         code = cdb[2] & 0x3F
         if code not in (0x00, 0x0F, 0x10, 0x3F):
-            return _BAD_FIELD
+            raise invalid_field()
         alloc = struct.unpack_from(">H", cdb, 7)[0] if ten else cdb[4]
         bd = b"" if cdb[1] & 0x08 else bytes(5) + self.block_length.to_bytes(3, "big")
         page = bytes([0x0F, 0x0E, 0x80, 0x80, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0]) if code in (0x0F, 0x3F) else b""

@@ -30,3 +30,15 @@ def test_null_device_pre_checks_and_writes() -> None:
     assert sense_fields(d.execute(bytes([0x4D]) + bytes(9), data_in=64).sense)[:3] == (5, 0x20, 0)
     assert d.bytes_written == 3 * 256 * 4096
     d.close()
+
+
+def test_null_device_refusals_are_check_conditions_with_their_sense() -> None:
+    """Every refusal comes back as CHECK CONDITION with its own sense, never as data."""
+    d = open_transport("virtual:null")
+    vpd83 = d.execute(bytes([0x12, 0x01, 0x83, 0, 96, 0]), data_in=96)
+    assert vpd83.status == 0x02 and sense_fields(vpd83.sense)[:3] == (5, 0x24, 0) and vpd83.transferred == 0
+    past_eod = d.execute(bytes([0x2B, 0, 0]) + (10).to_bytes(4, "big") + bytes(3))
+    assert past_eod.status == 0x02 and sense_fields(past_eod.sense)[:3] == (8, 0, 5)
+    unknown_mode_page = d.execute(bytes([0x1A, 0, 0x1C, 0, 255, 0]), data_in=255)
+    assert unknown_mode_page.status == 0x02 and sense_fields(unknown_mode_page.sense)[:3] == (5, 0x24, 0)
+    d.close()
