@@ -58,6 +58,17 @@ run mode_after_fixed $T info /dev/nst0 --json
 sha256sum < $W/tape.img > $R/tape.sha.before_big
 run perf_too_big $T tape-perf /dev/nst0 --mode fixed --block-size 256K --io-size 16M --size 64M --force
 sha256sum < $W/tape.img > $R/tape.sha.after_big
+# A tape written by other programs through the kernel's st driver (tar with 64 KiB records, then dd
+# with 32 KiB blocks, each closed by the filemark st writes on close): scan must report that layout.
+head -c 1048576 /dev/urandom > $W/payload
+tar -cf - -b 128 -C $W payload | wc -c > $R/foreign_tar_bytes
+mt -f /dev/nst0 rewind
+tar -cf /dev/nst0 -b 128 -C $W payload
+dd if=/dev/urandom of=/dev/nst0 bs=32k count=10 2> /dev/null
+mt -f /dev/nst0 rewind
+sha256sum < $W/tape.img > $R/tape.sha.before_scan
+run scan_foreign $T scan /dev/nst0 --json
+sha256sum < $W/tape.img > $R/tape.sha.after_scan
 cat /sys/class/scsi_host/host*/max_sectors /sys/class/scsi_host/host*/sg_tablesize > $R/host_limits 2>&1
 
 # A user in the tape group (not root, no CAP_SYS_RAWIO) on the sg node.

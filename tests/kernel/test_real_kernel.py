@@ -139,3 +139,17 @@ def test_a_drive_vanishing_mid_write_is_one_line(guest: GuestRun) -> None:
     lines = [line for line in err.splitlines() if line.startswith(("tapediag", "error:"))]
     assert len(lines) == 1, err
     assert "went away" in lines[0] and "tape position" in lines[0], err
+
+
+def test_scan_reports_the_layout_tar_and_dd_wrote_through_st_and_writes_nothing(guest: GuestRun) -> None:
+    """Issue 16: a cartridge written by other programs (tar, dd) through the kernel's st driver."""
+    rc, out, err = _step(guest, "scan_foreign")
+    assert rc == 0, err
+    result = json.loads(out)
+    tar_bytes = int((guest.out / "r" / "foreign_tar_bytes").read_text())
+    tar_records = -(-tar_bytes // 65536)
+    layout = [(f["blocks"], f["bytes"], f["min_block"], f["max_block"]) for f in result["files"]]
+    assert layout == [(tar_records, tar_bytes, 65536, 65536), (10, 10 * 32768, 32768, 32768)], layout
+    assert result["verdict"] == "keep", result["reasons"]
+    r = guest.out / "r"
+    assert (r / "tape.sha.before_scan").read_text() == (r / "tape.sha.after_scan").read_text(), "scan changed the tape"
