@@ -716,7 +716,13 @@ def assess(tapealerts: Maybe[tuple[Alert, ...]], write_errors: Maybe[ErrorCounts
             by_reason.setdefault(sec.reason if isinstance(sec, Unsupported) else "", []).append(name)
         missing = "; ".join(f"{_and(names)} ({reason})" for reason, names in by_reason.items())
         return Health(Verdict.NOT_ASSESSED, (f"the drive did not report {missing}",))
-    return Health(Verdict.HEALTHY, ())
+    # A Healthy verdict names the evidence it rests on, as the other verdicts do: a ticket
+    # that says "Healthy" must also say what was read (a drive may give only its write counters).
+    clean = ["TapeAlert: no warning or critical flag"] if isinstance(tapealerts, Supported) else []
+    counted = [d for d, sec in (("write", write_errors), ("read", read_errors)) if isinstance(sec, Supported)]
+    if counted:
+        clean.append(f"{' and '.join(counted)} error counters: no uncorrected error")
+    return Health(Verdict.HEALTHY, ("; ".join(clean),))
 
 
 def snapshot(device: str, *, history: "History | None" = None) -> tuple[DriveInfo, int]:

@@ -212,7 +212,7 @@ def collect_from(transport: Transport, device: str) -> Ticket:
 
 def summary_text(ticket: Ticket) -> str:
     """The page a person reads first: what this is, the drive's decoded state, what is inside."""
-    from app.cli.info import render_text
+    from app.info_view import render_text
 
     lines = [f"tapediag support ticket for {ticket.device}", f"created {ticket.created} by tapediag {app.__version__}",
              "Captured read-only: nothing was written to the drive and the tape was not moved.", ""]

@@ -9,7 +9,7 @@ import pytest
 from app.cli import main
 from app.drive import Supported, TapeDrive, Unsupported
 from app.info import NO_CARTRIDGE, Alert, ErrorCounts, Performance, Verdict, assess, gather
-from app.cli.info import render_text
+from app.info_view import render_text
 from native.scsi import cdb as C
 from native.scsi.logpages import hp_performance_page
 from tests.helpers import faults
@@ -57,7 +57,8 @@ def test_gather_from_the_virtual_drive() -> None:
     assert isinstance(info.media, Supported) and info.media.value.density_code == 0x60 and info.media.value.block_mode == "variable"
     assert isinstance(info.block_limits, Supported) and info.block_limits.value.max_block >= 1 << 20
     assert isinstance(info.cartridge, Supported) and info.cartridge.value.barcode == "ABC123L9"
-    assert info.health.verdict is Verdict.HEALTHY and info.health.reasons == ()
+    assert info.health.verdict is Verdict.HEALTHY
+    assert info.health.reasons == ("TapeAlert: no warning or critical flag; write and read error counters: no uncorrected error",)
 
 
 @pytest.mark.parametrize("flags, verdict", [("", Verdict.HEALTHY), ("21", Verdict.ATTENTION), ("1", Verdict.ATTENTION),
@@ -163,6 +164,9 @@ def test_assess_rules() -> None:
     assert assess(none, none, none, Supported(True)).verdict is Verdict.ATTENTION
     assert assess(none, none, none, none).verdict is Verdict.NOT_ASSESSED
     assert assess(none, ok, none, none).verdict is Verdict.HEALTHY  # the write counters alone are evidence
+    # A Healthy verdict names exactly the evidence it rests on.
+    assert assess(none, ok, none, none).reasons == ("write error counters: no uncorrected error",)
+    assert assess(Supported((info_flag,)), none, none, none).reasons == ("TapeAlert: no warning or critical flag",)
 
 
 def test_cli_json(capsys: pytest.CaptureFixture[str]) -> None:

@@ -8,16 +8,15 @@ from pathlib import Path
 import pytest
 
 from app.cli import main
-from app.cli.info import render_text
 from app.drive import Supported, TapeDrive
 from app.info import Verdict, gather
+from app.info_view import render_text, sections
 from native.scsi import cdb as C
 from native.scsi import devicelogs as D
 from native.virtual import open_virtual
 from tests.helpers.faults import FaultyTransport, reply
 from tests.scsi import samples
 from tests.test_info import scripted_hpe_drive
-from ui.summaries import info_sections
 
 
 def virtual(tmp_path: Path, **options: object) -> str:
@@ -50,7 +49,7 @@ def test_info_shows_the_virtual_drives_own_pages(tmp_path: Path) -> None:
     for line in ("Current                   45 °C", "Lifetime power on hours          5,000", "Invalid dwords          77",
                  "Port 1 phy 0              12 Gbps", "no errors recorded"):
         assert line in text, line
-    titles = [title for title, _value, _expanded in info_sections(data)]  # the GUI panel's sections
+    titles = [section.title for section in sections(info)]  # what the CLI prints and the GUI panel shows
     assert {"Temperature (log page 0x0D)", "Device statistics (log page 0x14)", "SAS port (log page 0x18)"} <= set(titles)
 
 

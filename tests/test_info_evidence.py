@@ -12,7 +12,7 @@ import json
 import pytest
 
 from app.cli import main
-from app.cli.info import render_text
+from app.info_view import render_text
 from app.drive import NotATapeDrive, Supported, TapeDrive, Unsupported
 from app.info import EXIT_CODES, Verdict, gather
 from native.scsi import cdb as C

@@ -1,7 +1,7 @@
 """Small shared widgets: result trees from ``to_dict()`` forms, validated fields."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPalette
@@ -15,6 +15,9 @@ from PySide6.QtWidgets import (
     QTreeWidgetItem,
     QWidget,
 )
+
+if TYPE_CHECKING:
+    from app.info_view import Section
 
 SEVERITY_COLOURS = {
     # TapeAlert severities and health verdicts; readable on light and dark palettes.
@@ -69,6 +72,27 @@ class ResultTree(QTreeWidget):
         self.clear()
         for title, data, expanded in sections:
             self.add_section(title, data, expanded=expanded)
+
+    def show_view(self, sections: "Iterable[Section]") -> None:
+        """Sections already formatted by ``app/`` (``app.info_view``): labels and values shown as given.
+
+        A row with an indent sits under the row before it (a SAS phy's counters under the phy)."""
+        self.clear()
+        for section in sections:
+            top = QTreeWidgetItem([section.title, ""])
+            font = top.font(0)
+            font.setBold(True)
+            top.setFont(0, font)
+            self.addTopLevelItem(top)
+            parent = top
+            for row in section.rows:
+                item = QTreeWidgetItem(parent if row.indent else top, [row.label, row.value])
+                if not row.indent:
+                    parent = item
+                colour = SEVERITY_COLOURS.get(row.severity or "")
+                if colour is not None:
+                    item.setForeground(1, colour)
+            top.setExpanded(section.expanded)
 
     def add_section(self, title: str, data: Any, *, colour: QColor | None = None,
                     expanded: bool = True) -> QTreeWidgetItem:

@@ -143,7 +143,7 @@ class DriveAssessment:
     def _health(self, result: AssessResult, health: Health, reasons: tuple[str, ...]) -> None:
         outcome = {Health.HEALTHY: Outcome.PASS, Health.ATTENTION: Outcome.WARN, Health.FAILING: Outcome.FAIL}.get(
             health, Outcome.NOT_ASSESSED)
-        why = "; ".join(reasons) if reasons else "TapeAlert and the error counters are clean"
+        why = "; ".join(reasons)
         result.steps.append(Step("TapeAlert and device status", outcome, why))
 
     def _self_test(self, result: AssessResult, sink: EventSink) -> None:

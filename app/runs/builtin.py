@@ -15,7 +15,7 @@ def _drive_info_headline(res: Results) -> str:
 
 
 def _drive_info_text(res: Results) -> str:
-    from app.cli.info import render_text
+    from app.info_view import render_text
     from app.info import DriveInfo
 
     return render_text(from_dict(DriveInfo, res)).rstrip("\n")

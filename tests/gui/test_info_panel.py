@@ -1,8 +1,12 @@
 """Drive information end to end: identity, MAM, TapeAlert with severity colours, health."""
 from __future__ import annotations
 
+import contextlib
+import io
+
 import pytest
 
+from app.cli import main
 from tests.gui.conftest import select_device, wait_idle
 
 pytestmark = pytest.mark.gui
@@ -18,7 +22,7 @@ def test_virtual_drive_information_with_tapealerts_and_verdict(qtbot, window):
     assert "Health: Attention" in panel.verdict.text()
     assert "Cleaning required" in panel.verdict.text()
     assert panel.tree.find_value("product") == "Ultrium 8-SCSI"
-    assert panel.tree.find_value("generation") == "LTO-8"
+    assert panel.tree.find_value("LTO generation") == "LTO-8"
     assert panel.tree.find_value("barcode")  # the cartridge memory was read
     alerts = [panel.tree.topLevelItem(i) for i in range(panel.tree.topLevelItemCount())
               if panel.tree.topLevelItem(i).text(0) == "TapeAlert"][0]
@@ -30,6 +34,17 @@ def test_virtual_drive_information_with_tapealerts_and_verdict(qtbot, window):
     assert rows["14h (20) Cleaning required"].foreground(1).color().name() == "#d62728"
     assert rows["03h (3) Hard error"].foreground(1).color().name() == "#e08a00"
     assert panel.run_id is not None  # recorded as a drive-info run
+    # The same fields, names and formats as 'tapediag info' prints (app.info_view): no raw 96 or 1.
+    assert panel.tree.find_value("Density") == "LTO-8 (0x5E)"
+    assert panel.tree.find_value("Buffered mode").startswith("on")
+    assert "(" in panel.tree.find_value("Capacity maximum") and "MiB)" in panel.tree.find_value("Capacity maximum")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        main(["show", str(panel.run_id)])
+    shown = [panel.tree.topLevelItem(i).text(0) for i in range(panel.tree.topLevelItemCount())]
+    printed = [line for line in out.getvalue().splitlines() if line and not line.startswith(" ")]
+    first = printed.index(shown[0])  # after show's own header line
+    assert shown == printed[first:first + len(shown)], (shown, printed)
     wait_idle(qtbot, window)
 
 

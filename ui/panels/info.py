@@ -131,7 +131,9 @@ class InfoPanel(WizardPanel):
             pal = self.verdict.palette()
             pal.setColor(self.verdict.foregroundRole(), colour)
             self.verdict.setPalette(pal)
-        from ui.summaries import info_sections
+        from app.info import DriveInfo
+        from app.info_view import sections
+        from app.runs.typed import from_dict
 
-        self.tree.show_sections(info_sections(info))
+        self.tree.show_view(sections(from_dict(DriveInfo, info)))
         self.show_page("results")

@@ -1,0 +1,268 @@
+"""What a technician reads of a ``DriveInfo``: titled sections of labelled, formatted values.
+
+Written once here and rendered by every front end: ``tapediag info`` prints the rows as
+aligned text, the GUI's Drive information panel shows them as a tree, ``show`` prints an
+old run through the CLI's text. So a field has one name and one format everywhere (the
+GUI used to show "density 96" where the CLI said "LTO-9 (0x60)", and raw flags such as
+"Buffered mode 1" or "Write protect 0").
+
+Sizes follow the project's rule: decimal units first, the binary figure the drive
+reported in parentheses (MAM capacities are MiB by SPC-4's definition of the attributes).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable
+
+from app.drive import NOT_SUPPORTED, Supported, Unsupported
+from app.info import DriveInfo, Verdict
+
+MiB = 1 << 20
+
+#: Severity of a row, for colour in the GUI: a TapeAlert severity or a verdict, lower case.
+Severity = str | None
+
+#: SSC-4 mode parameter header, BUFFERED MODE field.
+_BUFFERED_MODES = {0: "off (the drive reports a write done once it is on tape)",
+                   1: "on (writes complete from the drive's buffer)",
+                   2: "on, shared by several initiators"}
+
+#: Page 0x17 parameters that are flags (SSC-4 8.2.3, volume statistics log page).
+_VOLUME_FLAGS = frozenset({"page_valid", "write_protect", "worm", "max_recommended_temperature_exceeded"})
+
+
+@dataclass(frozen=True)
+class Row:
+    label: str
+    value: str
+    severity: Severity = None
+    indent: int = 0  # a sub-row (a SAS phy's counters under its phy)
+
+
+@dataclass(frozen=True)
+class Section:
+    title: str
+    rows: tuple[Row, ...]
+    expanded: bool = True
+
+
+def yes_no(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
+def mib_size(mib: int | None) -> str:
+    """A size the drive gives in MiB, as decimal GB/TB first: "8.59 GB (8,192 MiB)"."""
+    if mib is None:
+        return "-"
+    size = mib * MiB
+    if size >= 10**12:
+        decimal = f"{size / 10**12:.2f} TB"
+    elif size >= 10**9:
+        decimal = f"{size / 10**9:.2f} GB"
+    else:
+        decimal = f"{size / 10**6:.0f} MB"
+    return f"{decimal} ({mib:,} MiB)" if mib else "0 MB"
+
+
+def mam_date(text: str | None) -> str:
+    """MAM attribute 0406h is YYYYMMDD in ASCII (SPC-4 7.4.2.4.3); shown as a date."""
+    if not text:
+        return "-"
+    digits = text.strip()
+    if len(digits) == 8 and digits.isdigit():
+        return f"{digits[:4]}-{digits[4:6]}-{digits[6:]}"
+    return digits
+
+
+def _bytes(n: int) -> str:
+    return f"{n:,} byte" + ("" if n == 1 else "s")
+
+
+def rate(value: float | None) -> str:
+    return "-" if value is None else f"{value:,.1f} MB/s"
+
+
+def statistic_label(name: str) -> str:
+    text = name.replace("_", " ").capitalize()
+    text = text.replace(" mb", " MB").replace("Mb ", "MB ").replace("Bom ", "BOM ").replace("Mom ", "MOM ")
+    text = text.replace(" ms", " (ms)").replace("Hard ", "Hard (unrecovered) ")
+    return "WORM" if text == "Worm" else text
+
+
+def _volume_value(name: str, value: int | str) -> str:
+    if name in _VOLUME_FLAGS and isinstance(value, int):
+        return yes_no(bool(value))
+    return yes_no(value)
+
+
+def _section(title: str, section: Any, rows: Callable[[Any], Iterable[Row]], *, expanded: bool = True) -> Section:
+    if isinstance(section, Unsupported):
+        return Section(title, (Row("", section.reason),), expanded=False)
+    return Section(title, tuple(rows(section.value)), expanded)
+
+
+def identity_section(info: DriveInfo) -> Section:
+    ident = info.identity
+    rows = [Row("Vendor", ident.vendor), Row("Product", ident.product), Row("Firmware revision", ident.revision),
+            Row("Serial number", yes_no(ident.serial)), Row("WWN", yes_no(ident.wwn)), Row("Device type", ident.device_type)]
+    if info.health.verdict is not Verdict.NOT_A_TAPE:
+        rows.append(Row("LTO generation", f"LTO-{info.generation}" if info.generation else "unknown"))
+    return Section(f"Drive {info.device}", tuple(rows))
+
+
+def sections(info: DriveInfo) -> list[Section]:
+    """Every section a technician reads, in the order the CLI prints them; health last."""
+    out = [identity_section(info)]
+    if info.health.verdict is Verdict.NOT_A_TAPE:  # identity only: no tape section was queried
+        return out
+    out.append(_section("Mode", info.media, lambda m: [
+        Row("Density", f"{m.density_name}" + (f" (0x{m.density_code:02X})" if m.density_code is not None else "")),
+        Row("Block mode", m.block_mode),
+        Row("Write protected", yes_no(m.write_protected), "warning" if m.write_protected else None),
+        Row("Buffered mode", _BUFFERED_MODES.get(m.buffered_mode, f"{m.buffered_mode} (reserved value)")),
+    ]))
+    out.append(_section("Block limits", info.block_limits, lambda b: [
+        Row("Minimum block", _bytes(b.min_block)),
+        Row("Maximum block", _bytes(b.max_block)),
+        Row("Granularity", _bytes(2 ** b.granularity)),
+    ]))
+    out.append(_section("Compression", info.compression, lambda c: [
+        Row("Capable", yes_no(c.capable)),
+        Row("Enabled", yes_no(c.enabled)),
+    ]))
+    out.append(_section("Cartridge (MAM)", info.cartridge, lambda c: [
+        Row("Barcode", yes_no(c.barcode)),
+        Row("Manufacturer", yes_no(c.manufacturer)),
+        Row("Serial number", yes_no(c.serial)),
+        Row("Medium type", yes_no(c.medium_type)),
+        Row("Density code", f"0x{c.density_code:02X}" if c.density_code is not None else "-"),
+        Row("Manufacture date", mam_date(c.manufacture_date)),
+        Row("Load count", yes_no(c.load_count)),
+        Row("Capacity remaining", mib_size(c.remaining_capacity_mib)),
+        Row("Capacity maximum", mib_size(c.maximum_capacity_mib)),
+        Row("Written (lifetime)", mib_size(c.mib_written_total)),
+        Row("Read (lifetime)", mib_size(c.mib_read_total)),
+        Row("Written (last load)", mib_size(c.mib_written_last_load)),
+        Row("Read (last load)", mib_size(c.mib_read_last_load)),
+    ]))
+    out.append(_tapealert(info))
+    for title, counts in (("Write errors", info.write_errors), ("Read errors", info.read_errors)):
+        out.append(_section(title, counts, lambda e: [
+            Row("Corrected", yes_no(e.corrected)),
+            Row("Uncorrected", yes_no(e.uncorrected), "warning" if e.uncorrected else None),
+            Row("Retries", yes_no(e.retries)),
+            Row("Bytes processed", yes_no(e.bytes_processed)),
+        ]))
+    out.append(_section("Volume statistics", info.volume_statistics, lambda v: [
+        Row(statistic_label(k), _volume_value(k, val)) for k, val in v.items()] or [Row("", "none reported")],
+        expanded=False))
+    if isinstance(info.performance, Supported):  # an HP-only page: no "not supported" noise for other drives
+        out.append(_section("Performance (HP log page 0x34)", info.performance, lambda p: [
+            Row("Repositions per 100 MB", yes_no(p.repositions_per_100mb)),
+            Row("Host data rate", rate(p.current_mb_s)),
+            Row("Maximum possible rate", rate(p.max_possible_mb_s)),
+            Row("Rate into buffer (tape)", rate(p.buffer_in_mb_s)),
+            Row("Native rate", rate(p.native_mb_s)),
+        ]))
+    out += _drive_wide(info)
+    out.append(_section("Encryption (SECURITY PROTOCOL IN 20h)", info.encryption, lambda e: [
+        Row("Capable", yes_no(e.capable) + (f" ({', '.join(e.algorithms)})" if e.algorithms else "")),
+        Row("Encryption", e.mode),
+        Row("Decryption", e.decryption),
+    ] + ([Row("Algorithm in use", e.algorithm)] if e.algorithm else []) + [
+        Row("Volume holds encrypted blocks", yes_no(e.volume_has_encrypted_blocks)),
+        Row("Key instance counter", yes_no(e.key_instance_counter)),
+    ], expanded=False))
+    out.append(health_section(info))
+    return out
+
+
+def health_section(info: DriveInfo) -> Section:
+    health = info.health
+    return Section("Health", (Row("Verdict", health.verdict.value, health.verdict.value.lower()),)
+                   + tuple(Row("", f"- {reason}") for reason in health.reasons))
+
+
+def _tapealert(info: DriveInfo) -> Section:
+    if not isinstance(info.tapealerts, Supported):
+        return Section("TapeAlert", (Row("", info.tapealerts.reason),))
+    # By hex number as the verdict names a flag ("TapeAlert 14h"), with the decimal one that
+    # vendors' manuals (and the virtual drive's tapealert= option) use beside it.
+    rows = [Row(f"{a.code:02X}h ({a.code}) {a.name}", f"{a.severity}: {a.text}", a.severity.lower())
+            for a in info.tapealerts.value] or [Row("", "no flags set")]
+    if info.tapealert_source:
+        rows.append(Row("Read from", info.tapealert_source))
+    return Section("TapeAlert", tuple(rows))
+
+
+def _drive_wide(info: DriveInfo) -> list[Section]:
+    """The drive's own pages (issue 15): temperature, status, lifetime statistics, SAS link, kept errors.
+
+    These pages are optional: the ones a drive does not implement are named on one line
+    instead of one "not supported" section each (tgt implements none of them)."""
+    drive_pages = (("temperature (0x0D)", info.temperature), ("device status (0x11)", info.device_status),
+                   ("device statistics (0x14)", info.device_statistics), ("SAS port (0x18)", info.ports),
+                   ("tape diagnostic data (0x16)", info.diagnostics), ("non-medium errors (0x06)", info.non_medium_errors))
+    missing = [name for name, sec in drive_pages if isinstance(sec, Unsupported) and sec.reason == NOT_SUPPORTED]
+    if len(missing) == len(drive_pages):
+        return [Section("Drive log pages", (Row("", f"{', '.join(missing)}: {NOT_SUPPORTED}"),), expanded=False)]
+    return [
+        _section("Temperature (log page 0x0D)", info.temperature, lambda t: [
+            Row("Current", "-" if t.celsius is None else f"{t.celsius} °C"),
+        ] + ([Row("Rated maximum", f"{t.reference_celsius} °C")] if t.reference_celsius is not None else [])),
+        _section("Device status (log page 0x11)", info.device_status, lambda s: [
+            Row("Cleaning required", yes_no(s.cleaning_required), "warning" if s.cleaning_required else None),
+            Row("Cleaning requested", yes_no(s.cleaning_requested), "warning" if s.cleaning_requested else None),
+            Row("Medium present", yes_no(s.medium_present)),
+            Row("Write protected", yes_no(s.write_protected)),
+            Row("Activity", s.activity),
+        ]),
+        _section("Device statistics (log page 0x14)", info.device_statistics, lambda d: [
+            Row(statistic_label(k), yes_no(v)) for k, v in d.figures.items()
+        ] + [Row(f"Head hours on {m.density}", f"{m.head_hours:,} (medium type 0x{m.medium_type:02X})") for m in d.per_medium]
+            or [Row("", "none reported")]),
+        _section("SAS port (log page 0x18)", info.ports, lambda phys: [
+            row for p in phys for row in (
+                Row(f"Port {p.port} phy {p.phy}", f"{p.link_rate}, SAS address {p.sas_address}"),
+                Row("Invalid dwords", yes_no(p.invalid_dwords), indent=1),
+                Row("Disparity errors", yes_no(p.disparity_errors), indent=1),
+                Row("Loss of dword sync", yes_no(p.loss_of_sync), indent=1),
+                Row("PHY reset problems", yes_no(p.phy_reset_problems), indent=1),
+            )
+        ] or [Row("", "no SAS phy reported")], expanded=False),
+        _section("Tape diagnostic data (log page 0x16)", info.diagnostics, lambda entries: [
+            Row(f"{e.head_hours:,} head hours", f"{e.sense}, command 0x{e.opcode:02X}, medium {e.medium_id or '-'}"
+                                                + (" (repeated)" if e.repeat else ""))
+            for e in entries
+        ] or [Row("", "no errors recorded")]),
+        _section("Non-medium errors (log page 0x06)", info.non_medium_errors, lambda n: [Row("Count", yes_no(n))]),
+    ]
+
+
+LABEL_WIDTH = 26
+
+
+def text(secs: Iterable[Section]) -> str:
+    """Aligned text, one block per section (``tapediag info``, ``show``)."""
+    lines: list[str] = []
+    for sec in secs:
+        labels = ["  " * row.indent + row.label for row in sec.rows]
+        width = max([LABEL_WIDTH] + [len(label) + 2 for label in labels])
+        lines.append(sec.title)
+        lines += [f"  {label:<{width}}{row.value}" for label, row in zip(labels, sec.rows)]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def render_text(info: DriveInfo) -> str:
+    """The text ``info`` prints and ``show`` prints again: the sections of ``app.info_view``."""
+    out = text(sections(info))
+    if info.health.verdict is Verdict.NOT_A_TAPE:  # identity only: no tape section was queried, no verdict
+        return out + f"Not a tape drive: {info.health.reasons[0]}\n"
+    return out.rstrip() + "\n"
