@@ -101,11 +101,18 @@ def test_hp_performance_page_is_read_from_hp_drives_only() -> None:
     assert info.to_dict()["performance"] == {"supported": True, "repositions_per_100mb": 37, "buffer_in_mb_s": 47.5,
                                              "max_possible_mb_s": 700.0, "current_mb_s": 95.0, "native_mb_s": 400.0}
 
-    # On an IBM drive 0x34 is another page (read forward errors): never asked, never misread.
+    # On an IBM drive 0x34 is another page (read forward errors): never read as performance, shown
+    # under IBM's name with its parameters raw (no public layout), none dropped.
     ibm = scripted_hpe_drive(vendor="IBM", perf=perf)
     info = gather(TapeDrive(ibm))
     assert info.performance == Unsupported("not supported by this device")
-    assert not [cdb for cdb, _ in ibm.calls if cdb[0] == C.LOG_SENSE and cdb[2] & 0x3F == 0x34]
+    assert isinstance(info.vendor_pages, Supported)
+    (page,) = info.vendor_pages.value
+    assert (page.page_code, page.name, page.figures) == (0x34, "read forward errors", {})
+    assert [(r.code, r.hex) for r in page.raw] == [(0, "0025"), (1, "01db"), (2, "1b58"), (3, "03b6"), (4, "0fa0")]
+    assert "IBM log page 0x34: read forward errors" in render_text(info) and "Parameter 0000h (raw)" in render_text(info)
+    # On the HP drive the same bytes are the performance page only, not a second vendor-page section.
+    assert gather(TapeDrive(scripted_hpe_drive(perf=perf))).vendor_pages == Unsupported("not supported by this device")
     # An HP drive that does not list the page: not supported, not a failure.
     assert gather(TapeDrive(scripted_hpe_drive())).performance == Unsupported("not supported by this device")
 

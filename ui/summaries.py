@@ -146,6 +146,8 @@ INFO_SECTIONS = [
     ("diagnostics", "Tape diagnostic data (log page 0x16)"),
     ("non_medium_errors", "Non-medium errors (log page 0x06)"),
     ("encryption", "Encryption (SECURITY PROTOCOL IN 20h)"),
+    ("vendor_pages", "Vendor log pages (30h-3Eh, by INQUIRY vendor)"),
+    ("wear", "Wear against design life"),
 ]
 
 

@@ -19,6 +19,7 @@ from typing import Any, Callable, Iterable
 from app.cli.commands import HELP
 from app.drive import NOT_SUPPORTED, Supported, Unsupported
 from app.info import EXIT_CODES, DriveInfo, Verdict, snapshot
+from app.wear import WearFigure
 
 LABEL_WIDTH = 26
 
@@ -173,6 +174,8 @@ def render_text(info: DriveInfo) -> str:
         ("Volume holds encrypted blocks", _fmt(e.volume_has_encrypted_blocks)),
         ("Key instance counter", _fmt(e.key_instance_counter)),
     ])
+    out += _vendor(info)
+    out += _wear(info)
     health = info.health
     out += _lines("Health", [("Verdict", health.verdict.value)] + [("", f"- {r}") for r in health.reasons])
     return "\n".join(out).rstrip() + "\n"
@@ -219,6 +222,48 @@ def _drive_wide(info: DriveInfo) -> list[str]:
         for e in entries
     ] or [("", "no errors recorded")])
     out += _section("Non-medium errors (log page 0x06)", info.non_medium_errors, lambda n: [("Count", _fmt(n))])
+    return out
+
+
+def _vendor(info: DriveInfo) -> list[str]:
+    """Vendor pages 30h-3Eh: decoded figures by name, the rest raw by parameter code, each with its source."""
+    if not isinstance(info.vendor_pages, Supported):
+        return []  # the drive lists none: no "not supported" noise (tgt, most non-LTO drives)
+    out: list[str] = []
+    for page in info.vendor_pages.value:
+        rows = [(_vendor_label(k), _vendor_value(k, v)) for k, v in page.figures.items()]
+        rows += [(f"Parameter {r.code:04X}h (raw)", r.hex or "(empty)") for r in page.raw]
+        out += _lines(page.title[:1].upper() + page.title[1:], (rows or [("", "no parameters reported")]) + [("Layout from", page.source)])
+    return out
+
+
+def _vendor_label(name: str) -> str:
+    return _stat_label(name.removesuffix("_mib")) + (" (MiB)" if name.endswith("_mib") else "")
+
+
+def _vendor_value(name: str, value: int) -> str:
+    if name == "media_efficiency":  # IBM 37h: 01h best ... FFh worst, 00h unknown (Oracle STA reference)
+        return "unknown (00h)" if value == 0 else f"{value:02X}h (01h best ... FFh worst)"
+    return _fmt(value)
+
+
+def _wear(info: DriveInfo) -> list[str]:
+    """Wear against design life: % used only where a published figure exists, with its source."""
+    if not isinstance(info.wear, Supported):
+        return []
+    wear = info.wear.value
+
+    def row(f: WearFigure) -> tuple[str, str]:
+        value = "-" if f.value is None else f"{f.value:,}"
+        if f.design_life is None:
+            return (f.quantity.capitalize(), f"{value} ({f.source})")
+        return (f.quantity.capitalize(), f"{value} of {f.design_life:,} = {f.percent_used} % of design life used ({f.source})")
+
+    out = _lines("Drive wear (log page 0x14)", [row(f) for f in wear.drive]) if wear.drive else []
+    if wear.cartridge is not None:
+        c = wear.cartridge
+        out += _lines("Cartridge wear", [row(f) for f in c.figures] + [("Verdict", c.verdict.value)]
+                      + [("", f"- {r}") for r in c.reasons])
     return out
 
 
