@@ -59,7 +59,7 @@ from native.scsi.sense import sense_key_name
 from native.scsi.tapealert import CLEANING_FLAGS, Severity
 from native.scsi.vendorlogs import HP, VendorPage, vendor_family, vendor_page_from
 
-from app.wear import Wear, cartridge_wear, drive_wear
+from app.wear import Wear, cartridge_wear, drive_reported_limits, drive_wear
 
 if TYPE_CHECKING:
     from app.history import History
@@ -561,7 +561,7 @@ def gather(drive: TapeDrive) -> DriveInfo:
     encryption: Maybe[Encryption] = (section(lambda: _encryption(drive), "SECURITY PROTOCOL IN (encryption)")
                                      if (generation is None or generation >= 4) else Unsupported(NOT_SUPPORTED))
     vendor_pages = _vendor_pages(drive, inquiry.vendor, listed, log)
-    wear = _wear(statistics, cartridge, volume)
+    wear = _wear(statistics, cartridge, volume, vendor_pages)
     if isinstance(device_status, Supported) and (device_status.value.cleaning_required or not isinstance(cleaning, Supported)):
         # DT device status CRQRD: the drive itself says it must be cleaned (clear evidence, like 0x0C's flag).
         cleaning = Supported(device_status.value.cleaning_required)
@@ -617,16 +617,21 @@ def _vendor_pages(drive: TapeDrive, vendor: str, listed: set[int] | None,
     return Supported(tuple(got))
 
 
-def _wear(statistics: Maybe[DriveStatistics], cartridge: Maybe[Cartridge], volume: Maybe[dict]) -> Maybe[Wear]:
+def _wear(statistics: Maybe[DriveStatistics], cartridge: Maybe[Cartridge], volume: Maybe[dict],
+          vendor_pages: Maybe[tuple[VendorPage, ...]]) -> Maybe[Wear]:
     """Drive and cartridge wear against published design figures (``app.wear``: sources, and what has none)."""
     drive_figures = drive_wear(statistics.value.figures) if isinstance(statistics, Supported) else ()
+    reported = tuple(f for p in (vendor_pages.value if isinstance(vendor_pages, Supported) else ())
+                     for f in drive_reported_limits(p.figures, p.source))
     cart = None
+    if reported and not isinstance(cartridge, Supported):  # no MAM read, but the drive counts the cartridge itself
+        cart = cartridge_wear(None, None, reported=reported)
     if isinstance(cartridge, Supported):
         c = cartridge.value
         stats = volume.value if isinstance(volume, Supported) else {}
         cart = cartridge_wear(lto_generation(c.density_code), c.load_count,
                               unrecovered_write=stats.get("total_unrecovered_write_errors"),
-                              unrecovered_read=stats.get("total_unrecovered_read_errors"))
+                              unrecovered_read=stats.get("total_unrecovered_read_errors"), reported=reported)
     if not drive_figures and cart is None:
         return Unsupported(NOT_SUPPORTED)
     return Supported(Wear(drive_figures, cart))

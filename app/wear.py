@@ -8,6 +8,10 @@ What was searched for and found:
   User's Guide, which ships IBM drives): Ultrium 1: 5,000; Ultrium 2: 10,000; Ultrium 3 to 8
   (and M8): 20,000. No row is published there for Ultrium 9 or 10, so those get no figure.
 * **Cartridge full-file passes** — not found in a public vendor document: not rated here.
+* **Drive-reported thresholds** — Quantum's LTO-3/LTO-4 drives report, on their page 3Eh, the
+  loaded cartridge's lifetime loads, wear passes and wear hours each beside the drive's own
+  threshold for it (Quantum LTO-3/LTO-4 SCSI reference, 3.9.20): those are cited as the drive's
+  figures and count towards the verdict like the published rating.
 * **Drive head hours, load cycles, metres of tape, cleanings, power-on hours** — no public,
   per-generation design-life figure was found for HP/HPE, IBM or Quantum LTO drives. Vendor
   datasheets give MTBF (e.g. 250,000 hours at 100 % duty cycle), which is a failure *rate*, not
@@ -15,7 +19,8 @@ What was searched for and found:
   load/eject cycles for that one drive only. So the drive's figures are shown raw with "no
   published design figure".
 
-The cartridge verdict (keep / monitor / retire) uses only the cited load/unload rating: retire
+The cartridge verdict (keep / monitor / retire) uses only cited figures (the load/unload rating,
+and a drive's own reported thresholds), the most used one deciding: retire
 at or beyond it, monitor from ``MONITOR_AT`` of it (tapediag's own threshold, not a vendor
 figure), keep below; "not assessed" when the cartridge's generation has no published rating or
 its load count is unknown. Errors on the cartridge are listed as reasons, without a rating to
@@ -91,13 +96,32 @@ def drive_wear(figures: dict[str, int | str]) -> tuple[WearFigure, ...]:
     return tuple(out)
 
 
-def cartridge_wear(generation: int | None, load_count: int | None, *,
-                   unrecovered_write: int | None = None, unrecovered_read: int | None = None) -> CartridgeWear:
-    """The cartridge's loads against its generation's rated load/unload cycles, and the verdict."""
+#: Quantum 3Eh (``native.scsi.vendorlogs``): (count, the drive's own threshold for it, what it counts).
+DRIVE_REPORTED_LIMITS = (
+    ("media_lifetime_loads", "media_lifetime_loads_threshold", "cartridge loads (drive's threshold)"),
+    ("media_lifetime_wear_passes", "media_lifetime_wear_passes_threshold", "cartridge wear passes (drive's threshold)"),
+    ("media_lifetime_wear_hours", "media_lifetime_wear_hours_threshold", "cartridge wear hours (drive's threshold)"),
+)
+
+
+def drive_reported_limits(figures: dict[str, int], source: str) -> tuple[WearFigure, ...]:
+    """A drive that reports its own threshold for a cartridge count (Quantum LTO-3/4 page 3Eh): the count
+    against that threshold, cited as the drive's figure. A zero threshold means none: no percentage."""
+    out = []
+    for count, limit, label in DRIVE_REPORTED_LIMITS:
+        value, threshold = figures.get(count), figures.get(limit)
+        if value is not None and threshold:
+            out.append(WearFigure(label, value, threshold, _percent(value, threshold), f"reported by the drive ({source})"))
+    return tuple(out)
+
+
+def cartridge_wear(generation: int | None, load_count: int | None, *, unrecovered_write: int | None = None,
+                   unrecovered_read: int | None = None, reported: tuple[WearFigure, ...] = ()) -> CartridgeWear:
+    """The cartridge's loads against its generation's rated load/unload cycles (and any figure the drive
+    reports against its own threshold, ``reported``); the verdict follows the most used of them."""
     rated = CARTRIDGE_LOAD_CYCLES.get(generation) if generation is not None else None
     figures: list[WearFigure] = []
     reasons: list[str] = []
-    verdict = CartridgeVerdict.NOT_ASSESSED
     if load_count is None:
         reasons.append("load count not reported (no cartridge memory read)")
     elif rated is None:
@@ -105,19 +129,25 @@ def cartridge_wear(generation: int | None, load_count: int | None, *,
         name = f"LTO-{generation}" if generation else "this cartridge's generation"
         reasons.append(f"{load_count:,} loads; {NO_FIGURE} for {name} cartridges")
     else:
-        pct = _percent(load_count, rated)
-        figures.append(WearFigure("cartridge loads", load_count, rated, pct, CARTRIDGE_LOADS_SOURCE))
-        if load_count >= rated:
-            verdict = CartridgeVerdict.RETIRE
-            reasons.append(f"{load_count:,} loads: at or past the rated {rated:,} load/unload cycles ({pct} %)")
-        elif load_count >= MONITOR_AT * rated:
-            verdict = CartridgeVerdict.MONITOR
-            reasons.append(f"{load_count:,} loads: {pct} % of the rated {rated:,} load/unload cycles")
-        else:
-            verdict = CartridgeVerdict.KEEP
-            reasons.append(f"{load_count:,} loads: {pct} % of the rated {rated:,} load/unload cycles")
+        figures.append(WearFigure("cartridge loads", load_count, rated, _percent(load_count, rated), CARTRIDGE_LOADS_SOURCE))
+    figures += reported
     figures.append(WearFigure("full-file passes", None, None, None, NO_FIGURE))
+    verdict = CartridgeVerdict.NOT_ASSESSED
+    for f in figures:
+        if f.design_life is None or f.value is None or f.percent_used is None:
+            continue
+        if f.value >= f.design_life:
+            grade, said = CartridgeVerdict.RETIRE, "at or past"
+        elif f.value >= MONITOR_AT * f.design_life:
+            grade, said = CartridgeVerdict.MONITOR, f"{f.percent_used} % of"
+        else:
+            grade, said = CartridgeVerdict.KEEP, f"{f.percent_used} % of"
+        reasons.append(f"{f.quantity}: {f.value:,}, {said} the rated {f.design_life:,}")
+        verdict = max(verdict, grade, key=_SEVERITY.index)
     for what, count in (("write", unrecovered_write), ("read", unrecovered_read)):
         if count:
             reasons.append(f"{count:,} unrecovered {what} error(s) on this cartridge (log page 0x17; no rating to weigh them against)")
     return CartridgeWear(verdict, tuple(reasons), tuple(figures))
+
+
+_SEVERITY = (CartridgeVerdict.NOT_ASSESSED, CartridgeVerdict.KEEP, CartridgeVerdict.MONITOR, CartridgeVerdict.RETIRE)

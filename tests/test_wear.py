@@ -3,7 +3,15 @@ from __future__ import annotations
 
 import pytest
 
-from app.wear import CARTRIDGE_LOAD_CYCLES, CARTRIDGE_LOADS_SOURCE, NO_FIGURE, CartridgeVerdict, cartridge_wear, drive_wear
+from app.wear import (
+    CARTRIDGE_LOAD_CYCLES,
+    CARTRIDGE_LOADS_SOURCE,
+    NO_FIGURE,
+    CartridgeVerdict,
+    cartridge_wear,
+    drive_reported_limits,
+    drive_wear,
+)
 
 
 @pytest.mark.parametrize("generation, loads, verdict, pct", [
@@ -41,3 +49,14 @@ def test_drive_figures_have_no_design_life() -> None:
                           "lifetime_power_on_hours": 2000})
     assert [(f.quantity, f.value) for f in figures] == [("head hours", 800), ("cartridge loads", 667), ("power-on hours", 2000)]
     assert all(f.design_life is None and f.percent_used is None and f.source == NO_FIGURE for f in figures)
+
+
+def test_a_drive_reported_threshold_counts_and_the_most_used_figure_decides() -> None:
+    """Quantum 3Eh: the drive gives the cartridge's wear passes and its own threshold for them."""
+    reported = drive_reported_limits({"media_lifetime_loads": 100, "media_lifetime_loads_threshold": 0,  # 0: no threshold
+                                      "media_lifetime_wear_passes": 900, "media_lifetime_wear_passes_threshold": 1000}, "Q 3Eh")
+    (passes,) = reported
+    assert (passes.value, passes.design_life, passes.percent_used) == (900, 1000, 90.0) and "Q 3Eh" in passes.source
+    wear = cartridge_wear(7, 100, reported=reported)  # loads: 0.5 % of 20,000 (keep); passes: 90 % (monitor)
+    assert wear.verdict is CartridgeVerdict.MONITOR
+    assert cartridge_wear(None, None, reported=reported).verdict is CartridgeVerdict.MONITOR

@@ -242,6 +242,8 @@ def _vendor_label(name: str) -> str:
 
 
 def _vendor_value(name: str, value: int) -> str:
+    if name == "tapealert_flags":  # Quantum 3Eh 7000h: the 64 flags as a bitmap (flag 1 = the top bit)
+        return f"{value:016X}h"
     if name == "media_efficiency":  # IBM 37h: 01h best ... FFh worst, 00h unknown (Oracle STA reference)
         return "unknown (00h)" if value == 0 else f"{value:02X}h (01h best ... FFh worst)"
     return _fmt(value)

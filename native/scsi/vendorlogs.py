@@ -47,8 +47,14 @@ verification, 3Bh host port 1 interface errors, 3Ch drive usage information, 3Dh
 statistics, 3Eh device status. Names: sg3_utils src/sg_logs.c page table (``-M lto5``), which
 follows the IBM LTO SCSI Reference (GA32-0928) page list.
 
-Quantum: its LTO-3 SCSI reference documents a 3Eh "Tape Device Statistics" page, but a Quantum
-LTO-5 and later drive is not known to send it; Quantum pages are shown raw under their code.
+Quantum (INQUIRY "QUANTUM"): 3Eh "tape device statistics" is decoded after Quantum's LTO-3 and
+LTO-4 tape drive SCSI references (section 3.9.20 "Tape Device Statistics Log Page (3Eh)", page
+length 6Ch): 7000h the TapeAlert flags bitmap (8 bytes), 8000h-8005h drive lifetime loads, motion
+hours, motion hours since the last clean, the periodic cleaning interval (motion hours), GB
+written and read; 9000h-9005h the loaded medium's lifetime loads, wear passes and wear hours,
+each with the drive's own threshold for it (4 bytes each). Those manuals cover Quantum's own
+LTO-3/LTO-4 mechanisms; a later Quantum-badged drive that sends other codes in 3Eh has them shown
+raw, as every code not in the table is.
 """
 from __future__ import annotations
 
@@ -57,10 +63,10 @@ from dataclasses import dataclass, field
 from native.errors import ParseError
 from native.scsi.logpages import CompressionStatistics, LogPage, LogParameter
 
-HP, IBM = "hp", "ibm"
+HP, IBM, QUANTUM = "hp", "ibm", "quantum"
 
 #: INQUIRY vendor identification (trimmed, upper case) -> page family.
-_FAMILY = {"HP": HP, "HPE": HP, "IBM": IBM}
+_FAMILY = {"HP": HP, "HPE": HP, "IBM": IBM, "QUANTUM": QUANTUM}
 
 SOURCE_HP_MANUAL = ("HP Ultrium technical reference manual, vol. 3 The SCSI interface (Q1530-90901), "
                     "LOG SENSE; sg3_utils sg_logs")
@@ -90,6 +96,25 @@ TAPE_CAPACITY: dict[int, str] = {
     0x0002: "alternate_partition_remaining_mib",
     0x0003: "main_partition_maximum_mib",
     0x0004: "alternate_partition_maximum_mib",
+}
+
+SOURCE_QUANTUM_3E = ("Quantum LTO-3 / LTO-4 tape drive SCSI reference, 3.9.20 Tape Device Statistics Log Page (3Eh)")
+
+#: Quantum page 3Eh parameter code -> name (4-byte counters; 7000h is an 8-byte bitmap).
+QUANTUM_DEVICE_STATISTICS: dict[int, str] = {
+    0x7000: "tapealert_flags",
+    0x8000: "drive_lifetime_loads",
+    0x8001: "drive_lifetime_motion_hours",
+    0x8002: "drive_motion_hours_since_clean",
+    0x8003: "drive_cleaning_interval_motion_hours",
+    0x8004: "drive_lifetime_gb_written",
+    0x8005: "drive_lifetime_gb_read",
+    0x9000: "media_lifetime_loads",
+    0x9001: "media_lifetime_loads_threshold",
+    0x9002: "media_lifetime_wear_passes",
+    0x9003: "media_lifetime_wear_passes_threshold",
+    0x9004: "media_lifetime_wear_hours",
+    0x9005: "media_lifetime_wear_hours_threshold",
 }
 
 #: IBM page 37h: the one parameter a public source names.
@@ -135,11 +160,13 @@ PAGES: dict[str, dict[int, PageSpec]] = {
           0x3B: PageSpec(0x3B, "host port 1 interface errors", SOURCE_SG_LOGS_NAME),
           0x3C: PageSpec(0x3C, "drive usage information", SOURCE_SG_LOGS_NAME),
           0x3D: PageSpec(0x3D, "subsystem statistics", SOURCE_SG_LOGS_NAME)},
+    QUANTUM: {0x3E: PageSpec(0x3E, "tape device statistics", SOURCE_QUANTUM_3E, dict(QUANTUM_DEVICE_STATISTICS))},
 }
 
 
 def vendor_family(vendor: str) -> str | None:
-    """``HP``/``HPE`` -> "hp", ``IBM`` -> "ibm", anything else None (its vendor pages are shown raw)."""
+    """``HP``/``HPE`` -> "hp", ``IBM`` -> "ibm", ``QUANTUM`` -> "quantum"; anything else None (its vendor
+    pages are shown raw)."""
     return _FAMILY.get(vendor.strip().upper())
 
 
@@ -174,7 +201,7 @@ class VendorPage:
 
     @property
     def title(self) -> str:
-        who = {HP: "HP", IBM: "IBM"}.get(self.family or "", "vendor")
+        who = {HP: "HP", IBM: "IBM", QUANTUM: "Quantum"}.get(self.family or "", "vendor")
         return f"{who} log page 0x{self.page_code:02X}: {self.name}"
 
 

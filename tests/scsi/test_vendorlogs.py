@@ -15,6 +15,8 @@ from native.scsi.vendorlogs import (
     HP,
     IBM,
     PAGES,
+    QUANTUM,
+    QUANTUM_DEVICE_STATISTICS,
     TAPE_CAPACITY,
     TAPE_USAGE,
     decode_vendor_page,
@@ -31,8 +33,8 @@ def test_vendor_family_from_inquiry() -> None:
     assert vendor_family("HP      ") == HP
     assert vendor_family("HPE") == HP
     assert vendor_family("IBM     ") == IBM
-    assert vendor_family("QUANTUM ") is None
-    assert vendor_family("") is None
+    assert vendor_family("QUANTUM ") == QUANTUM
+    assert vendor_family("TANDBERG") is None and vendor_family("") is None
 
 
 def test_page_34_means_different_things_per_vendor() -> None:
@@ -87,6 +89,19 @@ def test_ibm_media_efficiency_any_width() -> None:
         assert [r.code for r in page.raw] == [0x7113]
     # The same page on an HP drive is not IBM's: raw.
     assert decode_vendor_page(HP, vendor_log_page(0x37, [(1, b"\x21")])).figures == {}
+
+
+@given(st.lists(st.integers(0, 0xFFFFFFFF), min_size=12, max_size=12), st.integers(0, (1 << 64) - 1))
+@settings(max_examples=50, deadline=None)
+def test_quantum_tape_device_statistics_round_trip(counters: list[int], bitmap: int) -> None:
+    """Quantum 3Eh as its LTO-3/LTO-4 SCSI reference lays it out: page length 6Ch, 7000h 8 bytes, the rest 4."""
+    codes = sorted(QUANTUM_DEVICE_STATISTICS)
+    data = vendor_log_page(0x3E, [(0x7000, bitmap.to_bytes(8, "big"))] + [(c, v.to_bytes(4, "big")) for c, v in zip(codes[1:], counters)])
+    assert data[2:4] == b"\x00\x6c"
+    page = decode_vendor_page(QUANTUM, data)
+    assert page.figures == {QUANTUM_DEVICE_STATISTICS[c]: v for c, v in zip(codes, [bitmap, *counters])} and page.raw == ()
+    # The same page from an HP or IBM drive is their "device status" page, with no public layout: raw.
+    assert decode_vendor_page(IBM, data).figures == {} and len(decode_vendor_page(IBM, data).raw) == 13
 
 
 def test_every_listed_ibm_page_has_a_name() -> None:
