@@ -7,7 +7,10 @@ What was searched for and found:
   "Nominal cartridge life: Load/unload cycles" (the same table is in Dell's PowerVault LTO
   User's Guide, which ships IBM drives): Ultrium 1: 5,000; Ultrium 2: 10,000; Ultrium 3 to 8
   (and M8): 20,000. No row is published there for Ultrium 9 or 10, so those get no figure.
-* **Cartridge full-file passes** — not found in a public vendor document: not rated here.
+* **Cartridge full-file passes** — not found in a public vendor document: not rated here. (HP's
+  LTO-4 technical reference manual, vol. 2 "software integration", "Load count", recommends at
+  most 20,000 passes over any particular area of tape: no page reports passes per area, so it
+  cannot be applied to a figure a drive gives and is not used.)
 * **Drive-reported thresholds** — Quantum's LTO-3/LTO-4 drives report, on their page 3Eh, the
   loaded cartridge's lifetime loads, wear passes and wear hours each beside the drive's own
   threshold for it (Quantum LTO-3/LTO-4 SCSI reference, 3.9.20): those are cited as the drive's

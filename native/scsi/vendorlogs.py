@@ -11,26 +11,29 @@ What public sources document, and so what is decoded (everything else is raw):
 =====  ======  ==========================  ===================================================
 page   family  name                        layout from
 =====  ======  ==========================  ===================================================
-0x30   HP IBM  tape usage                  HP Ultrium technical reference manual (Generation 1,
-                                           C7379-90900; Generation 3, Q1530-90901 vol. 3 "The
-                                           SCSI interface"), LOG SENSE "Tape Usage Log Page":
-                                           parameters 1-9 (widths 4 8 4 2 2 2 8 4 2), read from
+0x30   HP IBM  tape usage                  HP Ultrium technical reference manual C7379-90900
+                                           (the Ultrium 1/2 drives' volume 3), Commands, LOG
+                                           SENSE "Tape Usage Log Page": parameters 1-9
+                                           (widths 4 8 4 2 2 2 8 4 2), read from
                                            the LTO-CM tape usage log. sg3_utils sg_logs
                                            (src/sg_logs_vendor.c show_tape_usage_page, "LTO-5
                                            and LTO-6 specific", vendor-neutral LTO) decodes the
                                            same widths and adds 0Ah/0Bh (suspended reads, fatal
                                            suspended reads, 2 bytes each)
-0x31   HP IBM  tape capacity               same HP manuals "Tape Capacity Log Page": parameters
+0x31   HP IBM  tape capacity               same manual, and HP Ultrium Generation 3 technical
+                                           reference manual vol. 3 (Q1530-90901), Commands,
+                                           "Tape Capacity log page": parameters
                                            1-4, 4 bytes each, in megabytes of 1 048 576 bytes,
                                            native (uncompressed); sg_logs show_tape_capacity_page
                                            (MiB); LTFS src/tape_drivers/ibm_tape.h
                                            ``TAPECAP_REMAIN_0``... reads the same four from IBM
                                            LTO-5 drives (src/tape_drivers/linux/sg/sg_tape.c
                                            sg_remaining_capacity)
-0x32   HP IBM  data compression            same HP manuals "Data Compression Log Page": the
-                                           layout SSC-4 later standardised as page 1Bh
-                                           (``logpages.CompressionStatistics``); sg_logs decodes
-                                           32h with its 1Bh decoder
+0x32   HP IBM  data compression            same two HP manuals "Data Compression log page": the
+                                           layout SSC-4 later standardised as page 1Bh; the
+                                           megabyte count is rounded to the nearest MiB and the
+                                           4-byte remainder may be negative (signed); sg_logs
+                                           decodes 32h with its 1Bh decoder
 0x37   IBM     performance characteristics parameter 0001h only: "media efficiency" (LTFS
                                            sg_tape.c ``PERF_CART_CONDITION``, read by
                                            sg_get_cartridge_health at any width of 1, 2, 4 or 8
@@ -61,14 +64,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from native.errors import ParseError
-from native.scsi.logpages import CompressionStatistics, LogPage, LogParameter
+from native.scsi.logpages import LogPage, LogParameter
 
 HP, IBM, QUANTUM = "hp", "ibm", "quantum"
 
 #: INQUIRY vendor identification (trimmed, upper case) -> page family.
 _FAMILY = {"HP": HP, "HPE": HP, "IBM": IBM, "QUANTUM": QUANTUM}
 
-SOURCE_HP_MANUAL = ("HP Ultrium technical reference manual, vol. 3 The SCSI interface (Q1530-90901), "
+SOURCE_HP_MANUAL = ("HP Ultrium technical reference manuals C7379-90900 and Q1530-90901 vol. 3, Commands, "
                     "LOG SENSE; sg3_utils sg_logs")
 SOURCE_SG_LOGS_NAME = "page name: sg3_utils sg_logs page table (IBM LTO SCSI Reference page list); no public parameter layout"
 SOURCE_LTFS_37 = "parameter 0001h: LTFS sg_tape.c PERF_CART_CONDITION (media efficiency); others: no public layout"
@@ -217,16 +220,27 @@ def _figures(page: LogPage, names: dict[int, str]) -> tuple[dict[str, int], tupl
     return figures, tuple(raw)
 
 
+#: Page 32h (megabytes, remainder) parameter pairs -> exact byte-count figure.
+_COMPRESSION_PAIRS = ((0x0002, 0x0003, "bytes_to_host"), (0x0004, 0x0005, "bytes_read_from_tape"),
+                      (0x0006, 0x0007, "bytes_from_host"), (0x0008, 0x0009, "bytes_written_to_tape"))
+
+
 def _compression(page: LogPage) -> tuple[dict[str, int], tuple[RawParameter, ...]]:
-    """Page 32h: the ratios and flag by name, each MB/bytes pair folded into one exact byte count."""
+    """Page 32h: the ratios and flag by name, each megabytes/remainder pair folded into one byte count.
+
+    HP's manual (Q1530-90901, Data Compression log page): the megabyte count is *rounded to the
+    nearest* megabyte (of 1 048 576 bytes) and the remainder "may be a signed quantity", so a 4-byte
+    remainder is read as two's complement. A pair with either half missing stays raw."""
     figures, raw = _figures(page, _COMPRESSION_NAMES)
-    typed = CompressionStatistics(page.page_code, page.subpage, page.ds, page.spf, page.parameters)
-    for name in ("bytes_to_host", "bytes_read_from_tape", "bytes_from_host", "bytes_written_to_tape"):
-        value = getattr(typed, name)
-        if value is not None:
-            figures[name] = value
-    paired = set(range(0x0002, 0x000A))
-    return figures, tuple(r for r in raw if r.code not in paired)
+    used: set[int] = set()
+    for mb_code, rest_code, name in _COMPRESSION_PAIRS:
+        mb, rest = page.param(mb_code), page.param(rest_code)
+        if mb is None or rest is None or not mb.value or not rest.value or len(mb.value) > 8 or len(rest.value) > 8:
+            continue
+        remainder = int.from_bytes(rest.value, "big", signed=len(rest.value) == 4)
+        figures[name] = mb.int * 1_048_576 + remainder
+        used |= {mb_code, rest_code}
+    return figures, tuple(r for r in raw if r.code not in used)
 
 
 def decode_vendor_page(family: str | None, data: bytes) -> VendorPage:

@@ -79,6 +79,12 @@ def test_vendor_compression_page_folds_mb_and_bytes() -> None:
     assert page.figures["bytes_written_to_tape"] == 2 * 1_048_576 + 2
     assert page.figures["compression_enabled"] == 1
     assert page.raw == ()
+    # HP: the MB count is rounded to the nearest MiB, the remainder signed (here -5 bytes).
+    rounded = [(2, (4).to_bytes(4, "big")), (3, (-5).to_bytes(4, "big", signed=True))]
+    assert decode_vendor_page(HP, vendor_log_page(0x32, rounded)).figures["bytes_to_host"] == 4 * 1_048_576 - 5
+    # Half a pair: nothing is folded, the half stays raw.
+    half = decode_vendor_page(IBM, vendor_log_page(0x32, [(6, (1).to_bytes(4, "big"))]))
+    assert "bytes_from_host" not in half.figures and [r.code for r in half.raw] == [6]
 
 
 def test_ibm_media_efficiency_any_width() -> None:
