@@ -136,3 +136,15 @@ def test_info_on_an_lto7_cartridge_has_its_rated_loads(open_drive) -> None:  # t
     (loads, *_) = info.wear.value.cartridge.figures
     assert loads.design_life == 20_000 and loads.source.startswith("IBM TS2900")
     assert info.wear.value.cartridge.verdict.value == "keep"
+
+
+def test_a_recorded_ibm_info_reads_back_as_it_was_printed(open_drive) -> None:  # type: ignore[no-untyped-def]
+    """``tapediag show`` rebuilds DriveInfo from the stored JSON: vendor pages and wear included."""
+    from app.cli.info import render_text
+    from app.info import DriveInfo
+    from app.runs.typed import from_dict
+
+    info = gather(TapeDrive(open_drive(gen=7, vendor="ibm", worn=1)))
+    back = from_dict(DriveInfo, json.loads(json.dumps(info.to_dict())))
+    assert back == info and render_text(back) == render_text(info)
+    assert "IBM log page 0x37: performance characteristics" in render_text(info) and "80h" in render_text(info)
