@@ -47,7 +47,7 @@ MONITOR_AT = 0.8
 #: Drive lifetime figures of log page 0x14 that a wear table shows, by the page's field name.
 DRIVE_QUANTITIES = (
     ("lifetime_head_hours", "head hours"),
-    ("lifetime_volume_loads", "cartridge loads"),
+    ("lifetime_volume_loads", "loads in this drive"),
     ("lifetime_metres_processed", "metres of tape processed"),
     ("lifetime_cleaning_operations", "cleanings"),
     ("lifetime_power_on_hours", "power-on hours"),

@@ -47,7 +47,7 @@ def test_unknown_load_count_is_not_assessed_and_errors_are_reasons() -> None:
 def test_drive_figures_have_no_design_life() -> None:
     figures = drive_wear({"lifetime_head_hours": 800, "lifetime_volume_loads": 667, "drive_serial": "X",
                           "lifetime_power_on_hours": 2000})
-    assert [(f.quantity, f.value) for f in figures] == [("head hours", 800), ("cartridge loads", 667), ("power-on hours", 2000)]
+    assert [(f.quantity, f.value) for f in figures] == [("head hours", 800), ("loads in this drive", 667), ("power-on hours", 2000)]
     assert all(f.design_life is None and f.percent_used is None and f.source == NO_FIGURE for f in figures)
 
 

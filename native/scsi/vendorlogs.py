@@ -75,8 +75,8 @@ SOURCE_HP_MANUAL = ("HP Ultrium technical reference manuals C7379-90900 and Q153
                     "LOG SENSE; sg3_utils sg_logs")
 SOURCE_SG_LOGS_NAME = "page name: sg3_utils sg_logs page table (IBM LTO SCSI Reference page list); no public parameter layout"
 SOURCE_LTFS_37 = "parameter 0001h: LTFS sg_tape.c PERF_CART_CONDITION (media efficiency); others: no public layout"
-SOURCE_LTFS_31 = ("HP Ultrium technical reference manual (Tape Capacity Log Page); sg3_utils sg_logs; "
-                  "LTFS ibm_tape.h TAPECAP_* for IBM LTO")
+SOURCE_LTFS_31 = ("HP Ultrium technical reference manuals C7379-90900 and Q1530-90901 vol. 3, Tape Capacity log page; "
+                  "sg3_utils sg_logs; LTFS ibm_tape.h TAPECAP_* for IBM LTO")
 
 #: Page 30h parameter code -> (name, width in bytes the HP manual / sg_logs give it).
 TAPE_USAGE: dict[int, tuple[str, int]] = {
