@@ -604,7 +604,8 @@ def _vendor_pages(drive: TapeDrive, vendor: str, listed: set[int] | None,
     """Every vendor page the drive lists, decoded by its vendor's table (``native.scsi.vendorlogs``).
 
     Gated by INQUIRY vendor: 34h is HP's performance page (shown as ``performance``) but IBM's read
-    forward errors. A page that cannot be read is left out here; its error is already evidence."""
+    forward errors. A page that could not be read or decoded is still listed, with the reason (a drive
+    error is evidence for the verdict as well; the raw bytes of a malformed page are in the ticket)."""
     family = vendor_family(vendor)
     codes = [c for c in sorted(listed or ()) if c in VENDOR_PAGE_CODES and not (family == HP and c == PAGE_HP_PERFORMANCE)]
     if not codes:
@@ -612,8 +613,7 @@ def _vendor_pages(drive: TapeDrive, vendor: str, listed: set[int] | None,
     got: list[VendorPage] = []
     for code in codes:
         page = log(code, lambda code=code: vendor_page_from(family, drive.log_sense(code)))  # type: ignore[misc]
-        if isinstance(page, Supported):
-            got.append(page.value)
+        got.append(page.value if isinstance(page, Supported) else VendorPage.unreadable(family, code, page.reason))
     return Supported(tuple(got))
 
 

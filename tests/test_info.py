@@ -256,3 +256,12 @@ def test_quantum_tape_device_statistics_and_the_drives_own_thresholds() -> None:
     assert isinstance(ibm.vendor_pages, Supported) and ibm.vendor_pages.value[0].figures == {}
     assert isinstance(ibm.wear, Supported) and ibm.wear.value.cartridge is not None
     assert not [f for f in ibm.wear.value.cartridge.figures if "drive's threshold" in f.quantity]
+
+
+def test_a_vendor_page_that_cannot_be_decoded_is_named_with_the_reason_not_dropped() -> None:
+    broken = bytes([0x30, 0, 0, 6, 0, 1, 0, 9, 0, 0])  # parameter 0001h says 9 bytes, the page holds 2
+    info = gather(TapeDrive(scripted_hpe_drive(vendor="IBM", extra={0x30: broken})))
+    assert isinstance(info.vendor_pages, Supported)
+    (page,) = info.vendor_pages.value
+    assert page.name == "tape usage" and "cannot decode" in page.problem
+    assert "IBM log page 0x30: tape usage" in render_text(info)

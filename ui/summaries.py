@@ -207,7 +207,8 @@ def info_sections(info: dict) -> list[tuple[str, Any, bool]]:
             value = {k: v for k, v in value.items() if k != "attributes"}
         if key == "vendor_pages" and isinstance(value, list):
             # One branch per page, titled as the CLI titles it: figures, raw parameters by code, the layout's source.
-            value = {f"0x{p['page_code']:02X} {p['name']}": {**p["figures"],
+            value = {f"0x{p['page_code']:02X} {p['name']}": {**({"problem": p["problem"]} if p.get("problem") else {}),
+                                                            **p["figures"],
                                                             **{f"parameter {r['code']:04X}h (raw)": r["hex"] for r in p["raw"]},
                                                             "layout from": p["source"]}
                      for p in value} or "none listed"

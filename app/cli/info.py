@@ -233,6 +233,8 @@ def _vendor(info: DriveInfo) -> list[str]:
     for page in info.vendor_pages.value:
         rows = [(_vendor_label(k), _vendor_value(k, v)) for k, v in page.figures.items()]
         rows += [(f"Parameter {r.code:04X}h (raw)", r.hex or "(empty)") for r in page.raw]
+        if page.problem:
+            rows = [("", page.problem)]
         out += _lines(page.title[:1].upper() + page.title[1:], (rows or [("", "no parameters reported")]) + [("Layout from", page.source)])
     return out
 

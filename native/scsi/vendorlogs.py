@@ -201,6 +201,14 @@ class VendorPage:
     source: str
     figures: dict[str, int]
     raw: tuple[RawParameter, ...]
+    problem: str = ""  # why the page could not be shown (an error reading or decoding it); "" when it could
+
+    @classmethod
+    def unreadable(cls, family: str | None, code: int, problem: str) -> "VendorPage":
+        """A listed page that could not be read or decoded: still named, with the reason, never dropped."""
+        spec = page_spec(family, code)
+        return cls(family=family if family in PAGES else None, page_code=code, name=spec.name, source=spec.source,
+                   figures={}, raw=(), problem=problem)
 
     @property
     def title(self) -> str:
