@@ -57,6 +57,9 @@ from native.scsi.logpages import (
 from native.scsi.mam import Mam
 from native.scsi.sense import sense_key_name
 from native.scsi.tapealert import CLEANING_FLAGS, Severity
+from native.scsi.vendorlogs import HP, VendorPage, vendor_family, vendor_page_from
+
+from app.wear import Wear, cartridge_wear, drive_reported_limits, drive_wear
 
 if TYPE_CHECKING:
     from app.history import History
@@ -352,6 +355,9 @@ class DriveInfo:
     diagnostics: Maybe[tuple[DiagnosticRecord, ...]] = NOT_REPORTED
     non_medium_errors: Maybe[int] = NOT_REPORTED
     encryption: Maybe[Encryption] = NOT_REPORTED
+    # Vendor pages 30h-3Eh the drive lists, decoded as its INQUIRY vendor documents them (HP 34h: ``performance``).
+    vendor_pages: Maybe[tuple[VendorPage, ...]] = NOT_REPORTED
+    wear: Maybe[Wear] = NOT_REPORTED
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe form. A section is ``{"supported": false, "reason": ...}`` or
@@ -554,6 +560,8 @@ def gather(drive: TapeDrive) -> DriveInfo:
         PAGE_NON_MEDIUM_ERRORS, lambda: _typed(drive.log_sense(PAGE_NON_MEDIUM_ERRORS), NonMediumErrors).count)
     encryption: Maybe[Encryption] = (section(lambda: _encryption(drive), "SECURITY PROTOCOL IN (encryption)")
                                      if (generation is None or generation >= 4) else Unsupported(NOT_SUPPORTED))
+    vendor_pages = _vendor_pages(drive, inquiry.vendor, listed, log)
+    wear = _wear(statistics, cartridge, volume, vendor_pages)
     if isinstance(device_status, Supported) and (device_status.value.cleaning_required or not isinstance(cleaning, Supported)):
         # DT device status CRQRD: the drive itself says it must be cleaned (clear evidence, like 0x0C's flag).
         cleaning = Supported(device_status.value.cleaning_required)
@@ -582,7 +590,51 @@ def gather(drive: TapeDrive) -> DriveInfo:
         diagnostics=diagnostics,
         non_medium_errors=non_medium,
         encryption=encryption,
+        vendor_pages=vendor_pages,
+        wear=wear,
     )
+
+
+#: Vendor-specific log page codes (SPC-4: 30h-3Eh).
+VENDOR_PAGE_CODES = range(0x30, 0x3F)
+
+
+def _vendor_pages(drive: TapeDrive, vendor: str, listed: set[int] | None,
+                  log: Callable[[int, Callable[[], Any]], Maybe]) -> Maybe[tuple[VendorPage, ...]]:
+    """Every vendor page the drive lists, decoded by its vendor's table (``native.scsi.vendorlogs``).
+
+    Gated by INQUIRY vendor: 34h is HP's performance page (shown as ``performance``) but IBM's read
+    forward errors. A page that could not be read or decoded is still listed, with the reason (a drive
+    error is evidence for the verdict as well; the raw bytes of a malformed page are in the ticket)."""
+    family = vendor_family(vendor)
+    codes = [c for c in sorted(listed or ()) if c in VENDOR_PAGE_CODES and not (family == HP and c == PAGE_HP_PERFORMANCE)]
+    if not codes:
+        return Unsupported(NOT_SUPPORTED)
+    got: list[VendorPage] = []
+    for code in codes:
+        page = log(code, lambda code=code: vendor_page_from(family, drive.log_sense(code)))  # type: ignore[misc]
+        got.append(page.value if isinstance(page, Supported) else VendorPage.unreadable(family, code, page.reason))
+    return Supported(tuple(got))
+
+
+def _wear(statistics: Maybe[DriveStatistics], cartridge: Maybe[Cartridge], volume: Maybe[dict],
+          vendor_pages: Maybe[tuple[VendorPage, ...]]) -> Maybe[Wear]:
+    """Drive and cartridge wear against published design figures (``app.wear``: sources, and what has none)."""
+    drive_figures = drive_wear(statistics.value.figures) if isinstance(statistics, Supported) else ()
+    reported = tuple(f for p in (vendor_pages.value if isinstance(vendor_pages, Supported) else ())
+                     for f in drive_reported_limits(p.figures, p.source))
+    cart = None
+    if reported and not isinstance(cartridge, Supported):  # no MAM read, but the drive counts the cartridge itself
+        cart = cartridge_wear(None, None, reported=reported)
+    if isinstance(cartridge, Supported):
+        c = cartridge.value
+        stats = volume.value if isinstance(volume, Supported) else {}
+        cart = cartridge_wear(lto_generation(c.density_code), c.load_count,
+                              unrecovered_write=stats.get("total_unrecovered_write_errors"),
+                              unrecovered_read=stats.get("total_unrecovered_read_errors"), reported=reported)
+    if not drive_figures and cart is None:
+        return Unsupported(NOT_SUPPORTED)
+    return Supported(Wear(drive_figures, cart))
 
 
 def _encryption(drive: TapeDrive) -> Encryption:

@@ -16,6 +16,7 @@ from typing import Any, Callable, Iterable
 
 from app.drive import NOT_SUPPORTED, Supported, Unsupported
 from app.info import DriveInfo, Verdict
+from app.wear import WearFigure
 
 MiB = 1 << 20
 
@@ -179,7 +180,59 @@ def sections(info: DriveInfo) -> list[Section]:
         Row("Volume holds encrypted blocks", yes_no(e.volume_has_encrypted_blocks)),
         Row("Key instance counter", yes_no(e.key_instance_counter)),
     ], expanded=False))
+    out += _vendor(info)
+    out += _wear(info)
     out.append(health_section(info))
+    return out
+
+
+def _vendor(info: DriveInfo) -> list[Section]:
+    """Vendor pages 30h-3Eh: decoded figures by name, the rest raw by parameter code, each with its source."""
+    if not isinstance(info.vendor_pages, Supported):
+        return []  # the drive lists none: no "not supported" noise (tgt, most non-LTO drives)
+    out: list[Section] = []
+    for page in info.vendor_pages.value:
+        rows = [Row(_vendor_label(k), _vendor_value(k, v)) for k, v in page.figures.items()]
+        rows += [Row(f"Parameter {r.code:04X}h (raw)", r.hex or "(empty)") for r in page.raw]
+        if page.problem:
+            rows = [Row("", page.problem)]
+        out.append(Section(page.title[:1].upper() + page.title[1:],
+                           tuple((rows or [Row("", "no parameters reported")]) + [Row("Layout from", page.source)]),
+                           expanded=False))
+    return out
+
+
+def _vendor_label(name: str) -> str:
+    return statistic_label(name.removesuffix("_mib")) + (" (MiB)" if name.endswith("_mib") else "")
+
+
+def _vendor_value(name: str, value: int) -> str:
+    if name == "tapealert_flags":  # Quantum 3Eh 7000h: the 64 flags as a bitmap (flag 1 = the top bit)
+        return f"{value:016X}h"
+    if name == "media_efficiency":  # IBM 37h: 01h best ... FFh worst, 00h unknown (Oracle STA reference)
+        return "unknown (00h)" if value == 0 else f"{value:02X}h (01h best ... FFh worst)"
+    return yes_no(value)
+
+
+def _wear_row(f: WearFigure) -> Row:
+    value = "-" if f.value is None else f"{f.value:,}"
+    if f.design_life is None:
+        return Row(f.quantity.capitalize(), f"{value} ({f.source})")
+    return Row(f.quantity.capitalize(),
+               f"{value} of {f.design_life:,} = {f.percent_used} % of design life used ({f.source})")
+
+
+def _wear(info: DriveInfo) -> list[Section]:
+    """Wear against design life: % used only where a published figure exists, with its source."""
+    if not isinstance(info.wear, Supported):
+        return []
+    wear = info.wear.value
+    out = [Section("Drive wear (log page 0x14)", tuple(_wear_row(f) for f in wear.drive))] if wear.drive else []
+    if wear.cartridge is not None:
+        c = wear.cartridge
+        verdict = Row("Verdict", c.verdict.value, {"retire": "critical", "monitor": "warning"}.get(c.verdict.value))
+        out.append(Section("Cartridge wear", tuple(_wear_row(f) for f in c.figures) + (verdict,)
+                           + tuple(Row("", f"- {r}") for r in c.reasons)))
     return out
 
 

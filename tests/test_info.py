@@ -11,6 +11,7 @@ from app.drive import Supported, TapeDrive, Unsupported
 from app.info import NO_CARTRIDGE, Alert, ErrorCounts, Performance, Verdict, assess, gather
 from app.info_view import render_text
 from native.scsi import cdb as C
+from native.scsi.vendorlogs import vendor_log_page
 from native.scsi.logpages import hp_performance_page
 from tests.helpers import faults
 from tests.helpers.faults import FaultyTransport, RecordingTransport, reply
@@ -25,11 +26,13 @@ def virtual(**options: str) -> str:
 
 
 def scripted_hpe_drive(*, write_uncorrected: int = 0, alerts: frozenset[int] = frozenset(), cleaning: int = 0,
-                       vendor: str = "HPE", perf: bytes | None = None) -> RecordingTransport:
+                       vendor: str = "HPE", perf: bytes | None = None,
+                       extra: dict[int, bytes] | None = None) -> RecordingTransport:
     """An LTO-9 drive answering with the realistic sample pages (see tests/scsi/samples.py);
-    with ``perf`` it also lists and answers page 0x34."""
-    listed = (0x00, 0x02, 0x03, 0x0C, 0x17, 0x1B, 0x2E) + ((0x34,) if perf is not None else ())
+    with ``perf`` it also lists and answers page 0x34, with ``extra`` those pages too."""
+    listed = (0x00, 0x02, 0x03, 0x0C, 0x17, 0x1B, 0x2E) + ((0x34,) if perf is not None else ()) + tuple(sorted(extra or {}))
     logs = {
+        **(extra or {}),
         0x00: samples.supported_log_pages(listed),
         0x34: perf,
         0x02: samples.error_counters(0x02, (5, 0, 3, 5, 5, 10**12, write_uncorrected)),
@@ -102,11 +105,18 @@ def test_hp_performance_page_is_read_from_hp_drives_only() -> None:
     assert info.to_dict()["performance"] == {"supported": True, "repositions_per_100mb": 37, "buffer_in_mb_s": 47.5,
                                              "max_possible_mb_s": 700.0, "current_mb_s": 95.0, "native_mb_s": 400.0}
 
-    # On an IBM drive 0x34 is another page (read forward errors): never asked, never misread.
+    # On an IBM drive 0x34 is another page (read forward errors): never read as performance, shown
+    # under IBM's name with its parameters raw (no public layout), none dropped.
     ibm = scripted_hpe_drive(vendor="IBM", perf=perf)
     info = gather(TapeDrive(ibm))
     assert info.performance == Unsupported("not supported by this device")
-    assert not [cdb for cdb, _ in ibm.calls if cdb[0] == C.LOG_SENSE and cdb[2] & 0x3F == 0x34]
+    assert isinstance(info.vendor_pages, Supported)
+    (page,) = info.vendor_pages.value
+    assert (page.page_code, page.name, page.figures) == (0x34, "read forward errors", {})
+    assert [(r.code, r.hex) for r in page.raw] == [(0, "0025"), (1, "01db"), (2, "1b58"), (3, "03b6"), (4, "0fa0")]
+    assert "IBM log page 0x34: read forward errors" in render_text(info) and "Parameter 0000h (raw)" in render_text(info)
+    # On the HP drive the same bytes are the performance page only, not a second vendor-page section.
+    assert gather(TapeDrive(scripted_hpe_drive(perf=perf))).vendor_pages == Unsupported("not supported by this device")
     # An HP drive that does not list the page: not supported, not a failure.
     assert gather(TapeDrive(scripted_hpe_drive())).performance == Unsupported("not supported by this device")
 
@@ -226,3 +236,36 @@ def test_info_records_a_drive_info_run(capsys: pytest.CaptureFixture[str]) -> No
     assert main(["info", "nonsense"]) == 2  # a device that cannot be opened leaves no run
     with History.open() as hist:
         assert len(hist.list_runs()) == 1
+
+
+def test_quantum_tape_device_statistics_and_the_drives_own_thresholds() -> None:
+    """Quantum 3Eh (LTO-3/LTO-4 SCSI reference 3.9.20): decoded only for a QUANTUM drive, and its
+    cartridge counts against the drive's own thresholds feed the cartridge verdict with that source."""
+    counters = {0x8000: 5000, 0x8001: 12000, 0x8002: 40, 0x8003: 100, 0x8004: 900, 0x8005: 300,
+                0x9000: 120, 0x9001: 0, 0x9002: 950, 0x9003: 1000, 0x9004: 30, 0x9005: 0}
+    page = vendor_log_page(0x3E, [(0x7000, bytes(8))] + [(c, v.to_bytes(4, "big")) for c, v in counters.items()])
+    info = gather(TapeDrive(scripted_hpe_drive(vendor="QUANTUM", extra={0x3E: page})))
+    assert isinstance(info.vendor_pages, Supported)
+    (q,) = info.vendor_pages.value
+    assert q.title == "Quantum log page 0x3E: tape device statistics" and q.figures["media_lifetime_wear_passes"] == 950
+    assert isinstance(info.wear, Supported) and info.wear.value.cartridge is not None
+    cart = info.wear.value.cartridge
+    passes = [f for f in cart.figures if f.quantity.startswith("cartridge wear passes")]
+    assert [(f.value, f.design_life, f.percent_used) for f in passes] == [(950, 1000, 95.0)]
+    assert "reported by the drive" in passes[0].source and cart.verdict.value == "monitor"
+    text = render_text(info)
+    assert "Quantum log page 0x3E" in text and "950 of 1,000 = 95.0 % of design life used" in text
+    # An IBM drive's 3Eh is its "device status" page: same bytes, nothing decoded, nothing rated.
+    ibm = gather(TapeDrive(scripted_hpe_drive(vendor="IBM", extra={0x3E: page})))
+    assert isinstance(ibm.vendor_pages, Supported) and ibm.vendor_pages.value[0].figures == {}
+    assert isinstance(ibm.wear, Supported) and ibm.wear.value.cartridge is not None
+    assert not [f for f in ibm.wear.value.cartridge.figures if "drive's threshold" in f.quantity]
+
+
+def test_a_vendor_page_that_cannot_be_decoded_is_named_with_the_reason_not_dropped() -> None:
+    broken = bytes([0x30, 0, 0, 6, 0, 1, 0, 9, 0, 0])  # parameter 0001h says 9 bytes, the page holds 2
+    info = gather(TapeDrive(scripted_hpe_drive(vendor="IBM", extra={0x30: broken})))
+    assert isinstance(info.vendor_pages, Supported)
+    (page,) = info.vendor_pages.value
+    assert page.name == "tape usage" and "cannot decode" in page.problem
+    assert "IBM log page 0x30: tape usage" in render_text(info)

@@ -28,7 +28,7 @@ def test_tgt_tape_lun_is_not_assessed_exit_12(tgt_target: TgtTarget, capsys: pyt
     assert data["health"]["verdict"] == "Not assessed" and data["health"]["exit_code"] == 12
     assert "TapeAlert" in data["health"]["reasons"][0]
     # tgt has no LOG SENSE and no SECURITY PROTOCOL IN: the drive pages and encryption say so, nothing fails (issue 15)
-    for key in ("temperature", "device_status", "device_statistics", "ports", "diagnostics", "encryption"):
+    for key in ("temperature", "device_status", "device_statistics", "ports", "diagnostics", "encryption", "vendor_pages", "wear"):
         assert data[key] == {"supported": False, "reason": "not supported by this device"}, key
     assert main(["info", tgt_target.url]) == 12
     out = capsys.readouterr().out

@@ -108,3 +108,20 @@ def test_bad_output_paths_are_one_line_before_the_drive_is_opened(tmp_path: Path
         assert len(err) == 1 and words in err[0], err
     with History.open() as hist:
         assert hist.list_runs(kind="drive-info") == []
+
+
+def test_ticket_of_an_ibm_drive_holds_its_vendor_pages_raw_and_decoded(tmp_path: Path) -> None:
+    out = tmp_path / "ibm.zip"
+    assert main(["ticket", f"virtual:lto9?vendor=ibm&cartridge={tmp_path / 'i.cart'}", "-o", str(out)]) == 0
+    with zipfile.ZipFile(out) as zf:
+        names = set(zf.namelist())
+        summary = zf.read("SUMMARY.txt").decode()
+        decoded = json.loads(zf.read("decoded/info.json"))
+        zf.extractall(tmp_path / "x")
+    assert {f"log/page_{c:02x}h.hex" for c in (0x30, 0x31, 0x32, 0x33, 0x34, 0x37, 0x38, 0x39, 0x3B, 0x3C, 0x3D)} <= names
+    assert "IBM log page 0x34: read forward errors" in summary and "Cartridge wear" in summary
+    assert {p["page_code"] for p in decoded["vendor_pages"]["value"]} >= {0x30, 0x31, 0x37}
+    if shutil.which("sg_logs"):
+        usage = subprocess.run(["sg_logs", "--inhex", str(tmp_path / "x/log/page_30h.hex"), "-M", "lto5"],
+                               capture_output=True, text=True, timeout=30)
+        assert "Tape usage page" in usage.stdout and "Thread count" in usage.stdout, usage.stdout + usage.stderr

@@ -8,8 +8,9 @@ timing model (``model.py``) says a real drive would take, so the host-side code
 Deliberate simplifications, documented for users of the emulation: one partition;
 fixed-format sense only; no UNIT ATTENTION after load; positioning (rewind, locate,
 space, erase) is instantaneous apart from flushing buffered writes; error counters
-are always zero, TapeAlert flags only come from ``tapealert=`` (and 09h after a write
-to a protected cartridge); HP's vendor page 0x34 is the only vendor page. The drive-wide
+are zero unless ``worn=1``, TapeAlert flags only come from ``tapealert=`` (and 09h after a write
+to a protected cartridge); vendor pages 30h-3Dh follow the personality (``vendor=hp|ibm``,
+``vendorpages.py``; IBM's undocumented pages are listed but empty). The drive-wide
 pages (0x06 0x0D 0x11 0x12 0x14 0x16 0x18 0x1A, ``health.py``) report a modelled drive life
 driven by ``hours=``, ``temp=``, ``phyerrors=`` and the cleaning flags of ``tapealert=``.
 """

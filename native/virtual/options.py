@@ -32,6 +32,12 @@ temp=C         drive temperature in degrees C on log page 0x0D (default 38)
 phyerrors=N    SAS PHY invalid-dword and disparity counts on page 0x18 (a bad cable: 5000)
 encrypt=0|1    1: the drive reports AES-256-GCM encryption on (SECURITY PROTOCOL IN 20h status
                page; data is still stored in the clear, this is a training prop). LTO-4 and later
+vendor=hp|ibm  personality: hp (default) answers as an HPE "Ultrium N-SCSI" with HP's vendor log pages
+               (30h 31h 32h 34h); ibm as an IBM "ULT3580-TDN" (TDA for LTO-10) listing a real IBM
+               drive's pages (30h-3Dh; no 0Dh, no 18h, so phyerrors= is refused with it). See vendorpages.py
+worn=0|1       1: a worn head, for training: power-on hours 40000 unless hours= is given, and the
+               error counters (02h/03h, 30h) report one rewrite/reread per 10 MB processed (a model,
+               not a published figure); IBM 37h media efficiency 80h instead of 01h
 selftest=pass|fail  the result of SEND DIAGNOSTIC's default self-test (fail: 04/40/80, diagnostic
                failure on component 80h), for the drive assessment
 =============  ==========================================================================
@@ -49,6 +55,9 @@ from native.virtual.specs import FULL_HEIGHT_ONLY, GENERATIONS, GenerationSpec, 
 #: Default virtual cartridge size in bytes of tape (compressed bytes). Small enough for
 #: any laptop disk; the file grows with the uncompressed data actually written.
 DEFAULT_CAPACITY = 8 << 30
+
+#: Power-on hours of a ``worn=1`` drive unless ``hours=`` says otherwise (the "worn drive" example above).
+WORN_HOURS = 40_000
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]i?b?|b)?\s*$", re.IGNORECASE)
 _UNITS = {"": 1, "b": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
@@ -109,6 +118,8 @@ class VirtualOptions:
     phy_errors: int = 0  # SAS PHY error counts (protocol specific port page)
     encrypt: bool = False  # report data encryption on (SECURITY PROTOCOL IN status page)
     selftest_fails: bool = False  # SEND DIAGNOSTIC's self-test reports a hardware failure (training)
+    vendor: str = "hp"  # personality: "hp" or "ibm" (native.virtual.vendorpages)
+    worn: bool = False  # a worn head (training): more hours, rewrites and rereads
     explicit: set[str] = field(default_factory=set)
 
     @property
@@ -120,6 +131,11 @@ class VirtualOptions:
             base = replace(base, interface_rate=self.interface_mbs * 1_000_000)
         if self.buffer is not None:
             base = replace(base, buffer_size=self.buffer)
+        if self.vendor != "hp":
+            from native.virtual.vendorpages import product
+
+            vendor, name = product(self.vendor, self.generation)
+            base = replace(base, vendor=vendor, product=name)
         return base
 
 
@@ -141,6 +157,10 @@ def parse_device(device: str) -> VirtualOptions:
             raise InvalidParameter(f"option '{key}' given twice in {device!r}")
         opts.explicit.add(key)
         _apply(opts, key, value)
+    if opts.vendor == "ibm" and "phyerrors" in opts.explicit:
+        raise InvalidParameter("phyerrors= needs log page 0x18, which an IBM drive does not list", hint="use vendor=hp with phyerrors=")
+    if opts.worn and "hours" not in opts.explicit:
+        opts.hours = WORN_HOURS
     if opts.half_height and opts.generation in FULL_HEIGHT_ONLY:
         raise InvalidParameter(f"halfheight=1: no half-height LTO-{opts.generation} figures are published; virtual:lto{opts.generation} is full height")
     return opts
@@ -201,11 +221,17 @@ def _apply(opts: VirtualOptions, key: str, value: str) -> None:
         opts.encrypt = _flag(value, key)
     elif key == "phyerrors":
         opts.phy_errors = int(_number(value, key, low=0, high=4_000_000_000))
+    elif key == "vendor":
+        if value.strip().lower() not in ("hp", "ibm"):
+            raise InvalidParameter(f"vendor={value!r} must be hp or ibm")
+        opts.vendor = value.strip().lower()
+    elif key == "worn":
+        opts.worn = _flag(value, key)
     elif key == "selftest":
         if value.strip().lower() not in ("pass", "fail"):
             raise InvalidParameter(f"selftest={value!r} must be pass or fail")
         opts.selftest_fails = value.strip().lower() == "fail"
     else:
         known = ("cartridge, capacity, maxfile, wp, worm, halfheight, interface, buffer, loaded, backhitch, restart, "
-                 "realtime, ew, tapealert, barcode, hours, temp, phyerrors, encrypt, selftest")
+                 "realtime, ew, tapealert, barcode, hours, temp, phyerrors, encrypt, vendor, worn, selftest")
         raise InvalidParameter(f"unknown virtual drive option '{key}'", hint=f"known: {known}")

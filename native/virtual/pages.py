@@ -29,7 +29,7 @@ def standard_inquiry(spec: GenerationSpec) -> bytes:
     b[3] = 0x12  # HISUP, response data format 2
     b[4] = len(b) - 5
     b[7] = 0x02  # CMDQUE
-    b[8:16] = ascii_field(VENDOR, 8)
+    b[8:16] = ascii_field(spec.vendor, 8)
     b[16:32] = ascii_field(spec.product, 16)
     b[32:36] = ascii_field(spec.revision, 4)
     return bytes(b)
@@ -42,7 +42,7 @@ def vpd_page(page: int, spec: GenerationSpec, serial: str, naa: int) -> bytes | 
     elif page == 0x80:
         body = serial.encode("ascii")
     elif page == 0x83:
-        t10 = ascii_field(VENDOR, 8) + ascii_field(spec.product, 16) + serial.encode("ascii")
+        t10 = ascii_field(spec.vendor, 8) + ascii_field(spec.product, 16) + serial.encode("ascii")
         body = bytes([0x01, 0x03, 0x00, 8]) + struct.pack(">Q", naa)  # binary, LU, NAA
         body += bytes([0x02, 0x01, 0x00, len(t10)]) + t10  # ASCII, LU, T10 vendor id
     else:

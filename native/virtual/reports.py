@@ -10,7 +10,7 @@ import struct
 from typing import Callable
 
 from native.transport import Buffer
-from native.virtual import health, pages
+from native.virtual import health, pages, vendorpages
 from native.virtual.base import DriveBase
 from native.virtual.sense import invalid_field
 from native.virtual.specs import DENSITY
@@ -82,18 +82,39 @@ class ReportCommands(DriveBase):
         return self._reply(pages.log_page(page, params), alloc, buf)
 
     def _log_pages(self) -> dict[int, Callable[[], list[bytes]]]:
-        return {0x02: lambda: self._log_errors(self.load["host_w"]),
-                0x03: lambda: self._log_errors(self.load["host_r"]), 0x0C: self._log_sequential,
-                0x17: self._log_volume, 0x1B: self._log_compression, 0x2E: self._log_tapealert,
-                0x34: self._log_hp_performance,
-                # drive-wide pages (issue 15), in ``health.py``
-                0x06: health.non_medium_errors, 0x0D: lambda: health.temperature(self.life),
-                0x11: self._log_device_status, 0x12: lambda: health.tapealert_response(self.tapealert),
-                0x14: lambda: health.device_statistics(self.life, serial=self.serial,
-                                                       density_code=DENSITY[self.cart.meta.generation]),
-                0x16: lambda: health.tape_diagnostic(self.life),
-                0x18: lambda: health.protocol_port(self.life, sas_address=self.naa, interface_rate=self.spec.interface_rate),
-                0x1A: lambda: health.power_conditions(self.life)}
+        builders: dict[int, Callable[[], list[bytes]]] = {
+            0x02: lambda: self._log_errors(self.load["host_w"]),
+            0x03: lambda: self._log_errors(self.load["host_r"]), 0x0C: self._log_sequential,
+            0x17: self._log_volume, 0x1B: self._log_compression, 0x2E: self._log_tapealert,
+            # drive-wide pages (issue 15), in ``health.py``
+            0x06: health.non_medium_errors, 0x0D: lambda: health.temperature(self.life),
+            0x11: self._log_device_status, 0x12: lambda: health.tapealert_response(self.tapealert),
+            0x14: lambda: health.device_statistics(self.life, serial=self.serial,
+                                                   density_code=DENSITY[self.cart.meta.generation]),
+            0x16: lambda: health.tape_diagnostic(self.life),
+            0x18: lambda: health.protocol_port(self.life, sas_address=self.naa, interface_rate=self.spec.interface_rate),
+            0x1A: lambda: health.power_conditions(self.life),
+            # vendor pages both personalities list (``vendorpages.py``)
+            0x30: self._log_tape_usage, 0x31: self._log_tape_capacity, 0x32: self._log_compression,
+        }
+        if self.opts.vendor == vendorpages.IBM:
+            for code in vendorpages.NOT_ON_IBM:
+                del builders[code]
+            builders.update({code: vendorpages.undocumented for code in vendorpages.IBM_UNDOCUMENTED})
+            builders[0x37] = lambda: vendorpages.ibm_performance(worn=self.opts.worn)
+        else:
+            builders[0x34] = self._log_hp_performance
+        return builders
+
+    def _log_tape_usage(self) -> list[bytes]:
+        meta = self.cart.meta
+        return vendorpages.tape_usage(loads=meta.load_count, tape_written=meta.tape_bytes_written,
+                                      tape_read=meta.tape_bytes_read, worn=self.opts.worn)
+
+    def _log_tape_capacity(self) -> list[bytes]:
+        meta, mib = self.cart.meta, pages.MiB
+        return vendorpages.tape_capacity(remaining_mib=max(0, meta.capacity - self.cart.tape_used()) // mib,
+                                         maximum_mib=meta.capacity // mib)
 
     def _security_protocol_in(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
         """SECURITY PROTOCOL IN, protocol 20h (tape data encryption), pages 0000h/0010h/0020h only."""
@@ -112,9 +133,12 @@ class ReportCommands(DriveBase):
                                        compression=self.mode.compression, alerts=bool(self.tapealert),
                                        encryption=self.opts.encrypt)
 
-    @staticmethod
-    def _log_errors(processed: int) -> list[bytes]:
-        return [pages.counter(code, 0) for code in range(5)] + [pages.counter(5, processed, 8), pages.counter(6, 0)]
+    def _log_errors(self, processed: int) -> list[bytes]:
+        """Pages 02h/03h: zero errors, or with ``worn=1`` the model's corrected rewrites/rereads
+        (``vendorpages.worn_retries``: counted as corrected with delay, retried and corrected)."""
+        retries = vendorpages.worn_retries(processed, self.opts.worn)
+        return ([pages.counter(0, 0), pages.counter(1, retries), pages.counter(2, retries), pages.counter(3, retries),
+                 pages.counter(4, retries)] + [pages.counter(5, processed, 8), pages.counter(6, 0)])
 
     def _log_sequential(self) -> list[bytes]:
         mb, cart = pages.MB, self.cart

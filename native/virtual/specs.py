@@ -29,6 +29,7 @@ class GenerationSpec:
     revision: str
     readable: tuple[int, ...]  # density codes the drive reads
     writable: tuple[int, ...]  # density codes the drive writes
+    vendor: str = "HPE"  # INQUIRY vendor identification (``vendor=ibm``: "IBM", see vendorpages.py)
 
     @property
     def name(self) -> str:
