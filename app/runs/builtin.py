@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from app.runs import Results, RunKind, register
+from app.runs import Results, RunKind, register, rows, verdicts
 from app.runs.typed import from_dict
 
 
@@ -117,11 +117,17 @@ def _assess_fields(res: Results) -> list[tuple[str, str]]:
     return rows
 
 
-register(RunKind("drive-info", "Drive information and health", _drive_info_headline, _drive_info_text))
-register(RunKind("tape-perf", "Tape performance", _tape_headline, _tape_text))
-register(RunKind("create-data", "Disk write (create data)", _disk_headline, _disk_text("CreateDataResult"), drive=False))
-register(RunKind("read-data", "Disk read (read data)", _disk_headline, _disk_text("ReadDataResult"), drive=False))
+register(RunKind("drive-info", "Drive information and health", _drive_info_headline, _drive_info_text,
+                 fields=rows.drive_info, findings=verdicts.drive_info))
+register(RunKind("tape-perf", "Tape performance", _tape_headline, _tape_text, fields=rows.tape_perf,
+                 findings=verdicts.tape_perf))
+register(RunKind("create-data", "Disk write (create data)", _disk_headline, _disk_text("CreateDataResult"), drive=False,
+                 fields=rows.disk, findings=verdicts.disk("Disk write rate")))
+register(RunKind("read-data", "Disk read (read data)", _disk_headline, _disk_text("ReadDataResult"), drive=False,
+                 fields=rows.disk, findings=verdicts.disk("Disk read rate")))
 register(RunKind("troubleshoot", "Troubleshooting session", lambda res: str(res.get("verdict", "")), _troubleshoot_text,
-                 drive=False))
-register(RunKind("media-scan", "Media scan", _scan_headline, _scan_text, fields=_scan_fields))
-register(RunKind("assessment", "Drive assessment", _assess_headline, _assess_text, fields=_assess_fields))
+                 drive=False, findings=verdicts.troubleshoot))
+register(RunKind("media-scan", "Media scan", _scan_headline, _scan_text, fields=_scan_fields,
+                 findings=verdicts.media_scan))
+register(RunKind("assessment", "Drive assessment", _assess_headline, _assess_text, fields=_assess_fields,
+                 findings=verdicts.assessment))
