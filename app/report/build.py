@@ -123,6 +123,20 @@ def _load(history: History, run_ids: list[int], include_referenced: bool) -> lis
     return runs
 
 
+def _snapshots(history: History, by_device: dict[str, list[Run]]) -> None:
+    """Give each drive the report names but has no ``drive-info`` run for the newest
+    snapshot recorded before its runs: a support case needs the serial and firmware,
+    and a tape-perf run or a session does not record them. Only the device section uses it."""
+    for device, runs in by_device.items():
+        if any(r.kind == "drive-info" for r in runs) or not any(getattr(run_kinds.get(r.kind), "drive", False)
+                                                                for r in runs):
+            continue
+        newest = max(r.id for r in runs)
+        snapshot = next((r for r in history.list_runs(kind="drive-info", device=device) if r.id < newest), None)
+        if snapshot is not None:
+            runs.append(snapshot)
+
+
 def _tested(runs: list[Run]) -> str:
     first, last = min(r.started_at for r in runs), max(r.finished_at or r.started_at for r in runs)
     a, b = when(first), when(last)
@@ -163,6 +177,7 @@ def build_report(history: History, run_ids: list[int], *, customer: str = "", si
     for run in sorted(runs, key=lambda r: -r.id):
         if run.device:
             by_device.setdefault(run.device, []).append(run)
+    _snapshots(history, by_device)
     headlines = _headlines(runs, set(run_ids))
     verdict = " ".join(v for v in verdicts if v)
     summary = verdict or "; ".join(f"{h.topic}: {h.words}" for h in headlines)

@@ -72,7 +72,8 @@ def drive_info(res: Results) -> Rows:
                                     f"by {cart['manufacturer']}" if cart.get("manufacturer") else "") if p)
         rows.append(("Cartridge", ", ".join(p for p in (str(cart.get("barcode") or "no barcode"), cart.get("medium_type"),
                                                         density(cart.get("density_code")), made,
-                                                        count(cart.get("load_count"), "load")) if p)))
+                                                        count(cart["load_count"], "load") if cart.get("load_count")
+                                                        is not None else "") if p)))
         if cart.get("maximum_capacity_mib") is not None:
             rows.append(("Cartridge capacity", f"{volume(cart['maximum_capacity_mib'] * 2**20)}, "
                                                f"{volume((cart.get('remaining_capacity_mib') or 0) * 2**20)} free"))
