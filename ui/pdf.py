@@ -17,8 +17,8 @@ from app.paths import create_beside
 from native.errors import InvalidParameter, TapediagError
 
 if TYPE_CHECKING:
-    from PySide6.QtCore import QCoreApplication
-    from PySide6.QtGui import QFont
+    from PySide6.QtCore import QCoreApplication, QRectF
+    from PySide6.QtGui import QFont, QPainter, QTextDocument
 
     from app.report import Report
 
@@ -78,6 +78,27 @@ def render_pdf(report: "Report", path: str | Path) -> int:
         _remove(None, created)
         raise
     return pages
+
+
+def _draw_page(painter: "QPainter", doc: "QTextDocument", body: "QRectF", index: int) -> None:
+    """Page ``index`` of the laid-out document into ``body``.
+
+    The blocks drawn are those starting above the last pixel rows of the page: the layout
+    may place a page-break heading a fraction of a pixel before the page boundary, and a
+    block drawn there is clipped from sight but still in the PDF's text (pdftotext, and a
+    reader's search, found page 2's "Details" on page 1). Its lines are on the next page.
+    """
+    from PySide6.QtCore import QRectF
+    from PySide6.QtGui import QAbstractTextDocumentLayout
+
+    page = QRectF(0, index * body.height(), body.width(), body.height())
+    painter.save()
+    painter.translate(body.left(), body.top() - page.top())
+    painter.setClipRect(page)
+    context = QAbstractTextDocumentLayout.PaintContext()
+    context.clip = page.adjusted(0, 0, 0, -2)
+    doc.documentLayout().draw(painter, context)
+    painter.restore()
 
 
 def _check_pdf(data: bytes, path: Path, stage: str) -> None:
@@ -194,10 +215,7 @@ def _paint(report: "Report") -> tuple[bytes, int]:
             painter.drawText(footer, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
                              f"tapediag {report.cover.tool_version} · {report.cover.date}")
             painter.drawText(footer, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, f"Page {i + 1} of {total}")
-            painter.save()
-            painter.translate(body.left(), body.top() - i * body.height())
-            doc.drawContents(painter, QRectF(0, i * body.height(), body.width(), body.height()))
-            painter.restore()
+            _draw_page(painter, doc, body, i)
     finally:
         ended = painter.end()
     if not ended:

@@ -40,16 +40,16 @@ def _e(text: str) -> str:
 
 
 def _grid(header: tuple[str, ...], rows: list[tuple[str, ...]], *, numeric: tuple[int, ...] = (),
-          highlight: set[int] | None = None, widths: tuple[int, ...] | None = None) -> str:
+          highlight: set[int] | None = None, widths: tuple[int, ...] | None = None, padding: int = 2) -> str:
     """A bordered table; ``highlight`` rows get a tinted, bold line (the bottleneck)."""
-    out = ['<table class="grid" border="0.5" cellspacing="0" cellpadding="2" width="100%">']
+    out = [f'<table class="grid" border="0.5" cellspacing="0" cellpadding="{padding}" width="100%">']
     ws = widths or ()
     heads = []
     for i, h in enumerate(header):
         width = f' width="{ws[i]}%"' if i < len(ws) else ""
         align = " align=right" if i in numeric else ""
         heads.append(f"<th{width}{align}>{_e(h)}</th>")
-    out.append("<tr>" + "".join(heads) + "</tr>")
+    out.append("<thead><tr>" + "".join(heads) + "</tr></thead>")  # repeated where the table goes on a new page
     for n, row in enumerate(rows):
         hl = highlight and n in highlight
         bg = ' bgcolor="#fbe3dd"' if hl else (' bgcolor="#f4f6f9"' if n % 2 else "")
@@ -84,7 +84,7 @@ def chart_names(report: Report) -> dict[str, BarChart]:
 def _headline(h: Headline) -> str:
     """One verdict: a coloured band with its word (OK/CHECK/ACT), the verdict, why, what to do."""
     ink, tint, word = TONES.get(h.tone, TONES["none"])
-    parts = [f'<span style="color:#555; font-size:8pt;">{_e(h.topic.upper())}</span><br>'
+    parts = [f'<span style="color:#555; font-size:8pt;">{_e(h.topic.upper())} · RUN #{h.run_id}</span><br>'
              f'<span style="color:{ink}; font-size:11pt; font-weight:bold;">{_e(h.words)}</span>']
     if h.detail:
         parts.append(f'<br><span style="font-size:8.5pt;">{_e(h.detail)}</span>')
@@ -114,7 +114,7 @@ def _page_one(report: Report) -> list[str]:
                                         if any(f.label in ("Serial", "Cartridge barcode") for f in d.identity) else "")
                             for d in report.devices)
         parts.append(f'<p><span class="muted">Devices</span>&nbsp;&nbsp;<b>{_e(devices)}</b></p>')
-    parts.append("<h2>Verdicts</h2>")
+    parts.append(SPACER + "<h2>Verdicts</h2>")
     if not report.headlines:
         parts.append(f"<p>{_e(c.summary or 'No run in this report gives a verdict.')}</p>")
     parts.extend(_headline(h) + SPACER for h in report.headlines)
@@ -137,7 +137,7 @@ def _bottlenecks(report: Report, chart_size: tuple[int, int]) -> list[str]:
                 for n, r in enumerate(section.rows, 1)]
         parts.append(_grid(("Test", "MB/s", "Bottleneck?", "Source"), rows, numeric=(1,),
                            highlight={n for n, r in enumerate(section.rows) if r.is_bottleneck},
-                           widths=(44, 14, 20, 22)))
+                           widths=(42, 12, 24, 22), padding=4))
         parts.append(f'<p class="verdict">{_e(section.verdict)}</p>')
     for note in report.notes:
         parts.append(f'<p class="muted">Note: {_e(note)}</p>')

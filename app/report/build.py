@@ -123,10 +123,12 @@ def _load(history: History, run_ids: list[int], include_referenced: bool) -> lis
     return runs
 
 
-def _snapshots(history: History, by_device: dict[str, list[Run]]) -> None:
+def _snapshots(history: History, by_device: dict[str, list[Run]]) -> list[Run]:
     """Give each drive the report names but has no ``drive-info`` run for the newest
     snapshot recorded before its runs: a support case needs the serial and firmware,
-    and a tape-perf run or a session does not record them. Only the device section uses it."""
+    and a tape-perf run or a session does not record them. Its health goes on page 1
+    (naming its run), its identity into the device section; it gets no run section."""
+    found = []
     for device, runs in by_device.items():
         if any(r.kind == "drive-info" for r in runs) or not any(getattr(run_kinds.get(r.kind), "drive", False)
                                                                 for r in runs):
@@ -135,6 +137,8 @@ def _snapshots(history: History, by_device: dict[str, list[Run]]) -> None:
         snapshot = next((r for r in history.list_runs(kind="drive-info", device=device) if r.id < newest), None)
         if snapshot is not None:
             runs.append(snapshot)
+            found.append(snapshot)
+    return found
 
 
 def _tested(runs: list[Run]) -> str:
@@ -177,8 +181,8 @@ def build_report(history: History, run_ids: list[int], *, customer: str = "", si
     for run in sorted(runs, key=lambda r: -r.id):
         if run.device:
             by_device.setdefault(run.device, []).append(run)
-    _snapshots(history, by_device)
-    headlines = _headlines(runs, set(run_ids))
+    snapshots = _snapshots(history, by_device)
+    headlines = _headlines(runs + snapshots, set(run_ids))
     verdict = " ".join(v for v in verdicts if v)
     summary = verdict or "; ".join(f"{h.topic}: {h.words}" for h in headlines)
     cover = Cover(title=title, customer=customer, site=site, technician=technician, ticket=ticket,

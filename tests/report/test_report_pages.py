@@ -98,6 +98,7 @@ def test_a_tape_run_fits_in_three_pages_with_its_verdicts_on_page_one(session: d
     info = session["info"]
     for needle in ("ACME", "J. Doe", "4711", info["identity"]["serial"], info["health"]["verdict"], "What to do"):
         assert needle in first, needle
+    assert "Details" not in first  # page 2's heading, not a hair of it clipped onto page 1
     rate = session["tape"].results["phases"][0]["streaming_mb_per_s"]
     assert mb_s(rate) in first and mb_s(rate).endswith(" MB/s")  # the headline rate with its unit
     for finding in run_kinds.findings("tape-perf", session["tape"].results):  # each tape verdict, word for word
@@ -118,4 +119,5 @@ def test_a_troubleshooting_session_fits_in_six_pages_with_the_bottleneck_on_page
         assert " ".join(finding.words.split()) in first, finding
     # The session did not name the drive-info run: the serial comes from the drive's newest snapshot.
     assert session["info"]["identity"]["serial"] in first
+    assert "Bottleneck analysis" not in first  # page 2 starts with it
     _every_page_renders(pdf, tmp_path / "png")
