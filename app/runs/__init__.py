@@ -1,9 +1,10 @@
 """What a run *is*, defined once per test type: the run model every front end renders from.
 
 A ``RunKind`` names a test type (the history's ``kind``), its title, the one-line
-headline of a stored result, and the text the run printed when it ran (``show`` prints
-it again, the GUI's history and the PDF use the headline), reading typed results back
-with ``app.runs.typed.from_dict``. Adding a test type is its own module(s) plus one
+headline of a stored result, the text the run printed when it ran (``show`` prints it
+again, the GUI's history uses the headline), and for the PDF report its verdicts in
+words with what to do (``Finding``, page 1) and its labelled, rounded rows, reading
+typed results back with ``app.runs.typed.from_dict``. Adding a test type is its own module(s) plus one
 ``register`` call here (and its GUI panel).
 
 This module stays light to import (the history list imports it): each kind imports its
