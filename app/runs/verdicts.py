@@ -75,6 +75,20 @@ _BOTTLENECK_TONES = {"tape": "good", "application": "warn", "disk": "warn", "net
 _SEVERITY_TONES = {"high": "bad", "medium": "warn", "info": "good"}
 
 
+def _bottleneck_detail(table: dict) -> str:
+    """The session's figures behind a bottleneck, rounded as the rest of the report
+    (the engine's own verdict sentence, word for word, is in the bottleneck section)."""
+    parts = []
+    direction = str(table.get("direction", "")).lower() or "the job"
+    if table.get("achieved_mb_s") is not None:
+        parts.append(f"The {direction} achieved {mb_s(table['achieved_mb_s'])}")
+    components = [r for r in table.get("rows") or [] if r.get("component") != "application" and r.get("mb_s") is not None]
+    if components:
+        slowest = min(components, key=lambda r: r["mb_s"])
+        parts.append(f"the slowest component, {str(slowest['test']).lower()}, measured {mb_s(slowest['mb_s'])}")
+    return "; ".join(parts) + "." if parts else str(table.get("verdict", ""))
+
+
 def troubleshoot(res: Results) -> list[Finding]:
     out = []
     for table in res.get("tables") or []:
@@ -82,7 +96,7 @@ def troubleshoot(res: Results) -> list[Finding]:
         words = f"The {str(table.get('bottleneck_label') or who).lower()}" if who else "Not determined"
         if who and table.get("limit_mb_s") is not None and who != "application":
             words += f" ({mb_s(table['limit_mb_s'])})"
-        detail = str(table.get("verdict", ""))
+        detail = _bottleneck_detail(table)
         out.append(Finding(f"{str(table.get('direction', '')).capitalize()} bottleneck", words,
                            _BOTTLENECK_TONES.get(str(who), "none"), detail))
     recs = res.get("recommendations") or []
