@@ -88,6 +88,10 @@ def _headlines(runs: list[Run], asked: set[int]) -> tuple[Headline, ...]:
             continue
         for f in run_kinds.findings(run.kind, run.results):
             out.append(Headline(run.id, f.topic, f.words, f.tone, f.detail, f.action))
+        if run.status != "complete" and not any(h.run_id == run.id for h in out):  # a run that did not finish
+            out.append(Headline(run.id, run_kinds.title(run.kind), run.status.capitalize(),
+                                "bad" if run.status == "failed" else "none", run.error or "",
+                                "Nothing was measured: fix what the run names, then run it again."))
     rank = {t: i for i, t in enumerate(_TOPIC_ORDER)}
     return tuple(sorted(out, key=lambda h: rank.get(h.topic, len(rank))))
 

@@ -6,6 +6,7 @@ from typing import Callable
 
 from app.runs import Results, RunKind, register, rows, verdicts
 from app.runs.typed import from_dict
+from app.runs.words import block, count, volume
 
 
 def _drive_info_headline(res: Results) -> str:
@@ -91,13 +92,13 @@ def _scan_fields(res: Results) -> list[tuple[str, str]]:
     rate = f", {ph.streaming_mb_per_s:,.1f} MB/s streaming" if ph.streaming_mb_per_s is not None else ""
     rows += [("Read", f"{ph.bytes / 1e9:,.2f} GB in {ph.elapsed:,.1f} s{rate}; ended: {r.end_reason}"
                       + (" (partial scan)" if r.partial else "")),
-             ("Layout", f"{len(r.files)} file{'s' if len(r.files) != 1 else ''}, {ph.filemarks} filemarks, "
+             ("Layout", f"{count(len(r.files), 'file')}, {count(ph.filemarks, 'filemark')}, "
                         f"{ph.ios:,} blocks"),
              ("Repositions while the host kept up",
               f"{len(ph.stalls)} (total {sum(s.latency for s in ph.stalls):,.1f} s)" if ph.stalls else "none")]
     for f in r.files[:12]:
-        size = f"{f.min_block:,} bytes" if f.min_block == f.max_block else f"{f.min_block:,}-{f.max_block:,} bytes"
-        rows.append((f"File {f.index}", f"{f.blocks:,} blocks of {size}, {f.bytes / 1e6:,.1f} MB"
+        size = block(f.min_block) if f.min_block == f.max_block else f"{block(f.min_block)} to {block(f.max_block)}"
+        rows.append((f"File {f.index}", f"{count(f.blocks, 'block')} of {size}, {volume(f.bytes)}"
                                         + (f", {f.mb_s:,.1f} MB/s" if f.mb_s else "")))
     rows += [(d.name.capitalize(), f"+{d.delta}") for d in r.log_deltas if d.delta is not None and "read error" in d.name]
     if r.tapealert is not None:

@@ -134,7 +134,7 @@ def media_scan(res: Results) -> list[Finding]:
     verdict = str(res.get("verdict") or "")
     if not verdict:
         return []
-    return [Finding("Cartridge", verdict, _SCAN_TONES.get(verdict, "none"), "; ".join(res.get("reasons") or []),
+    return [Finding("Cartridge", verdict.capitalize(), _SCAN_TONES.get(verdict, "none"), "; ".join(res.get("reasons") or []),
                     _SCAN_ACTIONS.get(verdict, ""))]
 
 

@@ -39,6 +39,14 @@ def volume(nbytes: float | None) -> str:
     return f"{nbytes:,.0f} bytes"
 
 
+def block(nbytes: int) -> str:
+    """A block size as a drive's settings name it: '256 KiB', '512 bytes', '80,000 bytes'."""
+    for unit, scale in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if nbytes >= scale and nbytes % scale == 0:
+            return f"{nbytes // scale:,} {unit}"
+    return f"{nbytes:,} bytes"
+
+
 def density(code: int | None, name: str | None = None) -> str:
     """'LTO-9 (0x60)': the name a person knows and the code a support case quotes."""
     if code is None:

@@ -153,3 +153,11 @@ def test_drive_info_section_shows_its_kind_rows_and_leaves_identity_to_the_devic
                         "Generation": "LTO-4", "Cartridge barcode": "ABC123L4", "Cartridge density": "LTO-4 (0x46)"}
     (health,) = report.headlines
     assert (health.topic, health.words, health.tone) == ("Drive health", "Healthy", "good") and health.action
+
+
+def test_a_run_that_did_not_finish_still_says_so_on_page_one(hist: History) -> None:
+    run_id = hist.start_run("tape-perf", "virtual:lto9", {"size": 1 << 40})
+    hist.finish_run(run_id, "refused", None, "the cartridge holds data")
+    (headline,) = build_report(hist, [run_id]).headlines
+    assert (headline.topic, headline.words, headline.detail) == ("Tape performance", "Refused", "the cartridge holds data")
+    assert headline.action
