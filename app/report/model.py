@@ -18,7 +18,7 @@ class Cover:
     ticket: str = ""
     date: str = ""  # ISO date the report was made (UTC)
     tool_version: str = ""
-    summary: str = ""  # the verdicts in one paragraph (the PDF's metadata, a ticket's text)
+    summary: str = ""  # the verdicts in one paragraph; page 1 prints it when no run gives a verdict of its own
     tested: str = ""  # when the runs ran: "2026-11-25 13:30 UTC" or a range
 
 

@@ -59,7 +59,7 @@ def _number(key: str, value: int | float) -> str:
         return f"{value:.0f}%"
     if isinstance(value, int):
         text = f"{value:,}" if abs(value) >= 10000 else str(value)
-        if key.endswith("size"):
+        if key.endswith(("size", "buffer")):
             return _size(value, binary=True) if value >= 1024 else f"{text} bytes"
         if "bytes" in key:
             return volume(value)
