@@ -61,3 +61,32 @@ def test_show_prints_each_kind_as_it_was_printed_with_no_raw_floats(tmp_path: Pa
         assert runs.title(kind) in out.splitlines()[0]
         assert not re.search(r"\d\.\d{6,}", body), body  # no 0.0027577349999319267
         assert body.splitlines()[1].strip() in printed or kind in ("drive-info",)  # the same lines as the run
+
+
+@pytest.mark.parametrize(("limited_by", "pct", "share", "tone", "action"), [
+    ("drive", 97.0, 0.05, "good", "None: the drive streams"),
+    ("drive", 60.0, 0.05, "warn", "The drive itself is slow"),
+    ("host", 40.0, 0.35, "warn", "Feed the drive faster (35% of the time"),
+    ("emulator", 45.0, 0.05, "none", "Repeat on a less loaded machine"),
+    ("not steady", 102.0, 0.0, "none", "Repeat with a larger size"),
+])
+def test_a_tape_rate_verdict_says_what_to_do_by_what_limited_it(limited_by: str, pct: float, share: float,
+                                                                 tone: str, action: str) -> None:
+    phase = {"phase": "write", "streaming_mb_per_s": 287.456, "mb_s": 280.0, "percent_of_possible": pct,
+             "host_share": share, "limited_by": limited_by, "limited_why": "why it was so"}
+    (finding,) = runs.findings("tape-perf", {"phases": [phase], "possible_label": "300 MB/s possible for 1:1 data on LTO-8"})
+    assert finding.topic == "Tape write rate" and finding.tone == tone and finding.action.startswith(action)
+    assert finding.words == f"287.5 MB/s streaming: {pct:.0f}% of the 300 MB/s possible for 1:1 data on LTO-8"
+
+
+def test_every_built_in_kind_with_verdicts_uses_the_known_tones() -> None:
+    samples = {"drive-info": {"health": {"verdict": "Failing", "reasons": ["TapeAlert 05h Read"]}},
+               "assessment": {"verdict": "FAIL", "steps": [{"name": "self-test", "outcome": "fail", "reason": "x"}],
+                              "next_action": "Open a support case"},
+               "media-scan": {"verdict": "retire", "reasons": ["12 repositions"]},
+               "read-data": {"mb_s": 1898.988, "files_s": 239.9, "total_files": 56, "total_bytes": 443327194}}
+    for kind, res in samples.items():
+        (finding,) = runs.findings(kind, res)
+        assert finding.tone in runs.TONES, kind
+    assert runs.findings("drive-info", samples["drive-info"])[0].tone == "bad"
+    assert runs.findings("read-data", samples["read-data"])[0].words == "1,899 MB/s, 240 files/s"

@@ -181,10 +181,18 @@ def reports_available() -> bool:
 
 
 def save_report(run_ids: list[int], path: Path, meta: dict) -> Path:
-    """Build the report model from the history and render the PDF (as ``tapediag report``)."""
-    report_cli = engine("app.cli.report")
+    """Build the report model (``app.report``) from the history and draw it (``ui.pdf``).
+
+    Data flows ui -> app only: the model comes from the core, the drawing is ours; the
+    CLI's ``write_report`` is not used, since it would reach back into ``ui``.
+    """
+    report_model, pdf = engine("app.report"), engine("ui.pdf")
+    history = engine("app.history")
     fields = {k: str(meta.get(k) or "") for k in ("customer", "site", "technician", "ticket")}
-    report_cli.write_report(list(run_ids), Path(path), **fields)
+    report_model.check_report_path(Path(path))
+    with history.History.open() as hist:
+        report = report_model.build_report(hist, list(run_ids), **fields)
+    pdf.render_pdf(report, Path(path))
     return Path(path)
 
 

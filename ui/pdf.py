@@ -1,9 +1,10 @@
 """Rendering a ``Report`` to PDF with Qt's own PDF writer (no browser, works headless).
 
-Page 1 is a cover drawn with QPainter; the body is a QTextDocument laid out at the
-PDF's resolution and painted page by page, so every page gets the same header
-(customer, ticket) and footer (page n of N). Plots are QImages from
-``ui/report_plot.py`` registered as document resources.
+The whole report is one QTextDocument (``ui/report_html.py``) laid out at the PDF's
+resolution and painted page by page: page 1 carries the title band, who/where/when and
+the verdicts; every later page gets a header (customer, ticket) and all get a footer
+(page n of N). Throughput plots (``ui/report_plot.py``) and the troubleshooting bar
+charts (``ui/report_bars.py``) are QImages registered as document resources.
 """
 from __future__ import annotations
 
@@ -16,8 +17,8 @@ from app.paths import create_beside
 from native.errors import InvalidParameter, TapediagError
 
 if TYPE_CHECKING:
-    from PySide6.QtCore import QCoreApplication
-    from PySide6.QtGui import QFont, QPainter
+    from PySide6.QtCore import QCoreApplication, QRectF
+    from PySide6.QtGui import QFont, QPainter, QTextDocument
 
     from app.report import Report
 
@@ -79,6 +80,27 @@ def render_pdf(report: "Report", path: str | Path) -> int:
     return pages
 
 
+def _draw_page(painter: "QPainter", doc: "QTextDocument", body: "QRectF", index: int) -> None:
+    """Page ``index`` of the laid-out document into ``body``.
+
+    The blocks drawn are those starting above the last pixel rows of the page: the layout
+    may place a page-break heading a fraction of a pixel before the page boundary, and a
+    block drawn there is clipped from sight but still in the PDF's text (pdftotext, and a
+    reader's search, found page 2's "Details" on page 1). Its lines are on the next page.
+    """
+    from PySide6.QtCore import QRectF
+    from PySide6.QtGui import QAbstractTextDocumentLayout
+
+    page = QRectF(0, index * body.height(), body.width(), body.height())
+    painter.save()
+    painter.translate(body.left(), body.top() - page.top())
+    painter.setClipRect(page)
+    context = QAbstractTextDocumentLayout.PaintContext()
+    context.clip = page.adjusted(0, 0, 0, -2)
+    doc.documentLayout().draw(painter, context)
+    painter.restore()
+
+
 def _check_pdf(data: bytes, path: Path, stage: str) -> None:
     """A PDF starts with ``%PDF-`` and ends with its ``%%EOF`` trailer; anything else is broken."""
     if not data.startswith(b"%PDF-") or not data.rstrip().endswith(b"%%EOF"):
@@ -136,7 +158,8 @@ def _paint(report: "Report") -> tuple[bytes, int]:
     from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QRectF, QSizeF, Qt, QUrl
     from PySide6.QtGui import QColor, QPageLayout, QPageSize, QPainter, QPdfWriter, QPen, QTextDocument
 
-    from ui.report_html import NAVY, body_html, plot_names
+    from ui.report_bars import render_bars
+    from ui.report_html import body_html, chart_names, plot_names
     from ui.report_plot import render_plot
 
     storage = QByteArray()
@@ -156,97 +179,46 @@ def _paint(report: "Report") -> tuple[bytes, int]:
     doc.documentLayout().setPaintDevice(writer)
     doc.setDefaultFont(report_font(9))
     doc.setDocumentMargin(0)
-    img_w, img_h = int(body.width()), int(body.width() * 0.42)
+    img_w, img_h = int(body.width()), int(body.width() * 0.3)
     for name, plot in plot_names(report).items():
         doc.addResource(QTextDocument.ResourceType.ImageResource, QUrl(name), render_plot(plot, img_w, img_h, DPI))
+    for name, chart in chart_names(report).items():  # drawn 0.8 as tall as a plot (body_html sizes them so)
+        doc.addResource(QTextDocument.ResourceType.ImageResource, QUrl(name),
+                        render_bars(chart, img_w, int(img_h * 0.8), DPI))
     # HTML image sizes are CSS pixels (1/96 in) even when the layout device is the 300 dpi writer.
     css_px = 96.0 / DPI
     doc.setHtml(body_html(report, (int(img_w * css_px), int(img_h * css_px))))
     doc.setPageSize(QSizeF(body.width(), body.height()))
-    body_pages = doc.pageCount()
-    total = body_pages + 1
+    total = doc.pageCount()
 
     painter = QPainter()
     if not painter.begin(writer):
         raise TapediagError("cannot paint the report (Qt's PDF writer refused to start)")
     ended = False
     try:
-        _cover(painter, report, page_w, page_h, total, NAVY)
         small = report_font(7)
-        for i in range(body_pages):
-            writer.newPage()
+        for i in range(total):
+            if i:
+                writer.newPage()
             painter.setFont(small)
             painter.setPen(QColor("#666666"))
-            left = " · ".join(x for x in (report.cover.customer, report.cover.site,
-                                          f"Ticket {report.cover.ticket}" if report.cover.ticket else "") if x)
-            header = QRectF(margin_x, 10 * MM, body.width(), 6 * MM)
-            painter.drawText(header, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, left)
-            painter.drawText(header, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, report.cover.title)
-            painter.setPen(QPen(QColor("#c8ccd2"), 0.6 * MM / 2))
-            painter.drawLine(header.bottomLeft(), header.bottomRight())
+            if i:  # page 1 has the title band and the customer in full
+                left = " · ".join(x for x in (report.cover.customer, report.cover.site,
+                                              f"Ticket {report.cover.ticket}" if report.cover.ticket else "") if x)
+                header = QRectF(margin_x, 10 * MM, body.width(), 6 * MM)
+                painter.drawText(header, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, left)
+                painter.drawText(header, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, report.cover.title)
+                painter.setPen(QPen(QColor("#c8ccd2"), 0.6 * MM / 2))
+                painter.drawLine(header.bottomLeft(), header.bottomRight())
             footer = QRectF(margin_x, page_h - 13 * MM, body.width(), 6 * MM)
             painter.setPen(QColor("#666666"))
             painter.drawText(footer, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
                              f"tapediag {report.cover.tool_version} · {report.cover.date}")
-            painter.drawText(footer, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, f"Page {i + 2} of {total}")
-            painter.save()
-            painter.translate(body.left(), body.top() - i * body.height())
-            doc.drawContents(painter, QRectF(0, i * body.height(), body.width(), body.height()))
-            painter.restore()
+            painter.drawText(footer, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, f"Page {i + 1} of {total}")
+            _draw_page(painter, doc, body, i)
     finally:
         ended = painter.end()
     if not ended:
         raise TapediagError("cannot paint the report (Qt's PDF writer failed to finish it)")
     buffer.close()
     return bytes(storage.data()), total
-
-
-def _cover(painter: "QPainter", report: "Report", page_w: float, page_h: float, total: int, navy: str) -> None:
-    from PySide6.QtCore import QRectF, Qt
-    from PySide6.QtGui import QColor, QPen
-
-    cover = report.cover
-    band = QRectF(0, 0, page_w, 70 * MM)
-    painter.fillRect(band, QColor(navy))
-    painter.setPen(QColor("white"))
-    painter.setFont(report_font(11))
-    painter.drawText(QRectF(20 * MM, 18 * MM, page_w - 40 * MM, 10 * MM), Qt.AlignmentFlag.AlignLeft, "tapediag")
-    painter.setFont(report_font(24, bold=True))
-    painter.drawText(QRectF(20 * MM, 30 * MM, page_w - 40 * MM, 30 * MM),
-                     Qt.AlignmentFlag.AlignLeft | Qt.TextFlag.TextWordWrap, cover.title)
-
-    label_font, value_font = report_font(9), report_font(12)
-    y = 90 * MM
-    for label, value in (("Customer", cover.customer), ("Site", cover.site), ("Technician", cover.technician),
-                         ("Ticket", cover.ticket), ("Date", cover.date)):
-        painter.setFont(label_font)
-        painter.setPen(QColor("#666666"))
-        painter.drawText(QRectF(20 * MM, y, 40 * MM, 8 * MM), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, label)
-        painter.setFont(value_font)
-        painter.setPen(QColor("#222222"))
-        painter.drawText(QRectF(60 * MM, y, page_w - 80 * MM, 8 * MM), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-                         value or "—")
-        painter.setPen(QPen(QColor("#dde1e6"), 0.25 * MM))
-        painter.drawLine(QRectF(20 * MM, y, page_w - 40 * MM, 10 * MM).bottomLeft(),
-                         QRectF(20 * MM, y, page_w - 40 * MM, 10 * MM).bottomRight())
-        y += 12 * MM
-
-    if cover.summary:
-        y += 8 * MM
-        painter.setFont(report_font(10))
-        text_rect = QRectF(26 * MM, y + 14 * MM, page_w - 52 * MM, 200 * MM)
-        bounds = painter.boundingRect(text_rect, Qt.TextFlag.TextWordWrap | Qt.AlignmentFlag.AlignLeft, cover.summary)
-        box = QRectF(20 * MM, y, page_w - 40 * MM, bounds.height() + 22 * MM)
-        painter.fillRect(box, QColor("#eef3f9"))
-        painter.fillRect(QRectF(box.left(), box.top(), 1.5 * MM, box.height()), QColor(navy))
-        painter.setFont(report_font(10, bold=True))
-        painter.setPen(QColor(navy))
-        painter.drawText(QRectF(26 * MM, y + 4 * MM, page_w - 52 * MM, 8 * MM), Qt.AlignmentFlag.AlignLeft, "Findings")
-        painter.setFont(report_font(10))
-        painter.setPen(QColor("#222222"))
-        painter.drawText(text_rect, Qt.TextFlag.TextWordWrap | Qt.AlignmentFlag.AlignLeft, cover.summary)
-
-    painter.setFont(report_font(7))
-    painter.setPen(QColor("#666666"))
-    painter.drawText(QRectF(20 * MM, page_h - 20 * MM, page_w - 40 * MM, 8 * MM), Qt.AlignmentFlag.AlignLeft,
-                     f"Generated by tapediag {cover.tool_version}, open-source tape and disk diagnostics · {total} pages")

@@ -1,20 +1,21 @@
 """`tapediag report RUN_ID... -o FILE.pdf`: a PDF for the customer from history runs.
 
-The PDF renderer needs Qt; it is imported only when a report is written
-(``importlib.import_module("ui.pdf")``), so ``app/`` stays importable without Qt.
+The report model is built here from ``app.report``; only the final drawing needs Qt's
+PDF writer, reached through ``pdf_renderer()`` and nowhere else in ``app/``.
 """
 from __future__ import annotations
 
 import argparse
 import importlib
-import os
-import tempfile
 from pathlib import Path
+from typing import Callable
 
 from app.cli.commands import HELP
 from app.history import History
-from app.report import build_report
-from native.errors import InvalidParameter, TransportUnavailable
+from app.report import Report, build_report, check_report_path
+from native.errors import TransportUnavailable
+
+__all__ = ["register", "write_report", "pdf_renderer", "check_report_path"]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -37,37 +38,25 @@ def write_report(run_ids: list[int], output: Path, *, customer: str = "", site: 
     with History.open() as hist:
         report = build_report(hist, run_ids, customer=customer, site=site, technician=technician, ticket=ticket,
                               title=title, appendix=appendix)
+    return pdf_renderer()(report, output)
+
+
+def pdf_renderer() -> Callable[[Report, Path], int]:
+    """``ui.pdf.render_pdf``: the one place where ``app/`` reaches into ``ui/``, and why.
+
+    The CLI writes PDFs, and the only PDF writer this project has is Qt's (``ui/pdf.py``;
+    a second, Qt-free one would draw every report twice). The data still flows one way:
+    ``app.report`` builds the model without Qt, the renderer only draws it and never calls
+    back into ``app.cli``. Imported at call time, so ``app/`` imports without Qt and a
+    build without PySide6 gets one clear error. The GUI calls ``ui.pdf`` directly.
+    """
     try:
         pdf = importlib.import_module("ui.pdf")
     except ImportError as err:
         raise TransportUnavailable("PDF reports need PySide6, which is not installed",
                                    hint="pip install 'tapediag[gui]'") from err
-    return pdf.render_pdf(report, output)
-
-
-def check_report_path(output: Path) -> None:
-    """Refuse a report path that cannot work before anything is built or created.
-
-    Missing parent directories are fine (the renderer creates them); a parent that is a
-    file, an unwritable directory or an output that is a directory are not. The renderer
-    still handles what happens later (a full disk) without leaving a file behind.
-    """
-    if output.suffix.lower() != ".pdf":
-        raise InvalidParameter(f"the report is a PDF: name it {output.with_suffix('.pdf').name}")
-    if output.is_dir():
-        raise InvalidParameter(f"cannot write the report to {output}: it is a directory")
-    parent = output.absolute().parent
-    while not parent.exists() and parent != parent.parent:
-        parent = parent.parent
-    if not parent.is_dir():
-        raise InvalidParameter(f"cannot write the report to {output}: {parent} is not a directory")
-    if output.exists() and not os.access(output, os.W_OK):
-        raise InvalidParameter(f"cannot write the report to {output}: permission denied")
-    try:  # only trying tells (root ignores permissions; /proc, read-only mounts): a hidden probe, removed at once
-        with tempfile.NamedTemporaryFile(dir=parent, prefix=".tapediag-probe-"):
-            pass
-    except OSError as err:
-        raise InvalidParameter(f"cannot write the report to {output}: {err.strerror or err}") from err
+    render: Callable[[Report, Path], int] = pdf.render_pdf
+    return render
 
 
 def run(args: argparse.Namespace) -> int:

@@ -1,12 +1,15 @@
 """The report model (Qt-free): ``build_report(history, run_ids, customer=..., ...) -> Report``.
 
-Rendering to PDF lives in ``ui/pdf.py`` (Qt's own PDF writer); the CLI imports it lazily.
+Rendering to PDF lives in ``ui/pdf.py`` (Qt's own PDF writer): the GUI calls it directly,
+the CLI through ``app.cli.report.pdf_renderer()``.
 """
 from .build import build_report
-from .model import (AppendixBlock, BottleneckRow, BottleneckSection, Cover, DeviceSection, Field, Plot,
+from .model import (AppendixBlock, Bar, BarChart, BottleneckRow, BottleneckSection, Cover, DeviceSection, Field,
+                    Headline, Plot,
                     RecommendationItem, Report, RunSection, SeriesData)
+from .output import check_report_path
 
 __all__ = [
-    "build_report", "Report", "Cover", "DeviceSection", "RunSection", "BottleneckSection",
-    "BottleneckRow", "RecommendationItem", "AppendixBlock", "Field", "Plot", "SeriesData",
+    "build_report", "check_report_path", "Report", "Cover", "DeviceSection", "RunSection", "BottleneckSection",
+    "BottleneckRow", "Bar", "BarChart", "Headline", "RecommendationItem", "AppendixBlock", "Field", "Plot", "SeriesData",
 ]

@@ -18,7 +18,20 @@ class Cover:
     ticket: str = ""
     date: str = ""  # ISO date the report was made (UTC)
     tool_version: str = ""
-    summary: str = ""  # the one-paragraph verdict on the cover
+    summary: str = ""  # the verdicts in one paragraph; page 1 prints it when no run gives a verdict of its own
+    tested: str = ""  # when the runs ran: "2026-11-25 13:30 UTC" or a range
+
+
+@dataclass(frozen=True)
+class Headline:
+    """One verdict on page 1, in words and colour with what to do (a run kind's ``Finding``)."""
+
+    run_id: int
+    topic: str  # "Drive health", "Tape write rate", "Backup bottleneck"
+    words: str  # the verdict with its figure and unit
+    tone: str  # "good", "warn", "bad" or "none" (app.runs.TONES): the colour
+    detail: str = ""  # why
+    action: str = ""  # what to do
 
 
 @dataclass(frozen=True)
@@ -77,6 +90,27 @@ class BottleneckRow:
     bottleneck: str  # "Yes (Tape)" / "No"
     source: str
     is_bottleneck: bool
+    component: str = ""  # "tape", "disk", "network", "application"
+    value: float | None = None  # the rate in MB/s, for the bar chart
+
+
+@dataclass(frozen=True)
+class Bar:
+    label: str
+    value: float  # MB/s
+    text: str  # the value as printed beside the bar ("359.9 MB/s")
+    is_bottleneck: bool = False
+
+
+@dataclass(frozen=True)
+class BarChart:
+    """Each component's rate against what the application achieved (the reference line):
+    a bar that ends left of the line would have held the application back."""
+
+    title: str
+    bars: tuple[Bar, ...]
+    reference_label: str = ""
+    reference: float | None = None
 
 
 @dataclass(frozen=True)
@@ -106,13 +140,14 @@ class AppendixBlock:
 class Report:
     cover: Cover
     devices: tuple[DeviceSection, ...] = ()
-    summary_rows: tuple[tuple[str, str, str, str], ...] = ()  # run, test, device, result
+    summary_rows: tuple[tuple[str, str, str, str], ...] = ()  # run, test, device, when
     bottlenecks: tuple[BottleneckSection, ...] = ()
+    bar_charts: tuple[BarChart, ...] = ()  # one per bottleneck section
+    headlines: tuple[Headline, ...] = ()  # page 1: every verdict in words, colour and action
     verdict: str = ""
     recommendations: tuple[RecommendationItem, ...] = ()
     notes: tuple[str, ...] = ()
     runs: tuple[RunSection, ...] = ()
-    comparison: Plot | None = None  # all runs' throughput on one plot, when there are several
     appendix: tuple[AppendixBlock, ...] = field(default_factory=tuple)
 
     def to_dict(self) -> dict:

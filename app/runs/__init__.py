@@ -1,9 +1,10 @@
 """What a run *is*, defined once per test type: the run model every front end renders from.
 
 A ``RunKind`` names a test type (the history's ``kind``), its title, the one-line
-headline of a stored result, and the text the run printed when it ran (``show`` prints
-it again, the GUI's history and the PDF use the headline), reading typed results back
-with ``app.runs.typed.from_dict``. Adding a test type is its own module(s) plus one
+headline of a stored result, the text the run printed when it ran (``show`` prints it
+again, the GUI's history uses the headline), and for the PDF report its verdicts in
+words with what to do (``Finding``, page 1) and its labelled, rounded rows, reading
+typed results back with ``app.runs.typed.from_dict``. Adding a test type is its own module(s) plus one
 ``register`` call here (and its GUI panel).
 
 This module stays light to import (the history list imports it): each kind imports its
@@ -16,6 +17,22 @@ from typing import Any, Callable
 
 Results = dict[str, Any]
 
+#: How a finding reads at a glance (the PDF's colour): fine, look at it, act now, or no verdict.
+TONES = ("good", "warn", "bad", "none")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One verdict of a run in words, for the customer's manager: what was judged
+    (``topic``), the verdict (``words``, with its figure and unit), why (``detail``)
+    and what to do (``action``). ``tone`` is one of ``TONES``."""
+
+    topic: str  # "Drive health", "Tape write rate", "Backup bottleneck"
+    words: str  # "Healthy", "360 MB/s: 45% of the 800 MB/s this LTO-9 can write with 2:1 data"
+    tone: str = "none"
+    detail: str = ""
+    action: str = ""
+
 
 @dataclass(frozen=True)
 class RunKind:
@@ -26,6 +43,8 @@ class RunKind:
     drive: bool = True  # concerns a drive (else a directory or nothing)
     # The labelled, rounded rows a report shows for the result; None: the report's generic listing.
     fields: Callable[[Results], list[tuple[str, str]]] | None = None
+    # The run's verdicts in words (page 1 of a report); None: the headline stands for itself.
+    findings: Callable[[Results], list[Finding]] | None = None
 
 
 _REGISTRY: dict[str, RunKind] = {}
@@ -74,6 +93,17 @@ def fields(name: str, results: Results | None) -> list[tuple[str, str]] | None:
         return kind.fields(results)
     except (KeyError, TypeError, ValueError, AttributeError):
         return None
+
+
+def findings(name: str, results: Results | None) -> list[Finding]:
+    """The kind's verdicts for a result; [] when it has none or cannot read this result."""
+    kind = _REGISTRY.get(name)
+    if kind is None or kind.findings is None or not results:
+        return []
+    try:
+        return kind.findings(results)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return []
 
 
 def text(name: str, results: Results | None) -> str | None:

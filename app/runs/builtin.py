@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Callable
 
-from app.runs import Results, RunKind, register
+from app.runs import Results, RunKind, register, rows, verdicts
 from app.runs.typed import from_dict
+from app.runs.words import block, count, volume
 
 
 def _drive_info_headline(res: Results) -> str:
@@ -91,13 +92,13 @@ def _scan_fields(res: Results) -> list[tuple[str, str]]:
     rate = f", {ph.streaming_mb_per_s:,.1f} MB/s streaming" if ph.streaming_mb_per_s is not None else ""
     rows += [("Read", f"{ph.bytes / 1e9:,.2f} GB in {ph.elapsed:,.1f} s{rate}; ended: {r.end_reason}"
                       + (" (partial scan)" if r.partial else "")),
-             ("Layout", f"{len(r.files)} file{'s' if len(r.files) != 1 else ''}, {ph.filemarks} filemarks, "
+             ("Layout", f"{count(len(r.files), 'file')}, {count(ph.filemarks, 'filemark')}, "
                         f"{ph.ios:,} blocks"),
              ("Repositions while the host kept up",
               f"{len(ph.stalls)} (total {sum(s.latency for s in ph.stalls):,.1f} s)" if ph.stalls else "none")]
     for f in r.files[:12]:
-        size = f"{f.min_block:,} bytes" if f.min_block == f.max_block else f"{f.min_block:,}-{f.max_block:,} bytes"
-        rows.append((f"File {f.index}", f"{f.blocks:,} blocks of {size}, {f.bytes / 1e6:,.1f} MB"
+        size = block(f.min_block) if f.min_block == f.max_block else f"{block(f.min_block)} to {block(f.max_block)}"
+        rows.append((f"File {f.index}", f"{count(f.blocks, 'block')} of {size}, {volume(f.bytes)}"
                                         + (f", {f.mb_s:,.1f} MB/s" if f.mb_s else "")))
     rows += [(d.name.capitalize(), f"+{d.delta}") for d in r.log_deltas if d.delta is not None and "read error" in d.name]
     if r.tapealert is not None:
@@ -117,11 +118,17 @@ def _assess_fields(res: Results) -> list[tuple[str, str]]:
     return rows
 
 
-register(RunKind("drive-info", "Drive information and health", _drive_info_headline, _drive_info_text))
-register(RunKind("tape-perf", "Tape performance", _tape_headline, _tape_text))
-register(RunKind("create-data", "Disk write (create data)", _disk_headline, _disk_text("CreateDataResult"), drive=False))
-register(RunKind("read-data", "Disk read (read data)", _disk_headline, _disk_text("ReadDataResult"), drive=False))
+register(RunKind("drive-info", "Drive information and health", _drive_info_headline, _drive_info_text,
+                 fields=rows.drive_info, findings=verdicts.drive_info))
+register(RunKind("tape-perf", "Tape performance", _tape_headline, _tape_text, fields=rows.tape_perf,
+                 findings=verdicts.tape_perf))
+register(RunKind("create-data", "Disk write (create data)", _disk_headline, _disk_text("CreateDataResult"), drive=False,
+                 fields=rows.disk, findings=verdicts.disk("Disk write rate")))
+register(RunKind("read-data", "Disk read (read data)", _disk_headline, _disk_text("ReadDataResult"), drive=False,
+                 fields=rows.disk, findings=verdicts.disk("Disk read rate")))
 register(RunKind("troubleshoot", "Troubleshooting session", lambda res: str(res.get("verdict", "")), _troubleshoot_text,
-                 drive=False))
-register(RunKind("media-scan", "Media scan", _scan_headline, _scan_text, fields=_scan_fields))
-register(RunKind("assessment", "Drive assessment", _assess_headline, _assess_text, fields=_assess_fields))
+                 drive=False, findings=verdicts.troubleshoot))
+register(RunKind("media-scan", "Media scan", _scan_headline, _scan_text, fields=_scan_fields,
+                 findings=verdicts.media_scan))
+register(RunKind("assessment", "Drive assessment", _assess_headline, _assess_text, fields=_assess_fields,
+                 findings=verdicts.assessment))

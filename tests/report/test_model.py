@@ -59,7 +59,7 @@ def test_device_identity_and_health_come_from_the_newest_drive_info_run(hist: Hi
     assert [f.value for f in report.runs[1].headline] == ["Attention"]
 
 
-def test_two_tape_runs_are_summarised_and_overlaid(hist: History) -> None:
+def test_each_tape_run_keeps_its_own_plot_and_verdict(hist: History) -> None:
     ids = []
     for rate in (120.0, 80.0):
         run_id = hist.start_run("tape-perf", "virtual:lto4", {"block_size": 262144})
@@ -67,12 +67,13 @@ def test_two_tape_runs_are_summarised_and_overlaid(hist: History) -> None:
         hist.finish_run(run_id, "complete", {"phases": [{"phase": "write", "mb_s": rate}], "write_mb_s": rate})
         ids.append(run_id)
     report = build_report(hist, ids)
-    assert [r[3] for r in report.summary_rows] == ["Write 120 MB/s", "Write 80 MB/s"]  # no duplicate figure
-    assert [s.label for s in report.comparison.series] == [f"Run {ids[0]} write", f"Run {ids[1]} write"]
-    plotted = [max(y for _, y in s.points) for s in report.comparison.series]
+    # Page 1: each run's verdict from its kind, the rate with its unit; no timelines overlaid across runs.
+    assert [(h.run_id, h.topic, h.words) for h in report.headlines] == [
+        (ids[0], "Tape write rate", "120.0 MB/s overall"), (ids[1], "Tape write rate", "80.0 MB/s overall")]
+    plotted = [max(y for _, y in s.points) for r in report.runs for s in r.plot.series]
     assert plotted == pytest.approx([120.0, 80.0], rel=0.02)
-    assert ("Block size", "262,144 (256 KiB)") in [(f.label, f.value) for f in report.runs[0].parameters]
-    assert report.verdict == "" and report.bottlenecks == ()
+    assert ("Block size", "256 KiB") in [(f.label, f.value) for f in report.runs[0].parameters]
+    assert report.verdict == "" and report.bottlenecks == () and report.bar_charts == ()
 
 
 def test_troubleshoot_run_becomes_tables_verdict_and_recommendations(hist: History, capsys) -> None:
@@ -84,10 +85,19 @@ def test_troubleshoot_run_becomes_tables_verdict_and_recommendations(hist: Histo
     assert section.direction == "Backup"
     assert [(r.test, r.mb_s, r.bottleneck) for r in section.rows if r.is_bottleneck] == \
         [("Network (Gigabit Ethernet)", "117.5", "Yes (Network)")]
+    # The comparison is a bar per component against the application's rate, the bottleneck marked.
+    (chart,) = report.bar_charts
+    assert [(b.label, b.value, b.text, b.is_bottleneck) for b in chart.bars] == [
+        ("Tape write", 154.0, "154.0 MB/s", False), ("Disk read, single stream", 105.25, "105.2 MB/s", False),
+        ("Disk read, parallel streams", 262.24, "262.2 MB/s", False),
+        ("Network (Gigabit Ethernet)", 117.5, "117.5 MB/s", True)]
+    assert chart.reference == 108.29 and chart.reference_label.endswith("108.3 MB/s")
+    assert [(h.topic, h.words, h.tone) for h in report.headlines][0] == ("Backup bottleneck", "The network (117.5 MB/s)",
+                                                                         "warn")
     assert "network" in report.verdict and report.cover.summary == report.verdict
     assert any(r.title == "The network link is the limit" for r in report.recommendations)
     raw = [f.label for block in report.appendix for f in block.rows]
-    assert "Result › Facts › link MB/s" in raw  # the raw figures behind the verdict
+    assert "Result › Facts › link rate" in raw  # the raw figures behind the verdict
 
 
 def test_unknown_run_is_refused(hist: History) -> None:
@@ -98,11 +108,16 @@ def test_unknown_run_is_refused(hist: History) -> None:
 
 
 def test_values_print_for_people() -> None:
-    assert value_text("mb_s", 22.98) == "22.98" and value_text("x", None) == "—" and value_text("x", True) == "yes"
-    assert value_text("io_size", 1 << 20) == "1,048,576 (1 MiB)"
+    assert value_text("mb_s", 22.98) == "23.0 MB/s" and value_text("x", None) == "—"
+    assert value_text("x", True) == "yes" and value_text("io_size", 1 << 20) == "1 MiB"
+    # The examples: seconds, a percentage and a named raw counter, each with its unit and rounded.
+    assert value_text("latency_max", 3.5183) == "3.5 s" and value_text("latency_p50", 0.0023) == "2.3 ms"
+    assert value_text("percent_of_rated", 70.2003) == "70%"
+    assert value_text("bytes_from_host", 4_294_967_296) == "4.29 GB"
+    assert value_text("density_code", 0x60) == "LTO-9 (0x60)" and value_text("manufacture_date", "20261125") == "2026-11-25"
     fields = flatten({"phases": [{"phase": "write", "mb_s": 1.5}], "n": 3})
     assert [(f.label, f.value) for f in fields] == [("Phases › write › phase", "write"),
-                                                    ("Phases › write › MB/s", "1.5"), ("N", "3")]
+                                                    ("Phases › write › rate", "1.5 MB/s"), ("N", "3")]
 
 
 def test_report_command_works_headless_without_qt_platform_set(hist: History, tmp_path: Path) -> None:
@@ -116,18 +131,33 @@ def test_report_command_works_headless_without_qt_platform_set(hist: History, tm
     assert (tmp_path / "r.pdf").read_bytes().startswith(b"%PDF")
 
 
-def test_drive_info_body_is_unwrapped_and_leaves_the_device_section_to_itself(hist: History) -> None:
+def test_drive_info_section_shows_its_kind_rows_and_leaves_identity_to_the_device_section(hist: History) -> None:
     run_id = hist.start_run("drive-info", "/dev/sg3")
     res = _drive_info("HU1234ABCD", "Healthy", [], [])
     res.update(cleaning_required={"supported": True, "value": False},
                read_errors={"supported": False, "reason": "not supported by this device"},
-               performance={"supported": True, "repositions_per_100mb": 37, "current_mb_s": 95.0},
-               cartridge={"supported": True, "barcode": "ABC123L9", "attributes": {"Barcode": "ABC123L9"}})
+               performance={"supported": True, "repositions_per_100mb": 37, "native_mb_s": 120.0},
+               media={"supported": True, "density_code": 0x46, "density_name": "LTO-4", "block_mode": "variable"},
+               cartridge={"supported": True, "barcode": "ABC123L4", "density_code": 0x46, "manufacture_date": "20240131",
+                          "attributes": {"Barcode": "ABC123L4"}})
     hist.finish_run(run_id, "complete", res)
-    (section,) = build_report(hist, [run_id]).runs
+    report = build_report(hist, [run_id])
+    (section,) = report.runs
     fields = {f.label: f.value for f in section.results}
-    assert fields["Cleaning required"] == "no" and fields["Read errors"] == "not supported by this device"
-    assert fields["Performance › repositions per 100 MB"] == "37" and fields["Performance › current MB/s"] == "95"
-    assert fields["Cartridge › barcode"] == "ABC123L9"
-    assert not [k for k in fields if k.startswith(("Identity", "Health", "Tapealerts", "Supported"))
-                or "attributes" in k.lower()]
+    assert fields["Cleaning required"] == "no"
+    assert fields["Drive rating"] == "120.0 MB/s native, 37 repositions per 100 MB"
+    assert fields["Cartridge"] == "ABC123L4, LTO-4 (0x46), made 2024-01-31"
+    assert "Error counters" not in fields  # the drive did not answer them: nothing to show, not a raw "reason"
+    identity = {f.label: f.value for f in report.devices[0].identity}
+    assert identity == {"Vendor": "HP", "Product": "Ultrium 4-SCSI", "Serial": "HU1234ABCD", "Firmware": "B63W",
+                        "Generation": "LTO-4", "Cartridge barcode": "ABC123L4", "Cartridge density": "LTO-4 (0x46)"}
+    (health,) = report.headlines
+    assert (health.topic, health.words, health.tone) == ("Drive health", "Healthy", "good") and health.action
+
+
+def test_a_run_that_did_not_finish_still_says_so_on_page_one(hist: History) -> None:
+    run_id = hist.start_run("tape-perf", "virtual:lto9", {"size": 1 << 40})
+    hist.finish_run(run_id, "refused", None, "the cartridge holds data")
+    (headline,) = build_report(hist, [run_id]).headlines
+    assert (headline.topic, headline.words, headline.detail) == ("Tape performance", "Refused", "the cartridge holds data")
+    assert headline.action

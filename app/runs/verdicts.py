@@ -1,0 +1,152 @@
+"""Each built-in kind's verdicts in words (``Finding``): page 1 of a report.
+
+The words are for the customer's manager: a verdict with its figure and unit, why, and
+what to do. They are read from a stored result's dictionary, as every ``RunKind``
+renderer is, so a run recorded by an older version still gets its page 1.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from app.runs import Finding, Results
+from app.runs.words import mb_s, volume
+
+# What a technician does for each drive-health verdict of ``tapediag info`` (app.info.Verdict).
+HEALTH = {
+    "Healthy": ("good", "None: keep the drive on its cleaning schedule."),
+    "Attention": ("warn", "Clean the drive and repeat with another cartridge; if the reasons stay, open a support "
+                          "case with the drive's vendor."),
+    "Failing": ("bad", "Stop using the drive for backups and open a support case with the drive's vendor, quoting "
+                       "its serial and firmware."),
+    "Not assessed": ("none", "Nothing could be read to judge the drive: load a cartridge and run 'tapediag info' "
+                             "again on a path that passes log pages."),
+    "Not a tape drive": ("none", "Check the device path: this device is not a tape drive."),
+}
+
+
+def drive_info(res: Results) -> list[Finding]:
+    health = res.get("health") or {}
+    verdict = str(health.get("verdict") or "")
+    if not verdict:
+        return []
+    tone, action = HEALTH.get(verdict, ("none", ""))
+    reasons = [str(r) for r in health.get("reasons") or []]
+    detail = "; ".join(reasons) if reasons else ("TapeAlert and the error counters are clean" if tone == "good" else "")
+    return [Finding("Drive health", verdict, tone, detail, action)]
+
+
+def _tape_action(who: str, pct: float | None, share: float | None) -> tuple[str, str]:
+    """Tone and action for a phase from who limited it (``TapePerfResult.limiter``)."""
+    if who in ("drive", "link") and pct is not None and pct >= 90:
+        return "good", "None: the drive streams at what it can do with this data."
+    if who == "link":
+        return "warn", "The connection to the drive is the limit: use a faster HBA or link to reach the drive's rating."
+    if who == "drive":
+        return "warn", ("The drive itself is slow: clean it and repeat with another cartridge; if it stays slow, "
+                        "open a support case quoting the serial and firmware.")
+    if who == "host":
+        lost = f" ({share:.0%} of the time was spent between commands)" if share is not None else ""
+        return "warn", f"Feed the drive faster{lost}: check the data source, CPU and HBA, then repeat."
+    if who == "emulator":
+        return "none", "Repeat on a less loaded machine: this figure is the test machine's, not the drive's."
+    return "none", "Repeat with a larger size (a minute of streaming or more) before judging the drive."
+
+
+def tape_perf(res: Results) -> list[Finding]:
+    out = []
+    label = res.get("possible_label")
+    for ph in res.get("phases") or []:
+        rate = ph.get("streaming_mb_per_s")
+        rate = rate if rate is not None else ph.get("mb_s")
+        pct = ph.get("percent_of_possible")
+        words = mb_s(rate) + (" streaming" if ph.get("streaming_mb_per_s") is not None else " overall")
+        if pct is not None and label:
+            words += f": {pct:.0f}% of the {label}"
+        tone, action = _tape_action(str(ph.get("limited_by") or ""), pct, ph.get("host_share"))
+        if ph.get("error"):
+            tone, action = "bad", "The run failed: see the error in the run's section, fix it and repeat."
+        why, who = str(ph.get("limited_why") or ""), ph.get("limited_by")
+        detail = why if who == "not steady" or not why else f"limited by {why}"
+        out.append(Finding(f"Tape {ph.get('phase', '')} rate", words, tone, detail, action))
+    return out
+
+
+_BOTTLENECK_TONES = {"tape": "good", "application": "warn", "disk": "warn", "network": "warn"}
+_SEVERITY_TONES = {"high": "bad", "medium": "warn", "info": "good"}
+
+
+def _bottleneck_detail(table: dict) -> str:
+    """The session's figures behind a bottleneck, rounded as the rest of the report
+    (the engine's own verdict sentence, word for word, is in the bottleneck section)."""
+    parts = []
+    direction = str(table.get("direction", "")).lower() or "the job"
+    if table.get("achieved_mb_s") is not None:
+        parts.append(f"The {direction} achieved {mb_s(table['achieved_mb_s'])}")
+    components = [r for r in table.get("rows") or [] if r.get("component") != "application" and r.get("mb_s") is not None]
+    if components:
+        slowest = min(components, key=lambda r: r["mb_s"])
+        parts.append(f"the slowest component, {str(slowest['test']).lower()}, measured {mb_s(slowest['mb_s'])}")
+    return "; ".join(parts) + "." if parts else str(table.get("verdict", ""))
+
+
+def troubleshoot(res: Results) -> list[Finding]:
+    out = []
+    for table in res.get("tables") or []:
+        who = table.get("bottleneck")
+        words = f"The {str(table.get('bottleneck_label') or who).lower()}" if who else "Not determined"
+        if who and table.get("limit_mb_s") is not None and who != "application":
+            words += f" ({mb_s(table['limit_mb_s'])})"
+        detail = _bottleneck_detail(table)
+        out.append(Finding(f"{str(table.get('direction', '')).capitalize()} bottleneck", words,
+                           _BOTTLENECK_TONES.get(str(who), "none"), detail))
+    recs = res.get("recommendations") or []
+    if recs:
+        first = recs[0]
+        out.append(Finding("First recommendation", str(first["title"]), _SEVERITY_TONES.get(first.get("severity"), "none"),
+                           str(first.get("reason", "")), str(first.get("advice", ""))))
+    return out
+
+
+_ASSESS_TONES = {"PASS": "good", "PASS WITH WARNINGS": "warn", "FAIL": "bad"}
+
+
+def assessment(res: Results) -> list[Finding]:
+    verdict = str(res.get("verdict") or "")
+    if not verdict:
+        return []
+    partial = bool(res.get("partial")) and verdict != "FAIL"
+    failed = [f"{s['name']}: {s['reason']}" for s in res.get("steps") or [] if s.get("outcome") in ("fail", "warn")]
+    detail = "; ".join(failed) or (f"{sum(1 for s in res.get('steps') or [] if s.get('outcome') == 'pass')} "
+                                   "checks passed")
+    return [Finding("Drive assessment", verdict + (" (partial)" if partial else ""),
+                    "warn" if partial and verdict == "PASS" else _ASSESS_TONES.get(verdict, "none"),
+                    detail, str(res.get("next_action") or ""))]
+
+
+_SCAN_TONES = {"keep": "good", "monitor": "warn", "retire": "bad"}
+_SCAN_ACTIONS = {"keep": "None: the cartridge reads cleanly.",
+                 "monitor": "Keep the cartridge in rotation but scan it again after its next use.",
+                 "retire": "Copy the data to another cartridge and retire this one.",
+                 "not assessed": "Scan the whole cartridge to judge it."}
+
+
+def media_scan(res: Results) -> list[Finding]:
+    verdict = str(res.get("verdict") or "")
+    if not verdict:
+        return []
+    return [Finding("Cartridge", verdict.capitalize(), _SCAN_TONES.get(verdict, "none"), "; ".join(res.get("reasons") or []),
+                    _SCAN_ACTIONS.get(verdict, ""))]
+
+
+def disk(topic: str) -> Callable[[Results], list[Finding]]:
+    """A disk run's rate: a measurement the troubleshooting compares, no verdict of its own."""
+    def findings(res: Results) -> list[Finding]:
+        if not isinstance(res.get("mb_s"), (int, float)):
+            return []
+        files = res.get("total_files") or 0
+        words = f"{mb_s(res['mb_s'])}, {res.get('files_s') or 0:,.0f} files/s"
+        streams = len(res.get("streams") or []) or 1
+        detail = (f"{files:,} file{'s' if files != 1 else ''}, {volume(res.get('total_bytes') or 0)}, "
+                  f"{streams} stream{'s' if streams != 1 else ''}")
+        return [Finding(topic, words, "none", detail)]
+    return findings

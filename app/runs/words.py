@@ -1,0 +1,91 @@
+"""Figures as a report prints them: each with its unit and no more digits than it deserves.
+
+Stored results keep raw numbers (seconds, bytes, counters); these turn them into what a
+customer reads ("14 ms", "2.15 GB", "LTO-9 (0x60)", "2026-11-25"). One place, so the
+report's page 1 and its run sections round the same figure the same way.
+"""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+
+def mb_s(value: float | None) -> str:
+    """'359.9 MB/s', '1,899 MB/s'."""
+    if value is None:
+        return "—"
+    return f"{value:,.0f} MB/s" if abs(value) >= 1000 else f"{value:,.1f} MB/s"
+
+
+def duration(seconds: float | None) -> str:
+    """'14.0 ms' under a second, '6.0 s' under ten minutes, '1 h 02 min' beyond."""
+    if seconds is None:
+        return "—"
+    if seconds < 1:
+        return f"{seconds * 1000:,.1f} ms"
+    if seconds < 600:
+        return f"{seconds:,.1f} s"
+    minutes = round(seconds / 60)
+    return f"{minutes} min" if minutes < 60 else f"{minutes // 60} h {minutes % 60:02d} min"
+
+
+def volume(nbytes: float | None) -> str:
+    """Decimal, as drive ratings are: '2.15 GB', '443 MB', '12.0 TB'."""
+    if nbytes is None:
+        return "—"
+    for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if abs(nbytes) >= scale:
+            value = nbytes / scale
+            return f"{value:,.0f} {unit}" if value >= 100 else f"{value:.3g} {unit}"
+    return f"{nbytes:,.0f} bytes"
+
+
+def block(nbytes: int) -> str:
+    """A block size as a drive's settings name it: '256 KiB', '512 bytes', '80,000 bytes'."""
+    for unit, scale in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if nbytes >= scale and nbytes % scale == 0:
+            return f"{nbytes // scale:,} {unit}"
+    return f"{nbytes:,} bytes"
+
+
+def density(code: int | None, name: str | None = None) -> str:
+    """'LTO-9 (0x60)': the name a person knows and the code a support case quotes."""
+    if code is None:
+        return name or "—"
+    if not name:
+        from native.scsi.density import density_name
+
+        name = density_name(code)
+    return f"{name} (0x{code:02X})" if not name.startswith("density 0x") else name
+
+
+def date(text: str | None) -> str:
+    """'20261125' (MAM) or an ISO timestamp -> '2026-11-25'; anything else as given."""
+    if not text:
+        return "—"
+    text = str(text).strip()
+    if len(text) == 8 and text.isdigit():
+        return f"{text[:4]}-{text[4:6]}-{text[6:]}"
+    try:
+        return datetime.fromisoformat(text).date().isoformat()
+    except ValueError:
+        return text
+
+
+def when(timestamp: str | None) -> str:
+    """An ISO timestamp as '2026-11-25 13:30 UTC' (what a ticket wants: the day and the minute)."""
+    if not timestamp:
+        return "—"
+    try:
+        moment = datetime.fromisoformat(timestamp)
+    except ValueError:
+        return timestamp
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(timezone.utc)
+    return moment.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def count(n: int | None, thing: str) -> str:
+    """'1 filemark', '2,048 I/Os'."""
+    if n is None:
+        return "—"
+    return f"{n:,} {thing}" + ("" if n == 1 or thing.endswith("s") else "s")
