@@ -11,6 +11,7 @@ work; what it still refuses is one line with its decoded sense.
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass
 
 from app.drive import STATE_CHANGING_OPCODES, ReadOnlyRefusal, read_only_session
@@ -89,6 +90,7 @@ class Changer:
         self.transport = transport
         self.device = display_device(device if device is not None else (getattr(transport, "device", "") or ""))
         self.inquiry: Inquiry | None = None
+        self._robot_address: int | None = None
 
     @classmethod
     def open(cls, device: str) -> "Changer":
@@ -166,21 +168,34 @@ class Changer:
                     raise
                 continue  # no map and no element of this type
             elements += [e for e in parse_element_status(data) if e.type is kind]
+        robot = next((e.address for e in elements if e.type is ElementType.TRANSPORT), None)
+        self._robot_address = robot if robot is not None else self._robot_address
         return Inventory(self.device, self.inquiry.vendor, self.inquiry.product, tuple(elements))
 
     def move(self, source: str, destination: str) -> tuple[Element, Element]:
         """Move the cartridge in ``source`` to ``destination`` (names as ``Inventory.find``)."""
-        inv = self.inventory()
-        src, dst = inv.find(source), inv.find(destination)
-        if ElementType.TRANSPORT in (src.type, dst.type):
-            raise InvalidParameter("the robot's picker is neither a source nor a destination")
-        if not src.full:
-            raise InvalidParameter(f"{inv.name(src)} (address {src.address}) is empty: nothing to move")
-        if dst.full:
-            raise InvalidParameter(f"{inv.name(dst)} (address {dst.address}) already holds {dst.barcode or 'a cartridge'}")
-        robot = inv.of(ElementType.TRANSPORT)
-        self._command(move_medium(robot[0].address if robot else 0, src.address, dst.address), timeout=MOVE_TIMEOUT)
+        src, dst = check_move(self.inventory(), source, destination)
+        self.send_move(src, dst)
         return src, dst
 
+    def send_move(self, src: Element, dst: Element) -> float:
+        """MOVE MEDIUM for a move ``check_move`` passed; the seconds the robot took."""
+        robot = self._robot_address if self._robot_address is not None else 0  # set by the inventory before
+        start = time.monotonic()
+        self._command(move_medium(robot, src.address, dst.address), timeout=MOVE_TIMEOUT)
+        return time.monotonic() - start
 
-__all__ = ["Changer", "Inventory", "NotAChanger"]
+
+def check_move(inv: Inventory, source: str, destination: str) -> tuple[Element, Element]:
+    """The two elements of a move that can work by ``inv``: both real, source full, destination empty."""
+    src, dst = inv.find(source), inv.find(destination)
+    if ElementType.TRANSPORT in (src.type, dst.type):
+        raise InvalidParameter("the robot's picker is neither a source nor a destination")
+    if not src.full:
+        raise InvalidParameter(f"{inv.name(src)} (address {src.address}) is empty: nothing to move")
+    if dst.full:
+        raise InvalidParameter(f"{inv.name(dst)} (address {dst.address}) already holds {dst.barcode or 'a cartridge'}")
+    return src, dst
+
+
+__all__ = ["Changer", "Inventory", "NotAChanger", "check_move"]
