@@ -229,3 +229,13 @@ def test_tgt_robot_fault_mid_run_is_reported_and_nothing_is_left_out(tgt_library
     assert [(m["barcode"], m["destination"], m["returning"]) for m in res["moves"]] == [
         ("TGT001L6", "drive:0", False), ("GONE01L6", "drive:1", False), ("TGT001L6", "slot:1", True)]
     assert _tgt_state(lib.url, capsys) == before
+
+
+def test_tgt_drive_lun_is_not_a_changer(tgt_library_factory: TgtLibraryFactory,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    lib = tgt_library_factory(drives=1, slots=2, ie=0, barcodes=("TGT001L6",))
+    before = _tgt_state(lib.url, capsys)
+    assert main(["library-test", lib.drive_url(0)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "is a tape device (peripheral type 1), not a media changer" in err[0], err
+    assert _tgt_state(lib.url, capsys) == before and not _runs()
