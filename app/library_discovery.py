@@ -19,10 +19,13 @@ import os
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.discovery import DeviceEntry, _read_attr
 from native.errors import TapediagError
+
+if TYPE_CHECKING:
+    from app.library import Inventory
 
 PERIPHERAL_CHANGER = 8
 _SG = re.compile(r"^sg(\d+)$")
@@ -129,6 +132,24 @@ def drive_serial(device: str) -> str | None:
         return None
 
 
+def match_drives(inv: "Inventory", tape_drives: list[DeviceEntry]) -> tuple[LibraryDrive, ...]:
+    """The library's drive elements, each with the listed tape drive whose serial its identifier names."""
+    from native.scsi.smc import ElementType
+
+    serials: dict[str, str] = {}
+    for tape in tape_drives:
+        if tape.kind != "virtual" and tape.reachable and tape.is_tape:
+            serial = drive_serial(tape.device)
+            if serial:
+                serials[tape.device] = serial
+    drives = []
+    for element in inv.of(ElementType.DATA_TRANSFER):
+        device = match_drive(element.identifier, serials)
+        drives.append(LibraryDrive(inv.name(element), element.address, element.identifier, device,
+                                   serials.get(device) if device else None))
+    return tuple(drives)
+
+
 def probe_library(entry: LibraryEntry, tape_drives: list[DeviceEntry]) -> LibraryEntry:
     """Read the library's identity and drive elements and match them to ``tape_drives`` by serial."""
     from dataclasses import replace
@@ -141,20 +162,10 @@ def probe_library(entry: LibraryEntry, tape_drives: list[DeviceEntry]) -> Librar
             inv = changer.inventory()
     except TapediagError as err:
         return replace(entry, reachable=False, note=str(err))
-    serials: dict[str, str] = {}
-    for tape in tape_drives:
-        if tape.kind != "virtual" and tape.reachable and tape.is_tape:
-            serial = drive_serial(tape.device)
-            if serial:
-                serials[tape.device] = serial
-    drives = []
-    for element in inv.of(ElementType.DATA_TRANSFER):
-        device = match_drive(element.identifier, serials)
-        drives.append(LibraryDrive(inv.name(element), element.address, element.identifier, device,
-                                   serials.get(device) if device else None))
+    drives = match_drives(inv, tape_drives)
     slots = inv.of(ElementType.STORAGE)
     full = sum(1 for s in slots if s.full)
-    return replace(entry, vendor=inv.vendor, product=inv.product, reachable=True, drives=tuple(drives),
+    return replace(entry, vendor=inv.vendor, product=inv.product, reachable=True, drives=drives,
                    note=f"{len(drives)} drive(s), {len(slots)} slot(s), {full} full")
 
 
@@ -177,4 +188,5 @@ def discover_libraries(tape_drives: list[DeviceEntry], *, sysfs_root: Path = Pat
     return entries + [virtual_library()]
 
 
-__all__ = ["LibraryDrive", "LibraryEntry", "discover_libraries", "linux_changers", "match_drive", "probe_library"]
+__all__ = ["LibraryDrive", "LibraryEntry", "discover_libraries", "linux_changers", "match_drive", "match_drives",
+           "probe_library"]

@@ -31,6 +31,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--slots", metavar="LIST", help="slots whose cartridges to use, e.g. slot:1,slot:2 "
                                                          "(default: every slot)")
     parser.add_argument("--drives", metavar="LIST", help="drives to use, e.g. drive:0 (default: every empty drive)")
+    parser.add_argument("--no-unload", action="store_true",
+                        help="do not unload a drive (LOAD UNLOAD through the tape drive its serial names) before "
+                             "moving a cartridge out of it; leave that to the library")
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON instead of text")
     parser.set_defaults(func=run)
 
@@ -42,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     from app.libtest.results import summary_lines
     from app.library import Changer
 
-    params = LibraryTestParams.from_text(args.moves, args.slots, args.drives)
+    params = LibraryTestParams.from_text(args.moves, args.slots, args.drives, unload=not args.no_unload)
     cancel = CancelToken()
     with Changer.open(args.device) as changer:
         test = LibraryTest(changer, params)

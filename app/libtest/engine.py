@@ -13,6 +13,10 @@ Safety, the reason for the shape:
 * before every move a fresh inventory checks that everything the run moved is where the
   run put it and that the move can work (``app.library.check_move``): a library changed
   under the run (an operator, the backup software) stops it instead of being fought;
+* before a move out of a drive, the drive is unloaded (LOAD UNLOAD) through the tape drive
+  whose serial its element's identifier names (``app.library_discovery``): many libraries
+  refuse to pull a threaded tape. A drive element that names no listed drive is left to
+  the library (the result says which drives were unloaded);
 * the first robotics error stops the exercise (L&TT's rule); its decoded sense is the
   reason. Then, and after a cancel, every cartridge the run moved is put back where the
   library can (each attempt reported, the first failure ends them), and a final
@@ -23,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterator
 
-from app.drive import ReadOnlyRefusal, read_only_session
+from app.drive import ReadOnlyRefusal, TapeDrive, read_only_session
 from app.events import CancelToken, EventSink, Message, discard
 from app.libtest.params import LibraryTestParams
 from app.libtest.results import LibraryTestResult, Misplaced, Move, Verdict
@@ -44,6 +48,7 @@ class LibraryTest:
     def __init__(self, changer: Changer, params: LibraryTestParams) -> None:
         self.changer, self.params = changer, params
         self._prepared: tuple[Inventory, list[Element], list[Element], list[_Cartridge], list[str]] | None = None
+        self.drive_devices: dict[int, str] = {}  # drive element address -> the tape drive to unload it through
 
     def prepare(self) -> None:
         """Read the library and choose the elements; bad input raises here, before a run is recorded.
@@ -82,6 +87,13 @@ class LibraryTest:
             else:
                 cartridges.append(_Cartridge(slot.barcode, slot.address))
         self._prepared = (inv, slots, usable, cartridges, skipped)
+        if self.params.unload and usable:
+            from app.discovery import discover
+            from app.library_discovery import match_drives
+
+            addresses = {d.address for d in usable}
+            self.drive_devices = {d.address: d.device for d in match_drives(inv, discover())
+                                  if d.device and d.address in addresses}
 
     @staticmethod
     def _chosen(inv: Inventory, names: tuple[str, ...], kind: ElementType, option: str) -> list[Element]:
@@ -109,7 +121,9 @@ class LibraryTest:
         inv, slots, drives, cartridges, skipped = self._prepared
         result = LibraryTestResult(device=self.changer.device, params=self.params.to_dict(), vendor=inv.vendor,
                                    product=inv.product, slots=[inv.name(s) for s in slots],
-                                   drives=[inv.name(d) for d in drives], skipped=skipped)
+                                   drives=[inv.name(d) for d in drives], skipped=skipped,
+                                   drive_devices={inv.name(d): self.drive_devices[d.address] for d in drives
+                                                  if d.address in self.drive_devices})
         if not drives or not cartridges:
             result.reason = ("no empty drive to exercise" if not drives
                              else "no cartridge to move (only cleaning or unlabelled cartridges, or empty slots)")
@@ -165,6 +179,16 @@ class LibraryTest:
         except InvalidParameter as err:
             return self._stop(result, f"the library changed during the test: {err}")
         result.moves.append(move)
+        device = self.drive_devices.get(src.address) if src.type is ElementType.DATA_TRANSFER else None
+        if device is not None:
+            try:
+                with TapeDrive.open(device) as drive:
+                    drive.unload()
+            except DeviceError as err:
+                move.error = f"LOAD UNLOAD on {device}: {err}"
+                return self._stop(result, f"the drive in {move.source} ({device}) did not unload "
+                                          f"{move.barcode}: {err}")
+            move.unloaded = True
         try:
             move.seconds = self.changer.send_move(src, dst)
         except DeviceError as err:

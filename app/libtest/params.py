@@ -14,11 +14,13 @@ class LibraryTestParams:
     """``moves``: MOVE MEDIUM commands to exercise (the moves that put cartridges back
     come on top when the count ends with a cartridge in a drive); ``slots``/``drives``:
     element names as ``app.library.Inventory.find`` reads them (empty: every slot, every
-    empty drive)."""
+    empty drive); ``unload``: before a move out of a drive, unload it (LOAD UNLOAD) through
+    the tape drive its identifier names (``app.library_discovery``), as many libraries need."""
 
     moves: int = 10
     slots: tuple[str, ...] = ()
     drives: tuple[str, ...] = ()
+    unload: bool = True
 
     def __post_init__(self) -> None:
         if not 1 <= self.moves <= MAX_MOVES:
@@ -26,7 +28,7 @@ class LibraryTestParams:
 
     @classmethod
     def from_text(cls, moves: str | int | None = None, slots: str | None = None,
-                  drives: str | None = None) -> "LibraryTestParams":
+                  drives: str | None = None, *, unload: bool = True) -> "LibraryTestParams":
         """``--moves 20 --slots slot:1,slot:2,1004 --drives drive:0``: one conversion for CLI and GUI."""
         count = 10
         if moves is not None:
@@ -34,10 +36,10 @@ class LibraryTestParams:
                 count = int(str(moves).strip())
             except ValueError:
                 raise InvalidParameter(f"--moves {moves!r} is not a whole number") from None
-        return cls(count, _names(slots, "--slots"), _names(drives, "--drives"))
+        return cls(count, _names(slots, "--slots"), _names(drives, "--drives"), unload)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"moves": self.moves, "slots": list(self.slots), "drives": list(self.drives)}
+        return {"moves": self.moves, "slots": list(self.slots), "drives": list(self.drives), "unload": self.unload}
 
 
 def _names(text: str | None, what: str) -> tuple[str, ...]:

@@ -29,6 +29,7 @@ class Move:
     seconds: float | None = None  # the robot's time for MOVE MEDIUM; None when it was not sent
     error: str | None = None  # the decoded refusal or fault, one line
     returning: bool = False  # a move that put a cartridge back (after the count, a fault or a cancel)
+    unloaded: bool = False  # the drive was unloaded (LOAD UNLOAD) through its tape device before the move
 
 
 @dataclass
@@ -53,6 +54,7 @@ class LibraryTestResult:
     stopped: bool = False  # the exercise stopped early on an error (the reason says which)
     slots: list[str] = field(default_factory=list)  # the elements the run used
     drives: list[str] = field(default_factory=list)
+    drive_devices: dict[str, str] = field(default_factory=dict)  # drive element -> its tape drive, by serial
     skipped: list[str] = field(default_factory=list)  # "CLN001L1 in slot:12 (cleaning cartridge)", ...
     moves: list[Move] = field(default_factory=list)
     restored: bool | None = None  # every cartridge home by the final inventory; None: it could not be read
@@ -97,10 +99,13 @@ def summary_lines(result: LibraryTestResult) -> list[str]:
              f"library test: {result.verdict.value}" + (f" - {result.reason}" if result.reason else "")]
     if result.slots or result.drives:
         lines.append(f"  elements: {', '.join(result.slots)} <-> {', '.join(result.drives)}")
+    lines += [f"  {element} is {device}: unloaded through it before each move out" for element, device
+              in result.drive_devices.items()]
     lines += [f"  skipped {s}" for s in result.skipped]
     for i, m in enumerate(result.moves, 1):
         took = f"{m.seconds:7.2f} s" if m.seconds is not None else "      - "
-        what = f"{m.barcode or 'cartridge'} {m.source} -> {m.destination}" + (" (putting back)" if m.returning else "")
+        what = f"{m.barcode or 'cartridge'} {m.source} -> {m.destination}" + (" (putting back)" if m.returning else "") \
+            + (", drive unloaded first" if m.unloaded else "")
         lines.append(f"  {i:>4} {took}  {what}" + (f": {m.error}" if m.error else ""))
     stats = result.stats()
     if stats:
