@@ -53,7 +53,7 @@ def test_a_healthy_library_passes_with_every_move_timed_and_every_cartridge_home
     assert [(m["barcode"], m["source"], m["destination"], m["returning"]) for m in moves] == [
         ("TD0000L9", "slot:1", "drive:0", False), ("TD0001L9", "slot:2", "drive:1", False),
         ("TD0000L9", "drive:0", "slot:1", False), ("TD0001L9", "drive:1", "slot:2", False),
-        ("TD0002L9", "slot:3", "drive:0", False), ("TD0002L9", "drive:0", "slot:3", True)]
+        ("TD0002L9", "slot:3", "drive:1", False), ("TD0002L9", "drive:1", "slot:3", True)]  # round 2 starts at drive:1
     assert all(m["seconds"] is not None and m["seconds"] >= 0 and m["error"] is None for m in moves)
     stats = res["stats"]
     assert stats["min"] <= stats["median"] <= stats["max"]
@@ -258,3 +258,13 @@ def test_tgt_drives_named_by_serial_are_unloaded_before_each_move_out(tgt_librar
     assert main(["library-test", lib.url, "--moves", "2", "--no-unload", "--json"]) == 0
     res = json.loads(capsys.readouterr().out)
     assert res["drive_devices"] == {} and not any(m["unloaded"] for m in res["moves"])
+
+
+def test_one_cartridge_still_visits_every_drive(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    before = _fresh(tmp_path, capsys)
+    assert main(["library-test", _dev(tmp_path), "--slots", "slot:4", "--moves", "6", "--json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert [(m["source"], m["destination"]) for m in res["moves"]] == [
+        ("slot:4", "drive:0"), ("drive:0", "slot:4"), ("slot:4", "drive:1"), ("drive:1", "slot:4"),
+        ("slot:4", "drive:0"), ("drive:0", "slot:4")]
+    assert res["verdict"] == "PASS" and _state(tmp_path) == before

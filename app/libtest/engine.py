@@ -24,6 +24,7 @@ Safety, the reason for the shape:
 """
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Iterator
 
@@ -146,11 +147,15 @@ class LibraryTest:
 
     @staticmethod
     def _plan(cartridges: list[_Cartridge], drives: list[Element]) -> Iterator[tuple[int, int, _Cartridge]]:
-        """(source, destination, cartridge) forever: rounds of loads into every drive, then returns."""
+        """(source, destination, cartridge) forever: rounds of loads into every drive, then returns.
+
+        Each round starts at the next drive, so with fewer cartridges than drives every drive
+        still gets its turn."""
         k = 0
-        while True:
+        for round_ in itertools.count():
             batch: list[tuple[_Cartridge, int]] = []
-            for drive in drives:
+            start = round_ % len(drives)
+            for drive in drives[start:] + drives[:start]:
                 cartridge = cartridges[k % len(cartridges)]
                 if any(c is cartridge for c, _ in batch):
                     break  # fewer cartridges than drives
