@@ -77,7 +77,7 @@ class LibraryTest:
                                "in use)")
             else:
                 usable.append(drive)
-        cartridges = []
+        cartridges: list[_Cartridge] = []
         for slot in slots:
             if not slot.full:
                 continue
@@ -85,6 +85,8 @@ class LibraryTest:
                 skipped.append(f"{slot.barcode} in {inv.name(slot)} (cleaning cartridge)")
             elif not slot.barcode:
                 skipped.append(f"the cartridge in {inv.name(slot)} (no barcode: it may be a cleaning cartridge)")
+            elif any(c.barcode == slot.barcode for c in cartridges):  # the run follows cartridges by barcode
+                skipped.append(f"{slot.barcode} in {inv.name(slot)} (the same barcode is in another slot)")
             else:
                 cartridges.append(_Cartridge(slot.barcode, slot.address))
         self._prepared = (inv, slots, usable, cartridges, skipped)
