@@ -268,3 +268,16 @@ def test_one_cartridge_still_visits_every_drive(tmp_path: Path, capsys: pytest.C
         ("slot:4", "drive:0"), ("drive:0", "slot:4"), ("slot:4", "drive:1"), ("drive:1", "slot:4"),
         ("slot:4", "drive:0"), ("drive:0", "slot:4")]
     assert res["verdict"] == "PASS" and _state(tmp_path) == before
+
+
+def test_a_barcode_found_twice_is_moved_from_one_slot_only(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _fresh(tmp_path, capsys)
+    state_file = tmp_path / "lib" / "library.json"
+    saved = json.loads(state_file.read_text())
+    saved["contents"]["1003"] = "TD0000L9"  # slot:4 carries slot:1's label (a mislabelled cartridge)
+    state_file.write_text(json.dumps(saved))
+    assert main(["library-test", _dev(tmp_path), "--slots", "slot:1,slot:4", "--moves", "4", "--json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert res["skipped"] == ["TD0000L9 in slot:4 (the same barcode is in another slot)"]
+    assert {m["source"] for m in res["moves"] if not m["source"].startswith("drive")} == {"slot:1"}
+    assert _state(tmp_path) == saved["contents"]
