@@ -50,6 +50,7 @@ class LibraryTest:
         self.changer, self.params = changer, params
         self._prepared: tuple[Inventory, list[Element], list[Element], list[_Cartridge], list[str]] | None = None
         self.drive_devices: dict[int, str] = {}  # drive element address -> the tape drive to unload it through
+        self._start: dict[int, str] = {}  # element address -> barcode, every full element when the run began
 
     def prepare(self) -> None:
         """Read the library and choose the elements; bad input raises here, before a run is recorded.
@@ -90,6 +91,7 @@ class LibraryTest:
             else:
                 cartridges.append(_Cartridge(slot.barcode, slot.address))
         self._prepared = (inv, slots, usable, cartridges, skipped)
+        self._start = {e.address: e.barcode for e in inv.elements if e.full}
         if self.params.unload and usable:
             from app.discovery import discover
             from app.library_discovery import match_drives
@@ -207,6 +209,18 @@ class LibraryTest:
                              f"in {move.seconds:.2f} s" + (" (putting back)" if returning else "")))
         return True
 
+    def _locate(self, inv: Inventory, cartridge: _Cartridge) -> Element | None:
+        """Where the inventory shows the run's cartridge: its home slot if it is there, else the element
+        with its barcode that did not already hold that barcode when the run began (a twin label's slot)."""
+        for element in inv.elements:
+            if element.address == cartridge.home and element.full and element.barcode == cartridge.barcode:
+                return element
+        for element in inv.elements:
+            if element.full and element.barcode == cartridge.barcode and \
+                    self._start.get(element.address) != cartridge.barcode:
+                return element
+        return None
+
     @staticmethod
     def _unexpected(inv: Inventory, where: dict[str, int]) -> str:
         """Why the inventory does not show the run's cartridges where the run put them ("" if it does)."""
@@ -238,7 +252,7 @@ class LibraryTest:
             inv = self.changer.inventory()
         except DeviceError:
             return  # the final inventory reports it
-        located = {e.barcode: e.address for e in inv.elements if e.full and e.barcode}
+        located = {c.barcode: e.address for c in cartridges if (e := self._locate(inv, c)) is not None}
         where.clear()  # after a fault the library, not the run, knows where things are
         where.update({c.barcode: located[c.barcode] for c in cartridges if c.barcode in located})
         for cartridge in cartridges:
@@ -257,7 +271,7 @@ class LibraryTest:
             sink(Message("error", f"the final inventory could not be read: {err}"))
             return
         names = {e.address: inv.name(e) for e in inv.elements}
-        located = {e.barcode: inv.name(e) for e in inv.elements if e.full and e.barcode}
+        located = {c.barcode: inv.name(e) for c in cartridges if (e := self._locate(inv, c)) is not None}
         result.misplaced = [Misplaced(c.barcode, names.get(c.home, str(c.home)), located.get(c.barcode, "not found"))
                             for c in cartridges if located.get(c.barcode) != names.get(c.home)]
         result.restored = not result.misplaced
