@@ -47,6 +47,7 @@ class DeviceEntry:
     # INQUIRY peripheral type 01h? None when not probed. False: tapediag refuses every
     # tape command to it (app.drive's gate); the list says so rather than offering it as a drive.
     is_tape: bool | None = None
+    device_type: int | None = None  # INQUIRY peripheral type when probed (8: a medium changer, see app.library_discovery)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -187,6 +188,7 @@ def _probe_iscsi(url: str) -> DeviceEntry:
     return DeviceEntry(
         shown, "iscsi", f"{info.vendor} {info.product} over iSCSI ({info.device_type_name})",
         vendor=info.vendor, product=info.product, revision=info.revision, reachable=True, is_tape=info.is_tape,
+        device_type=info.device_type,
         note="" if info.is_tape else f"not a tape drive ({info.device_type_name}, peripheral type {info.device_type})",
     )
 

@@ -11,19 +11,29 @@ work; what it still refuses is one line with its decoded sense.
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass
 
 from app.drive import STATE_CHANGING_OPCODES, ReadOnlyRefusal, read_only_session
 from native.scsi import cdb as C
 from native.scsi.inquiry import Inquiry, device_type_name
 from native.scsi.sense import Sense
-from native.scsi.smc import Element, ElementType, move_medium, parse_element_status, read_element_status
-from native.errors import CheckCondition, InvalidParameter, ScsiStatusError, check_condition_class
+from native.scsi.smc import (
+    PAGE_ELEMENT_ADDRESS,
+    Element,
+    ElementMap,
+    ElementType,
+    move_medium,
+    parse_element_status,
+    read_element_status,
+)
+from native.errors import CheckCondition, IllegalRequest, InvalidParameter, ParseError, ScsiStatusError, check_condition_class
 from native.iscsi import display_device
 from native.transport import CHECK_CONDITION, GOOD, Transport
 
 PERIPHERAL_CHANGER = 0x08
 MOVE_TIMEOUT = 600.0  # a big library's robot crosses several frames
+_DESCRIPTOR_MAX = 12 + 36 + 36 + 4 + 64  # base, both volume tags, a 64-byte identifier
 
 
 class NotAChanger(InvalidParameter):
@@ -80,6 +90,7 @@ class Changer:
         self.transport = transport
         self.device = display_device(device if device is not None else (getattr(transport, "device", "") or ""))
         self.inquiry: Inquiry | None = None
+        self._robot_address: int | None = None
 
     @classmethod
     def open(cls, device: str) -> "Changer":
@@ -121,25 +132,70 @@ class Changer:
             raise NotAChanger(f"{self.device} is a {device_type_name(self.inquiry.device_type)} device "
                               f"(peripheral type {self.inquiry.device_type}), not a media changer")
 
+    def element_map(self) -> ElementMap | None:
+        """The Element Address Assignment page (1Dh), or None when the library does not report it."""
+        try:
+            data = self._command(C.mode_sense6(PAGE_ELEMENT_ADDRESS, dbd=True), 255)
+        except IllegalRequest:
+            return None
+        try:
+            return ElementMap.parse_page(data[4 + data[3]:]) if len(data) >= 4 else None
+        except ParseError:
+            return None
+
     def inventory(self) -> Inventory:
+        """Every element, one READ ELEMENT STATUS per element type.
+
+        Why per type and not one request for all: tgt's answer to "all types" overlays its
+        pages on each other (1.0.85, docs/tgt-changer.md), and a real library's answer to one
+        type is the form every backup application uses. The element map (1Dh) says which
+        types exist and how many, so an absent type (no mail slot) is not asked for.
+        """
         self._require_changer()
         assert self.inquiry is not None
-        data = self._command(read_element_status(alloc=0xFFFF), 0xFFFF)
-        return Inventory(self.device, self.inquiry.vendor, self.inquiry.product, parse_element_status(data))
+        emap = self.element_map()
+        elements: list[Element] = []
+        for kind in ElementType:
+            first, count = emap.of(kind) if emap is not None else (0, 0xFFFF)
+            if count == 0:
+                continue
+            alloc = min(0xFFFFFF, 16 + count * _DESCRIPTOR_MAX) if emap is not None else 0xFFFF
+            try:
+                data = self._command(read_element_status(element_type=kind, start=first, count=count, alloc=alloc),
+                                     alloc)
+            except IllegalRequest:
+                if emap is not None:
+                    raise
+                continue  # no map and no element of this type
+            elements += [e for e in parse_element_status(data) if e.type is kind]
+        robot = next((e.address for e in elements if e.type is ElementType.TRANSPORT), None)
+        self._robot_address = robot if robot is not None else self._robot_address
+        return Inventory(self.device, self.inquiry.vendor, self.inquiry.product, tuple(elements))
 
     def move(self, source: str, destination: str) -> tuple[Element, Element]:
         """Move the cartridge in ``source`` to ``destination`` (names as ``Inventory.find``)."""
-        inv = self.inventory()
-        src, dst = inv.find(source), inv.find(destination)
-        if ElementType.TRANSPORT in (src.type, dst.type):
-            raise InvalidParameter("the robot's picker is neither a source nor a destination")
-        if not src.full:
-            raise InvalidParameter(f"{inv.name(src)} (address {src.address}) is empty: nothing to move")
-        if dst.full:
-            raise InvalidParameter(f"{inv.name(dst)} (address {dst.address}) already holds {dst.barcode or 'a cartridge'}")
-        robot = inv.of(ElementType.TRANSPORT)
-        self._command(move_medium(robot[0].address if robot else 0, src.address, dst.address), timeout=MOVE_TIMEOUT)
+        src, dst = check_move(self.inventory(), source, destination)
+        self.send_move(src, dst)
         return src, dst
 
+    def send_move(self, src: Element, dst: Element) -> float:
+        """MOVE MEDIUM for a move ``check_move`` passed; the seconds the robot took."""
+        robot = self._robot_address if self._robot_address is not None else 0  # set by the inventory before
+        start = time.monotonic()
+        self._command(move_medium(robot, src.address, dst.address), timeout=MOVE_TIMEOUT)
+        return time.monotonic() - start
 
-__all__ = ["Changer", "Inventory", "NotAChanger"]
+
+def check_move(inv: Inventory, source: str, destination: str) -> tuple[Element, Element]:
+    """The two elements of a move that can work by ``inv``: both real, source full, destination empty."""
+    src, dst = inv.find(source), inv.find(destination)
+    if ElementType.TRANSPORT in (src.type, dst.type):
+        raise InvalidParameter("the robot's picker is neither a source nor a destination")
+    if not src.full:
+        raise InvalidParameter(f"{inv.name(src)} (address {src.address}) is empty: nothing to move")
+    if dst.full:
+        raise InvalidParameter(f"{inv.name(dst)} (address {dst.address}) already holds {dst.barcode or 'a cartridge'}")
+    return src, dst
+
+
+__all__ = ["Changer", "Inventory", "NotAChanger", "check_move"]

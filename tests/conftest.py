@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-pytest_plugins = ["tests.helpers.tgt"]
+pytest_plugins = ["tests.helpers.tgt", "tests.helpers.tgt_library"]
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 

@@ -36,6 +36,7 @@ from app.history import History
 ROOT = Path(__file__).resolve().parents[1]
 TAPEDIAG = ROOT / ".venv" / "bin" / "tapediag"
 VIRTUAL = "virtual:lto9?realtime=0"
+VLIB = "virtual:library?drives=1&slots=3"  # its state lives in the test's own data directory
 NON_UTF8 = os.fsdecode(b"bad\xff\xfename")  # what argv holds for bytes that are not UTF-8
 FAILURE_CODES = {EXIT_FAILED, EXIT_USAGE, EXIT_REFUSED}
 
@@ -84,6 +85,7 @@ COMMANDS = (
     Command("export", ("export", "{run}", "--csv", "-o", "{arg}"), (), path_arg="export-output"),
     Command("report", ("report", "{run}", "-o", "{arg}"), (), path_arg="report-output"),
     Command("devices", ("devices", "--no-probe", "--add-iscsi", "{arg}"), ()),
+    Command("library-test", ("library-test", "{arg}", "--moves", "2"), ("--moves", "--slots", "--drives")),
 )
 
 # (command, option) -> value kinds that are legitimately accepted (exit 0 allowed).
@@ -233,7 +235,7 @@ def _argv(case: Case, work: Work) -> list[str]:
     cmd = case.command
     value = SCALAR_VALUES.get(case.kind)
     target = str(work.root / "new-target")
-    arg = "999"
+    arg = VLIB if cmd.name == "library-test" else "999"
     argv = list(cmd.base)
     if case.option == "cartridge":
         cartridge = work.path(case.kind)
@@ -247,7 +249,7 @@ def _argv(case: Case, work: Work) -> list[str]:
             else:
                 target = path
                 argv = [a.replace("{tree}", "{target}") for a in argv]
-        elif cmd.name in ("info", "show", "devices"):
+        elif cmd.name in ("info", "show", "devices", "library-test"):
             arg = value
         else:
             target = value

@@ -117,3 +117,27 @@ def test_element_status_parser_reads_the_library_and_survives_garbage(tmp_path: 
         except ParseError:
             pass
     assert os.path.exists(tmp_path / "lib" / "library.json")
+
+
+def test_inventory_asks_one_element_type_at_a_time_and_skips_absent_ones(tmp_path: Path) -> None:
+    """Per type, from the element map (tgt garbles the all-types answer: docs/tgt-changer.md); no mail slot, no request."""
+    lib = VirtualLibrary(_dev(tmp_path, ie="0"))
+    sent: list[bytes] = []
+    real = lib.execute
+
+    def recording(cdb: bytes, **kw):  # type: ignore[no-untyped-def]
+        sent.append(bytes(cdb))
+        return real(cdb, **kw)
+
+    lib.execute = recording  # type: ignore[method-assign]
+    inv = Changer(lib, device="virtual:library").inventory()
+    assert [len(inv.of(t)) for t in ElementType] == [1, 6, 0, 2]
+    assert [c[1] & 0x0F for c in sent if c[0] == 0xB8] == [1, 2, 4]
+
+
+def test_a_last_descriptor_cut_short_still_gives_its_address_state_and_barcode(tmp_path: Path) -> None:
+    lib = VirtualLibrary(_dev(tmp_path))
+    lib.execute(bytes(6))
+    data = bytes(lib.execute(read_element_status(element_type=2), data_in=0xFFFF).data)
+    elements = parse_element_status(data[:-8])  # tgt's answers are 8 bytes short
+    assert len(elements) == 6 and elements[-1].address == 1005 and elements[-1].barcode == "CLN005L1"

@@ -84,9 +84,11 @@ def test_every_built_in_kind_with_verdicts_uses_the_known_tones() -> None:
                "assessment": {"verdict": "FAIL", "steps": [{"name": "self-test", "outcome": "fail", "reason": "x"}],
                               "next_action": "Open a support case"},
                "media-scan": {"verdict": "retire", "reasons": ["12 repositions"]},
-               "read-data": {"mb_s": 1898.988, "files_s": 239.9, "total_files": 56, "total_bytes": 443327194}}
+               "read-data": {"mb_s": 1898.988, "files_s": 239.9, "total_files": 56, "total_bytes": 443327194},
+               "library-test": {"verdict": "FAIL", "reason": "move 3: HARDWARE ERROR (04/15/01)"}}
     for kind, res in samples.items():
         (finding,) = runs.findings(kind, res)
         assert finding.tone in runs.TONES, kind
     assert runs.findings("drive-info", samples["drive-info"])[0].tone == "bad"
     assert runs.findings("read-data", samples["read-data"])[0].words == "1,899 MB/s, 240 files/s"
+    assert runs.findings("library-test", samples["library-test"])[0].tone == "bad"

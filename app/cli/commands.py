@@ -15,6 +15,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "assess": ("assess", "drive assessment: evidence, self-test and a write/read/verify on a scratch cartridge "
                          "-> PASS/WARN/FAIL"),
     "library": ("library", "a tape library's inventory (slots, drives, mail slots, barcodes) and moves (--move)"),
+    "library-test": ("library_test", "exercise a library's robot: timed moves among slots and drives, everything "
+                                     "put back -> PASS/FAIL"),
     "tape-perf": ("tape_perf", "measure a tape drive's write/read rate"),
     "create-data": ("create_data", "create a test tree and measure the disk's write rate (restore side)"),
     "read-data": ("read_data", "read a tree like a backup agent and measure the disk's read rate (backup side)"),

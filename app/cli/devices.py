@@ -1,4 +1,7 @@
-"""`tapediag devices`: list the drives tapediag can reach; remember iSCSI targets."""
+"""`tapediag devices`: list the drives and libraries tapediag can reach; remember iSCSI targets.
+
+Libraries (medium changers) follow the drives, each with its drive elements and the tape
+drive each one is, matched by serial number (``app.library_discovery``)."""
 from __future__ import annotations
 
 import argparse
@@ -8,6 +11,7 @@ import sys
 
 from app.cli.commands import HELP
 from app.discovery import DeviceEntry, discover, unavailable_transports
+from app.library_discovery import LibraryEntry, discover_libraries
 from app.targets import add_target, remove_target
 from native.iscsi import display_device
 
@@ -15,8 +19,9 @@ from native.iscsi import display_device
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "devices", help=HELP["devices"],
-        description="List the tape drives tapediag can reach. iSCSI targets cannot be discovered: "
-        "add them once with --add-iscsi and they are listed (and probed) from then on.",
+        description="List the tape drives and tape libraries (medium changers) tapediag can reach, and which "
+        "drive of a library is which tape drive (by the drive's serial number). iSCSI targets cannot be "
+        "discovered: add them once with --add-iscsi and they are listed (and probed) from then on.",
     )
     parser.add_argument("--json", action="store_true", help="print the list as JSON")
     parser.add_argument("--add-iscsi", metavar="URL",
@@ -48,6 +53,26 @@ def format_table(entries: list[DeviceEntry]) -> str:
     )
 
 
+def format_libraries(libraries: list[LibraryEntry]) -> str:
+    rows = [("LIBRARY", "KIND", "DESCRIPTION", "STATUS")]
+    for lib in libraries:
+        status = "-" if lib.reachable is None and lib.kind == "virtual" else (
+            "not probed" if lib.reachable is None else
+            ("ok" + (f" ({lib.note})" if lib.note else "")) if lib.reachable else f"unreachable: {lib.note}")
+        rows.append((lib.device, lib.kind, lib.description, status))
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    owners: list[LibraryEntry | None] = [None, *libraries]  # the header row has no library
+    lines = []
+    for row, owner in zip(rows, owners):
+        lines.append(f"{row[0]:<{widths[0]}}  {row[1]:<{widths[1]}}  {row[2]:<{widths[2]}}  {row[3]}".rstrip())
+        for d in owner.drives if owner else ():
+            which = (f"{d.device} (serial {d.serial})" if d.device else
+                     f"no listed drive has this identifier ({d.identifier})" if d.identifier else
+                     "the library reports no identifier")
+            lines.append(f"  {d.element} (address {d.address}): {which}")
+    return "\n".join(lines)
+
+
 def run(args: argparse.Namespace) -> int:
     if args.add_iscsi is not None:
         entry = add_target(args.add_iscsi)
@@ -58,10 +83,15 @@ def run(args: argparse.Namespace) -> int:
         if not args.json:
             print(f"forgot {display_device(args.forget.strip())}")
     entries = discover(probe=not args.no_probe)
+    libraries = discover_libraries(entries, probe=not args.no_probe)
+    changers = {lib.device for lib in libraries}
+    entries = [e for e in entries if e.device not in changers]  # a remembered changer LUN is listed as a library
     if args.json:
-        print(json.dumps([e.to_dict() for e in entries], indent=2))
+        print(json.dumps([e.to_dict() for e in entries] + [lib.to_dict() for lib in libraries], indent=2))
     else:
         print(format_table(entries))
+        print()
+        print(format_libraries(libraries))
     for note in unavailable_transports():  # on stderr, so --json output stays a list
         print(f"unavailable: {note}", file=sys.stderr)
     return 0

@@ -132,3 +132,37 @@ register(RunKind("media-scan", "Media scan", _scan_headline, _scan_text, fields=
                  findings=verdicts.media_scan))
 register(RunKind("assessment", "Drive assessment", _assess_headline, _assess_text, fields=_assess_fields,
                  findings=verdicts.assessment))
+
+
+def _library_test_headline(res: Results) -> str:
+    from app.libtest.results import LibraryTestResult, headline
+
+    return headline(from_dict(LibraryTestResult, res)) if "verdict" in res else ""
+
+
+def _library_test_text(res: Results) -> str:
+    from app.libtest.results import LibraryTestResult, summary_lines
+
+    return "\n".join(summary_lines(from_dict(LibraryTestResult, res)))
+
+
+def _library_test_fields(res: Results) -> list[tuple[str, str]]:
+    from app.libtest.results import LibraryTestResult
+
+    r = from_dict(LibraryTestResult, res)
+    rows = [("Verdict", r.verdict.value), ("Why", r.reason), ("Library", f"{r.vendor} {r.product}".strip()),
+            ("Elements", f"{', '.join(r.slots)} <-> {', '.join(r.drives)}")]
+    stats = r.stats()
+    if stats:
+        rows.append(("Move time", f"min {stats['min']:.2f} s, median {stats['median']:.2f} s, max {stats['max']:.2f} s "
+                                  f"({len(r.timings())} moves)"))
+    rows += [("Skipped", s) for s in r.skipped]
+    rows += [("Move error", m.error) for m in r.moves if m.error]
+    rows.append(("Cartridges home", "yes, by the final inventory" if r.restored else
+                 "could not be checked" if r.restored is None else
+                 "; ".join(f"{p.barcode} in {p.where}, home {p.home}" for p in r.misplaced)))
+    return rows
+
+
+register(RunKind("library-test", "Library exerciser", _library_test_headline, _library_test_text, drive=False,
+                 fields=_library_test_fields, findings=verdicts.library_test))

@@ -138,6 +138,18 @@ def media_scan(res: Results) -> list[Finding]:
                     _SCAN_ACTIONS.get(verdict, ""))]
 
 
+def library_test(res: Results) -> list[Finding]:
+    """The exerciser's PASS/FAIL with the robot's error and whether every cartridge went home."""
+    verdict = str(res.get("verdict") or "")
+    if not verdict:
+        return []
+    tone = {"PASS": "good", "FAIL": "bad"}.get(verdict.upper(), "none")
+    action = {"good": "None: the robot moved every cartridge and put each back.",
+              "bad": "Open a support case with the library's vendor, quoting the decoded robot error; check that every "
+                     "cartridge is home before the next backup."}.get(tone, "Repeat with scratch cartridges in chosen slots.")
+    return [Finding("Library robotics", verdict, tone, str(res.get("reason") or ""), action)]
+
+
 def disk(topic: str) -> Callable[[Results], list[Finding]]:
     """A disk run's rate: a measurement the troubleshooting compares, no verdict of its own."""
     def findings(res: Results) -> list[Finding]:

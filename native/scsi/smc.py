@@ -71,9 +71,20 @@ class ElementMap:
         v = struct.unpack_from(">8H", page, 2)
         return cls((v[0], v[1]), (v[2], v[3]), (v[4], v[5]), (v[6], v[7]))
 
+    def of(self, kind: ElementType) -> tuple[int, int]:
+        """(first address, count) of one element type."""
+        return {ElementType.TRANSPORT: self.transport, ElementType.STORAGE: self.storage,
+                ElementType.IMPORT_EXPORT: self.import_export, ElementType.DATA_TRANSFER: self.data_transfer}[kind]
+
 
 def parse_element_status(data: bytes) -> tuple[Element, ...]:
-    """Every element descriptor of a READ ELEMENT STATUS answer, in the order reported."""
+    """Every element descriptor of a READ ELEMENT STATUS answer, in the order reported.
+
+    A last descriptor cut short is still read when its 12-byte base is there (the volume
+    tag and identifier only as far as they arrived): tgt (1.0.85) counts the page header
+    out of its byte count and so sends every answer 8 bytes short, cutting the last
+    element's identifier; the element's address, full flag and barcode are intact.
+    """
     if len(data) < 8:
         raise ParseError("READ ELEMENT STATUS data shorter than its 8-byte header")
     available = int.from_bytes(data[5:8], "big")
@@ -88,8 +99,8 @@ def parse_element_status(data: bytes) -> tuple[Element, ...]:
             raise ParseError(f"element status page of type {etype & 0x0F} with {desc_len}-byte descriptors")
         page_end = min(end, pos + page_bytes)
         pvoltag, avoltag = bool(flags & 0x80), bool(flags & 0x40)
-        while pos + desc_len <= page_end:
-            out.append(_descriptor(ElementType(etype & 0x0F), data[pos:pos + desc_len], pvoltag, avoltag))
+        while pos + 12 <= page_end:
+            out.append(_descriptor(ElementType(etype & 0x0F), data[pos:min(pos + desc_len, page_end)], pvoltag, avoltag))
             pos += desc_len
         pos = max(pos, page_end)
     return tuple(out)
@@ -101,13 +112,14 @@ def _descriptor(etype: ElementType, d: bytes, pvoltag: bool, avoltag: bool) -> E
     source = struct.unpack_from(">H", d, 10)[0] if d[9] & 0x80 else None
     at = 12
     barcode = ""
-    if pvoltag and len(d) >= at + 36:
+    if pvoltag and len(d) >= at + 32 and full:  # an empty element has no label to read (tgt leaves a stale one)
         barcode = d[at:at + 32].decode("ascii", "replace").strip(" \0")
+    if pvoltag:
         at += 36
     if avoltag:
         at += 36
     identifier = ""
-    if etype is ElementType.DATA_TRANSFER and len(d) >= at + 4:
+    if etype is ElementType.DATA_TRANSFER and len(d) > at + 4:
         length = d[at + 3]
         identifier = d[at + 4:at + 4 + length].decode("ascii", "replace").strip(" \0")
     return Element(etype, address, full, barcode, (d[4], d[5]) if exception else None, source, identifier)

@@ -8,7 +8,9 @@ empty element is 05/3B/0E, into a full one 05/3B/0D, an address that is no eleme
 05/21/01. The state (which barcode is where) lives in ``library.json`` in the library's
 folder (``dir=``, default the data directory's ``virtual-library``), written atomically
 after each move, so a trainer's library survives between runs. ``robotfault=N`` makes the
-N-th move fail with a HARDWARE ERROR (04/15/01, mechanical positioning error) for training.
+N-th move fail with a HARDWARE ERROR (04/15/01, mechanical positioning error) for training;
+``robotfault=3,4`` the 3rd and the 4th (a robot that stays broken, so that a cartridge
+cannot be put back). Moves are counted per opened library (per command).
 
 Layouts are encoded here, not imported from ``app`` (``native`` sits below ``app``); the
 app's parsers (``native/scsi/smc.py``) read them back in the tests.
@@ -46,7 +48,7 @@ class LibraryOptions:
     slots: int = 12
     ie: int = 1
     folder: Path | None = None
-    robot_fault: int | None = None  # fail the N-th move (1-based) with a robotics error
+    robot_fault: frozenset[int] = frozenset()  # fail these moves (1-based) with a robotics error
 
 
 def parse_library(device: str) -> LibraryOptions:
@@ -65,8 +67,8 @@ def parse_library(device: str) -> LibraryOptions:
             elif key == "dir":
                 opts.folder = Path(value)
             elif key == "robotfault":
-                opts.robot_fault = int(value)
-                if opts.robot_fault < 1:
+                opts.robot_fault = frozenset(int(n) for n in value.split(","))
+                if not opts.robot_fault or min(opts.robot_fault) < 1:
                     raise ValueError
             else:
                 raise InvalidParameter(f"unknown virtual library option '{key}'", hint="known: drives, slots, ie, dir, "
@@ -228,7 +230,7 @@ class VirtualLibrary(Transport):
         if self.contents[destination] and destination != source:
             return self._check(0x5, 0x3B, 0x0D)  # medium destination element full
         self.moves += 1
-        if self.opts.robot_fault is not None and self.moves == self.opts.robot_fault:
+        if self.moves in self.opts.robot_fault:
             return self._check(0x4, 0x15, 0x01)  # mechanical positioning error: the cartridge did not move
         barcode = self.contents[source]
         self.contents[source], self.contents[destination] = None, barcode

@@ -96,8 +96,10 @@ def test_cli_devices_json_lists_virtual_drives(capsys: pytest.CaptureFixture[str
     assert main(["devices", "--json"]) == 0
     listed = json.loads(capsys.readouterr().out)
     devices = [item["device"] for item in listed]
-    assert [d for d in devices if d.startswith("virtual:")] == [f"virtual:lto{g}" for g in range(5, 11)]
+    assert [d for d in devices if d.startswith("virtual:")] == [f"virtual:lto{g}" for g in range(5, 11)] + \
+        ["virtual:library"]  # the libraries follow the drives (app.library_discovery)
     assert set(listed[0]) == set(DeviceEntry("x", "virtual", "x").to_dict())
+    assert set(listed[-1]) >= set(listed[0]) and listed[-1]["is_changer"] and listed[-1]["is_tape"] is False
 
 
 def test_cli_devices_as_a_real_command(isolated_data_dir: Path) -> None:
