@@ -14,6 +14,7 @@ import sys
 from app.cli._drive_run import run_on_drive
 from app.cli.commands import HELP
 from app.scan import MediaScan, ScanParams, ScanResult
+from app.scan.engine import RUN_KIND
 from app.scan.results import CartridgeVerdict
 
 EXIT_CODES = {CartridgeVerdict.KEEP: 0, CartridgeVerdict.MONITOR: 10, CartridgeVerdict.RETIRE: 11,
@@ -46,9 +47,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-
     params = ScanParams.from_text(args.limit, args.zone)
-    result = run_on_drive(args.device, "media-scan", params.to_dict(), lambda drive: MediaScan(drive, params),
+    result = run_on_drive(args.device, RUN_KIND, params.to_dict(), lambda drive: MediaScan(drive, params),
                           as_json=args.json, text=summary_lines)
     if result.status == "cancelled":
         return EXIT_CANCELLED

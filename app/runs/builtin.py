@@ -60,7 +60,7 @@ def _scan_headline(res: Results) -> str:
     read = res.get("read") or {}
     rate = read.get("streaming_mb_per_s") or read.get("mb_s")
     figures = f"{(read.get('bytes') or 0) / 1e9:,.2f} GB read" + (f" at {rate:,.1f} MB/s" if rate else "")
-    return f"cartridge {res.get('verdict', '?')}: {figures}" + (" (partial)" if res.get("partial") else "")
+    return f"cartridge {str(res.get('verdict', '?')).upper()}: {figures}" + (" (partial)" if res.get("partial") else "")
 
 
 def _scan_text(res: Results) -> str:
@@ -91,7 +91,7 @@ def _scan_fields(res: Results) -> list[tuple[str, str]]:
     rate = f", {ph.streaming_mb_per_s:,.1f} MB/s streaming" if ph.streaming_mb_per_s is not None else ""
     rows += [("Read", f"{ph.bytes / 1e9:,.2f} GB in {ph.elapsed:,.1f} s{rate}; ended: {r.end_reason}"
                       + (" (partial scan)" if r.partial else "")),
-             ("Layout", f"{len(r.files)} file{'s' if len(r.files) != 1 else ''}, {ph.filemarks} filemarks, "
+             ("Layout", f"{len(r.files)} file{'s' if len(r.files) != 1 else ''}, {ph.filemarks} filemark{'s' if ph.filemarks != 1 else ''}, "
                         f"{ph.ios:,} blocks"),
              ("Repositions while the host kept up",
               f"{len(ph.stalls)} (total {sum(s.latency for s in ph.stalls):,.1f} s)" if ph.stalls else "none")]

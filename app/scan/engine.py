@@ -23,6 +23,8 @@ from native.errors import ConnectionLost, DeviceError
 
 #: The largest READ the scan sends: LTO's maximum block (8 MiB); a drive reporting less caps it lower.
 MAX_READ = 8 << 20
+#: The history's kind of a scan run (``app.runs``), for every front end that records one.
+RUN_KIND = "media-scan"
 PUBLISH_INTERVAL = 0.1
 
 
