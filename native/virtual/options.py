@@ -34,6 +34,12 @@ encrypt=0|1    1: the drive reports AES-256-GCM encryption on (SECURITY PROTOCOL
                page; data is still stored in the clear, this is a training prop). LTO-4 and later
 selftest=pass|fail  the result of SEND DIAGNOSTIC's default self-test (fail: 04/40/80, diagnostic
                failure on component 80h), for the drive assessment
+alertat=F@S    TapeAlert flags F (as ``tapealert=``, e.g. 4 or 4,30) raised once the host has written
+               and read S bytes in all since the load (4@64M): a fault that appears mid-test, after
+               the evidence was captured, as a drive's does
+wornhead=N     a worn head: N corrected errors per GB (10^9 bytes) the host writes or reads, on the
+               write and read error counter pages (0x02, 0x03; default 0, a clean head). The data
+               still comes back right: the drive's ECC and retries correct it, as they would
 =============  ==========================================================================
 """
 from __future__ import annotations
@@ -109,6 +115,8 @@ class VirtualOptions:
     phy_errors: int = 0  # SAS PHY error counts (protocol specific port page)
     encrypt: bool = False  # report data encryption on (SECURITY PROTOCOL IN status page)
     selftest_fails: bool = False  # SEND DIAGNOSTIC's self-test reports a hardware failure (training)
+    alert_at: tuple[tuple[int, ...], int] | None = None  # TapeAlert flags raised after this many host bytes
+    worn_head: float = 0.0  # corrected errors per GB moved (write and read error counter pages)
     explicit: set[str] = field(default_factory=set)
 
     @property
@@ -182,13 +190,14 @@ def _apply(opts: VirtualOptions, key: str, value: str) -> None:
         if opts.max_file < 1 << 20:
             raise InvalidParameter(f"maxfile={value} is too small (at least 1 MiB)")
     elif key == "tapealert":
-        try:
-            flags = tuple(int(x) for x in value.split(",") if x.strip())
-        except ValueError:
-            raise InvalidParameter(f"tapealert={value!r} must be flag numbers, e.g. 3,20") from None
-        if any(not 1 <= f <= 64 for f in flags):
-            raise InvalidParameter(f"tapealert={value!r}: flags are numbered 1 ... 64")
-        opts.tapealert = flags
+        opts.tapealert = _flags(value, key)
+    elif key == "alertat":
+        flags, at, size = value.partition("@")
+        if not at or not flags.strip():
+            raise InvalidParameter(f"alertat={value!r} must be FLAGS@SIZE, e.g. 4@64M")
+        opts.alert_at = (_flags(flags, key), parse_size(size, key))
+    elif key == "wornhead":
+        opts.worn_head = _number(value, key, low=0, high=1_000_000)
     elif key == "barcode":
         if not (0 < len(value) <= 32 and value.isprintable() and value.isascii()):
             raise InvalidParameter(f"barcode={value!r} must be 1-32 printable ASCII characters")
@@ -207,5 +216,16 @@ def _apply(opts: VirtualOptions, key: str, value: str) -> None:
         opts.selftest_fails = value.strip().lower() == "fail"
     else:
         known = ("cartridge, capacity, maxfile, wp, worm, halfheight, interface, buffer, loaded, backhitch, restart, "
-                 "realtime, ew, tapealert, barcode, hours, temp, phyerrors, encrypt, selftest")
+                 "realtime, ew, tapealert, barcode, hours, temp, phyerrors, encrypt, selftest, alertat, wornhead")
         raise InvalidParameter(f"unknown virtual drive option '{key}'", hint=f"known: {known}")
+
+
+def _flags(value: str, what: str) -> tuple[int, ...]:
+    """TapeAlert flag numbers: '3,20' -> (3, 20)."""
+    try:
+        flags = tuple(int(x) for x in value.split(",") if x.strip())
+    except ValueError:
+        raise InvalidParameter(f"{what}={value!r} must be flag numbers, e.g. 3,20") from None
+    if any(not 1 <= f <= 64 for f in flags):
+        raise InvalidParameter(f"{what}={value!r}: flags are numbered 1 ... 64")
+    return flags

@@ -112,9 +112,13 @@ class ReportCommands(DriveBase):
                                        compression=self.mode.compression, alerts=bool(self.tapealert),
                                        encryption=self.opts.encrypt)
 
-    @staticmethod
-    def _log_errors(processed: int) -> list[bytes]:
-        return [pages.counter(code, 0) for code in range(5)] + [pages.counter(5, processed, 8), pages.counter(6, 0)]
+    def _log_errors(self, processed: int) -> list[bytes]:
+        """Write (0x02) or read (0x03) error counters. ``wornhead=`` makes the head need the ECC: corrected errors
+        (0000h without delay, 0002h re-writes/re-reads, 0003h total, 0004h ECC runs) in proportion to the bytes."""
+        corrected = int(processed * self.opts.worn_head / 1e9)
+        values = (corrected, 0, corrected, corrected, corrected)
+        return ([pages.counter(code, v) for code, v in enumerate(values)]
+                + [pages.counter(5, processed, 8), pages.counter(6, 0)])
 
     def _log_sequential(self) -> list[bytes]:
         mb, cart = pages.MB, self.cart
