@@ -83,7 +83,7 @@ def _assess_text(res: Results) -> str:
 
 
 def _scan_fields(res: Results) -> list[tuple[str, str]]:
-    from app.scan.results import ScanResult
+    from app.scan.results import ScanResult, where
 
     r = from_dict(ScanResult, res)
     ph = r.read
@@ -93,6 +93,9 @@ def _scan_fields(res: Results) -> list[tuple[str, str]]:
                       + (" (partial scan)" if r.partial else "")),
              ("Layout", f"{len(r.files)} file{'s' if len(r.files) != 1 else ''}, {ph.filemarks} filemark{'s' if ph.filemarks != 1 else ''}, "
                         f"{ph.ios:,} blocks"),
+             ("Slow zones", ", ".join(f"{where(z)} at {z.mb_s:,.1f} MB/s" for z in r.slow_zones[:6])
+                            + (f" (typical zone {r.typical_zone_mb_s:,.1f} MB/s)" if r.typical_zone_mb_s else "")
+                            if r.slow_zones else "none"),
              ("Repositions while the host kept up",
               f"{len(ph.stalls)} (total {sum(s.latency for s in ph.stalls):,.1f} s)" if ph.stalls else "none")]
     for f in r.files[:12]:
