@@ -240,7 +240,14 @@ class DriveAssessment:
             return
         stalls = sum(ph.stall_count for ph in kept_up)
         outcome = Outcome.WARN if stalls > rules.BACKHITCHES_WARN else Outcome.PASS
-        result.steps.append(Step(name, outcome, f"{stalls} back-hitch{'es' if stalls != 1 else ''} while streaming"))
+        # Name the phases judged: a stall the plot marks in a phase the host paced is not the drive's.
+        judged = " and ".join(ph.phase for ph in kept_up)
+        others = [ph.phase for ph in tape.phases if ph.phase not in {k.phase for k in kept_up}]
+        one = len(others) == 1
+        why = (f"; the {' and '.join(others)} {'was' if one else 'were'} not judged: the drive did not set "
+               f"{'its' if one else 'their'} pace" if others else "")
+        result.steps.append(Step(name, outcome, f"{stalls} back-hitch{'es' if stalls != 1 else ''} while streaming "
+                                                f"({judged}){why}"))
 
     def _judge_speed(self, result: AssessResult, tape: TapePerfResult) -> None:
         name = "speed against what this drive can do"

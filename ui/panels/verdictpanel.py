@@ -90,6 +90,7 @@ class VerdictPanel(TestPanel):
             item = tree.topLevelItem(i)
             if item is None:
                 continue
+            item.setToolTip(1, item.text(1))  # a long reason is elided in the column: whole on hover
             outcome = item.text(0).split(":")[0].strip()
             severity = OUTCOME_SEVERITY.get(outcome) or (VERDICT_SEVERITY.get(self.verdict())
                                                          if item.text(0) in ("Verdict", "Cartridge verdict") else None)
