@@ -1,7 +1,7 @@
 """Drive assessment and media scan through their panels on the virtual LTO-9 drive (issue 16):
 the verdict shown in words and colour under the drive's name, the run in the history exactly
 as the CLI records it, the same confirmation as tape-perf for a cartridge holding data, and
-the read-only session refusing the assessment with nothing written."""
+the read-only session refusing the assessment with nothing written (and letting the scan run)."""
 from __future__ import annotations
 
 import hashlib
@@ -131,6 +131,13 @@ def test_a_cartridge_holding_data_needs_the_confirmation_and_read_only_refuses(q
         assert "assessment was not started" in panel.found_label.text()
         refused = _history("assessment")[0]
         assert refused.status == "refused" and refused.params["force"] is True
+        # The media scan needs no write: it runs in the read-only session and judges the customer's cartridge.
+        scan = window.show_panel("scan")
+        scan.set_device(device)
+        _to_confirm(qtbot, scan, {"limit": "", "zone": "1GB"})
+        _run(qtbot, scan)
+        assert scan.outcome == "complete" and scan.result_dict["verdict"] == "keep"
+        assert scan.result_tree.find_value("Layout") == "1 file, 1 filemark, 32 blocks"  # tape-perf's 8M in 256K
     finally:
         window.read_only_action.trigger()
         set_read_only_session(False)
