@@ -170,21 +170,34 @@ def test_a_zone_of_slow_reads_is_reported_as_a_slow_zone(tmp_path: Path) -> None
     slow = SlowZone(open_virtual(f"virtual:lto9?realtime=0&cartridge={cart}"), first=17, last=24)  # blocks 16-23
     with TapeDrive(slow) as drive:
         result = MediaScan(drive, ScanParams(zone_bytes=1_000_000), clock=slow.clock).run()
-    assert [(z.start_byte, round(z.mb_s, 1)) for z in result.slow_zones] == [(4_000_000, 5.0), (5_000_000, 5.0)]
+    assert [(z.start_byte, round(z.drive_mb_s, 1)) for z in result.slow_zones] == [(4_000_000, 5.0), (5_000_000, 5.0)]
     assert result.typical_zone_mb_s == pytest.approx(50.0)  # four 250 kB blocks in 20 ms
     assert not result.read.stalls  # slow, not stopped: no repositioning claimed
     assert result.verdict is CartridgeVerdict.MONITOR
-    assert any(r.startswith("2 slow zones: 4.0-5.0 MB at 5.0 MB/s, 5.0-6.0 MB at 5.0 MB/s") for r in result.reasons)
+    assert any(r.startswith("2 slow zones: the drive read 4.0-5.0 MB at 5.0 MB/s, 5.0-6.0 MB at 5.0 MB/s")
+               for r in result.reasons)
     from app.cli.scan import summary_lines
     from app.runs import fields
 
-    assert "  slow zone 4.0-5.0 MB: 5.0 MB/s (typical zone 50.0 MB/s)" in summary_lines(result)
+    assert "  slow zone 4.0-5.0 MB: the drive read it at 5.0 MB/s (typical zone 50.0 MB/s)" in summary_lines(result)
     assert dict(fields("media-scan", result.to_dict()))["Slow zones"].startswith("4.0-5.0 MB at 5.0 MB/s")
     # The same cartridge read evenly: no slow zone, and the cartridge is kept.
     even = SlowZone(open_virtual(f"virtual:lto9?realtime=0&cartridge={cart}"), first=0, last=-1)
     with TapeDrive(even) as drive:
         again = MediaScan(drive, ScanParams(zone_bytes=1_000_000), clock=even.clock).run()
     assert again.slow_zones == [] and again.verdict is CartridgeVerdict.KEEP
+
+
+def test_a_zone_the_host_was_slow_in_is_not_a_slow_zone() -> None:
+    """The rule judges the drive's own time (its READs' latencies), not the wall clock."""
+    from app.scan.results import Zone, slow_zones
+
+    zones = [Zone(i * 1_000_000, 1_000_000, 0.02, 0.02) for i in range(6)]
+    zones[2] = Zone(2_000_000, 1_000_000, 0.5, 0.02)  # the host stalled for 0.48 s; the drive did not
+    zones[4] = Zone(4_000_000, 1_000_000, 0.2, 0.2)  # the drive took ten times as long: retries
+    slow, typical = slow_zones(zones + [Zone(6_000_000, 10_000, 0.1, 0.1)], 1_000_000)  # a short tail is not judged
+    assert [z.start_byte for z in slow] == [4_000_000] and typical == pytest.approx(50.0)
+    assert slow_zones(zones[:3], 1_000_000) == ([], None)  # too few zones to know what is typical
 
 
 @pytest.mark.tgt

@@ -93,7 +93,8 @@ def summary_lines(result: ScanResult) -> list[str]:
         lines.append(f"read rate per {size} zone: min {min(rates):,.1f}, max {max(rates):,.1f} MB/s "
                      f"over {len(rates)} zones")
     for z in result.slow_zones[:20]:
-        lines.append(f"  slow zone {zone_where(z)}: {z.mb_s:,.1f} MB/s (typical zone {result.typical_zone_mb_s or 0:,.1f} MB/s)")
+        lines.append(f"  slow zone {zone_where(z)}: the drive read it at {z.drive_mb_s:,.1f} MB/s "
+                     f"(typical zone {result.typical_zone_mb_s or 0:,.1f} MB/s)")
     for d in result.log_deltas:
         if d.delta is not None and "read error" in d.name:
             lines.append(f"log: {d.name} +{d.delta}")

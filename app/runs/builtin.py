@@ -93,7 +93,7 @@ def _scan_fields(res: Results) -> list[tuple[str, str]]:
                       + (" (partial scan)" if r.partial else "")),
              ("Layout", f"{len(r.files)} file{'s' if len(r.files) != 1 else ''}, {ph.filemarks} filemark{'s' if ph.filemarks != 1 else ''}, "
                         f"{ph.ios:,} blocks"),
-             ("Slow zones", ", ".join(f"{where(z)} at {z.mb_s:,.1f} MB/s" for z in r.slow_zones[:6])
+             ("Slow zones", ", ".join(f"{where(z)} at {z.drive_mb_s:,.1f} MB/s" for z in r.slow_zones[:6])
                             + (f" (typical zone {r.typical_zone_mb_s:,.1f} MB/s)" if r.typical_zone_mb_s else "")
                             if r.slow_zones else "none"),
              ("Repositions while the host kept up",

@@ -66,10 +66,17 @@ class Zone:
     start_byte: int
     bytes: int
     seconds: float
+    #: The drive's own time: the sum of its READs' latencies, without the host's time between them.
+    drive_seconds: float = 0.0
 
     @property
     def mb_s(self) -> float:
         return self.bytes / self.seconds / MB if self.seconds > 0 else 0.0
+
+    @property
+    def drive_mb_s(self) -> float:
+        """The rate the drive delivered the zone at, whatever the host did between READs (else ``mb_s``)."""
+        return self.bytes / self.drive_seconds / MB if self.drive_seconds > 0 else self.mb_s
 
 
 @dataclass
@@ -113,8 +120,8 @@ class ScanResult:
         d["verdict"] = self.verdict.value
         d["read"] = self.read.to_dict()
         d["files"] = [{**asdict(f), "mb_s": f.mb_s} for f in self.files]
-        d["zones"] = [{**asdict(z), "mb_s": z.mb_s} for z in self.zones]
-        d["slow_zones"] = [{**asdict(z), "mb_s": z.mb_s} for z in self.slow_zones]
+        d["zones"] = [{**asdict(z), "mb_s": z.mb_s, "drive_mb_s": z.drive_mb_s} for z in self.zones]
+        d["slow_zones"] = [{**asdict(z), "mb_s": z.mb_s, "drive_mb_s": z.drive_mb_s} for z in self.slow_zones]
         d["log_deltas"] = [dict(name=x.name, before=x.before, after=x.after, delta=x.delta) for x in self.log_deltas]
         d["repositions"] = len(self.read.stalls)
         d["reposition_seconds"] = sum(s.latency for s in self.read.stalls)
@@ -126,27 +133,30 @@ class ScanResult:
 def zones_from(samples: list[Sample], zone_bytes: int, start_t: float) -> list[Zone]:
     """The read rate per ``zone_bytes`` of data, from the per-READ samples."""
     zones: list[Zone] = []
-    zone_start_t, zone_start_byte, done, in_zone = start_t, 0, 0, 0
+    zone_start_t, zone_start_byte, done, in_zone, busy = start_t, 0, 0, 0, 0.0
     for s in samples:
         done += s.nbytes
         in_zone += s.nbytes
+        busy += s.latency
         if in_zone >= zone_bytes:
-            zones.append(Zone(zone_start_byte, in_zone, s.t - zone_start_t))
-            zone_start_t, zone_start_byte, in_zone = s.t, done, 0
+            zones.append(Zone(zone_start_byte, in_zone, s.t - zone_start_t, busy))
+            zone_start_t, zone_start_byte, in_zone, busy = s.t, done, 0, 0.0
     if in_zone:
-        zones.append(Zone(zone_start_byte, in_zone, samples[-1].t - zone_start_t))
+        zones.append(Zone(zone_start_byte, in_zone, samples[-1].t - zone_start_t, busy))
     return zones
 
 
 def slow_zones(zones: list[Zone], zone_bytes: int) -> tuple[list[Zone], float | None]:
-    """The zones read at less than ``SLOW_ZONE_SHARE`` of the median full zone, and that median.
+    """The zones the drive read at less than ``SLOW_ZONE_SHARE`` of its median full zone, and that median.
 
-    Only full zones count: the last one holds the tail of the data and its rate says little."""
+    Judged on the drive's own time (``drive_mb_s``): a host that fell behind for a while
+    makes a zone slow on the wall clock, not on the drive, and must not mark the customer's
+    cartridge. Only full zones count: the last one holds the tail of the data."""
     full = [z for z in zones if z.bytes >= zone_bytes]
     if len(full) < SLOW_ZONE_MIN_ZONES:
         return [], None
-    typical = statistics.median(z.mb_s for z in full)
-    return [z for z in full if z.mb_s < typical * SLOW_ZONE_SHARE], typical
+    typical = statistics.median(z.drive_mb_s for z in full)
+    return [z for z in full if z.drive_mb_s < typical * SLOW_ZONE_SHARE], typical
 
 
 def where(zone: Zone) -> str:
@@ -175,10 +185,11 @@ def judge(result: ScanResult) -> None:
         reasons.append((monitor, f"{corrected} corrected read errors in {gb:,.1f} GB ({corrected / gb:,.1f} per GB)"))
     if result.slow_zones and result.typical_zone_mb_s:
         n, slow = len(result.slow_zones), result.slow_zones
-        at = ", ".join(f"{where(z)} at {z.mb_s:,.1f} MB/s" for z in slow[:6]) + (" ..." if n > 6 else "")
-        reasons.append((monitor, f"{n} slow zone{'s' if n != 1 else ''}: {at}, against {result.typical_zone_mb_s:,.1f} "
-                                 "MB/s for the cartridge's typical zone (read retries or a worn stretch of tape there): "
-                                 "clean the drive and scan again; if it stays, copy the data to another cartridge"))
+        at = ", ".join(f"{where(z)} at {z.drive_mb_s:,.1f} MB/s" for z in slow[:6]) + (" ..." if n > 6 else "")
+        reasons.append((monitor, f"{n} slow zone{'s' if n != 1 else ''}: the drive read {at}, against "
+                                 f"{result.typical_zone_mb_s:,.1f} MB/s in the cartridge's typical zone (read retries "
+                                 "or a worn stretch of tape there; the drive's own time, not the host's): clean the "
+                                 "drive and scan again; if it stays, copy the data to another cartridge"))
     stalls = result.read.stalls
     if len(stalls) > REPOSITIONS_MONITOR:
         reasons.append((monitor, f"the drive repositioned {len(stalls)} times while the host kept up "
