@@ -52,6 +52,17 @@ def test_a_failing_self_test_fails_and_a_warning_flag_warns(tmp_path: Path, caps
         assert "support case" in out["next_action"]
 
 
+def test_a_read_only_session_refuses_the_assessment_before_any_command(tmp_path: Path) -> None:
+    from app.drive import ReadOnlyRefusal
+    from tests.helpers.faults import RecordingTransport
+
+    for no_write in (False, True):  # the self-test (SEND DIAGNOSTIC) changes state too
+        transport = RecordingTransport()
+        with pytest.raises(ReadOnlyRefusal, match="assessment was not started"):
+            DriveAssessment(TapeDrive(transport, read_only=True), AssessParams(no_write=no_write)).run()
+        assert transport.calls == []
+
+
 def test_no_write_is_partial_and_a_cartridge_holding_data_is_not_written(tmp_path: Path,
                                                                         capsys: pytest.CaptureFixture[str]) -> None:
     cart = tmp_path / "c.img"
@@ -66,6 +77,39 @@ def test_no_write_is_partial_and_a_cartridge_holding_data_is_not_written(tmp_pat
     step = next(s for s in result.steps if s.name == "write, read back and verify")
     assert step.outcome is Outcome.NOT_ASSESSED and "--force" in step.reason
     assert hashlib.sha256(cart.read_bytes()[64 << 10:]).hexdigest() == before
+
+
+def test_a_tapealert_raised_mid_test_fails_it_and_the_evidence_shows_it_was_not_there_before(tmp_path: Path) -> None:
+    # 04h (media) appears once 4 MiB of the 8 MiB write have gone by: after the evidence was captured.
+    dev = f"virtual:lto9?realtime=0&cartridge={tmp_path / 'c.img'}&alertat=4@4M"
+    with TapeDrive.open(dev) as drive:
+        result = DriveAssessment(drive, AssessParams(size=8 * MiB)).run()
+    steps = {s.name: s for s in result.steps}
+    assert steps["TapeAlert and device status"].outcome is Outcome.PASS  # the evidence, taken before the test
+    assert steps["write, read back and verify"].outcome is Outcome.PASS  # the data itself came back right
+    during = steps["errors and TapeAlert during the test"]
+    assert during.outcome is Outcome.FAIL and "04h" in during.reason
+    assert result.verdict is Verdict.FAIL and result.exit_code == 11
+    assert "support case" in result.next_action and "errors and TapeAlert during the test" in result.next_action
+
+
+def test_a_worn_head_passes_with_warnings_and_says_to_clean(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # wornhead=200: the drive corrects 200 errors per GB it writes or reads; the data is still right.
+    dev = f"virtual:lto9?realtime=0&cartridge={tmp_path / 'c.img'}&wornhead=200"
+    assert main(["assess", dev, "--size", "64M", "--json"]) == 10
+    out = json.loads(capsys.readouterr().out)
+    steps = {s["name"]: s for s in out["steps"]}
+    assert out["verdict"] == "PASS WITH WARNINGS"
+    assert steps["write, read back and verify"]["outcome"] == "pass"
+    during = steps["errors and TapeAlert during the test"]
+    assert during["outcome"] == "warn" and "corrected errors" in during["reason"]
+    assert int(during["reason"].split()[0]) == 2 * int(64 * MiB * 200 / 1e9)  # written, and read back
+    assert out["next_action"].startswith("Clean the drive")
+    # The same drive with a clean head: no warning from the counters.
+    clean = f"virtual:lto9?realtime=0&cartridge={tmp_path / 'd.img'}"
+    assert main(["assess", clean, "--size", "64M", "--json"]) == 0
+    steps = {s["name"]: s for s in json.loads(capsys.readouterr().out)["steps"]}
+    assert steps["errors and TapeAlert during the test"]["outcome"] == "pass"
 
 
 def test_a_medium_error_while_writing_fails_the_assessment(tmp_path: Path) -> None:

@@ -96,3 +96,48 @@ def test_the_environment_variable_makes_the_session_read_only(tmp_path: Path) ->
                           "--size", "4M", "--force"], env=env, capture_output=True, text=True, timeout=120)
     assert got.returncode == EXIT_REFUSED, got.stderr
     assert "read-only session" in got.stderr and "Traceback" not in got.stderr
+
+
+def test_scan_info_and_ticket_send_no_state_changing_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """The three commands that look at a customer's drive and cartridge, run as a technician runs them
+    (no --read-only: they must need none), every transport they open wrapped in a guard."""
+    import native
+    from tests.test_scan import write_foreign
+
+    cart = tmp_path / "customer.img"
+    dev = f"virtual:lto9?realtime=0&cartridge={cart}&tapealert=3"
+    writer = open_virtual(f"virtual:lto9?realtime=0&cartridge={cart}")
+    try:
+        write_foreign(writer)  # a cartridge another backup application wrote
+    finally:
+        writer.close()
+    before = _records(cart)
+    real_open = native.open_transport
+    guards: list[Guard] = []
+    violations: list[str] = []
+
+    class Recording(Guard):
+        def execute(self, cdb, *, data_out=None, data_in=0, timeout=DEFAULT_TIMEOUT) -> CommandResult:  # type: ignore[no-untyped-def]
+            if cdb[0] in STATE_CHANGING_OPCODES:
+                violations.append(STATE_CHANGING_OPCODES[cdb[0]])  # kept even if the command swallows the assert
+            return super().execute(cdb, data_out=data_out, data_in=data_in, timeout=timeout)
+
+    def guarded(device: str, **kwargs):  # type: ignore[no-untyped-def]
+        guard = Recording(real_open(device, **kwargs))
+        guards.append(guard)
+        return guard
+
+    monkeypatch.setattr(native, "open_transport", guarded)
+    sent: dict[str, set[int]] = {}
+    for argv in (["scan", dev], ["info", dev], ["ticket", dev, "-o", str(tmp_path / "ticket.zip")]):
+        first = len(guards)
+        code = main(argv)
+        out = capsys.readouterr()
+        assert code in (0, 10, 12), (argv, out.err)  # a verdict, not a failure or a refusal
+        assert "Traceback" not in out.err
+        sent[argv[0]] = {op for g in guards[first:] for op in g.opcodes}
+    assert violations == []
+    assert 0x08 in sent["scan"] and 0x4D in sent["info"] and 0x4D in sent["ticket"]  # READ; LOG SENSE
+    assert (tmp_path / "ticket.zip").stat().st_size > 0
+    assert _records(cart) == before

@@ -66,6 +66,28 @@ class SlowReads(Transport):
         self.inner.close()
 
 
+class SlowZone(Transport):
+    """A stretch of the tape the drive reads slowly (retries): READs number ``first``..``last`` cost
+    ``slow`` s each, every other READ ``normal`` s, on a clock of its own that the scan reads (no sleeping,
+    so a busy test machine cannot make a zone slow that the test did not)."""
+
+    def __init__(self, inner: Transport, first: int, last: int, normal: float = 0.005, slow: float = 0.05) -> None:
+        self.inner, self.device, self.first, self.last = inner, inner.device, first, last
+        self.normal, self.slow, self.reads, self.t = normal, slow, 0, 0.0
+
+    def clock(self) -> float:
+        return self.t
+
+    def execute(self, cdb, *, data_out=None, data_in=0, timeout=DEFAULT_TIMEOUT) -> CommandResult:  # type: ignore[no-untyped-def]
+        if cdb[0] == 0x08:
+            self.reads += 1
+            self.t += self.slow if self.first <= self.reads <= self.last else self.normal
+        return self.inner.execute(cdb, data_out=data_out, data_in=data_in, timeout=timeout)
+
+    def close(self) -> None:
+        self.inner.close()
+
+
 def _records(cart: Path) -> str:
     return hashlib.sha256(cart.read_bytes()[64 << 10:]).hexdigest()
 
@@ -135,6 +157,47 @@ def test_pauses_while_the_host_kept_up_are_counted_as_repositions(foreign_cart: 
     assert len(result.read.stalls) >= 4
     assert result.verdict is CartridgeVerdict.MONITOR
     assert any("repositioned" in r for r in result.reasons)
+
+
+def test_a_zone_of_slow_reads_is_reported_as_a_slow_zone(tmp_path: Path) -> None:
+    cart = tmp_path / "slow.img"
+    block = 250_000
+    t = open_virtual(f"virtual:lto9?realtime=0&cartridge={cart}")
+    try:
+        write_foreign(t, ([block] * 40,))  # 10 MB in one file: ten 1 MB zones of four blocks
+    finally:
+        t.close()
+    slow = SlowZone(open_virtual(f"virtual:lto9?realtime=0&cartridge={cart}"), first=17, last=24)  # blocks 16-23
+    with TapeDrive(slow) as drive:
+        result = MediaScan(drive, ScanParams(zone_bytes=1_000_000), clock=slow.clock).run()
+    assert [(z.start_byte, round(z.drive_mb_s, 1)) for z in result.slow_zones] == [(4_000_000, 5.0), (5_000_000, 5.0)]
+    assert result.typical_zone_mb_s == pytest.approx(50.0)  # four 250 kB blocks in 20 ms
+    assert not result.read.stalls  # slow, not stopped: no repositioning claimed
+    assert result.verdict is CartridgeVerdict.MONITOR
+    assert any(r.startswith("2 slow zones: the drive read 4.0-5.0 MB at 5.0 MB/s, 5.0-6.0 MB at 5.0 MB/s")
+               for r in result.reasons)
+    from app.cli.scan import summary_lines
+    from app.runs import fields
+
+    assert "  slow zone 4.0-5.0 MB: the drive read it at 5.0 MB/s (typical zone 50.0 MB/s)" in summary_lines(result)
+    assert dict(fields("media-scan", result.to_dict()))["Slow zones"].startswith("4.0-5.0 MB at 5.0 MB/s")
+    # The same cartridge read evenly: no slow zone, and the cartridge is kept.
+    even = SlowZone(open_virtual(f"virtual:lto9?realtime=0&cartridge={cart}"), first=0, last=-1)
+    with TapeDrive(even) as drive:
+        again = MediaScan(drive, ScanParams(zone_bytes=1_000_000), clock=even.clock).run()
+    assert again.slow_zones == [] and again.verdict is CartridgeVerdict.KEEP
+
+
+def test_a_zone_the_host_was_slow_in_is_not_a_slow_zone() -> None:
+    """The rule judges the drive's own time (its READs' latencies), not the wall clock."""
+    from app.scan.results import Zone, slow_zones
+
+    zones = [Zone(i * 1_000_000, 1_000_000, 0.02, 0.02) for i in range(6)]
+    zones[2] = Zone(2_000_000, 1_000_000, 0.5, 0.02)  # the host stalled for 0.48 s; the drive did not
+    zones[4] = Zone(4_000_000, 1_000_000, 0.2, 0.2)  # the drive took ten times as long: retries
+    slow, typical = slow_zones(zones + [Zone(6_000_000, 10_000, 0.1, 0.1)], 1_000_000)  # a short tail is not judged
+    assert [z.start_byte for z in slow] == [4_000_000] and typical == pytest.approx(50.0)
+    assert slow_zones(zones[:3], 1_000_000) == ([], None)  # too few zones to know what is typical
 
 
 @pytest.mark.tgt

@@ -21,18 +21,22 @@ log = logging.getLogger(__name__)
 
 
 def _panel_classes() -> list[type[WizardPanel]]:
+    """The panels in tab order (Ctrl+1…8): the drive's own tests first, then the disks, the analysis, the history."""
+    from ui.panels.assess import AssessPanel
     from ui.panels.diskpanels import CreateDataPanel, ReadDataPanel
     from ui.panels.history import HistoryPanel
     from ui.panels.info import InfoPanel
+    from ui.panels.scan import ScanPanel
     from ui.panels.tapeperf import TapePerfPanel
     from ui.panels.troubleshoot import TroubleshootPanel
 
-    return [InfoPanel, TapePerfPanel, CreateDataPanel, ReadDataPanel, TroubleshootPanel, HistoryPanel]
+    return [InfoPanel, TapePerfPanel, AssessPanel, ScanPanel, CreateDataPanel, ReadDataPanel, TroubleshootPanel,
+            HistoryPanel]
 
 
 def device_pane_width(window_width: int) -> int:
     """The device pane's first width: a quarter of the window, 250-480 pixels (room for
-    "iscsi://host:port/iqn…" on a large screen, and for six tabs at 1024 pixels)."""
+    "iscsi://host:port/iqn…" on a large screen, and for the eight tabs at 1024 pixels)."""
     return max(250, min(480, window_width // 4))
 
 
@@ -45,8 +49,8 @@ class MainWindow(QMainWindow):
         self.tabs = QTabWidget()
         self.tabs.setObjectName("panels")
         self.tabs.setDocumentMode(True)
-        # Six tabs must fit a 1024-pixel window: never scroll them out of sight; at worst a
-        # title is shortened, and its tooltip has it whole.
+        # Eight tabs must fit a 1024-pixel window: never scroll them out of sight. Hence the
+        # short tab titles ("Drive info"); the panel's heading and the tab's tooltip say it whole.
         self.tabs.setUsesScrollButtons(False)
         self.tabs.setElideMode(Qt.TextElideMode.ElideRight)
         self.panels: dict[str, WizardPanel] = {}
@@ -54,7 +58,7 @@ class MainWindow(QMainWindow):
             panel = cls(self.workers)
             self.panels[cls.key] = panel
             # No Alt+letter on the tabs: each page's fields need the letters, and the
-            # tabs have Ctrl+1…6 (and the Panels menu, where their mnemonics live).
+            # tabs have Ctrl+1…8 (and the Panels menu, where their mnemonics live).
             self.tabs.addTab(panel, without_mnemonic(cls.tab_title))
             self.tabs.setTabToolTip(self.tabs.count() - 1, f"{cls.title} (Ctrl+{self.tabs.count()})")
         self.splitter = QSplitter(Qt.Orientation.Horizontal)

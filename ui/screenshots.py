@@ -3,7 +3,8 @@
 Each picture shows what the app did in this very session: drive information read from
 the virtual LTO-9 drive, a real tape performance run on it (caught mid-run and at the
 end), create-data and read-data on a real temporary tree, a troubleshooting analysis
-built from those runs, and the history holding them. Nothing is staged or typed in by
+built from those runs, the history holding them, and a drive assessment and a media scan
+of the cartridge the tape test wrote. Nothing is staged or typed in by
 hand except what a technician would type (the backup application's own figure).
 
     python -m ui.screenshots docs/screenshots
@@ -159,6 +160,27 @@ def _render(out: Path, work: Path) -> int:
     dialog.grab().toImage().save(str(path), "PNG", 9)
     print(f"screenshots: {path} ({path.stat().st_size // 1024} KiB)")
     dialog.reject()
+
+    # 7. The drive assessment on the cartridge the tape test wrote: the engine's finding, confirmed, the verdict.
+    assess = window.show_panel("assess")
+    assess.choose_next.click()
+    assess.apply_preset("Full assessment")
+    assess.params_next.click()
+    wait(lambda: "Found on the cartridge" in assess.found_label.text())
+    assess.confirm_box.setChecked(True)
+    assess.start_button.click()
+    wait(lambda: assess.current_page() == "results", 300)
+    shot("11-drive-assessment-results")
+
+    # 8. The media scan of what the assessment left on the cartridge: read only, a cartridge verdict.
+    scan = window.show_panel("scan")
+    scan.choose_next.click()
+    scan.apply_preset("Whole cartridge")
+    scan.apply_values({"zone": "256MB"})
+    scan.params_next.click()
+    scan.start_button.click()
+    wait(lambda: scan.current_page() == "results", 300)
+    shot("12-media-scan-results")
 
     wait(idle)
     window.close()

@@ -84,6 +84,9 @@ class ResultTree(QTreeWidget):
             font.setBold(True)
             top.setFont(0, font)
             self.addTopLevelItem(top)
+            if len(section.rows) == 1 and not section.rows[0].label:  # "not supported by this device": said once
+                top.setText(1, section.rows[0].value)
+                continue
             parent = top
             for row in section.rows:
                 item = QTreeWidgetItem(parent if row.indent else top, [row.label, row.value])

@@ -16,7 +16,7 @@ from typing import Any
 
 from app.assess import rules
 from app.assess.rules import Outcome, Verdict
-from app.drive import TapeDrive, is_not_supported
+from app.drive import ReadOnlyRefusal, TapeDrive, is_not_supported
 from app.events import CancelToken, EventSink, Message, discard
 from app.info import Verdict as Health
 from app.info import gather
@@ -26,9 +26,12 @@ from app.tapeperf.engine import TapePerfTest
 from app.tapeperf.rated import BUFFER_MIB
 from app.tapeperf.results import TapePerfResult
 from app.ticket import OnceTransport, Ticket, capture
-from native.errors import CheckCondition, ConnectionLost, DeviceError, NotReady, SafetyRefusal
+from app.tapeperf.params import parse_size
+from native.errors import CheckCondition, ConnectionLost, DeviceError, InvalidParameter, NotReady, SafetyRefusal
 
 MiB = 1 << 20
+#: The history's kind of an assessment run (``app.runs``), for every front end that records one.
+RUN_KIND = "assessment"
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,14 @@ class AssessParams:
     size: int | None = None
     no_write: bool = False
     force: bool = False
+
+    @classmethod
+    def from_text(cls, size: str | None, *, no_write: bool = False, force: bool = False) -> "AssessParams":
+        """``--size 4G`` (or None: the default amount) and the flags: one conversion for the CLI and the GUI."""
+        value = parse_size(size, "--size") if size is not None else None
+        if value is not None and value < MiB:
+            raise InvalidParameter("--size must be at least 1M")
+        return cls(size=value, no_write=no_write, force=force)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -87,6 +98,10 @@ class DriveAssessment:
     def run(self, sink: EventSink = discard, cancel: CancelToken | None = None) -> AssessResult:
         cancel = cancel or CancelToken()
         drive = self.drive
+        if drive.read_only:  # before any command, as tape-perf: the self-test and the write step change state
+            raise ReadOnlyRefusal(drive.device, "the assessment was not started (its self-test, SEND DIAGNOSTIC, "
+                                                "changes the drive's state" + (")" if self.params.no_write else
+                                                                                 " and its write step writes test data)"))
         result = AssessResult(device=drive.device, params=self.params.to_dict())
         inq = drive.inquiry()  # the tape gate: a non-tape is refused here, before anything else
         result.vendor, result.product, result.firmware = inq.vendor, inq.product, inq.revision
@@ -225,7 +240,14 @@ class DriveAssessment:
             return
         stalls = sum(ph.stall_count for ph in kept_up)
         outcome = Outcome.WARN if stalls > rules.BACKHITCHES_WARN else Outcome.PASS
-        result.steps.append(Step(name, outcome, f"{stalls} back-hitch{'es' if stalls != 1 else ''} while streaming"))
+        # Name the phases judged: a stall the plot marks in a phase the host paced is not the drive's.
+        judged = " and ".join(ph.phase for ph in kept_up)
+        others = [ph.phase for ph in tape.phases if ph.phase not in {k.phase for k in kept_up}]
+        one = len(others) == 1
+        why = (f"; the {' and '.join(others)} {'was' if one else 'were'} not judged: the drive did not set "
+               f"{'its' if one else 'their'} pace" if others else "")
+        result.steps.append(Step(name, outcome, f"{stalls} back-hitch{'es' if stalls != 1 else ''} while streaming "
+                                                f"({judged}){why}"))
 
     def _judge_speed(self, result: AssessResult, tape: TapePerfResult) -> None:
         name = "speed against what this drive can do"
@@ -248,6 +270,15 @@ def _next_action(result: AssessResult) -> str:
     if any(s.outcome is Outcome.WARN for s in result.steps):
         return "Clean the drive with a cleaning cartridge and run the assessment again; if the warning stays, open a case."
     if result.partial:
-        missing = ", ".join(s.name for s in result.steps if s.outcome in (Outcome.NOT_RUN, Outcome.NOT_ASSESSED))
-        return f"Partial: {missing} could not be checked. Run the full assessment with a scratch cartridge to complete it."
+        # Say which steps were skipped (--no-write) and which ran without evidence (each says why): telling a
+        # technician who did run the write step to "run the full assessment" would send them round in circles.
+        skipped = [s.name for s in result.steps if s.outcome is Outcome.NOT_RUN]
+        unknown = [s.name for s in result.steps if s.outcome is Outcome.NOT_ASSESSED]
+        parts = []
+        if unknown:
+            parts.append(f"{', '.join(unknown)} could not be checked (each step says why).")
+        if skipped:
+            parts.append(f"{', '.join(skipped)} was skipped: run the full assessment with a scratch cartridge "
+                         "to complete it.")
+        return "Partial: " + " ".join(parts)
     return "No action needed."

@@ -4,31 +4,19 @@ from __future__ import annotations
 
 import json
 import signal
-from typing import Any, Callable, Protocol
+from typing import Any, Callable
 
-from app.events import CancelToken, EventSink
-
-
-class _Result(Protocol):
-    def to_dict(self) -> dict[str, Any]: ...
+from app.events import CancelToken
+from app.runs.ondrive import DriveTest, record_on_drive
 
 
-class _Test(Protocol):
-    def run(self, sink: EventSink, cancel: CancelToken) -> Any: ...
-
-
-def run_on_drive(device: str, kind: str, params: dict[str, Any], make_test: Callable[[Any], _Test], *,
+def run_on_drive(device: str, kind: str, params: dict[str, Any], make_test: Callable[[Any], DriveTest], *,
                  as_json: bool, text: Callable[[Any], list[str]]) -> Any:
     """Open ``device``, run ``make_test(drive).run`` recorded as ``kind``, print it; return the result."""
-    from app.drive import TapeDrive
-    from app.history import run_recorded
-
     cancel = CancelToken()
     previous = signal.signal(signal.SIGINT, lambda *_: cancel.cancel())
     try:
-        with TapeDrive.open(device) as drive:
-            test = make_test(drive)
-            run_id, result = run_recorded(kind, device, params, lambda sink: test.run(sink, cancel))
+        run_id, result = record_on_drive(device, kind, params, make_test, cancel=cancel)
     finally:
         signal.signal(signal.SIGINT, previous)
     if as_json:

@@ -10,7 +10,7 @@ import argparse
 from app.cli._drive_run import run_on_drive
 from app.cli.commands import HELP
 from app.assess import EXIT_CODES, AssessParams, AssessResult, DriveAssessment, Outcome, Verdict
-from app.tapeperf.params import parse_size
+from app.assess.engine import RUN_KIND
 
 EPILOG = ("exit status: " + ", ".join(f"{code} {v.value}" for v, code in EXIT_CODES.items())
           + "; 1 the device failed, 2 bad input or not a tape drive, 3 refused, 130 cancelled")
@@ -39,13 +39,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    size = parse_size(args.size, "--size") if args.size is not None else None
-    if size is not None and size < (1 << 20):
-        from native.errors import InvalidParameter
-
-        raise InvalidParameter("--size must be at least 1M")
-    params = AssessParams(size=size, no_write=args.no_write, force=args.force)
-    result = run_on_drive(args.device, "assessment", params.to_dict(), lambda drive: DriveAssessment(drive, params),
+    params = AssessParams.from_text(args.size, no_write=args.no_write, force=args.force)
+    result = run_on_drive(args.device, RUN_KIND, params.to_dict(), lambda drive: DriveAssessment(drive, params),
                           as_json=args.json, text=summary_lines)
     return 130 if result.status == "cancelled" else result.exit_code
 

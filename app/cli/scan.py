@@ -14,7 +14,9 @@ import sys
 from app.cli._drive_run import run_on_drive
 from app.cli.commands import HELP
 from app.scan import MediaScan, ScanParams, ScanResult
+from app.scan.engine import RUN_KIND
 from app.scan.results import CartridgeVerdict
+from app.scan.results import where as zone_where
 
 EXIT_CODES = {CartridgeVerdict.KEEP: 0, CartridgeVerdict.MONITOR: 10, CartridgeVerdict.RETIRE: 11,
               CartridgeVerdict.NOT_ASSESSED: 12}
@@ -46,9 +48,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-
     params = ScanParams.from_text(args.limit, args.zone)
-    result = run_on_drive(args.device, "media-scan", params.to_dict(), lambda drive: MediaScan(drive, params),
+    result = run_on_drive(args.device, RUN_KIND, params.to_dict(), lambda drive: MediaScan(drive, params),
                           as_json=args.json, text=summary_lines)
     if result.status == "cancelled":
         return EXIT_CANCELLED
@@ -91,6 +92,9 @@ def summary_lines(result: ScanResult) -> list[str]:
         size = f"{zone / 1e9:,.1f} GB" if zone >= 1e9 else f"{zone / 1e6:,.0f} MB"
         lines.append(f"read rate per {size} zone: min {min(rates):,.1f}, max {max(rates):,.1f} MB/s "
                      f"over {len(rates)} zones")
+    for z in result.slow_zones[:20]:
+        lines.append(f"  slow zone {zone_where(z)}: the drive read it at {z.drive_mb_s:,.1f} MB/s "
+                     f"(typical zone {result.typical_zone_mb_s or 0:,.1f} MB/s)")
     for d in result.log_deltas:
         if d.delta is not None and "read error" in d.name:
             lines.append(f"log: {d.name} +{d.delta}")

@@ -61,7 +61,7 @@ def _scan_headline(res: Results) -> str:
     read = res.get("read") or {}
     rate = read.get("streaming_mb_per_s") or read.get("mb_s")
     figures = f"{(read.get('bytes') or 0) / 1e9:,.2f} GB read" + (f" at {rate:,.1f} MB/s" if rate else "")
-    return f"cartridge {res.get('verdict', '?')}: {figures}" + (" (partial)" if res.get("partial") else "")
+    return f"cartridge {str(res.get('verdict', '?')).upper()}: {figures}" + (" (partial)" if res.get("partial") else "")
 
 
 def _scan_text(res: Results) -> str:
@@ -84,7 +84,7 @@ def _assess_text(res: Results) -> str:
 
 
 def _scan_fields(res: Results) -> list[tuple[str, str]]:
-    from app.scan.results import ScanResult
+    from app.scan.results import ScanResult, where
 
     r = from_dict(ScanResult, res)
     ph = r.read
@@ -94,6 +94,9 @@ def _scan_fields(res: Results) -> list[tuple[str, str]]:
                       + (" (partial scan)" if r.partial else "")),
              ("Layout", f"{count(len(r.files), 'file')}, {count(ph.filemarks, 'filemark')}, "
                         f"{ph.ios:,} blocks"),
+             ("Slow zones", ", ".join(f"{where(z)} at {z.drive_mb_s:,.1f} MB/s" for z in r.slow_zones[:6])
+                            + (f" (typical zone {r.typical_zone_mb_s:,.1f} MB/s)" if r.typical_zone_mb_s else "")
+                            if r.slow_zones else "none"),
              ("Repositions while the host kept up",
               f"{len(ph.stalls)} (total {sum(s.latency for s in ph.stalls):,.1f} s)" if ph.stalls else "none")]
     for f in r.files[:12]:

@@ -15,7 +15,7 @@ from typing import Callable
 from app.drive import ReadOnlyRefusal, Supported, TapeDrive, supported
 from app.events import CancelToken, EventSink, PhaseFinished, PhaseStarted, discard
 from app.scan.params import ScanParams
-from app.scan.results import FileLayout, ScanResult, judge, zones_from
+from app.scan.results import FileLayout, ScanResult, judge, slow_zones, zones_from
 from app.tapeperf.engine import SamplePublisher
 from app.tapeperf.logs import DriveLogs
 from app.tapeperf.results import SampleLog, summarize
@@ -23,6 +23,8 @@ from native.errors import ConnectionLost, DeviceError
 
 #: The largest READ the scan sends: LTO's maximum block (8 MiB); a drive reporting less caps it lower.
 MAX_READ = 8 << 20
+#: The history's kind of a scan run (``app.runs``), for every front end that records one.
+RUN_KIND = "media-scan"
 PUBLISH_INTERVAL = 0.1
 
 
@@ -125,6 +127,7 @@ class MediaScan:
         ph.bytes, ph.ios, ph.blocks, ph.end_reason = done, len(log), len(log), reason
         summarize(ph, log, 0.0, end)
         result.zones = zones_from(list(log.samples()), p.zone_bytes, 0.0)
+        result.slow_zones, result.typical_zone_mb_s = slow_zones(result.zones, p.zone_bytes)
         sink(PhaseFinished("read", ph.to_dict()))
 
     def _restore(self, mode: int | None) -> str:

@@ -8,9 +8,10 @@ timing model (``model.py``) says a real drive would take, so the host-side code
 Deliberate simplifications, documented for users of the emulation: one partition;
 fixed-format sense only; no UNIT ATTENTION after load; positioning (rewind, locate,
 space, erase) is instantaneous apart from flushing buffered writes; error counters
-are zero unless ``worn=1``, TapeAlert flags only come from ``tapealert=`` (and 09h after a write
-to a protected cartridge); vendor pages 30h-3Dh follow the personality (``vendor=hp|ibm``,
-``vendorpages.py``; IBM's undocumented pages are listed but empty). The drive-wide
+are zero unless ``worn=1`` or ``wornhead=N`` make the head need its ECC, TapeAlert flags only come
+from ``tapealert=`` and ``alertat=`` (and 09h after a write to a protected cartridge); vendor pages
+30h-3Dh follow the personality (``vendor=hp|ibm``, ``vendorpages.py``; IBM's undocumented pages are
+listed but empty). The drive-wide
 pages (0x06 0x0D 0x11 0x12 0x14 0x16 0x18 0x1A, ``health.py``) report a modelled drive life
 driven by ``hours=``, ``temp=``, ``phyerrors=`` and the cleaning flags of ``tapealert=``.
 """
@@ -66,6 +67,7 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
         self.pos = 0
         self.mode = pages.ModeState(density_code=DENSITY[self.cart.meta.generation])
         self.tapealert = set(opts.tapealert)
+        self._alert_due = opts.alert_at  # (flags, host bytes): raised mid-test, once
         # Cleaning wanted survives a read of page 0x2E (which clears the flags): it is the drive's state.
         self.life = health.DriveLife(power_on_hours=opts.hours, temperature=opts.temperature, phy_errors=opts.phy_errors,
                                      cleaning_required=health.CLEAN_NOW in self.tapealert,
@@ -144,6 +146,9 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
             self.last_io_error = str(exc)
         if status == CHECK_CONDITION and len(sense) > 13 and sense[2] & 0x0F in (0x3, 0x4):
             self._remember_error(cdb[0], sense)
+        if self._alert_due is not None and self.load["host_w"] + self.load["host_r"] >= self._alert_due[1]:
+            self.tapealert.update(self._alert_due[0])
+            self._alert_due = None
         if self._t_done - self._t > timeout:
             self.pacer.finish(self._t + timeout)
             raise CommandTimeout(f"command 0x{cdb[0]:02X} timed out after {timeout:g} s", device=self.device)

@@ -35,11 +35,18 @@ encrypt=0|1    1: the drive reports AES-256-GCM encryption on (SECURITY PROTOCOL
 vendor=hp|ibm  personality: hp (default) answers as an HPE "Ultrium N-SCSI" with HP's vendor log pages
                (30h 31h 32h 34h); ibm as an IBM "ULT3580-TDN" (TDA for LTO-10) listing a real IBM
                drive's pages (30h-3Dh; no 0Dh, no 18h, so phyerrors= is refused with it). See vendorpages.py
-worn=0|1       1: a worn head, for training: power-on hours 40000 unless hours= is given, and the
-               error counters (02h/03h, 30h) report one rewrite/reread per 10 MB processed (a model,
+worn=0|1       1: a worn drive, for training: power-on hours 40000 unless hours= is given, a worn
+               head (wornhead=100 unless wornhead= is given: one rewrite/reread per 10 MB, a model,
                not a published figure); IBM 37h media efficiency 80h instead of 01h
 selftest=pass|fail  the result of SEND DIAGNOSTIC's default self-test (fail: 04/40/80, diagnostic
                failure on component 80h), for the drive assessment
+alertat=F@S    TapeAlert flags F (as ``tapealert=``, e.g. 4 or 4,30) raised once the host has written
+               and read S bytes in all since the load (4@64M): a fault that appears mid-test, after
+               the evidence was captured, as a drive's does
+wornhead=N     a worn head: N corrected errors per GB (10^9 bytes) the host writes or reads, on the
+               write and read error counter pages (0x02, 0x03) and HP's tape usage page (30h);
+               default 0, a clean head. The data
+               still comes back right: the drive's ECC and retries correct it, as they would
 =============  ==========================================================================
 """
 from __future__ import annotations
@@ -58,6 +65,7 @@ DEFAULT_CAPACITY = 8 << 30
 
 #: Power-on hours of a ``worn=1`` drive unless ``hours=`` says otherwise (the "worn drive" example above).
 WORN_HOURS = 40_000
+WORN_HEAD_PER_GB = 100.0  # worn=1's head: one rewrite/reread per 10 MB (a model, not a published figure)
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]i?b?|b)?\s*$", re.IGNORECASE)
 _UNITS = {"": 1, "b": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
@@ -119,7 +127,9 @@ class VirtualOptions:
     encrypt: bool = False  # report data encryption on (SECURITY PROTOCOL IN status page)
     selftest_fails: bool = False  # SEND DIAGNOSTIC's self-test reports a hardware failure (training)
     vendor: str = "hp"  # personality: "hp" or "ibm" (native.virtual.vendorpages)
-    worn: bool = False  # a worn head (training): more hours, rewrites and rereads
+    worn: bool = False  # a worn drive (training): more hours and a worn head (``worn_head``)
+    alert_at: tuple[tuple[int, ...], int] | None = None  # TapeAlert flags raised after this many host bytes
+    worn_head: float = 0.0  # corrected errors per GB moved (write and read error counter pages)
     explicit: set[str] = field(default_factory=set)
 
     @property
@@ -161,6 +171,8 @@ def parse_device(device: str) -> VirtualOptions:
         raise InvalidParameter("phyerrors= needs log page 0x18, which an IBM drive does not list", hint="use vendor=hp with phyerrors=")
     if opts.worn and "hours" not in opts.explicit:
         opts.hours = WORN_HOURS
+    if opts.worn and "wornhead" not in opts.explicit:
+        opts.worn_head = WORN_HEAD_PER_GB
     if opts.half_height and opts.generation in FULL_HEIGHT_ONLY:
         raise InvalidParameter(f"halfheight=1: no half-height LTO-{opts.generation} figures are published; virtual:lto{opts.generation} is full height")
     return opts
@@ -202,13 +214,14 @@ def _apply(opts: VirtualOptions, key: str, value: str) -> None:
         if opts.max_file < 1 << 20:
             raise InvalidParameter(f"maxfile={value} is too small (at least 1 MiB)")
     elif key == "tapealert":
-        try:
-            flags = tuple(int(x) for x in value.split(",") if x.strip())
-        except ValueError:
-            raise InvalidParameter(f"tapealert={value!r} must be flag numbers, e.g. 3,20") from None
-        if any(not 1 <= f <= 64 for f in flags):
-            raise InvalidParameter(f"tapealert={value!r}: flags are numbered 1 ... 64")
-        opts.tapealert = flags
+        opts.tapealert = _flags(value, key)
+    elif key == "alertat":
+        flags, at, size = value.partition("@")
+        if not at or not flags.strip():
+            raise InvalidParameter(f"alertat={value!r} must be FLAGS@SIZE, e.g. 4@64M")
+        opts.alert_at = (_flags(flags, key), parse_size(size, key))
+    elif key == "wornhead":
+        opts.worn_head = _number(value, key, low=0, high=1_000_000)
     elif key == "barcode":
         if not (0 < len(value) <= 32 and value.isprintable() and value.isascii()):
             raise InvalidParameter(f"barcode={value!r} must be 1-32 printable ASCII characters")
@@ -233,5 +246,16 @@ def _apply(opts: VirtualOptions, key: str, value: str) -> None:
         opts.selftest_fails = value.strip().lower() == "fail"
     else:
         known = ("cartridge, capacity, maxfile, wp, worm, halfheight, interface, buffer, loaded, backhitch, restart, "
-                 "realtime, ew, tapealert, barcode, hours, temp, phyerrors, encrypt, vendor, worn, selftest")
+                 "realtime, ew, tapealert, barcode, hours, temp, phyerrors, encrypt, vendor, worn, selftest, alertat, wornhead")
         raise InvalidParameter(f"unknown virtual drive option '{key}'", hint=f"known: {known}")
+
+
+def _flags(value: str, what: str) -> tuple[int, ...]:
+    """TapeAlert flag numbers: '3,20' -> (3, 20)."""
+    try:
+        flags = tuple(int(x) for x in value.split(",") if x.strip())
+    except ValueError:
+        raise InvalidParameter(f"{what}={value!r} must be flag numbers, e.g. 3,20") from None
+    if any(not 1 <= f <= 64 for f in flags):
+        raise InvalidParameter(f"{what}={value!r}: flags are numbered 1 ... 64")
+    return flags

@@ -101,7 +101,7 @@ class ReportCommands(DriveBase):
             for code in vendorpages.NOT_ON_IBM:
                 del builders[code]
             builders.update({code: vendorpages.undocumented for code in vendorpages.IBM_UNDOCUMENTED})
-            builders[0x37] = lambda: vendorpages.ibm_performance(worn=self.opts.worn)
+            builders[0x37] = lambda: vendorpages.ibm_performance(worn=self.opts.worn_head > 0)
         else:
             builders[0x34] = self._log_hp_performance
         return builders
@@ -109,7 +109,7 @@ class ReportCommands(DriveBase):
     def _log_tape_usage(self) -> list[bytes]:
         meta = self.cart.meta
         return vendorpages.tape_usage(loads=meta.load_count, tape_written=meta.tape_bytes_written,
-                                      tape_read=meta.tape_bytes_read, worn=self.opts.worn)
+                                      tape_read=meta.tape_bytes_read, worn_head=self.opts.worn_head)
 
     def _log_tape_capacity(self) -> list[bytes]:
         meta, mib = self.cart.meta, pages.MiB
@@ -134,9 +134,10 @@ class ReportCommands(DriveBase):
                                        encryption=self.opts.encrypt)
 
     def _log_errors(self, processed: int) -> list[bytes]:
-        """Pages 02h/03h: zero errors, or with ``worn=1`` the model's corrected rewrites/rereads
-        (``vendorpages.worn_retries``: counted as corrected with delay, retried and corrected)."""
-        retries = vendorpages.worn_retries(processed, self.opts.worn)
+        """Pages 02h/03h: zero errors, or with a worn head (``worn=1``, ``wornhead=N``) the model's corrected
+        rewrites/rereads (``vendorpages.worn_retries``: counted as corrected with delay, retried and corrected).
+        The data still comes back right: the drive's ECC and retries correct it, as they would."""
+        retries = vendorpages.worn_retries(processed, self.opts.worn_head)
         return ([pages.counter(0, 0), pages.counter(1, retries), pages.counter(2, retries), pages.counter(3, retries),
                  pages.counter(4, retries)] + [pages.counter(5, processed, 8), pages.counter(6, 0)])
 

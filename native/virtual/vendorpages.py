@@ -32,8 +32,6 @@ IBM_UNDOCUMENTED = (0x33, 0x34, 0x38, 0x39, 0x3B, 0x3C, 0x3D)
 #: Pages an IBM drive does not list (issue 15's real IBM list), though the HP personality does.
 NOT_ON_IBM = (0x0D, 0x18)
 
-#: Model (not a published figure): rewrites/rereads per 10 MB processed when ``worn=1``.
-WORN_RETRIES_PER_10MB = 1
 DATA_SET_BYTES = 400 * 1024  # the same approximation page 17h uses (reports._log_volume)
 
 
@@ -44,14 +42,15 @@ def product(vendor: str, generation: int) -> tuple[str, str]:
     return pages.VENDOR, f"Ultrium {generation}-SCSI"
 
 
-def worn_retries(processed: int, worn: bool) -> int:
-    return processed // 10_000_000 * WORN_RETRIES_PER_10MB if worn else 0
+def worn_retries(processed: int, per_gb: float) -> int:
+    """Rewrites/rereads a worn head needs for ``processed`` bytes (``wornhead=``/``worn=1``, a model)."""
+    return int(processed * per_gb / 1e9)
 
 
-def tape_usage(*, loads: int, tape_written: int, tape_read: int, worn: bool) -> list[bytes]:
+def tape_usage(*, loads: int, tape_written: int, tape_read: int, worn_head: float) -> list[bytes]:
     """30h from the cartridge's lifetime counters (HP manual widths)."""
-    values = ((1, loads, 4), (2, tape_written // DATA_SET_BYTES, 8), (3, worn_retries(tape_written, worn), 4),
-              (4, 0, 2), (5, 0, 2), (6, 0, 2), (7, tape_read // DATA_SET_BYTES, 8), (8, worn_retries(tape_read, worn), 4),
+    values = ((1, loads, 4), (2, tape_written // DATA_SET_BYTES, 8), (3, worn_retries(tape_written, worn_head), 4),
+              (4, 0, 2), (5, 0, 2), (6, 0, 2), (7, tape_read // DATA_SET_BYTES, 8), (8, worn_retries(tape_read, worn_head), 4),
               (9, 0, 2))
     return [pages.counter(code, value, width) for code, value, width in values]
 

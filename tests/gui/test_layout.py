@@ -1,4 +1,4 @@
-"""Issue 12: the window at the sizes technicians use. At 1024×700 the six panel tabs
+"""Issue 12: the window at the sizes technicians use. At 1024×700 the eight panel tabs
 fit (they scrolled out of sight) and a history run's whole result is readable (the
 Result column cut it); at 1600×1000 the device pane takes its share and a long iSCSI
 name is shortened in the middle with the whole name in its tooltip (it was cut)."""

@@ -30,7 +30,7 @@ def test_tgt_lun_information_and_a_finished_tape_run(qtbot, window, tgt_target):
     info.run_button.click()
     qtbot.waitUntil(lambda: info.current_page() == "results", timeout=30000)
     assert info.tree.find_value("vendor") == "IET"
-    assert (info.tree.find_value("Cartridge memory (MAM)") or "") == "not supported by this device"  # said once
+    assert (info.tree.find_value("Cartridge (MAM)") or "") == "not supported by this device"  # said once
     # Issue 11: tgt reports no TapeAlert and no error counters: Not assessed, in grey, never a green Healthy.
     assert "Health: Not assessed" in info.verdict.text() and "Healthy" not in info.verdict.text()
     assert info.verdict.palette().color(info.verdict.foregroundRole()).name() == "#7f7f7f"

@@ -9,7 +9,7 @@ from tests.gui.conftest import wait_idle
 
 pytestmark = pytest.mark.gui
 
-PANELS = ["info", "tapeperf", "create", "read", "troubleshoot", "history"]
+PANELS = ["info", "tapeperf", "assess", "scan", "create", "read", "troubleshoot", "history"]  # Ctrl+1…8
 
 
 def test_every_panel_is_there_and_reachable_by_keyboard(qtbot, window):

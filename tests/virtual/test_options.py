@@ -26,12 +26,20 @@ def test_full_option_set() -> None:
     assert spec.speed_steps[-1] == 306e6  # LTO-8 half height tops out at 306 MB/s
 
 
+def test_fault_options_for_the_assessment() -> None:
+    o = parse_device("virtual:lto9?alertat=4,30@64M&wornhead=50")
+    assert o.alert_at == ((4, 30), 64 << 20) and o.worn_head == 50.0
+    assert parse_device("virtual:lto9").alert_at is None and parse_device("virtual:lto9").worn_head == 0.0
+
+
 @pytest.mark.parametrize("device", [
     "virtual:lto4", "virtual:lto11", "virtual:lto10?halfheight=1", "virtual:ltox", "virtual:lto9?bogus=1", "virtual:lto9?wp=maybe",
     "virtual:lto9?capacity=lots", "virtual:lto9?capacity=10", "virtual:lto9?wp", "virtual:lto9?wp=1&wp=0",
     "virtual:lto9?tapealert=0", "virtual:lto9?tapealert=a", "virtual:lto9?restart=2", "virtual:lto9?buffer=1",
     "virtual:lto9?interface=-5", "virtual:lto9?cartridge=", "virtual:lto9?maxfile=1K",
     "virtual:lto9?temp=500", "virtual:lto9?hours=-1", "virtual:lto9?phyerrors=many",
+    "virtual:lto9?alertat=4", "virtual:lto9?alertat=@8M", "virtual:lto9?alertat=99@8M", "virtual:lto9?alertat=4@lots",
+    "virtual:lto9?wornhead=-1", "virtual:lto9?wornhead=much",
 ])
 def test_bad_options_are_rejected(device: str) -> None:
     with pytest.raises(InvalidParameter) as err:

@@ -82,7 +82,7 @@ class _DiskPanel(TestPanel):
 
 class CreateDataPanel(_DiskPanel):
     key = "create"
-    tab_title = "&Create test data"
+    tab_title = "&Create data"
     title = "Create test data"
     description = ("Creates a tree of files with a known compression ratio — the restore side of a backup, and "
                    "the data set for the Read test. Each stream writes its own subtree; a manifest records what "
@@ -162,7 +162,7 @@ class CreateDataPanel(_DiskPanel):
 
 class ReadDataPanel(_DiskPanel):
     key = "read"
-    tab_title = "&Read test data"
+    tab_title = "&Read data"
     title = "Read test data"
     description = ("Reads a tree of files the way a backup agent does: a timed tree walk, then whole-file reads "
                    "by 1–8 parallel streams. The page cache is bypassed so the figure is the disk's, not memory's. "

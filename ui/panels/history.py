@@ -35,7 +35,7 @@ STATUS_COLOURS = {"complete": SEVERITY_COLOURS["healthy"], "failed": SEVERITY_CO
 
 class HistoryPanel(WizardPanel):
     key = "history"
-    tab_title = "&History && reports"
+    tab_title = "&History"
     title = "History & reports"
     description = ("Every test run is recorded with its parameters, results and samples. "
                    "Select runs to review them, export the samples, or save a PDF report.")

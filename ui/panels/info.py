@@ -14,7 +14,7 @@ from ui.worker import Job
 
 class InfoPanel(WizardPanel):
     key = "info"
-    tab_title = "Drive &information"
+    tab_title = "Drive &info"
     title = "Drive information"
     description = ("Reads the drive's identity, firmware, the cartridge's memory (MAM), active TapeAlert flags "
                    "and error counters, the drive's temperature, status, lifetime statistics and SAS link counters, "

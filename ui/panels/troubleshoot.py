@@ -42,7 +42,7 @@ REC_COLOURS = {"high": SEVERITY_COLOURS["critical"], "medium": SEVERITY_COLOURS[
 
 class TroubleshootPanel(WizardPanel):
     key = "troubleshoot"
-    tab_title = "Trouble&shooting"
+    tab_title = "Trouble&shoot"
     title = "Troubleshooting"
     description = ("Finds the bottleneck of a slow backup or restore the way HP's white paper does: measure the "
                    "tape, the disk that is read and the disk that is written, compare with what the backup "

@@ -1,0 +1,26 @@
+"""A test run on a drive and recorded in the history: how the CLI and the GUI both run one.
+
+Why one function: a run the GUI records must be the run the CLI records (the same kind,
+the same parameters dictionary, the same status and results), so a history row, a report
+or a ticket never depends on which front end started it.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Protocol
+
+from app.events import CancelToken, EventSink, discard
+
+
+class DriveTest(Protocol):
+    def run(self, sink: EventSink, cancel: CancelToken) -> Any: ...
+
+
+def record_on_drive(device: str, kind: str, params: dict[str, Any], make_test: Callable[[Any], DriveTest], *,
+                    cancel: CancelToken, sink: EventSink = discard) -> tuple[int, Any]:
+    """Open ``device``, run ``make_test(drive)`` recorded as ``kind`` with ``params``; (run id, result)."""
+    from app.drive import TapeDrive
+    from app.history import run_recorded
+
+    with TapeDrive.open(device) as drive:
+        test = make_test(drive)
+        return run_recorded(kind, device, params, lambda s: test.run(s, cancel), sink=sink)
