@@ -10,7 +10,7 @@ import argparse
 from app.cli._drive_run import run_on_drive
 from app.cli.commands import HELP
 from app.assess import EXIT_CODES, AssessParams, AssessResult, DriveAssessment, Outcome, Verdict
-from app.tapeperf.params import parse_size
+from native.units import parse_size
 
 EPILOG = ("exit status: " + ", ".join(f"{code} {v.value}" for v, code in EXIT_CODES.items())
           + "; 1 the device failed, 2 bad input or not a tape drive, 3 refused, 130 cancelled")

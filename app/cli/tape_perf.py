@@ -22,7 +22,8 @@ from native.errors import InvalidParameter
 
 from app.events import CancelToken, Event, Message, PhaseFinished, PhaseStarted, Progress
 from app.history import run_recorded
-from app.tapeperf import TapePerfParams, TapePerfResult, TapePerfTest, parse_size
+from app.tapeperf import TapePerfParams, TapePerfResult, TapePerfTest
+from native.units import SIZES_HELP, parse_size
 from app.tapeperf.results import MB, MiB, phase_headline
 
 from . import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK
@@ -33,7 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "tape-perf",
         help=HELP["tape-perf"],
         description="Write (and read back) test data with a known compression ratio and measure the rate. "
-        "Refuses write-protected or WORM cartridges, and cartridges holding data unless --force.",
+        "Refuses write-protected or WORM cartridges, and cartridges holding data unless --force. " + SIZES_HELP,
     )
     parser.add_argument("device", metavar="DEVICE", help="e.g. /dev/sg3, iscsi://host/iqn/1, virtual:lto9")
     parser.add_argument("--pattern", default="2:1", help="zeros, random, or N:1 for 1.0 <= N <= 10 (default 2:1)")
