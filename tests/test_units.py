@@ -177,3 +177,12 @@ def test_sizes_and_percent() -> None:
     assert size_text(GiB, binary=True) == "1.07 GB (1.00 GiB)"
     assert size_text(GB) == "1.00 GB" and size_text(999) == "999 bytes" and size_text(1) == "1 byte"
     assert percent(0.5649) == "56%" and percent(1.0) == "100%" and percent(None) == "-"
+
+
+def test_disk_text_output_writes_plurals_and_decimal_amounts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The CLI's words for a one-stream, one-file run: no "stream(s)", amounts in decimal units."""
+    assert main(["create-data", str(tmp_path / "t"), "--depth", "1", "--breadth", "1", "--files", "1",
+                 "--size", "2KB"]) == 0
+    out = capsys.readouterr().out
+    assert "1 stream," in out and "(s)" not in out
+    assert "total: 1 file, 2.00 KB in " in out and "    stream 1: 1 file, 2.00 KB, " in out

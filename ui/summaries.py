@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from native.units import percent
 from ui.format import human_bytes, human_duration, human_rate, human_size
 
 
@@ -13,7 +14,8 @@ def _ms(seconds: float | None) -> str:
 
 
 def _pct(value: float | None) -> str:
-    return "–" if value is None else f"{value:.0f} %"
+    """A 0-100 figure in the one percent style of ``native.units`` ("56%", as the CLI and PDF print it)."""
+    return "–" if value is None else percent(value / 100)
 
 
 def tapeperf_sections(r: dict) -> list[tuple[str, Any, bool]]:

@@ -27,6 +27,7 @@ from app.tapeperf.rated import BUFFER_MIB
 from app.tapeperf.results import TapePerfResult
 from app.ticket import OnceTransport, Ticket, capture
 from native.errors import CheckCondition, ConnectionLost, DeviceError, NotReady, SafetyRefusal
+from native.units import percent, plural, rate_text
 
 MiB = 1 << 20
 
@@ -225,7 +226,7 @@ class DriveAssessment:
             return
         stalls = sum(ph.stall_count for ph in kept_up)
         outcome = Outcome.WARN if stalls > rules.BACKHITCHES_WARN else Outcome.PASS
-        result.steps.append(Step(name, outcome, f"{stalls} back-hitch{'es' if stalls != 1 else ''} while streaming"))
+        result.steps.append(Step(name, outcome, f"{plural(stalls, 'back-hitch', 'back-hitches')} while streaming"))
 
     def _judge_speed(self, result: AssessResult, tape: TapePerfResult) -> None:
         name = "speed against what this drive can do"
@@ -237,7 +238,7 @@ class DriveAssessment:
             outcome = Outcome.WARN if pct < rules.SPEED_WARN_PERCENT else Outcome.PASS
             label = tape.possible.label if tape.possible else ""
             result.steps.append(Step(f"{name} ({ph.phase})", outcome,
-                                     f"{ph.streaming_mb_per_s or 0:,.1f} MB/s, {pct:.0f}% of {label}"))
+                                     f"{rate_text(ph.streaming_mb_per_s or 0)}, {percent(pct / 100)} of {label}"))
 
 
 def _next_action(result: AssessResult) -> str:

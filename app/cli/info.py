@@ -19,6 +19,7 @@ from typing import Any, Callable, Iterable
 from app.cli.commands import HELP
 from app.drive import NOT_SUPPORTED, Supported, Unsupported
 from app.info import EXIT_CODES, DriveInfo, Verdict, snapshot
+from native.units import plural, rate_text
 
 LABEL_WIDTH = 26
 
@@ -81,7 +82,7 @@ def _mib(value: int | None) -> str:
 
 
 def _rate(value: float | None) -> str:
-    return "-" if value is None else f"{value:,.1f} MB/s"
+    return rate_text(value)
 
 
 def _lines(title: str, rows: Iterable[tuple[str, str]]) -> list[str]:
@@ -120,7 +121,7 @@ def render_text(info: DriveInfo) -> str:
     out += _section("Block limits", info.block_limits, lambda b: [
         ("Minimum block", f"{b.min_block:,} bytes"),
         ("Maximum block", f"{b.max_block:,} bytes"),
-        ("Granularity", f"{2 ** b.granularity} byte(s)"),
+        ("Granularity", plural(2 ** b.granularity, "byte")),
     ])
     out += _section("Compression", info.compression, lambda c: [
         ("Capable", _fmt(c.capable)),

@@ -6,6 +6,7 @@ from typing import Callable
 
 from app.runs import Results, RunKind, register
 from app.runs.typed import from_dict
+from native.units import plural, rate_text
 
 
 def _drive_info_headline(res: Results) -> str:
@@ -38,7 +39,7 @@ def _disk_headline(res: Results) -> str:
     if not isinstance(res.get("mb_s"), (int, float)):
         return ""
     files = res.get("total_files") or 0
-    return f"{res['mb_s']:,.1f} MB/s, {res.get('files_s') or 0:,.0f} files/s, {files:,} file{'s' if files != 1 else ''}"
+    return f"{rate_text(res['mb_s'])}, {res.get('files_s') or 0:,.0f} files/s, {plural(files, 'file')}"
 
 
 def _disk_text(cls_name: str) -> Callable[[Results], str]:
@@ -59,7 +60,7 @@ def _troubleshoot_text(res: Results) -> str:
 def _scan_headline(res: Results) -> str:
     read = res.get("read") or {}
     rate = read.get("streaming_mb_per_s") or read.get("mb_s")
-    figures = f"{(read.get('bytes') or 0) / 1e9:,.2f} GB read" + (f" at {rate:,.1f} MB/s" if rate else "")
+    figures = f"{(read.get('bytes') or 0) / 1e9:,.2f} GB read" + (f" at {rate_text(rate)}" if rate else "")
     return f"cartridge {res.get('verdict', '?')}: {figures}" + (" (partial)" if res.get("partial") else "")
 
 
@@ -88,17 +89,16 @@ def _scan_fields(res: Results) -> list[tuple[str, str]]:
     r = from_dict(ScanResult, res)
     ph = r.read
     rows = [("Cartridge verdict", r.verdict.value.upper())] + [("Why", reason) for reason in r.reasons]
-    rate = f", {ph.streaming_mb_per_s:,.1f} MB/s streaming" if ph.streaming_mb_per_s is not None else ""
+    rate = f", {rate_text(ph.streaming_mb_per_s)} streaming" if ph.streaming_mb_per_s is not None else ""
     rows += [("Read", f"{ph.bytes / 1e9:,.2f} GB in {ph.elapsed:,.1f} s{rate}; ended: {r.end_reason}"
                       + (" (partial scan)" if r.partial else "")),
-             ("Layout", f"{len(r.files)} file{'s' if len(r.files) != 1 else ''}, {ph.filemarks} filemarks, "
-                        f"{ph.ios:,} blocks"),
+             ("Layout", f"{plural(len(r.files), 'file')}, {plural(ph.filemarks, 'filemark')}, {plural(ph.ios, 'block')}"),
              ("Repositions while the host kept up",
               f"{len(ph.stalls)} (total {sum(s.latency for s in ph.stalls):,.1f} s)" if ph.stalls else "none")]
     for f in r.files[:12]:
         size = f"{f.min_block:,} bytes" if f.min_block == f.max_block else f"{f.min_block:,}-{f.max_block:,} bytes"
-        rows.append((f"File {f.index}", f"{f.blocks:,} blocks of {size}, {f.bytes / 1e6:,.1f} MB"
-                                        + (f", {f.mb_s:,.1f} MB/s" if f.mb_s else "")))
+        rows.append((f"File {f.index}", f"{plural(f.blocks, 'block')} of {size}, {f.bytes / 1e6:,.1f} MB"
+                                        + (f", {rate_text(f.mb_s)}" if f.mb_s else "")))
     rows += [(d.name.capitalize(), f"+{d.delta}") for d in r.log_deltas if d.delta is not None and "read error" in d.name]
     if r.tapealert is not None:
         rows.append(("TapeAlert after the scan", ", ".join(r.tapealert) or "no flags"))
