@@ -57,6 +57,7 @@ from native.scsi.logpages import (
 from native.scsi.mam import Mam
 from native.scsi.sense import sense_key_name
 from native.scsi.tapealert import CLEANING_FLAGS, Severity
+from native.units import plural
 from native.scsi.vendorlogs import HP, VendorPage, vendor_family, vendor_page_from
 
 from app.wear import Wear, cartridge_wear, drive_reported_limits, drive_wear
@@ -745,7 +746,7 @@ def assess(tapealerts: Maybe[tuple[Alert, ...]], write_errors: Maybe[ErrorCounts
                 attention.append(label)
     for direction, counts in (("write", write_errors), ("read", read_errors)):
         if isinstance(counts, Supported) and counts.value.uncorrected:
-            attention.append(f"{counts.value.uncorrected} uncorrected {direction} error(s) in the error counters")
+            attention.append(f"{plural(counts.value.uncorrected, f'uncorrected {direction} error')} in the error counters")
     if isinstance(cleaning, Supported) and cleaning.value and not any(r.startswith("cleaning") for r in attention):
         attention.append("cleaning requested: the drive reports that cleaning is required")
     # One reason per distinct error, naming every query that got it: a drive failing every

@@ -30,6 +30,7 @@ from native.scsi.smc import (
 from native.errors import CheckCondition, IllegalRequest, InvalidParameter, ParseError, ScsiStatusError, check_condition_class
 from native.iscsi import display_device
 from native.transport import CHECK_CONDITION, GOOD, Transport
+from native.units import plural
 
 PERIPHERAL_CHANGER = 0x08
 MOVE_TIMEOUT = 600.0  # a big library's robot crosses several frames
@@ -60,7 +61,7 @@ class Inventory:
             elements = self.of(kind)
             if 0 <= index < len(elements):
                 return elements[index]
-            raise InvalidParameter(f"{name}: the library has {len(elements)} {kind.word} element(s)")
+            raise InvalidParameter(f"{name}: the library has {plural(len(elements), kind.word + ' element')}")
         if name.strip().isdigit():
             address = int(name)
             for element in self.elements:

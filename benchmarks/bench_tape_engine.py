@@ -32,7 +32,8 @@ from app.drive import TapeDrive  # noqa: E402
 from app.events import PhaseFinished, PhaseStarted  # noqa: E402
 from app.patterns import Pattern  # noqa: E402
 from native.scsi import cdb as C  # noqa: E402
-from app.tapeperf import TapePerfParams, TapePerfTest, parse_size  # noqa: E402
+from app.tapeperf import TapePerfParams, TapePerfTest  # noqa: E402
+from native.units import parse_size  # noqa: E402
 
 IO = 1 << 20
 

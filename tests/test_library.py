@@ -54,7 +54,7 @@ def test_a_cartridge_goes_to_a_drive_and_back_to_where_it_was(tmp_path: Path, ca
 @pytest.mark.parametrize(("move", "words"), [
     (("drive:0", "slot:1"), "drive:0 (address 500) is empty"),
     (("slot:1", "slot:2"), "slot:2 (address 1001) already holds TD0001L9"),
-    (("slot:1", "slot:99"), "the library has 6 slot element(s)"),
+    (("slot:1", "slot:99"), "the library has 6 slot elements"),  # plural written out (issue 12), not "(s)"
     (("slot:1", "4242"), "element address 4242 is not in this library"),
     (("slot:1", "shelf"), "names no element"),
 ])

@@ -198,20 +198,20 @@ def save_report(run_ids: list[int], path: Path, meta: dict) -> Path:
 
 # -- parsing as typed (pure functions: safe on the GUI thread) ---------------------------
 def check_size(text: str) -> int:
-    from app.disk.sizes import parse_size
+    from native.units import parse_size
 
     from native.errors import InvalidParameter
 
-    value = parse_size(text)
+    value = parse_size(text, None)
     if value <= 0:
         raise InvalidParameter("must be more than zero")
     return value
 
 
 def check_size_or_zero(text: str) -> int:
-    from app.disk.sizes import parse_size
+    from native.units import parse_size
 
-    return parse_size(text or "0")
+    return parse_size(text or "0", None)
 
 
 def check_pattern(text: str):
@@ -366,26 +366,27 @@ def drive_info(device: str) -> tuple[dict, int | None]:
 
 
 def check_tape_size(text: str) -> int:
-    return engine("app.tapeperf").parse_size(text, "size")
+    return engine("native.units").parse_size(text, "size")
 
 
 def check_tape_size_or_zero(text: str) -> int:
-    return engine("app.tapeperf").parse_size(text or "0", "filemark interval")
+    return engine("native.units").parse_size(text or "0", "filemark interval")
 
 
 def check_amount(text: str) -> tuple[int | None, float | None]:
     """A test size ('32G') or a duration ('90s', '10min'), as the CLI's --size takes it."""
-    return engine("app.tapeperf").parse_amount(text)
+    return engine("native.units").parse_amount(text, "test size")
 
 
 def tapeperf_params(values: dict):
     """The engine's parameters from the form, exactly as ``tapediag tape-perf`` builds them."""
     tp = engine("app.tapeperf")
     from app.patterns import Pattern
+    from native.units import parse_amount, parse_size
 
-    block = tp.parse_size(values["block_size"], "block size")
-    io = block if values["mode"] == "variable" else tp.parse_size(values["io_size"], "I/O size")
-    size, duration = tp.parse_amount(values["size"])
+    block = parse_size(values["block_size"], "block size")
+    io = block if values["mode"] == "variable" else parse_size(values["io_size"], "I/O size")
+    size, duration = parse_amount(values["size"], "test size")
     params = tp.TapePerfParams(
         direction=tp.parse_direction(values["direction"]),
         pattern=Pattern.parse(values["pattern"]),
@@ -394,7 +395,7 @@ def tapeperf_params(values: dict):
         io_size=io,
         size=size,
         duration=duration,
-        filemarks_every=tp.parse_size(values.get("filemarks_every") or "0", "filemark interval"),
+        filemarks_every=parse_size(values.get("filemarks_every") or "0", "filemark interval"),
         compression=values["compression"],
         start=values["start"],
         verify=bool(values.get("verify")),
@@ -458,14 +459,14 @@ def tapeperf_headline(r: dict) -> str:
 def create_params(values: dict):
     """CreateDataParams from the form; the engine's own ``validate`` decides what is wrong."""
     disk = engine("app.disk")
-    from app.disk.sizes import parse_size
+    from native.units import parse_size
 
-    total = parse_size(values.get("total_size") or "0")
+    total = parse_size(values.get("total_size") or "0", "total size")
     params = disk.CreateDataParams(
         target=values["directory_path"],
         depth=check_count(values["depth"]), breadth=check_count(values["breadth"]),
         files_per_dir=check_count(values["files_per_dir"]),
-        min_size=parse_size(values["min_size"]), max_size=parse_size(values["max_size"]),
+        min_size=parse_size(values["min_size"], "smallest file"), max_size=parse_size(values["max_size"], "largest file"),
         distribution=values["distribution"], pattern=values["pattern"].strip(),
         streams=check_streams(values["streams"]), total_size=total or None,
         allow_non_empty=bool(values.get("allow_non_empty")),
@@ -476,10 +477,10 @@ def create_params(values: dict):
 
 def read_params(values: dict):
     disk = engine("app.disk")
-    from app.disk.sizes import parse_size
+    from native.units import parse_size
 
     params = disk.ReadDataParams(values["directory_path"], streams=check_streams(values["streams"]),
-                                 buffer_size=parse_size(values["buffer"]), direct=bool(values.get("direct")))
+                                 buffer_size=parse_size(values["buffer"], "buffer"), direct=bool(values.get("direct")))
     params.validate()
     return params
 

@@ -2,6 +2,8 @@
 binary sizes where a block or file size is meant."""
 from __future__ import annotations
 
+from native.units import rate_text
+
 
 def human_bytes(n: float | int | None) -> str:
     if n is None:
@@ -26,9 +28,8 @@ def human_size(n: int | None) -> str:
 
 
 def human_rate(mb_s: float | None) -> str:
-    if mb_s is None:
-        return "–"
-    return f"{mb_s:,.1f} MB/s"
+    """``native.units.rate_text``, the CLI's words, with the GUI's dash for "none"."""
+    return "–" if mb_s is None else rate_text(mb_s)
 
 
 def human_duration(seconds: float | None) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from native.units import percent, rate_text
 from ui.format import human_bytes, human_duration, human_rate, human_size
 
 
@@ -13,7 +14,8 @@ def _ms(seconds: float | None) -> str:
 
 
 def _pct(value: float | None) -> str:
-    return "–" if value is None else f"{value:.0f} %"
+    """A 0-100 figure in the one percent style of ``native.units`` ("56%", as the CLI and PDF print it)."""
+    return "–" if value is None else percent(value / 100)
 
 
 def tapeperf_sections(r: dict) -> list[tuple[str, Any, bool]]:
@@ -35,7 +37,7 @@ def tapeperf_sections(r: dict) -> list[tuple[str, Any, bool]]:
     sections: list[tuple[str, Any, bool]] = [("Overview", overview, True)]
     for ph in r.get("phases", []):
         data = {
-            "overall": f"{human_rate(ph.get('mb_s'))} ({ph.get('mib_s', 0):,.1f} MiB/s)",
+            "overall": rate_text(ph["mb_s"], mib=True) if ph.get("mb_s") is not None else "–",
             "streaming": human_rate(ph.get("streaming_mb_per_s")),
             "percent of possible": (f"{_pct(ph.get('percent_of_possible'))} of {r.get('possible_label')}"
                                     if ph.get("percent_of_possible") is not None else "—"),

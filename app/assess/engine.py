@@ -26,8 +26,8 @@ from app.tapeperf.engine import TapePerfTest
 from app.tapeperf.rated import BUFFER_MIB
 from app.tapeperf.results import TapePerfResult
 from app.ticket import OnceTransport, Ticket, capture
-from app.tapeperf.params import parse_size
 from native.errors import CheckCondition, ConnectionLost, DeviceError, InvalidParameter, NotReady, SafetyRefusal
+from native.units import parse_size, percent, plural, rate_text
 
 MiB = 1 << 20
 #: The history's kind of an assessment run (``app.runs``), for every front end that records one.
@@ -246,7 +246,7 @@ class DriveAssessment:
         one = len(others) == 1
         why = (f"; the {' and '.join(others)} {'was' if one else 'were'} not judged: the drive did not set "
                f"{'its' if one else 'their'} pace" if others else "")
-        result.steps.append(Step(name, outcome, f"{stalls} back-hitch{'es' if stalls != 1 else ''} while streaming "
+        result.steps.append(Step(name, outcome, f"{plural(stalls, 'back-hitch', 'back-hitches')} while streaming "
                                                 f"({judged}){why}"))
 
     def _judge_speed(self, result: AssessResult, tape: TapePerfResult) -> None:
@@ -259,7 +259,7 @@ class DriveAssessment:
             outcome = Outcome.WARN if pct < rules.SPEED_WARN_PERCENT else Outcome.PASS
             label = tape.possible.label if tape.possible else ""
             result.steps.append(Step(f"{name} ({ph.phase})", outcome,
-                                     f"{ph.streaming_mb_per_s or 0:,.1f} MB/s, {pct:.0f}% of {label}"))
+                                     f"{rate_text(ph.streaming_mb_per_s or 0)}, {percent(pct / 100)} of {label}"))
 
 
 def _next_action(result: AssessResult) -> str:

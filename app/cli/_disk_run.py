@@ -14,6 +14,7 @@ from app.disk.results import DiskResult
 from app.disk.text import render
 from app.events import CancelToken, Event, EventSink, Message, Progress
 from app.history import run_recorded
+from native.units import rate_text, size_text
 
 
 def progress_printer(quiet: bool) -> EventSink:
@@ -27,8 +28,8 @@ def progress_printer(quiet: bool) -> EventSink:
             now = time.monotonic()
             if now - last[0] >= 1.0:
                 last[0] = now
-                done = f"{event.done_bytes / 1e6:.0f} MB"
-                rate = f", {event.rate_mb_s:.1f} MB/s" if event.rate_mb_s else ""
+                done = size_text(event.done_bytes)
+                rate = f", {rate_text(event.rate_mb_s)}" if event.rate_mb_s else ""
                 print(f"  {event.phase}: {done}{rate}, {event.elapsed:.0f} s", file=sys.stderr)
 
     return sink

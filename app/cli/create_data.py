@@ -15,6 +15,7 @@ from app.disk.create import CreateDataTest
 from app.disk.manifest import Manifest, clean
 from app.disk.params import FSYNC_POLICIES, PRESETS, CreateDataParams
 from app.disk.sizes import DISTRIBUTIONS, size_arg
+from native.units import SIZES_HELP
 from app.disk.text import render_clean
 from app.events import CancelToken, EventSink
 
@@ -24,7 +25,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "create-data", help=HELP["create-data"],
         description="Create a tree of files with a known compression ratio, the way HPCreateData did, and "
         "report MB/s and files/s (total volume / slowest stream). Only writes inside DIR; refuses a "
-        "non-empty DIR unless --allow-non-empty; records what it made in DIR/.tapediag-manifest.json.",
+        "non-empty DIR unless --allow-non-empty; records what it made in DIR/.tapediag-manifest.json. "
+        f"{SIZES_HELP}",
     )
     parser.add_argument("dir", help="target directory (created if missing)")
     parser.add_argument("--preset", choices=sorted(PRESETS), help="a white paper data set: typical (64K-64M) or small (4K-16K)")
@@ -38,7 +40,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--pattern", help="zeros, random or N:1 (default 2:1)")
     parser.add_argument("--streams", type=int, default=1, help="parallel writers, each with its own subtree (1-8)")
     limit = parser.add_mutually_exclusive_group()
-    limit.add_argument("--total-size", type=size_arg, help="stop after this much data (all streams together)")
+    limit.add_argument("--total-size", type=size_arg, help="stop after this much data (all streams together): 10G = 10 GiB, 10GB = 10^10 bytes")
     limit.add_argument("--files", type=int, help="stop after this many files (all streams together)")
     parser.add_argument("--fsync", choices=FSYNC_POLICIES, default="end",
                         help="end (default): flush the file system at the end of each stream, inside the timing; "

@@ -8,6 +8,7 @@ from app.cli._disk_run import run_disk_test
 from app.disk.params import ReadDataParams
 from app.disk.read import ReadDataTest
 from app.disk.sizes import size_arg
+from native.units import SIZES_HELP
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -15,7 +16,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "read-data", help=HELP["read-data"],
         description="Walk DIR (timed on its own: the first tree walk), then read every file whole with 1-8 "
         "streams, the way HPReadData did. Each file is evicted from the page cache before it is read, so "
-        "the figure is the disk's, not memory's. Unreadable files are counted and listed.",
+        "the figure is the disk's, not memory's. Unreadable files are counted and listed. "
+        f"{SIZES_HELP}",
     )
     parser.add_argument("dir", help="the tree to read (test data or any real file system)")
     parser.add_argument("--streams", type=int, default=1, help="parallel readers (1-8)")

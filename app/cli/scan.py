@@ -17,6 +17,7 @@ from app.scan import MediaScan, ScanParams, ScanResult
 from app.scan.engine import RUN_KIND
 from app.scan.results import CartridgeVerdict
 from app.scan.results import where as zone_where
+from native.units import plural, rate_text
 
 EXIT_CODES = {CartridgeVerdict.KEEP: 0, CartridgeVerdict.MONITOR: 10, CartridgeVerdict.RETIRE: 11,
               CartridgeVerdict.NOT_ASSESSED: 12}
@@ -66,32 +67,31 @@ def summary_lines(result: ScanResult) -> list[str]:
     lines += [f"  - {r}" for r in result.reasons]
     read = f"read {ph.bytes / 1e9:,.3f} GB in {ph.elapsed:,.1f} s"
     if ph.streaming_mb_per_s is not None:
-        read += f", {ph.streaming_mb_per_s:,.1f} MB/s streaming (overall {ph.mb_s:,.1f} MB/s)"
+        read += f", {rate_text(ph.streaming_mb_per_s)} streaming (overall {rate_text(ph.mb_s)})"
     lines.append(f"{read}; ended: {result.end_reason}" + (" (partial scan)" if result.partial else ""))
     repositions = ph.stalls
     if repositions:
         where = ", ".join(f"{s.t:.1f}s" for s in repositions[:8]) + (" ..." if len(repositions) > 8 else "")
-        lines.append(f"  the drive paused {len(repositions)} time{'s' if len(repositions) != 1 else ''} "
+        lines.append(f"  the drive paused {plural(len(repositions), 'time')} "
                      f"while the host kept up (total {sum(s.latency for s in repositions):,.1f} s) at {where}")
     else:
         lines.append("  no pauses: the drive streamed the whole read")
     n = len(result.files)
-    lines.append(f"layout: {n} file{'s' if n != 1 else ''}, {ph.filemarks} filemark{'s' if ph.filemarks != 1 else ''}, "
-                 f"{ph.ios:,} block{'s' if ph.ios != 1 else ''}")
+    lines.append(f"layout: {plural(n, 'file')}, {plural(ph.filemarks, 'filemark')}, {plural(ph.ios, 'block')}")
     for f in result.files[:20]:
         size = (f"{f.min_block:,} bytes" if f.min_block == f.max_block else f"{f.min_block:,}-{f.max_block:,} bytes")
-        rate = f", {f.mb_s:,.1f} MB/s" if f.mb_s else ""
-        lines.append(f"  file {f.index}: {f.blocks:,} blocks of {size}, {f.bytes / 1e6:,.1f} MB{rate}")
+        rate = f", {rate_text(f.mb_s)}" if f.mb_s else ""
+        lines.append(f"  file {f.index}: {plural(f.blocks, 'block')} of {size}, {f.bytes / 1e6:,.1f} MB{rate}")
     if n > 20:
-        lines.append(f"  ... {n - 20} more files (--json lists them all)")
+        lines.append(f"  ... {plural(n - 20, 'more file')} (--json lists them all)")
     if result.oversize_blocks:
-        lines.append(f"  {result.oversize_blocks} blocks longer than {result.max_block_read:,} bytes: read truncated")
+        lines.append(f"  {plural(result.oversize_blocks, 'block')} longer than {result.max_block_read:,} bytes: read truncated")
     if len(result.zones) > 1:
         rates = [z.mb_s for z in result.zones]
         zone = result.params["zone_bytes"]
         size = f"{zone / 1e9:,.1f} GB" if zone >= 1e9 else f"{zone / 1e6:,.0f} MB"
         lines.append(f"read rate per {size} zone: min {min(rates):,.1f}, max {max(rates):,.1f} MB/s "
-                     f"over {len(rates)} zones")
+                     f"over {plural(len(rates), 'zone')}")
     for z in result.slow_zones[:20]:
         lines.append(f"  slow zone {zone_where(z)}: the drive read it at {z.drive_mb_s:,.1f} MB/s "
                      f"(typical zone {result.typical_zone_mb_s or 0:,.1f} MB/s)")

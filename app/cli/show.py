@@ -8,6 +8,7 @@ from app.cli.commands import HELP
 from app import runs
 from app.history import History
 from app.history.store import printable
+from native.units import plural, rate_text
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -75,5 +76,6 @@ def run(args: argparse.Namespace) -> int:
                                              if got.sample_count else ""))
     for phase, points in by_phase.items():
         rates = [p.mb_s for p in points]
-        print(f"  {phase}: rate over time min {min(rates):.1f} / max {max(rates):.1f} MB/s ({len(points)} intervals)")
+        print(f"  {phase}: rate over time min {rate_text(min(rates))} / max {rate_text(max(rates))} "
+              f"({plural(len(points), 'interval')})")
     return 0

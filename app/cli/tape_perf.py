@@ -22,7 +22,8 @@ from native.errors import InvalidParameter
 
 from app.events import CancelToken, Event, Message, PhaseFinished, PhaseStarted, Progress
 from app.history import run_recorded
-from app.tapeperf import TapePerfParams, TapePerfResult, TapePerfTest, parse_size
+from app.tapeperf import TapePerfParams, TapePerfResult, TapePerfTest
+from native.units import SIZES_HELP, parse_size, plural, rate_text
 from app.tapeperf.results import MB, MiB, phase_headline
 
 from . import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK
@@ -33,7 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "tape-perf",
         help=HELP["tape-perf"],
         description="Write (and read back) test data with a known compression ratio and measure the rate. "
-        "Refuses write-protected or WORM cartridges, and cartridges holding data unless --force.",
+        "Refuses write-protected or WORM cartridges, and cartridges holding data unless --force. " + SIZES_HELP,
     )
     parser.add_argument("device", metavar="DEVICE", help="e.g. /dev/sg3, iscsi://host/iqn/1, virtual:lto9")
     parser.add_argument("--pattern", default="2:1", help="zeros, random, or N:1 for 1.0 <= N <= 10 (default 2:1)")
@@ -89,7 +90,7 @@ class _Printer:
         if isinstance(event, Progress) and self.tty:
             eta = f", ETA {_duration(event.eta_s)}" if event.eta_s is not None else ""
             total = f" of {event.total_bytes / 1e9:.2f} GB" if event.total_bytes else ""
-            self.stream.write(f"\r{event.phase}: {event.done_bytes / 1e9:.2f} GB{total} at {event.rate_mb_s:.1f} MB/s{eta}   ")
+            self.stream.write(f"\r{event.phase}: {event.done_bytes / 1e9:.2f} GB{total} at {rate_text(event.rate_mb_s)}{eta}   ")
             self.stream.flush()
             self.line = True
         elif isinstance(event, Message):
@@ -136,14 +137,14 @@ def summary_lines(result: TapePerfResult) -> list[str]:
         lines.append(f"  limited by: {pd['limited_why']}" if pd["limited_by"] != "not steady"
                      else f"  not steady: {pd['limited_why']}")
         if ph.per_second_min_mb_s is not None:
-            lines.append(f"  per second: min {ph.per_second_min_mb_s:.1f} MB/s, max {ph.per_second_max_mb_s:.1f} MB/s")
+            lines.append(f"  per second: min {rate_text(ph.per_second_min_mb_s)}, max {rate_text(ph.per_second_max_mb_s)}")
         lines.append(f"  latency p50 {_ms(ph.latency_p50)}, p99 {_ms(ph.latency_p99)}, max {_ms(ph.latency_max)}; "
                      f"first byte after {_ms(ph.time_to_first_byte)}; "
                      + (f"buffer flushed in {_ms(ph.flush_seconds)}; " if ph.flush_seconds else "")
-                     + f"{ph.ios} I/Os, {ph.blocks} blocks, {ph.filemarks} filemark{'' if ph.filemarks == 1 else 's'}")
+                     + f"{plural(ph.ios, 'I/O')}, {plural(ph.blocks, 'block')}, {plural(ph.filemarks, 'filemark')}")
         if ph.stalls:
             where = ", ".join(f"{s.t:.1f}s" for s in ph.stalls[:8]) + (" ..." if len(ph.stalls) > 8 else "")
-            lines.append(f"  {len(ph.stalls)} stall{'' if len(ph.stalls) == 1 else 's'} (back-hitch signature) at {where}")
+            lines.append(f"  {plural(len(ph.stalls), 'stall')} (back-hitch signature) at {where}")
         if ph.verified_blocks or ph.verify_errors:
             lines.append(f"  verify: {ph.verified_blocks} blocks identical, {ph.verify_errors} differ"
                          + (f" ({ph.first_verify_error})" if ph.first_verify_error else ""))

@@ -21,7 +21,8 @@ from native.errors import InvalidParameter
 from app.history import History, record
 from app.troubleshoot import Diagnosis, DriveContext, Figure, Measurements, TroubleshootInput, Workload, diagnose, fmt
 from app.troubleshoot.fromhistory import drive_from_run, figure_from_run, streams_of
-from app.troubleshoot.parse import parse_block_size, parse_generation, parse_link, parse_on_off
+from app.troubleshoot.parse import parse_block_size, parse_generation, parse_link
+from native.units import parse_on_off
 
 #: No tape or disk path a technician measures moves more than this (100 GB/s): a bigger figure is a typo.
 MAX_RATE_MB_S = 100_000

@@ -33,10 +33,11 @@ from app.disk.params import CreateDataParams
 from app.disk.manifest import MANIFEST_NAME, DirEntry, Manifest, RunRecord
 from app.disk.results import CreateDataResult, LatencyStats
 from app.disk.runner import BATCH_SECONDS, Stream, StreamRunner
-from app.disk.sizes import draw_sizes, format_size
+from app.disk.sizes import draw_sizes
 from app.events import CancelToken, EventSink, Message, PhaseFinished, PhaseStarted, discard
 from native import diskio
 from native.errors import DiskTestError, InvalidParameter, NoSpace, TargetNotEmpty
+from native.units import size_text
 
 #: Files above this are written slice by slice from Python (the GIL is no issue at that
 #: size), so that samples and cancellation stay live inside a 64 MiB file.
@@ -436,7 +437,7 @@ class CreateDataTest:
         need = p.expected_bytes() + files * block // 2 + dirs * block
         free = st.f_bavail * st.f_frsize
         if need > free:
-            raise NoSpace(f"{where} has {format_size(free)} free, the run needs about {format_size(need)}: nothing written",
+            raise NoSpace(f"{where} has {size_text(free)} free, the run needs about {size_text(need)}: nothing written",
                           hint="choose another target, lower --total-size/--files, or free some space")
         if st.f_files and files + dirs > st.f_favail:
             raise NoSpace(f"{where} has {st.f_favail} free inodes, the run needs about {files + dirs}: nothing written")

@@ -8,9 +8,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from app.disk.content import check as check_pattern
-from app.disk.sizes import DISTRIBUTIONS, format_size, mean_size
+from app.disk.sizes import DISTRIBUTIONS, mean_size
 from native import diskio
 from native.errors import InvalidParameter
+from native.units import size_text
 
 MAX_STREAMS = 8
 FSYNC_POLICIES = ("none", "file", "end")
@@ -91,7 +92,7 @@ class CreateDataParams:
             )
         if self.total_size is not None and self.total_size / self.streams > self.capacity_per_stream * max(self.max_size, 1):
             raise InvalidParameter(
-                f"{format_size(self.total_size)} does not fit in the tree even with every file at the maximum size",
+                f"{size_text(self.total_size, binary=True)} does not fit in the tree even with every file at the maximum size",
                 hint="raise --depth, --breadth, --files-per-dir or --max-size",
             )
 

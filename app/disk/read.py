@@ -31,10 +31,10 @@ from app.disk.manifest import MANIFEST_NAME
 from app.disk.params import ReadDataParams
 from app.disk.results import LatencyStats, ReadDataResult, TreeWalk, Unreadable
 from app.disk.runner import BATCH_SECONDS, Stream, StreamRunner
-from app.disk.sizes import format_size
 from app.events import CancelToken, EventSink, Message, PhaseFinished, PhaseStarted, Progress, discard
 from native import diskio
 from native.errors import DiskTestError, InvalidParameter
+from native.units import size_text
 
 _MANIFEST = MANIFEST_NAME.encode()
 
@@ -217,7 +217,7 @@ class ReadDataTest:
         if diskio.IS_WINDOWS:  # reads are unbuffered unless eviction is off
             return [] if p.evict else ["eviction is off and reads go through the Windows file cache: data read or "
                                        f"written recently may be served from memory (data set "
-                                       f"{format_size(walk.bytes)})"]
+                                       f"{size_text(walk.bytes)})"]
         if not diskio.NATIVE:
             return ["the page cache cannot be bypassed on this platform: re-reading recently written data may "
                     "be served from memory"]
@@ -250,7 +250,7 @@ class ReadDataTest:
                     "written back): the result may be served from memory, not from the disk"]
         if not p.evict and resident > 0.2:
             return [f"{resident:.0%} of sampled file data is in the page cache and eviction is off: "
-                    f"the result may be flattered (data set {format_size(walk.bytes)})"]
+                    f"the result may be flattered (data set {size_text(walk.bytes)})"]
         return []
 
     # -- one stream -------------------------------------------------------------------

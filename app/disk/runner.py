@@ -101,10 +101,14 @@ class StreamRunner:
         self.cancelled = False
 
     def run(self, work: Callable[[Stream], None]) -> list[Stream]:
-        # The host's heap (the GUI's, a benchmark's parsed fio output) is collected now
-        # and frozen for the run: otherwise a full collection of it can land inside the
-        # timed span (tens of ms against runs of 0.1-1 s of small files), holding the GIL.
-        gc.collect()
+        # The host's heap (the GUI's, a benchmark's parsed fio output) is frozen for the run:
+        # otherwise a full collection of it can land inside the timed span (tens of ms against
+        # runs of 0.1-1 s of small files), holding the GIL. It is collected first only on the
+        # main thread: a collection on the GUI's worker thread finalizes the GUI's Qt wrappers
+        # there, and it hung the window for good once (py-spy: this thread inside gc.collect,
+        # the GUI thread in a paint event, neither moving for 13 minutes).
+        if threading.current_thread() is threading.main_thread():
+            gc.collect()
         gc.freeze()
         try:
             return self._run(work)

@@ -1,44 +1,36 @@
-"""Human sizes ("4K", "64M", "10G") and the file-size distributions of create-data.
+"""The file-size distributions of create-data, and the argparse door to ``native.units``.
 
-Sizes use binary multiples (K = 1024), as HPCreateData's KB/MB did; rates elsewhere
-are decimal MB/s, as the white paper's figures are.
+Sizes follow the one rule of ``native.units`` (K/M/G binary, KB/MB/GB decimal), the same
+as tape-perf and the virtual drive: ``--max-size 64K`` is 65536 bytes as HPCreateData's
+"64 KB" was, but ``--total-size 10GB`` is 10^10 bytes (it was 10 GiB before issue 12;
+``10G`` still is). Rates elsewhere are decimal MB/s, as the white paper's figures are.
 """
 from __future__ import annotations
 
+import argparse
 import math
-import re
 
 import numpy as np
 
 from native.errors import InvalidParameter
+from native.units import parse_size
 
-_UNITS = {"": 1, "B": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
-_SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMGT]?)(?:I?B)?\s*$", re.IGNORECASE)
 DISTRIBUTIONS = ("fixed", "uniform", "log-uniform")
 
 
-def parse_size(text: str | int) -> int:
-    """``4K`` -> 4096; ``1.5M``, ``10G``, ``512``, ``64KiB`` all accepted."""
-    if isinstance(text, int):
-        return text
-    match = _SIZE_RE.match(text)
-    if not match:
-        raise InvalidParameter(f"'{text}' is not a size", hint="use a number with an optional K, M, G or T suffix, e.g. 64K")
-    return int(float(match.group(1)) * _UNITS[match.group(2).upper()])
-
-
 def size_arg(text: str) -> int:
-    """``parse_size`` for argparse: a bad size becomes a usage error, not a traceback."""
-    import argparse
-
+    """``native.units.parse_size`` for argparse: a bad size becomes a usage error, not a traceback."""
     try:
-        return parse_size(text)
+        return parse_size(text, None)
     except InvalidParameter as err:
         raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def format_size(nbytes: float) -> str:
-    """1536 -> '1.5 KiB': for messages, never parsed back."""
+    """1536 -> '1.5 KiB': a file or buffer size in the binary units it is typed in (never parsed back).
+
+    Amounts of data (a tree, free space) are decimal: ``native.units.size_text``.
+    """
     for unit, factor in (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if nbytes >= factor:
             return f"{nbytes / factor:.3g} {unit}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 from app.disk.manifest import CleanResult
 from app.disk.results import CreateDataResult, DiskResult, ReadDataResult
 from app.disk.sizes import format_size
+from native.units import plural, rate_text, size_text
 
 
 def render(result: DiskResult) -> str:
@@ -11,19 +12,19 @@ def render(result: DiskResult) -> str:
     if isinstance(result, CreateDataResult):
         model = f" (model {result.predicted_ratio:.2f}:1)" if result.predicted_ratio else ""
         flush = f" (final flush {result.flush_seconds:.2f} s)" if result.fsync == "end" else ""
-        lines.append(f"  pattern {result.pattern}{model}, fsync {result.fsync}{flush}, {len(result.streams)} stream(s), "
-                     f"{result.dirs_created} directories")
+        lines.append(f"  pattern {result.pattern}{model}, fsync {result.fsync}{flush}, {plural(len(result.streams), 'stream')}, "
+                     f"{plural(result.dirs_created, 'directory')}")
     if isinstance(result, ReadDataResult):
         w = result.tree_walk
-        lines.append(f"  tree walk: {w.files} files in {w.dirs} directories, {format_size(w.bytes)}, "
+        lines.append(f"  tree walk: {plural(w.files, 'file')} in {plural(w.dirs, 'directory')}, {size_text(w.bytes)}, "
                      f"{w.seconds:.3f} s ({w.files_s:.0f} files/s)")
         mode = "direct I/O" if result.direct else ("evicted before read" if result.evict else "page cache allowed")
-        lines.append(f"  buffer {format_size(result.buffer_size)}, {mode}, {len(result.streams)} stream(s)")
-    lines.append(f"  total: {result.total_files} files, {result.total_bytes / 1e6:.1f} MB in {result.seconds:.3f} s "
-                 f"-> {result.mb_s:.1f} MB/s, {result.files_s:.0f} files/s (volume / slowest stream)")
+        lines.append(f"  buffer {format_size(result.buffer_size)}, {mode}, {plural(len(result.streams), 'stream')}")
+    lines.append(f"  total: {plural(result.total_files, 'file')}, {size_text(result.total_bytes)} in {result.seconds:.3f} s "
+                 f"-> {rate_text(result.mb_s)}, {result.files_s:,.0f} files/s (volume / slowest stream)")
     for s in result.streams:
-        lines.append(f"    stream {s.stream}: {s.files} files, {s.bytes / 1e6:.1f} MB, {s.seconds:.3f} s, "
-                     f"{s.mb_s:.1f} MB/s, {s.files_s:.0f} files/s" + (f", {s.errors} errors" if s.errors else ""))
+        lines.append(f"    stream {s.stream}: {plural(s.files, 'file')}, {size_text(s.bytes)}, {s.seconds:.3f} s, "
+                     f"{rate_text(s.mb_s)}, {s.files_s:,.0f} files/s" + (f", {plural(s.errors, 'error')}" if s.errors else ""))
     lat = result.latency
     if lat.count:
         lines.append(f"  per-file latency: mean {lat.mean_ms:.3f} ms, p50 {lat.p50_ms:.3f}, p90 {lat.p90_ms:.3f}, "
@@ -43,12 +44,12 @@ def render(result: DiskResult) -> str:
 
 
 def render_clean(result: CleanResult) -> str:
-    text = (f"removed {result.files_removed} files ({format_size(result.bytes_removed)}) and "
-            f"{result.dirs_removed} directories from {result.target}")
+    text = (f"removed {plural(result.files_removed, 'file')} ({size_text(result.bytes_removed)}) and "
+            f"{plural(result.dirs_removed, 'directory')} from {result.target}")
     if result.kept_dirs:
-        text += f"; kept {len(result.kept_dirs)} directories that hold files tapediag did not create"
+        text += f"; kept {plural(len(result.kept_dirs), 'directory')} holding files tapediag did not create"
     if result.unlisted_files:
-        text += (f"\nleft {result.unlisted_files} files named like tapediag's that its manifest does not list "
+        text += (f"\nleft {plural(result.unlisted_files, 'file')} named like tapediag's that its manifest does not list "
                  "(a killed run made them after its last save, or they are not tapediag's): check and remove them "
                  "by hand")
     return text

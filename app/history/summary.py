@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from native.units import rate_text
+
 _CONTAINERS_SKIPPED = ("samples", "tables", "recommendations", "facts", "input", "log_deltas", "stalls", "params", "streams")
 
 
@@ -69,5 +71,5 @@ def headline(kind: str, status: str, results: dict | None, error: str | None = N
     line = runs.headline(kind, res)
     if line:
         return line
-    parts = [f"{figure_name(p)} {v:.1f} MB/s" for p, v in distinct_figures(res)[:limit]]
+    parts = [f"{figure_name(p)} {rate_text(v)}" for p, v in distinct_figures(res)[:limit]]
     return ", ".join(parts) or (error or "")

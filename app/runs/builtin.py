@@ -7,6 +7,7 @@ from typing import Callable
 from app.runs import Results, RunKind, register, rows, verdicts
 from app.runs.typed import from_dict
 from app.runs.words import block, count, volume
+from native.units import plural, rate_text
 
 
 def _drive_info_headline(res: Results) -> str:
@@ -39,7 +40,7 @@ def _disk_headline(res: Results) -> str:
     if not isinstance(res.get("mb_s"), (int, float)):
         return ""
     files = res.get("total_files") or 0
-    return f"{res['mb_s']:,.1f} MB/s, {res.get('files_s') or 0:,.0f} files/s, {files:,} file{'s' if files != 1 else ''}"
+    return f"{rate_text(res['mb_s'])}, {res.get('files_s') or 0:,.0f} files/s, {plural(files, 'file')}"
 
 
 def _disk_text(cls_name: str) -> Callable[[Results], str]:
@@ -60,7 +61,7 @@ def _troubleshoot_text(res: Results) -> str:
 def _scan_headline(res: Results) -> str:
     read = res.get("read") or {}
     rate = read.get("streaming_mb_per_s") or read.get("mb_s")
-    figures = f"{(read.get('bytes') or 0) / 1e9:,.2f} GB read" + (f" at {rate:,.1f} MB/s" if rate else "")
+    figures = f"{(read.get('bytes') or 0) / 1e9:,.2f} GB read" + (f" at {rate_text(rate)}" if rate else "")
     return f"cartridge {str(res.get('verdict', '?')).upper()}: {figures}" + (" (partial)" if res.get("partial") else "")
 
 
@@ -89,7 +90,7 @@ def _scan_fields(res: Results) -> list[tuple[str, str]]:
     r = from_dict(ScanResult, res)
     ph = r.read
     rows = [("Cartridge verdict", r.verdict.value.upper())] + [("Why", reason) for reason in r.reasons]
-    rate = f", {ph.streaming_mb_per_s:,.1f} MB/s streaming" if ph.streaming_mb_per_s is not None else ""
+    rate = f", {rate_text(ph.streaming_mb_per_s)} streaming" if ph.streaming_mb_per_s is not None else ""
     rows += [("Read", f"{ph.bytes / 1e9:,.2f} GB in {ph.elapsed:,.1f} s{rate}; ended: {r.end_reason}"
                       + (" (partial scan)" if r.partial else "")),
              ("Layout", f"{count(len(r.files), 'file')}, {count(ph.filemarks, 'filemark')}, "

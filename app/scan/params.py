@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from app.tapeperf.params import parse_amount, parse_size
+from native.units import parse_amount, parse_size
 from native.errors import InvalidParameter
 
 MB = 1_000_000

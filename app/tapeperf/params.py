@@ -7,12 +7,12 @@ than one I/O) with one clear ``InvalidParameter`` *before* the cartridge is touc
 """
 from __future__ import annotations
 
-import re
 from dataclasses import asdict, dataclass, field
 
 from app.patterns import Pattern
 from native.scsi.tape import BlockLimits
 from native.errors import InvalidParameter
+from native.units import parse_amount, parse_size
 
 DIRECTIONS = ("write", "read", "write+read")
 MODES = ("fixed", "variable")
@@ -22,51 +22,10 @@ STARTS = ("bot", "eod")
 #: WRITE(6)/READ(6) carry a 24-bit transfer length: bytes in variable mode.
 MAX_TRANSFER_FIELD = 0xFFFFFF
 
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgtp]i?b?|b)?\s*$", re.IGNORECASE)
-_BINARY = {"": 1, "b": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40, "p": 1 << 50}
-_DECIMAL = {"kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12, "pb": 10**15}
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|sec|m|min|h|hr)\s*$", re.IGNORECASE)
-_SECONDS = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "hr": 3600}
-
-
 #: Sanity caps: more than any cartridge holds (LTO-10: 30 TB native, 75 TB at 2.5:1), a week, 100 GB/s.
 MAX_TEST_BYTES = 100 * 10**12
 MAX_TEST_SECONDS = 7 * 86400.0
 MAX_HOST_RATE = 100e9
-
-
-def parse_size(text: str | int, what: str = "size") -> int:
-    """'256K', '1M', '32G', '1.5GB', '4096' -> bytes.
-
-    K/M/G/T (and KiB...) are binary, as block sizes are always meant; KB/MB/GB are
-    decimal, as drive vendors quote capacities.
-    """
-    if isinstance(text, int):
-        return text
-    match = _SIZE.match(text)
-    if not match:
-        raise InvalidParameter(f"{what} '{text}' is not a size", hint="use e.g. 262144, 256K, 1M, 32G or 100GB")
-    number, unit = match.group(1), (match.group(2) or "").lower()
-    mult = _DECIMAL[unit] if unit in _DECIMAL else _BINARY[unit[:1]]
-    return int(float(number) * mult)
-
-
-def parse_duration(text: str) -> float:
-    """'90s', '10m', '1.5h' -> seconds."""
-    match = _DURATION.match(text)
-    if not match:
-        raise InvalidParameter(f"'{text}' is not a duration", hint="use e.g. 90s, 10m or 1h")
-    return float(match.group(1)) * _SECONDS[match.group(2).lower()]
-
-
-def parse_amount(text: str) -> tuple[int | None, float | None]:
-    """A test size: bytes ('32G') or a duration ('90s', '10min', '1h') -> (size, duration).
-
-    A bare 'M' is mebibytes here, as in block sizes: minutes are spelt 'min'.
-    """
-    if _DURATION.match(text) and not _SIZE.match(text):
-        return None, parse_duration(text)
-    return parse_size(text, "test size"), None
 
 
 def _seed(value: object) -> int:
@@ -154,7 +113,7 @@ class TapePerfParams:
             io = parse_size(io_text, "I/O size") if io_text is not None else block
         else:
             io = max(block, (1 << 20) // block * block)
-        size, duration = parse_amount(text("size") or "1G")
+        size, duration = parse_amount(text("size") or "1G", "test size")
         history = text("history")
         host_rate = text("host_rate")
         return cls(
@@ -260,4 +219,4 @@ class TapePerfParams:
         return d
 
 
-__all__ = ["TapePerfParams", "parse_size", "parse_duration", "parse_amount", "parse_direction", "DIRECTIONS"]
+__all__ = ["TapePerfParams", "parse_direction", "DIRECTIONS"]

@@ -14,6 +14,7 @@ from typing import Any
 
 from app.events import Sample
 from app.tapeperf.rated import BUFFER_MIB, Possible, possible
+from native.units import percent, rate_text
 
 MB = 1_000_000
 MiB = 1 << 20
@@ -301,12 +302,12 @@ def phase_headline(pd: dict[str, Any]) -> str:
     """
     streaming, overall = pd.get("streaming_mb_per_s"), pd.get("mb_s")
     if streaming is None:
-        text = f"{pd['phase']} {overall or 0:,.1f} MB/s overall (never streamed)"
+        text = f"{pd['phase']} {rate_text(overall or 0)} overall (never streamed)"
     else:
-        text = f"{pd['phase']} {streaming:,.1f} MB/s streaming (overall {overall or 0:,.1f} MB/s)"
+        text = f"{pd['phase']} {rate_text(streaming)} streaming (overall {rate_text(overall or 0)})"
     pct, label = pd.get("percent_of_possible"), pd.get("possible_label")
     if pct is not None and label:
-        text += f", {pct:.0f}% of {label}"
+        text += f", {percent(pct / 100)} of {label}"
     if pd.get("limited_by") == "emulator":  # never let a slow host read as a slow (virtual) drive
         text += " — limited by this machine, not the drive"
     elif pd.get("limited_by") == "not steady" and pct is not None:  # a % of a run too short to judge

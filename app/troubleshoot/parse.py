@@ -1,25 +1,34 @@
-"""Parsing what a technician types: block sizes, link speeds, drive generations, on/off."""
+"""Parsing what a technician types: block sizes, link speeds, drive generations, on/off.
+
+Sizes, on/off and plain generation names are read by ``native.units``, the one set of rules
+every command shares; what is only the troubleshooter's (plausible tape block sizes, links,
+product names with HH/TD) is here.
+"""
 from __future__ import annotations
 
 import re
 
 from app.drive import generation_from_product
+from native import units
 from native.errors import InvalidParameter
 
 from .data import Link, links
 
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmg]?)(?:i?b)?\s*$", re.IGNORECASE)
+#: The block sizes backup applications configure: 512 bytes to 64 MiB.
+MIN_BLOCK, MAX_BLOCK = 512, 64 << 20
 
 
 def parse_block_size(text: str) -> int:
-    """'256K', '256KB', '1M', '262144' -> bytes (binary units, as block sizes are)."""
-    m = _SIZE.match(text)
-    if not m:
-        raise InvalidParameter(f"cannot read block size {text!r} (examples: 64K, 256K, 1M)")
-    value = float(m.group(1)) * {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3}[m.group(2).lower()]
-    if value < 512 or value > 64 * 1024**2 or value != int(value):
+    """'256K', '1M', '262144' -> bytes.
+
+    A backup application's "256 KB" block is 262144 bytes, but by the one rule '256KB' is
+    256000: read as typed it would fire the "block size below 256 KB" advice against a
+    customer who is right. So the decimal units are refused here, with the binary spelling.
+    """
+    value = units.parse_size(text, "block size", binary_only=True)
+    if not MIN_BLOCK <= value <= MAX_BLOCK:
         raise InvalidParameter(f"block size {text!r} is not a plausible tape block size (512 bytes to 64M)")
-    return int(value)
+    return value
 
 
 _LINK_ALIASES = {
@@ -49,22 +58,17 @@ def parse_link(text: str) -> Link:
                            hint=f"use one of {', '.join(table)}, '940Mbit' or a measured '105MB/s'")
 
 
-def parse_on_off(text: str) -> bool:
-    low = text.strip().lower()
-    if low in ("on", "yes", "true", "1", "y"):
-        return True
-    if low in ("off", "no", "false", "0", "n"):
-        return False
-    raise InvalidParameter(f"expected on or off, not {text!r}")
-
-
 def parse_generation(text: str) -> tuple[int, bool]:
-    """'LTO-9', 'lto9', '9', 'ULTRIUM-HH9', 'Ultrium 9-SCSI' -> (9, half_height); IBM's 'ULT3580-TDA' -> (10, False)."""
+    """'LTO-9', 'lto9', '9', 'ULTRIUM-HH8', 'Ultrium 9-SCSI' -> (9, half_height); IBM's 'ULT3580-TDA' -> (10, False).
+
+    Plain names go through ``native.units.parse_generation``; INQUIRY product names (HH/TD,
+    IBM's letters) through ``app.drive.generation_from_product``, the one reader of those.
+    """
     half = bool(re.search(r"\bHH|HH[\dA-Z]|half", text, re.IGNORECASE))
-    lettered = generation_from_product(text) if re.search(r"-(?:HH|TD)[A-Z]\b", text, re.IGNORECASE) else None
-    if lettered is not None:  # IBM's letter naming: one table for it, in app.drive
-        return lettered, half
-    m = re.search(r"(?:LTO|ULTRIUM)[\s_-]*(?:HH|TD|FH)?[\s_-]*(\d{1,2})", text, re.IGNORECASE) or re.fullmatch(r"\s*(\d{1,2})\s*", text)
-    if not m or not 1 <= int(m.group(1)) <= 10:
-        raise InvalidParameter(f"cannot tell the LTO generation from {text!r} (examples: LTO-4, LTO-9)")
-    return int(m.group(1)), half
+    try:
+        return units.parse_generation(text, "drive generation"), half
+    except InvalidParameter as plain:
+        generation = generation_from_product(text)
+        if generation is None or generation not in units.LTO_GENERATIONS:
+            raise plain from None
+        return generation, half

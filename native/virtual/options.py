@@ -4,7 +4,8 @@ The device string is user input (CLI, GUI, saved history), so every option is
 checked here, before a cartridge file is touched: a typo must give one clear
 ``InvalidParameter`` line, not a drive that silently ignores it.
 
-Options (sizes take K/M/G/T binary or KB/MB/GB decimal suffixes):
+Options (sizes and 0|1 flags are read by ``native.units``, as every command reads them:
+K/M/G/T binary, KB/MB/GB/TB decimal; flags also take on/off, yes/no):
 
 =============  ==========================================================================
 cartridge=P    cartridge file; default ``data_dir()/virtual/lto<N>.cart``, created blank
@@ -51,12 +52,12 @@ wornhead=N     a worn head: N corrected errors per GB (10^9 bytes) the host writ
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote
 
 from native.errors import InvalidParameter
+from native.units import parse_generation, parse_on_off, parse_size
 from native.virtual.specs import FULL_HEIGHT_ONLY, GENERATIONS, GenerationSpec, spec_for
 
 #: Default virtual cartridge size in bytes of tape (compressed bytes). Small enough for
@@ -66,30 +67,6 @@ DEFAULT_CAPACITY = 8 << 30
 #: Power-on hours of a ``worn=1`` drive unless ``hours=`` says otherwise (the "worn drive" example above).
 WORN_HOURS = 40_000
 WORN_HEAD_PER_GB = 100.0  # worn=1's head: one rewrite/reread per 10 MB (a model, not a published figure)
-
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]i?b?|b)?\s*$", re.IGNORECASE)
-_UNITS = {"": 1, "b": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
-_DECIMAL = {"kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12}
-
-
-def parse_size(text: str, what: str) -> int:
-    """'8G', '64MiB', '1.5GB', '4096' -> bytes. K/M/G/T and KiB... are binary, KB/MB... decimal."""
-    match = _SIZE.match(text)
-    if not match:
-        raise InvalidParameter(f"{what}={text!r} is not a size", hint="use e.g. 4096, 64M, 8G or 1.5GB")
-    number, unit = match.group(1), (match.group(2) or "").lower()
-    mult = _DECIMAL[unit] if unit in _DECIMAL else _UNITS[unit[:1]]
-    return int(float(number) * mult)
-
-
-def _flag(text: str, what: str) -> bool:
-    low = text.strip().lower()
-    if low in ("1", "yes", "true", "on"):
-        return True
-    if low in ("0", "no", "false", "off"):
-        return False
-    raise InvalidParameter(f"{what}={text!r} must be 0 or 1")
-
 
 def _number(text: str, what: str, *, low: float, high: float) -> float:
     try:
@@ -152,11 +129,16 @@ class VirtualOptions:
 def parse_device(device: str) -> VirtualOptions:
     """``virtual:lto9?cartridge=/tmp/a.cart&capacity=64M&wp=1`` -> VirtualOptions."""
     head, _, query = device.partition("?")
-    match = re.fullmatch(r"virtual:lto(\d+)", head.strip(), re.IGNORECASE)
-    if not match or int(match.group(1)) not in GENERATIONS:
+    kind, _, name = head.strip().partition(":")
+    try:
+        number = name[3:]  # exactly "lto<N>": the device string is also a history key, one spelling only
+        if kind.lower() != "virtual" or name[:3].lower() != "lto" or not (number.isascii() and number.isdigit()):
+            raise InvalidParameter(head)
+        generation = parse_generation(number, "virtual drive", supported=GENERATIONS)
+    except InvalidParameter:
         names = ", ".join(f"virtual:lto{g}" for g in GENERATIONS)
-        raise InvalidParameter(f"'{head}' is not a virtual drive", hint=f"use one of {names} or virtual:null")
-    opts = VirtualOptions(generation=int(match.group(1)))
+        raise InvalidParameter(f"'{head}' is not a virtual drive", hint=f"use one of {names} or virtual:null") from None
+    opts = VirtualOptions(generation=generation)
     for item in filter(None, query.split("&")):
         key, sep, raw = item.partition("=")
         key = key.strip().lower()
@@ -188,11 +170,11 @@ def _apply(opts: VirtualOptions, key: str, value: str) -> None:
         if opts.capacity < 1 << 20:
             raise InvalidParameter(f"capacity={value} is too small (at least 1 MiB)")
     elif key == "wp":
-        opts.write_protect = _flag(value, key)
+        opts.write_protect = parse_on_off(value, key)
     elif key == "worm":
-        opts.worm = _flag(value, key)
+        opts.worm = parse_on_off(value, key)
     elif key == "halfheight":
-        opts.half_height = _flag(value, key)
+        opts.half_height = parse_on_off(value, key)
     elif key == "interface":
         opts.interface_mbs = _number(value, key, low=1, high=100_000)
     elif key == "buffer":
@@ -200,13 +182,13 @@ def _apply(opts: VirtualOptions, key: str, value: str) -> None:
         if not (64 << 10) <= opts.buffer <= (16 << 30):
             raise InvalidParameter(f"buffer={value} is out of range (64K ... 16G)")
     elif key == "loaded":
-        opts.loaded = _flag(value, key)
+        opts.loaded = parse_on_off(value, key)
     elif key == "backhitch":
         opts.backhitch = _number(value, key, low=0, high=60)
     elif key == "restart":
         opts.restart = _number(value, key, low=0.05, high=1.0)
     elif key == "realtime":
-        opts.realtime = _flag(value, key)
+        opts.realtime = parse_on_off(value, key)
     elif key == "ew":
         opts.early_warning = parse_size(value, key)
     elif key == "maxfile":
@@ -231,7 +213,7 @@ def _apply(opts: VirtualOptions, key: str, value: str) -> None:
     elif key == "temp":
         opts.temperature = int(_number(value, key, low=0, high=100))
     elif key == "encrypt":
-        opts.encrypt = _flag(value, key)
+        opts.encrypt = parse_on_off(value, key)
     elif key == "phyerrors":
         opts.phy_errors = int(_number(value, key, low=0, high=4_000_000_000))
     elif key == "vendor":
@@ -239,7 +221,7 @@ def _apply(opts: VirtualOptions, key: str, value: str) -> None:
             raise InvalidParameter(f"vendor={value!r} must be hp or ibm")
         opts.vendor = value.strip().lower()
     elif key == "worn":
-        opts.worn = _flag(value, key)
+        opts.worn = parse_on_off(value, key)
     elif key == "selftest":
         if value.strip().lower() not in ("pass", "fail"):
             raise InvalidParameter(f"selftest={value!r} must be pass or fail")

@@ -107,3 +107,12 @@ def test_the_disk_headline_counts_in_words():
     four = disk_headline({"total_files": 783, "total_bytes": 10**9, "mb_s": 1.0, "files_s": 1.0,
                           "streams": [{}] * 4}, "Read")
     assert "783 files," in four and "with 4 streams" in four
+
+
+def test_confirm_states_the_sizes_the_engine_will_use(qtbot, window, tmp_path):
+    """'4M' is 4 MiB: the confirmation says 4.19 MB (4.00 MiB), never '4MB' (issue 12: MB is decimal)."""
+    create = window.show_panel("create")
+    _to_confirm(create, tmp_path / "data", {"total_size": "4M", "min_size": "4K", "max_size": "16K"})
+    text = create.confirm_label.text()
+    assert "up to 4.19 MB (4.00 MiB)" in text and "4 KiB–16 KiB" in text and "4MB" not in text
+    wait_idle(qtbot, window)

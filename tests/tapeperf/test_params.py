@@ -5,7 +5,8 @@ import pytest
 
 from app.patterns import Pattern
 from native.scsi.tape import BlockLimits
-from app.tapeperf import TapePerfParams, parse_amount, parse_direction, parse_size
+from app.tapeperf import TapePerfParams, parse_direction
+from native.units import parse_amount, parse_size  # tape-perf reads sizes with the one parser (issue 12)
 from native.errors import InvalidParameter
 
 LIMITS = BlockLimits(granularity=0, max_length=1 << 20, min_length=1)

@@ -5,7 +5,8 @@ import pytest
 
 from app.troubleshoot import DriveContext, Figure, Measurements, TroubleshootInput, Workload, diagnose
 from app.troubleshoot.data import rules_document
-from app.troubleshoot.parse import parse_block_size, parse_generation, parse_link, parse_on_off
+from app.troubleshoot.parse import parse_block_size, parse_generation, parse_link
+from native.units import parse_on_off
 from app.troubleshoot.rules import clause_holds, evaluate, render
 from native.errors import InvalidParameter
 
@@ -117,7 +118,11 @@ def test_render_prints_numbers_like_the_paper() -> None:
 
 
 def test_parsers() -> None:
-    assert parse_block_size("64K") == 65536 and parse_block_size("256KB") == 262144 and parse_block_size("1M") == 1 << 20
+    assert parse_block_size("64K") == 65536 and parse_block_size("256K") == 262144 and parse_block_size("1M") == 1 << 20
+    # "256KB" used to read as 262144 here; by the one rule (issue 12) KB is decimal, 256000 bytes, which would
+    # fire the "below 256 KB" advice against a customer who is right: refused, naming the binary spelling.
+    with pytest.raises(InvalidParameter, match=r"256KB.*256,000 bytes.*write 256K"):
+        parse_block_size("256KB")
     assert parse_link("1GbE").practical_mb_s == 117.5 and parse_link("10g").key == "10GbE"
     assert parse_link("940Mbit").nominal_mb_s == pytest.approx(117.5)
     assert parse_on_off("on") is True and parse_on_off("OFF") is False

@@ -5,10 +5,12 @@ import pytest
 
 from native import open_transport
 from native.errors import InvalidParameter
-from native.virtual.options import parse_device, parse_size
+from native.units import parse_size
+from native.virtual.options import parse_device
 
 
 def test_sizes() -> None:
+    """The virtual options read sizes with the one parser (issue 12): binary K/M/G, decimal KB/MB/GB."""
     assert parse_size("8G", "x") == 8 << 30
     assert parse_size("64MiB", "x") == 64 << 20
     assert parse_size("1.5GB", "x") == 1_500_000_000

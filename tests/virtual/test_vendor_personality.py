@@ -109,7 +109,7 @@ def test_personality_options_are_checked() -> None:
         parse_device("virtual:lto9?vendor=quantum")
     with pytest.raises(InvalidParameter, match="IBM drive does not list"):
         parse_device("virtual:lto9?vendor=ibm&phyerrors=5000")
-    with pytest.raises(InvalidParameter, match="must be 0 or 1"):
+    with pytest.raises(InvalidParameter, match="is not on or off"):
         parse_device("virtual:lto9?worn=maybe")
 
 

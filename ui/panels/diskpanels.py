@@ -114,9 +114,15 @@ class CreateDataPanel(_DiskPanel):
         return engines.create_params(self.values())
 
     def confirm_text(self, params: Any) -> str:
+        from app.disk.sizes import format_size
+        from native.units import size_text
+
         v = self.values()
-        limit = f"up to {v['total_size']}B" if v["total_size"] not in ("0", "") else "the whole tree"
-        return (f"<p>Creates {limit} of {v['pattern']} files of {v['min_size']}B–{v['max_size']}B in "
+        # The engine's figures, not the typed text with a "B" glued on: "10G" + "B" read as 10 GB, but 10G is
+        # 10 GiB (10.74 GB) by the one rule of native.units (issue 12).
+        limit = f"up to {size_text(params.total_size, binary=True)}" if params.total_size else "the whole tree"
+        return (f"<p>Creates {limit} of {v['pattern']} files of {format_size(params.min_size)}–"
+                f"{format_size(params.max_size)} in "
                 f"<b>{self.directory()}</b> (depth {v['depth']}, breadth {v['breadth']}, {v['files_per_dir']} files "
                 f"per directory) with {v['streams']} parallel streams.</p>"
                 "<p>Only new files are written inside this directory; nothing outside it is touched. "
