@@ -62,6 +62,7 @@ from native.transport import (
     GOOD,
     STATUS_NAMES,
     CommandResult,
+    TransferLimit,
     Transport,
     WritableBuffer,
 )
@@ -376,6 +377,10 @@ class TapeDrive:
             self.last_sense = saved
         self._timeouts = resolve(report, generation, why_not)
         self._seconds = self._timeouts.by_opcode()
+
+    def transfer_limit(self) -> TransferLimit | None:
+        """The largest single transfer the OS/HBA path accepts, where the transport can tell (no command is sent)."""
+        return self.transport.transfer_limit()
 
     def supported_commands(self) -> SupportedCommands:
         """REPORT SUPPORTED OPERATION CODES, all commands, with their timeouts (asked again with a bigger

@@ -41,7 +41,7 @@ from native.errors import (
     TransportUnavailable,
 )
 from native.iscsi import buffer_address
-from native.transport import DEFAULT_TIMEOUT, Buffer, CommandResult, Transport, WritableBuffer, make_data_in
+from native.transport import DEFAULT_TIMEOUT, Buffer, CommandResult, TransferLimit, Transport, WritableBuffer, make_data_in
 
 INSTALL_HINT = "apt-get install libsgutils2-1.46-2"
 PERMISSION_HINT = "run as root or add yourself to the 'tape'/'disk' group"
@@ -76,7 +76,14 @@ SAFE_TRANSFER = 1 << 20
 def host_transfer_limit(sys_device: Path) -> int | None:
     """The largest transfer the SCSI host behind a device accepts, from sysfs: ``max_sectors``
     (512-byte units) and ``sg_tablesize`` (segments; a user buffer's pages are not contiguous,
-    so one page each). ``sys_device`` is the node's ``/sys/dev/char/MAJ:MIN/device``. None if unknown."""
+    so one page each). ``sys_device`` is the node's ``/sys/dev/char/MAJ:MIN/device``. None if unknown.
+    The Windows twin is ``native.winstorage.host_transfer_limit``."""
+    found = host_limits(sys_device)
+    return found.max_bytes if found is not None else None
+
+
+def host_limits(sys_device: Path) -> TransferLimit | None:
+    """``host_transfer_limit`` with the sysfs values it came from, for ``info``."""
     try:
         real = sys_device.resolve()
     except OSError:
@@ -84,15 +91,19 @@ def host_transfer_limit(sys_device: Path) -> int | None:
     host = next((p for p in real.parents if p.name.startswith("host") and p.name[4:].isdigit()), None)
     if host is None:
         return None
-    limits = []
-    for name, unit in (("max_sectors", 512), ("sg_tablesize", os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096)):
+    page = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+    limits, parts = [], []
+    for name, unit in (("max_sectors", 512), ("sg_tablesize", page)):
         try:
             value = int((host / "scsi_host" / host.name / name).read_text().strip())
         except (OSError, ValueError):
             continue
         if value > 0:
             limits.append(value * unit)
-    return min(limits) if limits else None
+            parts.append(f"{name} {value} ({_size(value * unit)})")
+    if not limits:
+        return None
+    return TransferLimit(min(limits), f"SCSI host {host.name}: " + ", ".join(parts))
 
 
 def transfer_refused(device: str, err: int, nbytes: int, node_present: bool, limit: int | None) -> Exception | None:
@@ -109,7 +120,10 @@ def transfer_refused(device: str, err: int, nbytes: int, node_present: bool, lim
 
 
 def _size(n: int) -> str:
-    return f"{n // (1 << 20)} MiB" if n % (1 << 20) == 0 else f"{n:,} bytes"
+    for unit, size in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size and n % size == 0:
+            return f"{n // size} {unit}"
+    return f"{n:,} bytes"
 
 
 def transport_failure(device: str, transport_err: int, node_present: bool) -> Exception:
@@ -421,11 +435,22 @@ class PassThroughTransport(Transport):
             return None
         return Path(f"/sys/dev/char/{os.major(rdev)}:{os.minor(rdev)}/device")
 
+    def transfer_limit(self) -> TransferLimit | None:
+        """The host's maximum transfer: sysfs on Linux, the storage adapter descriptor on Windows
+        (``native.winstorage``, not run on Windows by this project's tests)."""
+        if sys.platform == "win32":
+            from native.winstorage import adapter_limits
+
+            adapter = adapter_limits(self.device)
+            return TransferLimit(adapter.limit, adapter.describe()) if adapter and adapter.limit else None
+        sys_device = self._sys_device()
+        return host_limits(sys_device) if sys_device is not None else None
+
     def _os_error(self, err: int, cdb: bytes = b"", nbytes: int = 0) -> Exception:
         if nbytes > SAFE_TRANSFER:
-            sys_device = self._sys_device()
+            limit = self.transfer_limit()
             refused = transfer_refused(self.device, err, nbytes, self._node_present(),
-                                       host_transfer_limit(sys_device) if sys_device else None)
+                                       limit.max_bytes if limit is not None else None)
             if refused is not None:
                 return refused
         if err == errno.ETIMEDOUT:

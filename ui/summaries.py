@@ -131,6 +131,8 @@ def disk_sections(r: dict) -> list[tuple[str, Any, bool]]:
 INFO_SECTIONS = [
     ("media", "Media and mode"),
     ("block_limits", "Block limits (READ BLOCK LIMITS)"),
+    ("max_transfer", "Path to the drive (maximum transfer)"),
+    ("command_timeouts", "Command timeouts"),
     ("compression", "Compression (mode page 0x0F)"),
     ("cartridge", "Cartridge memory (MAM)"),
     ("tapealerts", "TapeAlert"),
@@ -188,6 +190,8 @@ def info_sections(info: dict) -> list[tuple[str, Any, bool]]:
     sections: list[tuple[str, Any, bool]] = [("Identity", ident, True)]
     for key, title in INFO_SECTIONS:
         value = _unwrap(info.get(key))
+        if key == "command_timeouts" and isinstance(value, dict):
+            value = {"source": value.get("source"), **{e["command"]: f"{e['seconds']:g} s" for e in value.get("commands", [])}}
         if key == "tapealerts" and isinstance(value, list):
             # Flags by their hex number, as the verdict and the CLI name them ("14h"), with
             # the decimal one the drive's documentation (and tapealert=) may use beside it.

@@ -19,6 +19,7 @@ from typing import Any, Callable, Iterable
 from app.cli.commands import HELP
 from app.drive import NOT_SUPPORTED, Supported, Unsupported
 from app.info import EXIT_CODES, DriveInfo, Verdict, snapshot
+from app.timeouts import CommandTimeoutEntry
 
 LABEL_WIDTH = 26
 
@@ -80,6 +81,38 @@ def _mib(value: int | None) -> str:
     return f"{value:,} MiB"
 
 
+def _bytes(n: int) -> str:
+    for unit, size in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size and n % size == 0:
+            return f"{n // size:,} {unit}"
+    return f"{n:,} bytes"
+
+
+def _duration(seconds: float) -> str:
+    """Seconds as a technician reads a timeout: "3 h", "25 min", "90 s"."""
+    if seconds >= 3600 and seconds % 3600 == 0:
+        return f"{seconds / 3600:g} h"
+    if seconds >= 60 and seconds % 60 == 0:
+        return f"{seconds / 60:g} min"
+    return f"{seconds:g} s"
+
+
+def _timeout_origin(entry: CommandTimeoutEntry) -> str:
+    if entry.recommended is None:
+        return ""
+    if entry.recommended < entry.seconds:
+        return f" (tapediag's minimum; the drive recommends {_duration(entry.recommended)})"
+    return " (the drive's)"
+
+
+def _transfer_note(info: DriveInfo, max_bytes: int) -> list[tuple[str, str]]:
+    """The hidden bottleneck: a path that cannot carry the drive's largest block."""
+    if isinstance(info.block_limits, Supported) and info.block_limits.value.max_block > max_bytes:
+        return [("Note", f"below the drive's maximum block ({_bytes(info.block_limits.value.max_block)}): "
+                         f"larger blocks or I/O sizes are refused by the OS/HBA")]
+    return []
+
+
 def _rate(value: float | None) -> str:
     return "-" if value is None else f"{value:,.1f} MB/s"
 
@@ -122,6 +155,14 @@ def render_text(info: DriveInfo) -> str:
         ("Maximum block", f"{b.max_block:,} bytes"),
         ("Granularity", f"{2 ** b.granularity} byte(s)"),
     ])
+    limit = info.max_transfer
+    out += _lines("Path to the drive", [
+        ("Maximum transfer", f"{_bytes(limit.value.max_bytes)} ({limit.value.source})"),
+    ] + _transfer_note(info, limit.value.max_bytes) if isinstance(limit, Supported) else [
+        ("Maximum transfer", limit.reason),
+    ])
+    out += _section("Command timeouts", info.command_timeouts, lambda t: [("Source", t.source)] + [
+        (e.command, _duration(e.seconds) + _timeout_origin(e)) for e in t.commands])
     out += _section("Compression", info.compression, lambda c: [
         ("Capable", _fmt(c.capable)),
         ("Enabled", _fmt(c.enabled)),
