@@ -53,7 +53,7 @@ from native.errors import (
     UnitAttention,
     check_condition_class,
 )
-from native.iscsi import display_device
+from native.iscsi_url import display_device
 from app.timeouts import ERASE_LONG_TIMEOUT, LONG_COMMANDS, MOTION_TIMEOUT, Timeouts, resolve
 from native.transport import (
     CHECK_CONDITION,

@@ -19,7 +19,7 @@ from native.scsi.inquiry import Inquiry, device_type_name
 from native.scsi.sense import Sense
 from native.scsi.smc import Element, ElementType, move_medium, parse_element_status, read_element_status
 from native.errors import CheckCondition, InvalidParameter, ScsiStatusError, check_condition_class
-from native.iscsi import display_device
+from native.iscsi_url import display_device
 from native.transport import CHECK_CONDITION, GOOD, Transport
 
 PERIPHERAL_CHANGER = 0x08

@@ -19,7 +19,6 @@ has no SCSI devices, so no command has gone through SG_IO on this machine.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import errno
 import glob
 import math
@@ -30,6 +29,7 @@ import time
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Iterator
 
 from native.errors import (
     CommandTimeout,
@@ -40,7 +40,7 @@ from native.errors import (
     TransportError,
     TransportUnavailable,
 )
-from native.iscsi import buffer_address
+from native.buffers import buffer_address
 from native.transport import DEFAULT_TIMEOUT, Buffer, CommandResult, TransferLimit, Transport, WritableBuffer, make_data_in
 
 INSTALL_HINT = "apt-get install libsgutils2-1.46-2"
@@ -208,7 +208,8 @@ WINDOWS_PROTOTYPES: dict[str, tuple[object, list[object]]] = {
 
 
 def library_candidates() -> list[str]:
-    """Library names/paths to try, most specific first."""
+    """Library names/paths to try, most specific first (``find_library``'s answer is ``load``'s last
+    resort: it spawns ldconfig and a compiler)."""
     if sys.platform == "win32":
         dirs = [os.path.dirname(sys.executable), getattr(sys, "_MEIPASS", ""), *os.environ.get("PATH", "").split(os.pathsep)]
         found: list[str] = []
@@ -219,10 +220,18 @@ def library_candidates() -> list[str]:
     names = ["libsgutils2-1.46.so.2", "libsgutils2.so.2"]
     for pattern in ("/usr/lib*/libsgutils2-*.so.*", "/usr/lib/*-linux-gnu/libsgutils2-*.so.*", "/usr/local/lib/libsgutils2*.so*"):
         names.extend(sorted(glob.glob(pattern), reverse=True))
-    found_name = ctypes.util.find_library("sgutils2")
-    if found_name:
-        names.append(found_name)
     return names
+
+
+def _candidates_then_the_system() -> Iterator[str]:
+    """``library_candidates``, then ``find_library``'s answer: asked only when none of them loaded."""
+    candidates = library_candidates()
+    yield from candidates
+    from ctypes.util import find_library  # imports subprocess, runs ldconfig and a compiler: last resort only
+
+    found = find_library("sgutils2") if sys.platform != "win32" else None
+    if found and found not in candidates:
+        yield found
 
 
 @dataclass(frozen=True)
@@ -235,7 +244,7 @@ class SgUtils:
 @lru_cache(maxsize=None)
 def load() -> SgUtils:
     """The process-wide libsgutils2 binding (``TransportUnavailable`` when missing)."""
-    for name in library_candidates():
+    for name in _candidates_then_the_system():
         try:
             lib = ctypes.CDLL(name)
         except OSError:

@@ -9,7 +9,7 @@ import sys
 from app.cli.commands import HELP
 from app.discovery import DeviceEntry, discover, unavailable_transports
 from app.targets import add_target, remove_target
-from native.iscsi import display_device
+from native.iscsi_url import display_device
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
