@@ -207,30 +207,33 @@ WINDOWS_PROTOTYPES: dict[str, tuple[object, list[object]]] = {
 }
 
 
-def library_candidates() -> list[str]:
-    """Library names/paths to try, most specific first (``find_library``'s answer is ``load``'s last
+def library_candidates() -> Iterator[str]:
+    """Library names/paths to try, most specific first, produced as they are tried: the directory
+    scans run only when the usual names do not load (``find_library``'s answer is ``load``'s last
     resort: it spawns ldconfig and a compiler)."""
     if sys.platform == "win32":
         dirs = [os.path.dirname(sys.executable), getattr(sys, "_MEIPASS", ""), *os.environ.get("PATH", "").split(os.pathsep)]
-        found: list[str] = []
         for directory in filter(None, dirs):
             for pattern in ("libsgutils2*.dll", "cygsgutils2*.dll"):
-                found.extend(sorted(glob.glob(os.path.join(directory, pattern)), reverse=True))
-        return found
-    names = ["libsgutils2-1.46.so.2", "libsgutils2.so.2"]
+                yield from sorted(glob.glob(os.path.join(directory, pattern)), reverse=True)
+        return
+    yield from ("libsgutils2-1.46.so.2", "libsgutils2.so.2")
     for pattern in ("/usr/lib*/libsgutils2-*.so.*", "/usr/lib/*-linux-gnu/libsgutils2-*.so.*", "/usr/local/lib/libsgutils2*.so*"):
-        names.extend(sorted(glob.glob(pattern), reverse=True))
-    return names
+        yield from sorted(glob.glob(pattern), reverse=True)
 
 
 def _candidates_then_the_system() -> Iterator[str]:
     """``library_candidates``, then ``find_library``'s answer: asked only when none of them loaded."""
-    candidates = library_candidates()
-    yield from candidates
+    tried = []
+    for name in library_candidates():
+        tried.append(name)
+        yield name
+    if sys.platform == "win32":
+        return
     from ctypes.util import find_library  # imports subprocess, runs ldconfig and a compiler: last resort only
 
-    found = find_library("sgutils2") if sys.platform != "win32" else None
-    if found and found not in candidates:
+    found = find_library("sgutils2")
+    if found and found not in tried:
         yield found
 
 
