@@ -52,3 +52,24 @@ def test_the_timeouts_and_their_source_are_in_text_and_json() -> None:
     assert timeouts["supported"] and timeouts["reported"] and timeouts["source"] == "reported by the drive"
     rewind = next(c for c in timeouts["commands"] if c["command"] == "REWIND")
     assert rewind == {"command": "REWIND", "opcode": 1, "seconds": 10800.0, "default": 10800.0, "recommended": 1200}
+
+
+def test_tape_perf_refuses_an_io_size_the_path_cannot_carry_before_writing() -> None:
+    """The OS/HBA would fail the first WRITE mid-run; the run is refused first, naming what fits."""
+    import pytest
+
+    from app.tapeperf import TapePerfTest
+    from app.tapeperf.params import TapePerfParams
+    from native.errors import InvalidParameter
+    from tests.helpers.faults import FaultyTransport
+
+    path = LimitedPath(TransferLimit(768 << 10, "SCSI host host2: max_sectors 1536 (768 KiB)"))
+    spy = FaultyTransport(path)
+    with TapeDrive(spy) as drive:
+        params = TapePerfParams(direction="write", block_size=256 << 10, io_size=1 << 20, size=8 << 20)
+        with pytest.raises(InvalidParameter) as refused:
+            TapePerfTest(drive, params).run()
+    assert "larger than the largest transfer this path accepts (786,432 bytes; SCSI host host2" in str(refused.value)
+    assert refused.value.hint == "use --io-size 768 KiB or less"
+    sent = {cdb[0] for cdb in spy.calls}
+    assert not sent & {0x0A, 0x10, 0x15, 0x55, 0x01}  # no WRITE, filemark, MODE SELECT, not even a REWIND
