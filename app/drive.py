@@ -9,7 +9,10 @@ a fault-injecting wrapper in tests) and adds SCSI semantics on top:
 * the tape conditions SSC reports through CHECK CONDITION but which are *outcomes*
   of a read or write (filemark, end of data, short block, early warning) are
   returned as flags, never raised, and byte counts come from the sense INFO field,
-  not from the transport residual (tgt gets the residual wrong on these errors).
+  not from the transport residual (tgt gets the residual wrong on these errors);
+* the long commands (REWIND, SPACE, LOCATE, LOAD/UNLOAD, ERASE, WRITE FILEMARKS, READ/WRITE,
+  SEND DIAGNOSTIC) wait as long as the drive itself recommends (REPORT SUPPORTED OPERATION
+  CODES, asked once), never less than tapediag's defaults (``app.timeouts``).
 """
 from __future__ import annotations
 
@@ -54,7 +57,6 @@ from native.errors import (
     check_condition_class,
 )
 from native.iscsi_url import display_device
-from app.timeouts import ERASE_LONG_TIMEOUT, LONG_COMMANDS, MOTION_TIMEOUT, Timeouts, resolve
 from native.transport import (
     CHECK_CONDITION,
     CONDITION_MET,
@@ -66,6 +68,7 @@ from native.transport import (
     Transport,
     WritableBuffer,
 )
+from app.timeouts import ERASE_LONG_TIMEOUT, LONG_COMMANDS, MOTION_TIMEOUT, Timeouts, resolve
 
 T = TypeVar("T")
 
