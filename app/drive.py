@@ -9,7 +9,10 @@ a fault-injecting wrapper in tests) and adds SCSI semantics on top:
 * the tape conditions SSC reports through CHECK CONDITION but which are *outcomes*
   of a read or write (filemark, end of data, short block, early warning) are
   returned as flags, never raised, and byte counts come from the sense INFO field,
-  not from the transport residual (tgt gets the residual wrong on these errors).
+  not from the transport residual (tgt gets the residual wrong on these errors);
+* the long commands (REWIND, SPACE, LOCATE, LOAD/UNLOAD, ERASE, WRITE FILEMARKS, READ/WRITE,
+  SEND DIAGNOSTIC) wait as long as the drive itself recommends (REPORT SUPPORTED OPERATION
+  CODES, asked once), never less than tapediag's defaults (``app.timeouts``).
 """
 from __future__ import annotations
 
@@ -27,6 +30,7 @@ from native.scsi.encryption import PAGE_STATUS as PAGE_ENCRYPTION_STATUS
 from native.scsi.encryption import EncryptionCapabilities, EncryptionStatus
 from native.scsi.logpages import LogPage, SupportedPages, TapeAlertPage, parse_log_page
 from native.scsi.mam import Mam, parse_attribute_list
+from native.scsi.opcodes import SupportedCommands
 from native.scsi.mode import (
     PAGE_ALL,
     PAGE_DATA_COMPRESSION,
@@ -52,7 +56,7 @@ from native.errors import (
     UnitAttention,
     check_condition_class,
 )
-from native.iscsi import display_device
+from native.iscsi_url import display_device
 from native.transport import (
     CHECK_CONDITION,
     CONDITION_MET,
@@ -60,17 +64,14 @@ from native.transport import (
     GOOD,
     STATUS_NAMES,
     CommandResult,
+    TransferLimit,
     Transport,
     WritableBuffer,
 )
+from app.timeouts import ERASE_LONG_TIMEOUT, LONG_COMMANDS, MOTION_TIMEOUT, Timeouts, resolve
 
 T = TypeVar("T")
 
-# Motion commands can take long on a real drive (a full LTO-9 rewind is ~2 min, a
-# long erase many hours); short timeouts there would abort healthy drives.
-MOTION_TIMEOUT = 3 * 3600.0
-ERASE_LONG_TIMEOUT = 24 * 3600.0
-IO_TIMEOUT = 900.0
 
 # ASCs meaning "the device does not implement this" (invalid opcode, invalid
 # field in CDB / parameter list).
@@ -254,6 +255,9 @@ class TapeDrive:
         self._inquiry: Inquiry | None = None
         self.last_sense: Sense | None = None
         self._write_cdbs: dict[tuple[int, int | None], bytes] = {}
+        # The long commands' timeouts: the defaults until the drive has been asked (``command_timeouts``).
+        self._timeouts: Timeouts | None = None
+        self._seconds: dict[int, float] = {op: default for op, (_, default) in LONG_COMMANDS.items()}
 
     @classmethod
     def open(cls, device: str) -> "TapeDrive":
@@ -329,6 +333,67 @@ class TapeDrive:
         inquiry = self._inquiry or self.inquiry()
         if inquiry.device_type != PERIPHERAL_TAPE:
             raise NotATapeDrive(self.device, inquiry.device_type, device_type_name(inquiry.device_type))
+        if self._timeouts is None:
+            self._learn_timeouts(inquiry.product)
+
+    # -- command timeouts: learned once, right after INQUIRY has shown a tape -----------
+
+    def command_timeouts(self) -> Timeouts:
+        """The long commands' timeouts and where they came from (shown by ``info``).
+
+        Learned once per drive object, as soon as the tape gate has seen a tape, so every long
+        command, the first included, gets them. A scripted unit-test transport (no INQUIRY) is
+        not asked and keeps the defaults.
+        """
+        if self._timeouts is None:
+            self.require_tape()
+        if self._timeouts is None:
+            self._timeouts = resolve(None, None, "not asked")
+        return self._timeouts
+
+    def _learn_timeouts(self, product: str) -> None:
+        """REPORT SUPPORTED OPERATION CODES with RCTD=1 (read-only, sent only to a tape); an ILLEGAL
+        REQUEST or an undecodable answer means the generation's defaults. A pending UNIT ATTENTION
+        is consumed and the query repeated (as TEST UNIT READY would), and the sense it leaves is
+        not kept as ``last_sense``: this query is tapediag's, not the caller's."""
+        generation = generation_from_product(product)
+        self._timeouts = resolve(None, generation)  # first: the query below passes the tape gate again
+        saved = self.last_sense
+        report: SupportedCommands | None = None
+        why_not = ""
+        try:
+            for _ in range(4):
+                try:
+                    report = self.supported_commands()
+                    break
+                except UnitAttention:
+                    continue
+            else:
+                why_not = "the drive kept reporting UNIT ATTENTION"
+        except IllegalRequest:
+            why_not = "the drive does not support REPORT SUPPORTED OPERATION CODES"
+        except CheckCondition as err:
+            why_not = f"REPORT SUPPORTED OPERATION CODES failed: {err.message}"
+        except ParseError as err:
+            why_not = f"its REPORT SUPPORTED OPERATION CODES answer could not be decoded: {err.message}"
+        finally:
+            self.last_sense = saved
+        self._timeouts = resolve(report, generation, why_not)
+        self._seconds = self._timeouts.by_opcode()
+
+    def transfer_limit(self) -> TransferLimit | None:
+        """The largest single transfer the OS/HBA path accepts, where the transport can tell (no command is sent)."""
+        return self.transport.transfer_limit()
+
+    def supported_commands(self) -> SupportedCommands:
+        """REPORT SUPPORTED OPERATION CODES, all commands, with their timeouts (asked again with a bigger
+        allocation when the list does not fit)."""
+        alloc = 0x2000
+        report = SupportedCommands.parse(self._data_in(C.report_supported_opcodes(alloc=alloc), alloc))
+        if report.needed > alloc:
+            alloc = min(report.needed, 0x10000)
+            report = SupportedCommands.parse(self._data_in(C.report_supported_opcodes(alloc=alloc), alloc))
+        return report
 
     @property
     def peripheral_type(self) -> int:
@@ -515,7 +580,7 @@ class TapeDrive:
 
     # -- data transfer ------------------------------------------------------------
 
-    def write(self, buf: bytes | bytearray | memoryview, *, block_size: int | None = None, timeout: float = IO_TIMEOUT) -> WriteOutcome:
+    def write(self, buf: bytes | bytearray | memoryview, *, block_size: int | None = None, timeout: float | None = None) -> WriteOutcome:
         """WRITE(6): one variable block of ``len(buf)`` bytes, or fixed blocks.
 
         With ``block_size`` the drive must already be in fixed mode of that size
@@ -527,7 +592,7 @@ class TapeDrive:
             self.require_tape()  # cached with the CDB: the gate costs nothing per write after the first
             cdb = self._write_cdb(size, block_size)
         # The hot path of every write test: a GOOD WRITE is one call and a shared outcome.
-        result = self.transport.execute(cdb, data_out=buf, timeout=timeout)
+        result = self.transport.execute(cdb, data_out=buf, timeout=self._seconds[C.WRITE_6] if timeout is None else timeout)
         if result.status == GOOD:
             return _WRITTEN
         result, sense = self._not_good(cdb, result) if result.status != CONDITION_MET else (result, None)
@@ -555,7 +620,7 @@ class TapeDrive:
         self._write_cdbs[(size, block_size)] = cdb
         return cdb
 
-    def read(self, buffer_or_length: int | WritableBuffer, *, block_size: int | None = None, timeout: float = IO_TIMEOUT) -> ReadOutcome:
+    def read(self, buffer_or_length: int | WritableBuffer, *, block_size: int | None = None, timeout: float | None = None) -> ReadOutcome:
         """READ(6) into a buffer (filled in place) or a new one of the given length."""
         buf = bytearray(buffer_or_length) if isinstance(buffer_or_length, int) else buffer_or_length
         view = memoryview(buf).cast("B") if not isinstance(buf, bytearray) else memoryview(buf)
@@ -568,6 +633,8 @@ class TapeDrive:
         else:
             requested, unit = size, 1
             cdb = C.read6(size)
+        if timeout is None:  # learned at the first command that passes the tape gate: maybe this one
+            timeout = self._seconds[C.READ_6] if self._timeouts is not None else self._long(cdb)
         result, sense = self._execute(cdb, data_in=view, timeout=timeout)
         if sense is None:
             if result.status == CHECK_CONDITION:
@@ -594,7 +661,7 @@ class TapeDrive:
 
     def write_filemarks(self, count: int = 1, *, immed: bool = False) -> WriteOutcome:
         cdb = C.write_filemarks(count, immed=immed)
-        result, sense = self._execute(cdb, timeout=MOTION_TIMEOUT)
+        result, sense = self._execute(cdb, timeout=self._long(cdb))
         if sense is None and result.status != CHECK_CONDITION:
             return WriteOutcome()
         if sense is not None and sense.key == RECOVERED_ERROR:
@@ -605,13 +672,21 @@ class TapeDrive:
 
     # -- positioning ----------------------------------------------------------------
 
+    def _long(self, cdb: bytes, floor: float | None = None) -> float:
+        """A long command's timeout. Read after the tape gate has run for this command: the first
+        long command of a drive object learns the drive's timeouts there (``command_timeouts``)."""
+        self.require_tape()
+        seconds = self._seconds.get(cdb[0], MOTION_TIMEOUT)
+        return max(seconds, floor) if floor is not None else seconds
+
     def rewind(self, *, immed: bool = False) -> None:
-        self._command(C.rewind(immed=immed), timeout=MOTION_TIMEOUT)
+        cdb = C.rewind(immed=immed)
+        self._command(cdb, timeout=self._long(cdb))
 
     def space(self, count: int, kind: C.SpaceCode | int = C.SpaceCode.BLOCKS) -> SpaceOutcome:
         """SPACE; hitting a filemark, BOP or EOD early is an outcome with a residual."""
         cdb = C.space(count, kind)
-        result, sense = self._execute(cdb, timeout=MOTION_TIMEOUT)
+        result, sense = self._execute(cdb, timeout=self._long(cdb))
         if sense is None and result.status != CHECK_CONDITION:
             return SpaceOutcome()
         if sense is not None and sense.key in (NO_SENSE, BLANK_CHECK, RECOVERED_ERROR):
@@ -633,21 +708,26 @@ class TapeDrive:
 
     def locate(self, block: int, *, partition: int | None = None) -> None:
         cdb = C.locate10(block, partition=partition) if block <= 0xFFFFFFFF else C.locate16(block, partition=partition)
-        self._command(cdb, timeout=MOTION_TIMEOUT)
+        self._command(cdb, timeout=self._long(cdb))
 
     def load(self, *, immed: bool = False) -> None:
-        self._command(C.load_unload(load=True, immed=immed), timeout=MOTION_TIMEOUT)
+        cdb = C.load_unload(load=True, immed=immed)
+        self._command(cdb, timeout=self._long(cdb))
 
     def unload(self, *, immed: bool = False) -> None:
-        self._command(C.load_unload(load=False, immed=immed), timeout=MOTION_TIMEOUT)
+        cdb = C.load_unload(load=False, immed=immed)
+        self._command(cdb, timeout=self._long(cdb))
 
-    def self_test(self, timeout: float = 1800.0) -> None:
+    def self_test(self, timeout: float | None = None) -> None:
         """The drive's default self-test (SEND DIAGNOSTIC, SELFTEST=1); raises with the drive's sense if it
-        fails. The drive must be idle; it does not write to the tape. Minutes on some drives, hence the timeout."""
-        self._command(C.send_diagnostic_self_test(), timeout=timeout)
+        fails. The drive must be idle; it does not write to the tape. Minutes on some drives, hence the
+        timeout: the drive's recommendation, at least ``app.timeouts.SELF_TEST_TIMEOUT``."""
+        cdb = C.send_diagnostic_self_test()
+        self._command(cdb, timeout=self._long(cdb) if timeout is None else timeout)
 
     def erase(self, *, long: bool = False, immed: bool = False) -> None:
-        self._command(C.erase(long=long, immed=immed), timeout=ERASE_LONG_TIMEOUT if long else MOTION_TIMEOUT)
+        cdb = C.erase(long=long, immed=immed)
+        self._command(cdb, timeout=self._long(cdb, ERASE_LONG_TIMEOUT if long else None))
 
     # -- logs, density, cartridge memory -----------------------------------------------
 

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Callable, TypeVar
 from native.errors import CheckCondition, HardwareError, IllegalRequest, NotReady, ParseError, UnitAttention
 
 from app.drive import NOT_SUPPORTED, Maybe, Supported, TapeDrive, Unsupported, generation_from_product, is_not_supported
+from app.timeouts import Timeouts
 from native.scsi.asc import asc_text
 from native.scsi.density import density_name, lto_generation
 from native.scsi.devicelogs import (
@@ -55,6 +56,7 @@ from native.scsi.logpages import (
     VolumeStatistics,
 )
 from native.scsi.mam import Mam
+from native.transport import TransferLimit
 from native.scsi.sense import sense_key_name
 from native.scsi.tapealert import CLEANING_FLAGS, Severity
 from native.units import plural
@@ -68,6 +70,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 NO_CARTRIDGE = "no cartridge loaded"
+NO_PATH_LIMIT = "not reported by this path"
 
 
 class Verdict(str, enum.Enum):
@@ -359,6 +362,9 @@ class DriveInfo:
     # Vendor pages 30h-3Eh the drive lists, decoded as its INQUIRY vendor documents them (HP 34h: ``performance``).
     vendor_pages: Maybe[tuple[VendorPage, ...]] = NOT_REPORTED
     wear: Maybe[Wear] = NOT_REPORTED
+    # The path and the timeouts (issue 13): what the OS/HBA lets through, and how long each long command may take.
+    max_transfer: Maybe[TransferLimit] = NOT_REPORTED
+    command_timeouts: Maybe[Timeouts] = NOT_REPORTED
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe form. A section is ``{"supported": false, "reason": ...}`` or
@@ -567,6 +573,9 @@ def gather(drive: TapeDrive) -> DriveInfo:
         # DT device status CRQRD: the drive itself says it must be cleaned (clear evidence, like 0x0C's flag).
         cleaning = Supported(device_status.value.cleaning_required)
 
+    limit = drive.transfer_limit()
+    max_transfer: Maybe[TransferLimit] = Supported(limit) if limit is not None else Unsupported(NO_PATH_LIMIT)
+
     health = assess(tapealerts, write_errors, read_errors, cleaning, evidence=evidence)
     return DriveInfo(
         device=drive.device,
@@ -593,6 +602,8 @@ def gather(drive: TapeDrive) -> DriveInfo:
         encryption=encryption,
         vendor_pages=vendor_pages,
         wear=wear,
+        max_transfer=max_transfer,
+        command_timeouts=Supported(drive.command_timeouts()),
     )
 
 

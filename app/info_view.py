@@ -16,6 +16,7 @@ from typing import Any, Callable, Iterable
 
 from app.drive import NOT_SUPPORTED, Supported, Unsupported
 from app.info import DriveInfo, Verdict
+from app.timeouts import CommandTimeoutEntry
 from app.wear import WearFigure
 
 MiB = 1 << 20
@@ -102,6 +103,45 @@ def _volume_value(name: str, value: int | str) -> str:
     return yes_no(value)
 
 
+def binary_size(n: int) -> str:
+    """A transfer or block size as the OS and the drive state it: "16 MiB", "512 KiB", "1,000 bytes"."""
+    for unit, size in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size and n % size == 0:
+            return f"{n // size:,} {unit}"
+    return _bytes(n)
+
+
+def duration(seconds: float) -> str:
+    """Seconds as a technician reads a timeout: "3 h", "25 min", "90 s"."""
+    if seconds >= 3600 and seconds % 3600 == 0:
+        return f"{seconds / 3600:g} h"
+    if seconds >= 60 and seconds % 60 == 0:
+        return f"{seconds / 60:g} min"
+    return f"{seconds:g} s"
+
+
+def _timeout_origin(entry: CommandTimeoutEntry) -> str:
+    if entry.recommended is None:
+        return ""
+    if entry.recommended < entry.seconds:
+        return f" (tapediag's minimum; the drive recommends {duration(entry.recommended)})"
+    return " (the drive's)"
+
+
+def _path(info: DriveInfo) -> Section:
+    """The path's largest transfer (issue 13): a host that cannot carry the drive's largest block is a
+    classic hidden bottleneck, so it is said beside the limit."""
+    limit = info.max_transfer
+    if not isinstance(limit, Supported):
+        return Section("Path to the drive", (Row("Maximum transfer", limit.reason),))
+    max_bytes = limit.value.max_bytes
+    rows = [Row("Maximum transfer", f"{binary_size(max_bytes)} ({limit.value.source})")]
+    if isinstance(info.block_limits, Supported) and info.block_limits.value.max_block > max_bytes:
+        rows.append(Row("Note", f"below the drive's maximum block ({binary_size(info.block_limits.value.max_block)}): "
+                                f"larger blocks or I/O sizes are refused by the OS/HBA", "warning"))
+    return Section("Path to the drive", tuple(rows))
+
+
 def _section(title: str, section: Any, rows: Callable[[Any], Iterable[Row]], *, expanded: bool = True) -> Section:
     if isinstance(section, Unsupported):
         return Section(title, (Row("", section.reason),), expanded=False)
@@ -133,6 +173,9 @@ def sections(info: DriveInfo) -> list[Section]:
         Row("Maximum block", _bytes(b.max_block)),
         Row("Granularity", _bytes(2 ** b.granularity)),
     ]))
+    out.append(_path(info))
+    out.append(_section("Command timeouts", info.command_timeouts, lambda t: [Row("Source", t.source)] + [
+        Row(e.command, duration(e.seconds) + _timeout_origin(e)) for e in t.commands], expanded=False))
     out.append(_section("Compression", info.compression, lambda c: [
         Row("Capable", yes_no(c.capable)),
         Row("Enabled", yes_no(c.enabled)),

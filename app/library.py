@@ -28,7 +28,7 @@ from native.scsi.smc import (
     read_element_status,
 )
 from native.errors import CheckCondition, IllegalRequest, InvalidParameter, ParseError, ScsiStatusError, check_condition_class
-from native.iscsi import display_device
+from native.iscsi_url import display_device
 from native.transport import CHECK_CONDITION, GOOD, Transport
 from native.units import plural
 

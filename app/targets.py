@@ -13,21 +13,21 @@ where a secret comes from; none of the ways puts it on a command line.
 """
 from __future__ import annotations
 
-import getpass
 import json
 import os
 import sys
-import tempfile
 from dataclasses import asdict, dataclass
-from datetime import datetime, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from urllib.parse import quote
 
 from native.errors import InvalidParameter, ParseError
-from native.iscsi import DEFAULT_PORT, IscsiUrl, display_device
-from native.iscsi_discovery import DiscoveredTarget
+from native.iscsi_url import DEFAULT_PORT, IscsiUrl, display_device
 from native.paths import data_dir
+
+if TYPE_CHECKING:  # what only adding or discovering targets needs is imported there: `devices` starts faster
+    from native.iscsi_discovery import DiscoveredTarget
 
 FILE_NAME = "iscsi_targets.json"
 #: Environment variable holding a CHAP secret (for scripts; not shown by ``ps``).
@@ -71,6 +71,8 @@ def list_targets() -> list[RememberedTarget]:
 def _save(targets: list[RememberedTarget]) -> None:
     path = _path()
     payload = json.dumps({"targets": [t.to_dict() for t in targets]}, indent=2) + "\n"
+    import tempfile
+
     fd, tmp = tempfile.mkstemp(prefix=FILE_NAME, dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
@@ -123,6 +125,8 @@ def _given_secret(url: IscsiUrl, display: str) -> str | None:
         return _read_secret_file(path)
     if sys.stdin is not None and sys.stdin.isatty():
         try:
+            import getpass
+
             return getpass.getpass(f"CHAP secret for {display}: ") or None
         except EOFError:
             return None
@@ -171,6 +175,8 @@ def add_target(url: str) -> RememberedTarget:
         if existing.url == url:
             return existing
     kept = [t for t in targets if t.display != display_device(url)]
+    from datetime import datetime, timezone
+
     entry = RememberedTarget(url, datetime.now(timezone.utc).isoformat(timespec="seconds"))
     _save([*kept, entry])
     return entry

@@ -34,7 +34,7 @@ from app.info import DriveInfo, gather
 from app.paths import create_beside
 from native.scsi import cdb as C
 from native.errors import CheckCondition, InvalidParameter, TapediagError, TransportError
-from native.transport import DEFAULT_TIMEOUT, GOOD, Buffer, CommandResult, Transport, WritableBuffer, make_data_in
+from native.transport import DEFAULT_TIMEOUT, GOOD, Buffer, CommandResult, TransferLimit, Transport, WritableBuffer, make_data_in
 
 #: Queries whose answers may be replayed: they change nothing, so a second identical one would
 #: only repeat the first answer (or, for TapeAlert 2Eh, lose it). TEST UNIT READY and REQUEST
@@ -66,6 +66,9 @@ class OnceTransport(Transport):
         if result.status == GOOD and key[:1] and key[0] in _REPLAYABLE:
             self._answers[key] = bytes(result.data)
         return result
+
+    def transfer_limit(self) -> TransferLimit | None:
+        return self.inner.transfer_limit()
 
     def close(self) -> None:
         self.inner.close()

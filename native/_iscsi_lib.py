@@ -25,7 +25,6 @@ Kept apart from ``native.iscsi`` so the binding facts live in one small place:
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -164,15 +163,21 @@ class Libiscsi:
 
 
 def _open(names: tuple[str, ...]) -> tuple[ctypes.CDLL, str]:
-    candidates = list(names)
-    found = ctypes.util.find_library("iscsi")
-    if found and found not in candidates:
-        candidates.append(found)
-    for name in candidates:
+    """The first of ``names`` that loads; ``find_library`` only when none does: it runs ldconfig
+    and a compiler in subprocesses (tens of ms on every ``tapediag devices``)."""
+    for name in names:
         try:
             return ctypes.CDLL(name), name
         except OSError:
             continue
+    from ctypes.util import find_library  # imports subprocess, runs ldconfig and a compiler: last resort only
+
+    found = find_library("iscsi")
+    if found and found not in names:
+        try:
+            return ctypes.CDLL(found), found
+        except OSError:
+            pass
     raise TransportUnavailable(
         "libiscsi is not installed, so iSCSI targets cannot be reached", hint=INSTALL_HINT
     )

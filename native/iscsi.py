@@ -32,16 +32,16 @@ Decisions that matter for a tape drive (each checked against libiscsi 1.19 + tgt
 """
 from __future__ import annotations
 
-import ctypes
-import ipaddress
 import math
 import os
-import re
 import socket
-from dataclasses import dataclass, field, replace
-from urllib.parse import unquote
+from dataclasses import replace
 
 from native import _iscsi_lib
+# The device-string part lives in ``native.iscsi_url`` (no libiscsi binding, cheap to import); re-exported here.
+from native.iscsi_url import DEFAULT_PORT as DEFAULT_PORT
+from native.iscsi_url import IscsiUrl as IscsiUrl
+from native.iscsi_url import display_device as display_device
 from native.errors import (
     CommandTimeout,
     ConnectionLost,
@@ -58,140 +58,15 @@ from native.transport import (
     make_data_in,
 )
 
-DEFAULT_PORT = 3260
 LOGIN_TIMEOUT = 10  # seconds, for connect + login
 _EMPTY = memoryview(b"")
 _READ6 = 0x08
-
-
-#: Longest host name DNS allows (RFC 1035: 253 characters in text, labels of 1-63).
-MAX_HOST = 253
-_LABEL = re.compile(r"^[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?$")
-
-
-def _authority_split(rest: str) -> tuple[str | None, str]:
-    """``user%secret@host:port/...`` -> (``user%secret``, ``host:port/...``).
-
-    The credentials end at the *last* ``@`` before the first ``/``: a host never
-    contains ``@``, a secret might.
-    """
-    authority, slash, path = rest.partition("/")
-    cred, at, host = authority.rpartition("@")
-    return (cred, host + slash + path) if at else (None, rest)
-
-
-def display_device(device: str) -> str:
-    """The form of a device string that may be shown or recorded: no CHAP secret.
-
-    ``iscsi://user%secret@host/iqn/1`` -> ``iscsi://user@host/iqn/1``; every other
-    string is returned unchanged. This is the one place that decides what of a device
-    string leaves the process (terminal, GUI, history, reports, error messages); the
-    secret itself stays in the transport and in the remembered-targets file (mode 600).
-    Never raises: it also cleans strings that are not valid device strings.
-    """
-    if not device[:8].lower() == "iscsi://":
-        return device
-    cred, rest = _authority_split(device[8:])
-    if cred is None:
-        return device
-    user = cred.partition("%")[0]
-    return f"{device[:8]}{user}@{rest}" if user else f"{device[:8]}{rest}"
-
-
-def _check_host(host: str, bad: InvalidParameter) -> None:
-    """A host name or address libiscsi and the resolver can take, checked before any lookup.
-
-    The resolver's IDNA codec raises UnicodeError on a label over 63 characters
-    (issue 14.10); a bad name is bad input, said in one line.
-    """
-    if len(host) > MAX_HOST:
-        raise InvalidParameter(f"the iSCSI host name is {len(host)} characters long (at most {MAX_HOST})",
-                               hint="use the target's IP address or host name")
-    try:
-        ipaddress.ip_address(host)
-        return
-    except ValueError:
-        pass
-    labels = host[:-1].split(".") if host.endswith(".") else host.split(".")
-    if not all(_LABEL.match(label) for label in labels):
-        raise InvalidParameter(f"'{host[:64]}' is not a valid host name or IP address "
-                               "(letters, digits and '-', labels of 1-63 characters)",
-                               hint=bad.hint)
-
-
-@dataclass(frozen=True)
-class IscsiUrl:
-    """A parsed ``iscsi://`` device string."""
-
-    host: str
-    port: int
-    target: str
-    lun: int
-    user: str | None = None
-    password: str | None = field(default=None, repr=False)  # a CHAP secret: never in a repr or traceback
-
-    @property
-    def portal(self) -> str:
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"{host}:{self.port}"
-
-    @classmethod
-    def parse(cls, url: str) -> "IscsiUrl":
-        bad = InvalidParameter(
-            f"'{display_device(url)[:300]}' is not an iSCSI device string",
-            hint="use iscsi://host[:port]/target-iqn/lun, e.g. iscsi://127.0.0.1/iqn.2004-04.com.example:tape/1",
-        )
-        if not url.startswith("iscsi://"):
-            raise bad
-        cred, rest = _authority_split(url[len("iscsi://"):])
-        user = password = None
-        if cred is not None:
-            user, _, pw = cred.partition("%")
-            password = pw or None
-            if not user:
-                raise bad
-        parts = rest.split("/")
-        if len(parts) != 3 or not all(parts):
-            raise bad
-        hostport, target, lun_text = parts
-        host, port_text = hostport, ""
-        if hostport.startswith("["):  # [v6]:port
-            host, _, tail = hostport[1:].partition("]")
-            port_text = tail[1:] if tail.startswith(":") else ""
-        elif ":" in hostport:
-            host, _, port_text = hostport.rpartition(":")
-        try:
-            port = int(port_text) if port_text else DEFAULT_PORT
-            lun = int(lun_text)
-        except ValueError:
-            raise bad from None
-        if not host or not 0 < port < 65536 or not 0 <= lun < 16384:
-            raise bad
-        _check_host(host, bad)
-        return cls(host, port, unquote(target), lun, user, password)
 
 
 def initiator_name() -> str:
     """``iqn.2026-11.org.tapediag:<hostname>``: stable per machine, so target ACLs work."""
     host = "".join(ch if ch.isalnum() or ch in "-." else "-" for ch in socket.gethostname().lower())
     return f"iqn.2026-11.org.tapediag:{host or 'localhost'}"
-
-
-def buffer_address(buffer: Buffer) -> tuple[int, object]:
-    """Address of a buffer's bytes without copying, plus the object keeping it alive."""
-    if isinstance(buffer, bytes):
-        keep = ctypes.c_char_p(buffer)  # points into the bytes object itself
-        return ctypes.cast(keep, ctypes.c_void_p).value or 0, keep
-    view = memoryview(buffer)
-    if not view.c_contiguous:
-        raise InvalidParameter("data_out buffer must be contiguous")
-    if view.readonly:
-        import numpy  # a read-only export without a copy; numpy is a core dependency
-
-        array = numpy.frombuffer(view.cast("B") if view.format != "B" else view, dtype=numpy.uint8)
-        return int(array.ctypes.data), array
-    shared = (ctypes.c_char * view.nbytes).from_buffer(view.cast("B") if view.format != "B" else view)
-    return ctypes.addressof(shared), shared
 
 
 class IscsiTransport(Transport):

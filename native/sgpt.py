@@ -19,7 +19,6 @@ has no SCSI devices, so no command has gone through SG_IO on this machine.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import errno
 import glob
 import math
@@ -30,6 +29,7 @@ import time
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Iterator
 
 from native.errors import (
     CommandTimeout,
@@ -40,8 +40,8 @@ from native.errors import (
     TransportError,
     TransportUnavailable,
 )
-from native.iscsi import buffer_address
-from native.transport import DEFAULT_TIMEOUT, Buffer, CommandResult, Transport, WritableBuffer, make_data_in
+from native.buffers import buffer_address
+from native.transport import DEFAULT_TIMEOUT, Buffer, CommandResult, TransferLimit, Transport, WritableBuffer, make_data_in
 
 INSTALL_HINT = "apt-get install libsgutils2-1.46-2"
 PERMISSION_HINT = "run as root or add yourself to the 'tape'/'disk' group"
@@ -76,7 +76,14 @@ SAFE_TRANSFER = 1 << 20
 def host_transfer_limit(sys_device: Path) -> int | None:
     """The largest transfer the SCSI host behind a device accepts, from sysfs: ``max_sectors``
     (512-byte units) and ``sg_tablesize`` (segments; a user buffer's pages are not contiguous,
-    so one page each). ``sys_device`` is the node's ``/sys/dev/char/MAJ:MIN/device``. None if unknown."""
+    so one page each). ``sys_device`` is the node's ``/sys/dev/char/MAJ:MIN/device``. None if unknown.
+    The Windows twin is ``native.winstorage.host_transfer_limit``."""
+    found = host_limits(sys_device)
+    return found.max_bytes if found is not None else None
+
+
+def host_limits(sys_device: Path) -> TransferLimit | None:
+    """``host_transfer_limit`` with the sysfs values it came from, for ``info``."""
     try:
         real = sys_device.resolve()
     except OSError:
@@ -84,15 +91,19 @@ def host_transfer_limit(sys_device: Path) -> int | None:
     host = next((p for p in real.parents if p.name.startswith("host") and p.name[4:].isdigit()), None)
     if host is None:
         return None
-    limits = []
-    for name, unit in (("max_sectors", 512), ("sg_tablesize", os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096)):
+    page = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+    limits, parts = [], []
+    for name, unit in (("max_sectors", 512), ("sg_tablesize", page)):
         try:
             value = int((host / "scsi_host" / host.name / name).read_text().strip())
         except (OSError, ValueError):
             continue
         if value > 0:
             limits.append(value * unit)
-    return min(limits) if limits else None
+            parts.append(f"{name} {value} ({_size(value * unit)})")
+    if not limits:
+        return None
+    return TransferLimit(min(limits), f"SCSI host {host.name}: " + ", ".join(parts))
 
 
 def transfer_refused(device: str, err: int, nbytes: int, node_present: bool, limit: int | None) -> Exception | None:
@@ -109,7 +120,10 @@ def transfer_refused(device: str, err: int, nbytes: int, node_present: bool, lim
 
 
 def _size(n: int) -> str:
-    return f"{n // (1 << 20)} MiB" if n % (1 << 20) == 0 else f"{n:,} bytes"
+    for unit, size in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size and n % size == 0:
+            return f"{n // size} {unit}"
+    return f"{n:,} bytes"
 
 
 def transport_failure(device: str, transport_err: int, node_present: bool) -> Exception:
@@ -193,22 +207,34 @@ WINDOWS_PROTOTYPES: dict[str, tuple[object, list[object]]] = {
 }
 
 
-def library_candidates() -> list[str]:
-    """Library names/paths to try, most specific first."""
+def library_candidates() -> Iterator[str]:
+    """Library names/paths to try, most specific first, produced as they are tried: the directory
+    scans run only when the usual names do not load (``find_library``'s answer is ``load``'s last
+    resort: it spawns ldconfig and a compiler)."""
     if sys.platform == "win32":
         dirs = [os.path.dirname(sys.executable), getattr(sys, "_MEIPASS", ""), *os.environ.get("PATH", "").split(os.pathsep)]
-        found: list[str] = []
         for directory in filter(None, dirs):
             for pattern in ("libsgutils2*.dll", "cygsgutils2*.dll"):
-                found.extend(sorted(glob.glob(os.path.join(directory, pattern)), reverse=True))
-        return found
-    names = ["libsgutils2-1.46.so.2", "libsgutils2.so.2"]
+                yield from sorted(glob.glob(os.path.join(directory, pattern)), reverse=True)
+        return
+    yield from ("libsgutils2-1.46.so.2", "libsgutils2.so.2")
     for pattern in ("/usr/lib*/libsgutils2-*.so.*", "/usr/lib/*-linux-gnu/libsgutils2-*.so.*", "/usr/local/lib/libsgutils2*.so*"):
-        names.extend(sorted(glob.glob(pattern), reverse=True))
-    found_name = ctypes.util.find_library("sgutils2")
-    if found_name:
-        names.append(found_name)
-    return names
+        yield from sorted(glob.glob(pattern), reverse=True)
+
+
+def _candidates_then_the_system() -> Iterator[str]:
+    """``library_candidates``, then ``find_library``'s answer: asked only when none of them loaded."""
+    tried = []
+    for name in library_candidates():
+        tried.append(name)
+        yield name
+    if sys.platform == "win32":
+        return
+    from ctypes.util import find_library  # imports subprocess, runs ldconfig and a compiler: last resort only
+
+    found = find_library("sgutils2")
+    if found and found not in tried:
+        yield found
 
 
 @dataclass(frozen=True)
@@ -221,7 +247,7 @@ class SgUtils:
 @lru_cache(maxsize=None)
 def load() -> SgUtils:
     """The process-wide libsgutils2 binding (``TransportUnavailable`` when missing)."""
-    for name in library_candidates():
+    for name in _candidates_then_the_system():
         try:
             lib = ctypes.CDLL(name)
         except OSError:
@@ -421,11 +447,22 @@ class PassThroughTransport(Transport):
             return None
         return Path(f"/sys/dev/char/{os.major(rdev)}:{os.minor(rdev)}/device")
 
+    def transfer_limit(self) -> TransferLimit | None:
+        """The host's maximum transfer: sysfs on Linux, the storage adapter descriptor on Windows
+        (``native.winstorage``, not run on Windows by this project's tests)."""
+        if sys.platform == "win32":
+            from native.winstorage import adapter_limits
+
+            adapter = adapter_limits(self.device)
+            return TransferLimit(adapter.limit, adapter.describe()) if adapter and adapter.limit else None
+        sys_device = self._sys_device()
+        return host_limits(sys_device) if sys_device is not None else None
+
     def _os_error(self, err: int, cdb: bytes = b"", nbytes: int = 0) -> Exception:
         if nbytes > SAFE_TRANSFER:
-            sys_device = self._sys_device()
+            limit = self.transfer_limit()
             refused = transfer_refused(self.device, err, nbytes, self._node_present(),
-                                       host_transfer_limit(sys_device) if sys_device else None)
+                                       limit.max_bytes if limit is not None else None)
             if refused is not None:
                 return refused
         if err == errno.ETIMEDOUT:

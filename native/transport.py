@@ -44,6 +44,16 @@ DEFAULT_TIMEOUT = 60.0
 
 
 @dataclass(frozen=True)
+class TransferLimit:
+    """The largest single data transfer the path to a device accepts (OS and HBA), and where the
+    figure comes from ("SCSI host host2: max_sectors ..."), so ``info`` can show both: a host that
+    caps transfers below the block size is a classic hidden bottleneck."""
+
+    max_bytes: int
+    source: str
+
+
+@dataclass(frozen=True)
 class CommandResult:
     """What came back from one command.
 
@@ -85,6 +95,10 @@ class Transport(abc.ABC):
         the two is non-empty. Raises only ``TransportError`` subclasses (or
         ``DeviceNotFound`` / ``DevicePermissionDenied`` at open time).
         """
+
+    def transfer_limit(self) -> TransferLimit | None:
+        """The path's maximum transfer, where the OS reports one; None: this path reports none."""
+        return None
 
     @property
     def emulator_lag(self) -> float | None:

@@ -99,3 +99,14 @@ def test_info_on_tgt_shows_unsupported_sections(drive: TapeDrive) -> None:
 def test_request_sense_on_tgt(drive: TapeDrive) -> None:
     sense = drive.request_sense()
     assert sense.key_name == "NO SENSE" and not sense.descriptor_format
+
+
+def test_tgt_lists_its_commands_without_timeout_values_so_the_defaults_apply(drive: TapeDrive) -> None:
+    """tgt answers REPORT SUPPORTED OPERATION CODES with RCTD, but every timeout is 0 (not specified)."""
+    report = drive.supported_commands()
+    rewind = report.find(0x01)
+    assert rewind is not None and rewind.timeouts is not None and rewind.timeouts.recommended == 0
+    timeouts = drive.command_timeouts()
+    assert not timeouts.reported
+    assert timeouts.source == "tapediag's defaults (the drive reports every timeout as 0, not specified)"
+    assert all(e.seconds == e.default for e in timeouts.commands)

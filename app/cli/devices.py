@@ -13,7 +13,7 @@ from app.cli.commands import HELP
 from app.discovery import DeviceEntry, discover, unavailable_transports
 from app.library_discovery import LibraryEntry, discover_libraries
 from app.targets import add_target, remove_target
-from native.iscsi import display_device
+from native.iscsi_url import display_device
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -27,7 +27,7 @@ from typing import Any, Callable, Iterator
 
 from app.events import Event, EventSink, Sample, SampleBatch, discard
 from native.errors import Cancelled, InvalidParameter, SafetyRefusal
-from native.iscsi import display_device
+from native.iscsi_url import display_device
 
 from .store import History, HistoryError
 

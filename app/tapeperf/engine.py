@@ -34,7 +34,7 @@ from app.tapeperf.params import TapePerfParams
 from app.tapeperf.rated import rated
 from app.tapeperf.results import MB, PhaseResult, SampleLog, TapePerfResult, summarize
 from native import sldc
-from native.errors import CommandTimeout, ConnectionLost, DataProtect, DeviceError, SafetyRefusal
+from native.errors import CommandTimeout, ConnectionLost, DataProtect, DeviceError, InvalidParameter, SafetyRefusal
 
 PUBLISH_INTERVAL = 0.1  # seconds: samples reach the sink at 10 Hz or more
 
@@ -111,6 +111,7 @@ class TapePerfTest:
         drive.wait_ready(timeout=300.0)  # consumes the UNIT ATTENTION a fresh load leaves behind
         limits = supported(drive.read_block_limits)
         p.validate(limits.value if limits else None)  # refuse what the drive cannot do before saying anything
+        _check_path_limit(drive, p)  # and what the OS/HBA would refuse mid-run (issue 13.2)
         try:
             result.generation = drive.generation()
         except DeviceError:
@@ -440,3 +441,21 @@ class TapePerfTest:
 
 
 __all__ = ["TapePerfTest", "PUBLISH_INTERVAL"]
+
+
+def _check_path_limit(drive: TapeDrive, p: TapePerfParams) -> None:
+    """Refuse an I/O size larger than the path's maximum transfer before anything is written: the OS or
+    the HBA would fail the first WRITE (EINVAL/EIO), mid-run and easily mistaken for a dead drive. The
+    hint names the largest I/O size that fits (a whole number of blocks in fixed mode)."""
+    limit = drive.transfer_limit()
+    if limit is None or p.io_size <= limit.max_bytes:
+        return
+    unit = p.block_size if p.mode == "fixed" else 1
+    fits = limit.max_bytes // unit * unit
+    largest = f"{fits // 1024} KiB" if fits % 1024 == 0 else f"{fits:,} bytes"
+    if not fits:
+        hint = f"the block size alone ({p.block_size:,} bytes) is larger than this path can carry"
+    else:
+        hint = f"use --io-size {largest} or less" if p.mode == "fixed" else f"use a block size of {largest} or less"
+    raise InvalidParameter(f"the I/O size ({p.io_size:,} bytes) is larger than the largest transfer this path accepts "
+                           f"({limit.max_bytes:,} bytes; {limit.source}); nothing was written", hint=hint)

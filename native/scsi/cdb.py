@@ -35,6 +35,7 @@ MODE_SENSE_10 = 0x5A
 READ_ATTRIBUTE = 0x8C
 LOCATE_16 = 0x92
 SECURITY_PROTOCOL_IN = 0xA2
+MAINTENANCE_IN = 0xA3
 
 OPCODE_NAMES = {
     TEST_UNIT_READY: "TEST UNIT READY",
@@ -61,6 +62,7 @@ OPCODE_NAMES = {
     SECURITY_PROTOCOL_IN: "SECURITY PROTOCOL IN",
     0xA5: "MOVE MEDIUM",  # SMC-3, changers only (native/scsi/smc.py)
     0xB8: "READ ELEMENT STATUS",
+    MAINTENANCE_IN: "REPORT SUPPORTED OPERATION CODES",  # the only MAINTENANCE IN service action tapediag sends
 }
 
 MAX_24 = 0xFFFFFF
@@ -280,3 +282,15 @@ def security_protocol_in(protocol: int, specific: int, *, alloc: int = 0x2000) -
     """SECURITY PROTOCOL IN (12 bytes): reads a security page; it changes nothing on the drive or the tape."""
     return (bytes([SECURITY_PROTOCOL_IN, _check(protocol, 0, 255, "security protocol")]) + _u(specific, 2, "protocol specific")
             + bytes([0, 0]) + _u(alloc, 4, "allocation length") + bytes([0, 0]))
+
+
+#: MAINTENANCE IN service action REPORT SUPPORTED OPERATION CODES (SPC-4).
+SA_REPORT_SUPPORTED_OPCODES = 0x0C
+
+
+def report_supported_opcodes(*, timeouts: bool = True, alloc: int = 0x2000) -> bytes:
+    """REPORT SUPPORTED OPERATION CODES (MAINTENANCE IN A3h/0Ch, 12 bytes, SPC-4), reporting options 000b:
+    every command the device supports, with RCTD=1 each one's command timeouts descriptor. A query: it
+    changes nothing on the device, so a read-only session may send it."""
+    return (bytes([MAINTENANCE_IN, SA_REPORT_SUPPORTED_OPCODES, int(timeouts) << 7, 0, 0, 0])
+            + _u(alloc, 4, "allocation length") + bytes([0, 0]))

@@ -6,6 +6,8 @@ against its part of SSC / SPC on its own.
 """
 from __future__ import annotations
 
+from typing import Callable
+
 from native.transport import Buffer
 from native.virtual import health, pages
 from native.virtual.cartridge import Cartridge
@@ -28,6 +30,7 @@ class DriveBase:
     load: dict[str, int]  # host/tape bytes written/read since this cartridge was loaded
     tapealert: set[int]
     life: health.DriveLife  # the drive's own lifetime state (drive-wide log pages)
+    _handlers: dict[int, Callable[[bytes, Buffer | None, memoryview], int]]  # opcode -> handler (what RSOC lists)
     serial: str
     naa: int
     _t: float  # model time the current command arrived

@@ -93,7 +93,7 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
             0x19: self._erase, 0x1B: self._load_unload, 0x2B: self._locate, 0x92: self._locate,
             0x34: self._read_position, 0x44: self._report_density, 0x4D: self._log_sense,
             0x8C: self._read_attribute, 0x91: self._space16, 0xA2: self._security_protocol_in,
-            0x1D: self._send_diagnostic,
+            0x1D: self._send_diagnostic, 0xA3: self._maintenance_in,
         }
 
     def _send_diagnostic(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:

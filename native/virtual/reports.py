@@ -10,13 +10,20 @@ import struct
 from typing import Callable
 
 from native.transport import Buffer
-from native.virtual import health, pages, vendorpages
+from native.virtual import health, opcodes, pages, vendorpages
 from native.virtual.base import DriveBase
 from native.virtual.sense import invalid_field
 from native.virtual.specs import DENSITY
 
 
 class ReportCommands(DriveBase):
+    def _maintenance_in(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
+        """MAINTENANCE IN: only REPORT SUPPORTED OPERATION CODES, all commands (reporting options 000b)."""
+        if cdb[1] & 0x1F != opcodes.SA_REPORT_SUPPORTED_OPCODES or cdb[2] & 0x07:
+            raise invalid_field()
+        report = opcodes.supported_commands(self._handlers, timeouts=bool(cdb[2] & 0x80))
+        return self._reply(report.to_bytes(), struct.unpack_from(">I", cdb, 6)[0], buf)
+
     def _report_density(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
         media, medium_type = cdb[1] & 0x01, cdb[1] & 0x02
         alloc = struct.unpack_from(">H", cdb, 7)[0]

@@ -26,7 +26,7 @@ from typing import Callable
 
 from native.scsi.sense import build_fixed
 from native.errors import CommandTimeout, ConnectionLost
-from native.transport import BUSY, CHECK_CONDITION, DEFAULT_TIMEOUT, GOOD, CommandResult, Transport, make_data_in
+from native.transport import BUSY, CHECK_CONDITION, DEFAULT_TIMEOUT, GOOD, CommandResult, TransferLimit, Transport, make_data_in
 
 
 @dataclass(frozen=True)
@@ -142,6 +142,9 @@ class FaultyTransport(Transport):
     @property
     def scripted_peripheral_type(self) -> int | None:
         return getattr(self.inner, "scripted_peripheral_type", None)
+
+    def transfer_limit(self) -> TransferLimit | None:
+        return self.inner.transfer_limit()
 
     def close(self) -> None:
         self.inner.close()

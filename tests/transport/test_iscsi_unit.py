@@ -1,6 +1,8 @@
 """IscsiTransport pieces that need no target: URL syntax, the libiscsi binding, errors."""
 from __future__ import annotations
 
+import ctypes.util
+
 import ctypes
 import shutil
 import subprocess
@@ -131,7 +133,7 @@ def test_task_layout_matches_installed_headers(tmp_path: Path) -> None:
 
 
 def test_missing_library_is_transport_unavailable(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_iscsi_lib.ctypes.util, "find_library", lambda name: None)
+    monkeypatch.setattr(ctypes.util, "find_library", lambda name: None)
     monkeypatch.setattr(_iscsi_lib, "LIBRARY_NAMES", ("libiscsi-not-here.so.99",))
     _iscsi_lib.load.cache_clear()
     try:

@@ -7,6 +7,8 @@ non-SCSI node fails with the mapped error.
 """
 from __future__ import annotations
 
+import ctypes.util
+
 import os
 import stat
 import sys
@@ -104,10 +106,27 @@ def test_command_on_a_non_scsi_node_maps_the_os_error(monkeypatch: pytest.Monkey
 
 def test_missing_library_is_transport_unavailable(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sgpt, "library_candidates", lambda: ["libsgutils2-not-here.so.9"])
+    monkeypatch.setattr(ctypes.util, "find_library", lambda name: None)  # the last resort finds nothing either
     sgpt.load.cache_clear()
     try:
         with pytest.raises(TransportUnavailable) as info:
             PassThroughTransport("/dev/nst0")
         assert "apt-get install libsgutils2-1.46-2" in str(info.value)
+    finally:
+        sgpt.load.cache_clear()
+
+
+def test_the_system_search_is_the_last_resort_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``find_library`` spawns ldconfig and a compiler: not run when a known name loads (start-up, issue 13.4)."""
+    asked: list[str] = []
+    monkeypatch.setattr(ctypes.util, "find_library", lambda name: asked.append(name))
+    sgpt.load.cache_clear()
+    try:
+        sgpt.load()
+        assert asked == []
+        monkeypatch.setattr(sgpt, "library_candidates", lambda: ["libsgutils2-not-here.so.9"])
+        monkeypatch.setattr(ctypes.util, "find_library", lambda name: asked.append(name) or "libsgutils2-1.46.so.2")
+        sgpt.load.cache_clear()
+        assert sgpt.load().path == "libsgutils2-1.46.so.2" and asked == ["sgutils2"]
     finally:
         sgpt.load.cache_clear()

@@ -93,3 +93,17 @@ def test_a_hard_driver_status_once_the_node_is_gone_is_a_vanished_drive() -> Non
     assert isinstance(transport_failure("/dev/nst0", 0x0007, node_present=False), ConnectionLost)
     still_there = transport_failure("/dev/nst0", 0x0007, node_present=True)
     assert isinstance(still_there, TransportError) and not isinstance(still_there, ConnectionLost)
+
+
+def test_the_host_limit_names_the_sysfs_values_it_came_from(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from native.sgpt import host_limits
+
+    host = tmp_path / "devices" / "pci0000:00" / "host2"
+    device = host / "target2:0:0" / "2:0:0:0"
+    device.mkdir(parents=True)
+    (host / "scsi_host" / "host2").mkdir(parents=True)
+    (host / "scsi_host" / "host2" / "max_sectors").write_text("1024\n")  # 512 KiB
+    (host / "scsi_host" / "host2" / "sg_tablesize").write_text("not a number\n")  # unreadable: left out
+    limit = host_limits(device)
+    assert limit is not None and limit.max_bytes == 512 << 10
+    assert limit.source == "SCSI host host2: max_sectors 1024 (512 KiB)"

@@ -29,3 +29,20 @@ def test_help_and_devices_import_only_their_own_command() -> None:
         assert not {"app.tapeperf", "app.history", "app.disk", "app.scan", "app.assess"} & modules, args
     assert "app.discovery" in _imported("devices", "--no-probe")  # the command's own module did run
     assert "app.discovery" not in _imported("--help")
+
+
+def test_devices_does_not_import_the_iscsi_transport_or_spawn_a_library_search() -> None:
+    """Listing devices loads libsgutils2 and libiscsi to say which transports work, but needs neither
+    the iSCSI transport module nor ``ctypes.util`` (its ``find_library`` runs ldconfig and a compiler)."""
+    from native import _iscsi_lib, sgpt
+    from native.errors import TransportUnavailable
+
+    try:
+        found_by_name = sgpt.load().path.startswith("libsgutils2") and _iscsi_lib.load().path in _iscsi_lib.LIBRARY_NAMES
+    except TransportUnavailable:
+        found_by_name = False  # a missing library is searched for with find_library: that is its job
+    modules = _imported("devices")
+    assert "app.discovery" in modules and "native.sgpt" in modules and "native._iscsi_lib" in modules
+    assert not {"native.iscsi", "native.iscsi_discovery", "socket"} & modules
+    if found_by_name:
+        assert not {"ctypes.util", "subprocess"} & modules

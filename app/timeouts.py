@@ -1,0 +1,95 @@
+"""How long tapediag waits for each long tape command: the drive's own recommendation where it gives one.
+
+Why: a timeout shorter than the drive needs aborts a healthy drive mid-command (the tape position
+is then unknown), and how long a rewind, a locate or an erase may take grows with each generation's
+tape length. SPC-4's REPORT SUPPORTED OPERATION CODES with RCTD=1 lets a drive state, per command,
+a RECOMMENDED COMMAND TIMEOUT (``native.scsi.opcodes``); tapediag uses it for the long commands,
+never below its own defaults (the floor): a drive that recommends less gets the default, since a
+figure too short costs an aborted command and a figure too long costs nothing on a healthy drive.
+
+The defaults are the same for every LTO generation (generous enough for the longest tape); a
+drive that reports nothing gets them, labelled with the generation they were applied to.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from native.scsi.opcodes import SupportedCommands
+
+# Motion commands can take long on a real drive (a full LTO-9 rewind is ~2 min, a
+# long erase many hours); short timeouts there would abort healthy drives.
+MOTION_TIMEOUT = 3 * 3600.0
+ERASE_LONG_TIMEOUT = 24 * 3600.0
+IO_TIMEOUT = 900.0
+SELF_TEST_TIMEOUT = 1800.0  # SEND DIAGNOSTIC's default self-test: minutes on some drives
+
+#: The long commands tapediag sends, each with its default (the floor). ERASE's default is a short
+#: erase's; a long erase floors at ``ERASE_LONG_TIMEOUT`` (the drive reports one figure per opcode).
+LONG_COMMANDS: dict[int, tuple[str, float]] = {
+    0x01: ("REWIND", MOTION_TIMEOUT),
+    0x11: ("SPACE(6)", MOTION_TIMEOUT),
+    0x2B: ("LOCATE(10)", MOTION_TIMEOUT),
+    0x92: ("LOCATE(16)", MOTION_TIMEOUT),
+    0x1B: ("LOAD UNLOAD", MOTION_TIMEOUT),
+    0x19: ("ERASE(6)", MOTION_TIMEOUT),
+    0x10: ("WRITE FILEMARKS(6)", MOTION_TIMEOUT),
+    0x08: ("READ(6)", IO_TIMEOUT),
+    0x0A: ("WRITE(6)", IO_TIMEOUT),
+    0x1D: ("SEND DIAGNOSTIC", SELF_TEST_TIMEOUT),
+}
+
+REPORTED = "reported by the drive"
+
+
+@dataclass(frozen=True)
+class CommandTimeoutEntry:
+    """One long command: the seconds tapediag waits, its default, and the drive's recommendation
+    (None when the drive did not report one, or reported 0 = "not specified")."""
+
+    command: str
+    opcode: int
+    seconds: float
+    default: float
+    recommended: int | None
+
+
+@dataclass(frozen=True)
+class Timeouts:
+    """The long commands' timeouts for one drive. ``reported``: at least one came from the drive;
+    ``source`` says so in words ("reported by the drive", "LTO-9 defaults (...)")."""
+
+    reported: bool
+    source: str
+    commands: tuple[CommandTimeoutEntry, ...]
+
+    def seconds(self, opcode: int, floor: float | None = None) -> float:
+        """The timeout for ``opcode``: the drive's recommendation, never below ``floor`` (default: the command's default)."""
+        for entry in self.commands:
+            if entry.opcode == opcode:
+                return max(entry.seconds, floor or 0.0)
+        return floor if floor is not None else LONG_COMMANDS[opcode][1]
+
+    def by_opcode(self) -> dict[int, float]:
+        return {entry.opcode: entry.seconds for entry in self.commands}
+
+
+def defaults_label(generation: int | None) -> str:
+    return f"LTO-{generation} defaults" if generation else "tapediag's defaults"
+
+
+def resolve(report: SupportedCommands | None, generation: int | None, why_not: str = "") -> Timeouts:
+    """The timeouts for a drive that answered ``report`` (None: it could not, ``why_not`` says why)."""
+    entries = []
+    for opcode, (name, default) in LONG_COMMANDS.items():
+        found = report.find(opcode) if report is not None else None
+        recommended = found.timeouts.recommended if found is not None and found.timeouts is not None else 0
+        entries.append(CommandTimeoutEntry(name, opcode, max(default, float(recommended)), default, recommended or None))
+    reported = any(entry.recommended is not None for entry in entries)
+    if reported:
+        source = REPORTED
+    else:
+        if report is not None:
+            why_not = ("the drive lists its commands without timeouts" if not any(c.timeouts for c in report.commands)
+                       else "the drive reports every timeout as 0, not specified")
+        source = defaults_label(generation) + (f" ({why_not})" if why_not else "")
+    return Timeouts(reported, source, tuple(entries))
