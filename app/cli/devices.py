@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import textwrap
 
 import sys
 
@@ -10,13 +11,16 @@ from app.cli.commands import HELP
 from app.discovery import DeviceEntry, discover, unavailable_transports
 from app.targets import add_target, remove_target
 from native.iscsi import display_device
+from native.virtual.options import options_help
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "devices", help=HELP["devices"],
-        description="List the tape drives tapediag can reach. iSCSI targets cannot be discovered: "
-        "add them once with --add-iscsi and they are listed (and probed) from then on.",
+        # Pre-wrapped: the raw formatter keeps the options table of the epilog as laid out.
+        description=textwrap.fill("List the tape drives tapediag can reach. iSCSI targets cannot be discovered: "
+                                  "add them once with --add-iscsi and they are listed (and probed) from then on.", 79),
+        epilog=options_help(), formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--json", action="store_true", help="print the list as JSON")
     parser.add_argument("--add-iscsi", metavar="URL",
