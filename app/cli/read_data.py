@@ -27,7 +27,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    params = ReadDataParams(args.dir, streams=args.streams, buffer_size=args.buffer, direct=args.direct,
-                            evict=not args.no_evict)
+    params = ReadDataParams.from_values({"target": args.dir, "streams": args.streams, "buffer_size": args.buffer,
+                                         "direct": args.direct, "evict": not args.no_evict})
     test = ReadDataTest(params)
-    return run_disk_test(args, "read-data", test.run)
+    return run_disk_test(args, "read-data", params.to_dict(), test.run)
