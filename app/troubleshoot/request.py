@@ -54,7 +54,13 @@ def parse_rate(text: str) -> float:
 def parse_figure(text: str) -> float | RunRef:
     """A figure: MB/s ('154', '154 MB/s') or a history run ('run 12', '#12')."""
     m = re.fullmatch(r"\s*(?:run\s*|#)(\d+)\s*", text.lower())
-    return RunRef(int(m.group(1))) if m else parse_rate(text)
+    if m:
+        return RunRef(int(m.group(1)))
+    try:
+        float(text.strip().lower().removesuffix("mb/s").strip())
+    except ValueError:
+        raise InvalidParameter(f"{text!r} is neither MB/s nor 'run N'") from None
+    return parse_rate(text)
 
 
 def parse_file_count(text: str) -> int:

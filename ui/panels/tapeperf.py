@@ -6,6 +6,8 @@ from typing import Any
 
 from PySide6.QtWidgets import QCheckBox, QLabel, QVBoxLayout
 
+from app.tapeperf import TapePerfParams
+from app.tapeperf.session import CartridgeCheck
 from ui import engines
 from ui.panels.testpanel import TestPanel, combo
 from ui.widgets import ValidatedField
@@ -43,8 +45,6 @@ class TapePerfPanel(TestPanel):
         self.device_label = QLabel("Select a tape drive in the device list.")
         self.device_label.setWordWrap(True)
         layout.addWidget(self.device_label)
-        if not engines.available("app.tapeperf"):
-            layout.addWidget(QLabel("<b>The tape performance engine is not available in this build.</b>"))
 
     def set_device(self, device: str | None) -> None:
         if device != self.device:
@@ -84,8 +84,11 @@ class TapePerfPanel(TestPanel):
         if variable:
             self.fields["io_size"].setText(self.fields["block_size"].text())
 
-    def make_params(self) -> Any:
-        return engines.tapeperf_params(self.values())
+    def make_params(self) -> TapePerfParams:
+        values = self.values()
+        if values["mode"] == "variable":
+            del values["io_size"]  # disabled: one block per command, the conversion's variable-mode default
+        return engines.tapeperf_params(values)
 
     def confirm_text(self, params: Any) -> str:
         from ui.format import human_bytes, human_duration, human_size
@@ -123,7 +126,7 @@ class TapePerfPanel(TestPanel):
         self._probe_seq = getattr(self, "_probe_seq", 0) + 1
         seq = self._probe_seq
         return self.workers.submit(Job(device, "cartridge check", lambda job: engines.tapeperf_probe(device, params),
-                                       on_done=lambda state: self._probed(state) if self._current_probe(seq) else None,
+                                       on_done=lambda check: self._probed(check) if self._current_probe(seq) else None,
                                        on_error=lambda err: self._probe_failed(err) if self._current_probe(seq)
                                        else None))
 
@@ -132,10 +135,11 @@ class TapePerfPanel(TestPanel):
         drive selected since, or Back and Next again) would describe another cartridge."""
         return seq == self._probe_seq
 
-    def _probed(self, state: dict) -> None:
-        self.refusal = state["refusal"]  # the engine's decision (app.tapeperf.safety.decide)
+    def _probed(self, check: CartridgeCheck) -> None:
+        self.refusal = check.refusal  # the engine's decision (app.tapeperf.safety.decide)
         if self.refusal is None:
-            written = f" (MAM: {state['mam_mb_written']:,} MB written in its life)" if state["mam_mb_written"] else ""
+            mb = check.state.mam_mb_written
+            written = f" (MAM: {mb:,} MB written in its life)" if mb else ""
             self.found_label.setText(f"Checked: the cartridge is blank at the start of the tape{written}.")
             return
         self.show_refusal(self.refusal)
