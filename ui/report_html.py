@@ -92,8 +92,9 @@ def body_html(report: Report, image_size: tuple[int, int]) -> str:
                      "application achieved (HP Data Protector performance white paper, “Finding bottlenecks”).</p>")
         for section in report.bottlenecks:
             parts.append(SPACER + f"<h3>{_e(section.direction)} — bottleneck determination</h3>")
-            rows = [(f"{i}. {r.test}", r.mb_s, r.bottleneck, "" if r.source == "entered" else r.source)
-                    for i, r in enumerate(section.rows, 1)]
+            rows: list[tuple[str, ...]] = [(f"{i}. {r.test}", r.mb_s, r.bottleneck,
+                                             "" if r.source == "entered" else r.source)
+                                            for i, r in enumerate(section.rows, 1)]
             parts.append(_grid(("Test", "Performance (MB/s)", "Bottleneck?", "Source"), rows, numeric=(1,),
                                highlight={i for i, r in enumerate(section.rows) if r.is_bottleneck},
                                widths=(42, 18, 20, 20)))

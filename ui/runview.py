@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.events import Message, PhaseFinished, PhaseStarted, Progress, RatedRates, SampleBatch
+from app.events import Message, PhaseFinished, PhaseStarted, Progress, RatedRates, Sample, SampleBatch
 from ui.format import human_bytes, human_duration, human_rate
 from ui.plot import PHASE_LABELS, ThroughputPlot
 from ui.worker import Job
@@ -171,7 +171,7 @@ class RunView(QWidget):
         if self.job is None:
             return
         events = self.job.drain()
-        samples = []
+        samples: list[Sample] = []
         for event in events:
             self.events_seen += 1
             if isinstance(event, SampleBatch):

@@ -165,6 +165,7 @@ def _density_as_named(section: dict) -> dict:
     """``density_code`` 96 + ``density_name`` LTO-9 -> ``density`` "LTO-9 (0x60)", as the CLI
     prints it: a bare 96 reads as a decimal count."""
     code, name = section.get("density_code"), section.get("density_name")
+    density: str | None
     if isinstance(code, int):
         density = f"{name} (0x{code:02X})" if name else f"0x{code:02X}"
     else:

@@ -60,11 +60,11 @@ class TapePerfPanel(TestPanel):
         self.add_field("pattern", "Data pa&ttern:",
                        ValidatedField(engines.check_pattern, "2:1"),
                        "random, zeros, or N:1 — the ratio the drive's own compressor (SLDC) will achieve")
-        self.add_field("block_size", "Bloc&k size:", ValidatedField(engines.check_tape_size, "256K"),
-                       "bytes per tape block, e.g. 256K, 1M")
-        self.add_field("mode", "Block &mode:", combo([("Fixed", "fixed"), ("Variable", "variable")]))
-        self.add_field("io_size", "&I/O size:", ValidatedField(engines.check_tape_size, "1M"),
-                       "bytes per WRITE/READ command (a multiple of the block size in fixed mode)")
+        self.block_field = self.add_field("block_size", "Bloc&k size:", ValidatedField(engines.check_tape_size, "256K"),
+                                          "bytes per tape block, e.g. 256K, 1M")
+        self.mode_field = self.add_field("mode", "Block &mode:", combo([("Fixed", "fixed"), ("Variable", "variable")]))
+        self.io_field = self.add_field("io_size", "&I/O size:", ValidatedField(engines.check_tape_size, "1M"),
+                                       "bytes per WRITE/READ command (a multiple of the block size in fixed mode)")
         self.add_field("size", "&Amount of data:", ValidatedField(engines.check_amount, "32G"),
                        "how much to write (32G) or for how long (90s, 10min)")
         self.add_field("filemarks_every", "Fi&lemark every:", ValidatedField(engines.check_tape_size_or_zero, "0"),
@@ -74,15 +74,15 @@ class TapePerfPanel(TestPanel):
         self.add_field("start", "&Start at:", combo([("Beginning of tape (overwrite)", "bot"),
                                                       ("End of data (append)", "eod")]))
         self.add_field("verify", "", QCheckBox("&Verify data read back against what was written"))
-        self.fields["mode"].currentIndexChanged.connect(self._mode_changed)
+        self.mode_field.currentIndexChanged.connect(self._mode_changed)
         self._mode_changed()
 
     def _mode_changed(self, *_: object) -> None:
         # In variable-block mode every command moves one block: the I/O size is the block size.
-        variable = self.fields["mode"].currentData() == "variable"
-        self.fields["io_size"].setEnabled(not variable)
+        variable = self.mode_field.currentData() == "variable"
+        self.io_field.setEnabled(not variable)
         if variable:
-            self.fields["io_size"].setText(self.fields["block_size"].text())
+            self.io_field.setText(self.block_field.text())
 
     def make_params(self) -> TapePerfParams:
         values = self.values()

@@ -97,9 +97,9 @@ class TroubleshootPanel(WizardPanel):
         for text, data in (("Unknown", None), ("Yes: millions of small files", True), ("No", False)):
             self.small_files.addItem(text, data)
         self.os = QComboBox()  # the white paper's advice differs by OS (Table 6)
-        for text, data in (("Unknown", None), ("Windows", "windows"), ("Linux", "linux"), ("UNIX", "unix"),
-                           ("Other", "other")):
-            self.os.addItem(text, data)
+        for text, os_name in (("Unknown", None), ("Windows", "windows"), ("Linux", "linux"), ("UNIX", "unix"),
+                              ("Other", "other")):
+            self.os.addItem(text, os_name)
         form.addRow("Parallel &streams:", self.fields["streams"])
         form.addRow("Bloc&k size:", self.fields["block_size"])
         form.addRow("&Network link:", self.fields["network"])
