@@ -269,6 +269,21 @@ def check_tape_size_or_zero(text: str) -> int:
     return parse_tape_size(text or "0", "filemark interval")
 
 
+def check_host_rate(text: str) -> float | None:
+    """``--host-rate`` as typed (bytes/s: '50MB'); blank: no throttle."""
+    return TapePerfParams.from_text({"host_rate": text}).host_rate_limit if text.strip() else None
+
+
+def check_seed(text: str) -> int:
+    """``--seed``; blank: 0."""
+    return TapePerfParams.from_text({"seed": text}).seed if text.strip() else 0
+
+
+def check_history_size(text: str) -> int | None:
+    """``--history-size`` (1K, 16K); blank: from the generation."""
+    return TapePerfParams.from_text({"history": text}).history if text.strip() else None
+
+
 def check_amount(text: str) -> tuple[int | None, float | None]:
     """A test size ('32G') or a duration ('90s', '10min'), as the CLI's --size takes it."""
     return parse_amount(text)

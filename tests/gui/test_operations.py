@@ -51,18 +51,19 @@ def test_tape_perf_gui_and_cli_make_equal_params(qtbot, window) -> None:  # type
     cli = params_from_args(_cli_args(["tape-perf", "virtual:lto9", "--pattern", "3:1", "--block-size", "128K",
                                       "--io-size", "512K", "--size", "90s", "--filemarks-every", "64M",
                                       "--compression", "on", "--direction", "write,read", "--start", "eod",
-                                      "--verify"]))
+                                      "--verify", "--host-rate", "50MB", "--seed", "7", "--history-size", "1K"]))
     panel = window.show_panel("tapeperf")
     panel.apply_values({"direction": "write+read", "pattern": "3:1", "block_size": "128K", "mode": "fixed",
                         "io_size": "512K", "size": "90s", "filemarks_every": "64M", "compression": "on",
-                        "start": "eod", "verify": True})
+                        "start": "eod", "verify": True, "host_rate": "50MB", "seed": "7", "history": "1K"})
     assert panel.make_params().to_dict() == cli.to_dict()
+    assert cli.host_rate_limit == 50e6 and cli.seed == 7 and cli.history == 1024  # none dropped on the way
     # variable mode: the disabled I/O size is the block size, as without --io-size on the CLI
     cli = params_from_args(_cli_args(["tape-perf", "virtual:lto9", "--mode", "variable", "--block-size", "64K",
                                       "--direction", "write"]))
     panel.apply_values({"direction": "write", "pattern": "2:1", "mode": "variable", "block_size": "64K",
                         "io_size": "1M", "size": "1G", "filemarks_every": "0", "compression": "leave", "start": "bot",
-                        "verify": False})
+                        "verify": False, "host_rate": "", "seed": "", "history": ""})  # blank: the defaults
     assert panel.make_params().to_dict() == cli.to_dict()
 
 

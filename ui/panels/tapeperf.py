@@ -74,6 +74,16 @@ class TapePerfPanel(TestPanel):
         self.add_field("start", "&Start at:", combo([("Beginning of tape (overwrite)", "bot"),
                                                       ("End of data (append)", "eod")]))
         self.add_field("verify", "", QCheckBox("&Verify data read back against what was written"))
+        # What only a trainer or a second look needs; blank is the CLI's default (the option left out).
+        for key, label, check, tip, blank in (
+                ("host_rate", "Slo&w the host to:", engines.check_host_rate,
+                 "throttle the host to this many bytes/s to reproduce a slow backup source", "full speed; e.g. 50MB"),
+                ("seed", "Seed &of the pattern:", engines.check_seed,
+                 "a read-only verify needs the seed the data was written with", "0"),
+                ("history", "SLDC histor&y:", engines.check_history_size,
+                 "the compressor history the pattern is made for", "from the generation; or 1K, 16K")):
+            field = self.add_field(key, label, ValidatedField(check, ""), tip)
+            field.edit.setPlaceholderText(blank)
         self.mode_field.currentIndexChanged.connect(self._mode_changed)
         self._mode_changed()
 
@@ -88,6 +98,9 @@ class TapePerfPanel(TestPanel):
         values = self.values()
         if values["mode"] == "variable":
             del values["io_size"]  # disabled: one block per command, the conversion's variable-mode default
+        for key in ("host_rate", "seed", "history"):
+            if not str(values.get(key, "")).strip():
+                values.pop(key, None)  # blank: the default, as when the CLI option is left out
         return engines.tapeperf_params(values)
 
     def confirm_text(self, params: Any) -> str:
@@ -111,6 +124,8 @@ class TapePerfPanel(TestPanel):
             text += "<p>It then reads the data back" if params.writes else \
                 "<p>This test reads the cartridge from the beginning"
             text += " to the end of the test data" + (" and verifies every block" if params.verify else "") + ".</p>"
+        if params.host_rate_limit:
+            text += f"<p>The host is throttled to {params.host_rate_limit / 1e6:,.1f} MB/s (a slow source on purpose).</p>"
         if not params.writes:
             text += "<p>Nothing is written.</p>"
         else:
