@@ -62,7 +62,17 @@ class PhaseFinished:
     summary: dict = field(default_factory=dict)
 
 
-Event = Union[SampleBatch, PhaseStarted, Progress, Message, PhaseFinished]
+@dataclass(frozen=True)
+class RatedRates:
+    """The drive's published rates, said once a tape test knows its generation (before any
+    write): the GUI's plot draws them as reference lines, the CLI has them in the result."""
+
+    generation: int | None
+    native_mb_s: float | None
+    compressed_mb_s: float | None
+
+
+Event = Union[SampleBatch, PhaseStarted, Progress, Message, PhaseFinished, RatedRates]
 EventSink = Callable[[Event], None]
 
 

@@ -64,7 +64,9 @@ class AddTargetDialog(QDialog):
         self.iqn = QComboBox()
         self.iqn.setEditable(True)
         self.iqn.setObjectName("targetName")
-        self.iqn.lineEdit().setPlaceholderText("iqn.… — type it, or Discover")
+        iqn_edit = self.iqn.lineEdit()  # an editable combo box always has its line edit
+        if iqn_edit is not None:
+            iqn_edit.setPlaceholderText("iqn.… — type it, or Discover")
         self.iqn.setMinimumContentsLength(48)
         self.lun = QSpinBox()
         self.lun.setRange(0, 16383)

@@ -240,8 +240,8 @@ class DevicePane(QWidget):
         self.device_selected.emit(device)
         self.workers.submit(
             Job(device, "identify", lambda job: engines.identify(device),
-                on_done=lambda ident, d=device: self._identified(d, ident),
-                on_error=lambda err, d=device: self._identify_failed(d, err))
+                on_done=lambda ident: self._identified(device, ident),
+                on_error=lambda err: self._identify_failed(device, err))
         )
 
     def _identified(self, device: str, ident: dict) -> None:

@@ -14,7 +14,10 @@ def build_app(argv: Sequence[str] | None = None):  # -> QApplication
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtWidgets import QApplication
 
-    app = QApplication.instance() or QApplication(list(argv or sys.argv[:1]))
+    existing = QApplication.instance()
+    if existing is not None and not isinstance(existing, QApplication):
+        raise RuntimeError("a non-GUI QCoreApplication is already running: the window needs a QApplication")
+    app = existing or QApplication(list(argv or sys.argv[:1]))
     app.setApplicationName("tapediag")
     app.setOrganizationName("tapediag")
     app.setApplicationDisplayName("tapediag")

@@ -133,8 +133,8 @@ def _bottlenecks(report: Report, chart_size: tuple[int, int]) -> list[str]:
         parts.append(f"<h3>{_e(section.direction)}</h3>")
         if i < len(report.bar_charts):
             parts.append(_img(f"bars:{i}", *chart_size))
-        rows = [(f"{n}. {r.test}", r.mb_s, r.bottleneck, "" if r.source == "entered" else r.source)
-                for n, r in enumerate(section.rows, 1)]
+        rows: list[tuple[str, ...]] = [(f"{n}. {r.test}", r.mb_s, r.bottleneck, "" if r.source == "entered" else r.source)
+                                       for n, r in enumerate(section.rows, 1)]
         parts.append(_grid(("Test", "MB/s", "Bottleneck?", "Source"), rows, numeric=(1,),
                            highlight={n for n, r in enumerate(section.rows) if r.is_bottleneck},
                            widths=(42, 12, 24, 22), padding=4))

@@ -9,7 +9,6 @@ from __future__ import annotations
 import gc
 import time
 from collections import deque
-from dataclasses import dataclass
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
@@ -24,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.events import Message, PhaseFinished, PhaseStarted, Progress, SampleBatch
+from app.events import Message, PhaseFinished, PhaseStarted, Progress, RatedRates, Sample, SampleBatch
 from ui.format import human_bytes, human_duration, human_rate
 from ui.plot import PHASE_LABELS, ThroughputPlot
 from ui.worker import Job
@@ -32,12 +31,6 @@ from ui.worker import Job
 DRAIN_MS = 50
 REDRAW_S = 0.2  # the curve is redrawn at most 5 times a second: painting is the GUI's main cost
 
-
-@dataclass(frozen=True)
-class ReferenceRates:
-    """A GUI-only event the job posts before the engine starts: the drive's rated rates."""
-
-    rates: list[tuple[str, float]]
 
 CURRENT_WINDOW_S = 1.0  # "current rate" is measured over the last second of samples
 
@@ -178,7 +171,7 @@ class RunView(QWidget):
         if self.job is None:
             return
         events = self.job.drain()
-        samples = []
+        samples: list[Sample] = []
         for event in events:
             self.events_seen += 1
             if isinstance(event, SampleBatch):
@@ -192,8 +185,11 @@ class RunView(QWidget):
                 self.progress.setValue(0)
             elif isinstance(event, Message):
                 self._message(event)
-            elif isinstance(event, ReferenceRates):
-                self.plot.set_reference_rates(event.rates)
+            elif isinstance(event, RatedRates):  # the tape engine knows the generation: draw its rated rates
+                from ui.engines import reference_rates
+
+                self.plot.set_reference_rates(reference_rates(event.native_mb_s, event.compressed_mb_s,
+                                                              event.generation))
             elif isinstance(event, PhaseFinished):
                 self._message(Message("info", f"{PHASE_LABELS.get(event.phase, event.phase)} finished"))
         if samples:

@@ -17,7 +17,12 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable, TypeVar
+
+if TYPE_CHECKING:
+    from ui.wizard import WizardPanel
+
+P = TypeVar("P", bound="WizardPanel")
 
 WIDTH, HEIGHT = 1280, 820
 DEVICE = "virtual:lto9"
@@ -43,6 +48,13 @@ def _render(out: Path, work: Path) -> int:
     from PySide6.QtCore import QTimer
 
     from ui.mainwindow import MainWindow
+    from ui.panels.assess import AssessPanel
+    from ui.panels.diskpanels import CreateDataPanel, ReadDataPanel
+    from ui.panels.history import HistoryPanel
+    from ui.panels.info import InfoPanel
+    from ui.panels.scan import ScanPanel
+    from ui.panels.tapeperf import TapePerfPanel
+    from ui.panels.troubleshoot import TroubleshootPanel
 
     window = MainWindow()
     window.resize(WIDTH, HEIGHT)
@@ -63,11 +75,18 @@ def _render(out: Path, work: Path) -> int:
             app.processEvents()
             time.sleep(0.01)
 
+    def panel(key: str, kind: type[P]) -> P:
+        """Show a panel and hand it back as its own class (the script drives its API)."""
+        shown = window.show_panel(key)
+        if not isinstance(shown, kind):
+            raise SystemExit(f"screenshots: panel {key!r} is a {type(shown).__name__}, not a {kind.__name__}")
+        return shown
+
     def shot(name: str) -> None:
         settle()
         image = window.grab().toImage()
         path = out / f"{name}.png"
-        image.save(str(path), "PNG", 9)
+        image.save(str(path), quality=9)  # PNG from the suffix
         print(f"screenshots: {path} ({path.stat().st_size // 1024} KiB)")
 
     idle = lambda: not window.workers.active_jobs()  # noqa: E731
@@ -77,7 +96,7 @@ def _render(out: Path, work: Path) -> int:
     wait(lambda: window.devices.identity["vendor"].text() not in ("–", ""))
 
     # 1. Drive information (a cleaning request raised by the drive shows the severity colours).
-    info = window.show_panel("info")
+    info = panel("info", InfoPanel)
     info.set_device(DEVICE + "?tapealert=20")
     info.start()
     wait(lambda: info.current_page() == "results")
@@ -85,7 +104,7 @@ def _render(out: Path, work: Path) -> int:
     info.set_device(DEVICE)
 
     # 2. Tape performance: the parameters page with a preset, the run live, the results.
-    tape = window.show_panel("tapeperf")
+    tape = panel("tapeperf", TapePerfPanel)
     tape.choose_next.click()
     tape.apply_preset("L&TT Windows default")
     shot("02-tape-performance-parameters")
@@ -98,7 +117,8 @@ def _render(out: Path, work: Path) -> int:
     wait(lambda: tape.current_page() == "results", 300)
     tape.result_tree.collapseAll()
     for i in range(min(3, tape.result_tree.topLevelItemCount())):
-        tape.result_tree.topLevelItem(i).setExpanded(True)
+        if (item := tape.result_tree.topLevelItem(i)) is not None:
+            item.setExpanded(True)
     shot("04-tape-performance-results")
     # A second run on the same cartridge: the confirm page says what the engine found.
     tape.new_button.click()
@@ -110,7 +130,7 @@ def _render(out: Path, work: Path) -> int:
 
     # 3. Create test data on a real temporary tree, then read it back.
     tree = work / "testdata"
-    create = window.show_panel("create")
+    create = panel("create", CreateDataPanel)
     create.dir_field.setText(str(tree))
     create.choose_next.click()
     create.apply_preset("Quick check")
@@ -120,7 +140,7 @@ def _render(out: Path, work: Path) -> int:
     create.start_button.click()
     wait(lambda: create.current_page() == "results", 300)
     shot("06-create-test-data-results")
-    read = window.show_panel("read")
+    read = panel("read", ReadDataPanel)
     read.dir_field.setText(str(tree))
     read.choose_next.click()
     read.apply_preset("Parallel streams")
@@ -130,7 +150,7 @@ def _render(out: Path, work: Path) -> int:
     shot("07-read-test-data-results")
 
     # 4. Troubleshooting from the recorded runs; the backup job's own figures as typed in.
-    ts = window.show_panel("troubleshoot")
+    ts = panel("troubleshoot", TroubleshootPanel)
     ts.fill_from_history()
     wait(lambda: ts.fields["tape_write"].text().startswith("run"))
     ts.fields["backup"].setText("95")
@@ -143,11 +163,14 @@ def _render(out: Path, work: Path) -> int:
     shot("08-troubleshooting")
 
     # 5. History: every run above, the tape run's curve redrawn from stored samples.
-    history = window.show_panel("history")
+    tape_run = tape.run_id
+    if tape_run is None:
+        raise SystemExit("screenshots: the tape run was not recorded")
+    history = panel("history", HistoryPanel)
     history.refresh()
-    wait(lambda: any(r.id == tape.run_id for r in history.runs))
-    history.select_run(tape.run_id)
-    wait(lambda: history.current_run is not None and history.current_run.id == tape.run_id)
+    wait(lambda: any(r.id == tape_run for r in history.runs))
+    history.select_run(tape_run)
+    wait(lambda: history.current_run is not None and history.current_run.id == tape_run)
     shot("09-history-and-reports")
 
     # 6. Adding an iSCSI target: the fields, the device string they make (nothing is contacted).
@@ -157,12 +180,12 @@ def _render(out: Path, work: Path) -> int:
     dialog.lun.setValue(1)
     settle()
     path = out / "10-add-iscsi-target.png"
-    dialog.grab().toImage().save(str(path), "PNG", 9)
+    dialog.grab().toImage().save(str(path), quality=9)
     print(f"screenshots: {path} ({path.stat().st_size // 1024} KiB)")
     dialog.reject()
 
     # 7. The drive assessment on the cartridge the tape test wrote: the engine's finding, confirmed, the verdict.
-    assess = window.show_panel("assess")
+    assess = panel("assess", AssessPanel)
     assess.choose_next.click()
     assess.apply_preset("Full assessment")
     assess.params_next.click()
@@ -173,7 +196,7 @@ def _render(out: Path, work: Path) -> int:
     shot("11-drive-assessment-results")
 
     # 8. The media scan of what the assessment left on the cartridge: read only, a cartridge verdict.
-    scan = window.show_panel("scan")
+    scan = panel("scan", ScanPanel)
     scan.choose_next.click()
     scan.apply_preset("Whole cartridge")
     scan.apply_values({"zone": "256MB"})

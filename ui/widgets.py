@@ -112,6 +112,7 @@ class ResultTree(QTreeWidget):
         return item
 
     def _add(self, parent: QTreeWidgetItem, data: Any) -> None:
+        items: Iterable[tuple[Any, Any]]
         if isinstance(data, dict):
             items = data.items()
         else:
@@ -135,12 +136,13 @@ class ResultTree(QTreeWidget):
     def find_value(self, field: str) -> str | None:
         """The value shown for the first row named ``field``, in display order (tests, screenshots)."""
         wanted = _label(field).lower()
-        stack = [self.topLevelItem(i) for i in reversed(range(self.topLevelItemCount()))]
+        # topLevelItem/child are None only for an index out of range, which these never are.
+        stack = [item for i in reversed(range(self.topLevelItemCount())) if (item := self.topLevelItem(i))]
         while stack:
             item = stack.pop()
             if item.text(0).lower() == wanted and item.text(1):
                 return item.text(1)
-            stack.extend(item.child(i) for i in reversed(range(item.childCount())))
+            stack.extend(child for i in reversed(range(item.childCount())) if (child := item.child(i)))
         return None
 
 

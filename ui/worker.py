@@ -21,7 +21,7 @@ import sys
 import traceback
 import weakref
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Generic, TypeVar
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
@@ -33,17 +33,21 @@ _ids = itertools.count(1)
 SWITCH_INTERVAL_S = 0.00005
 
 
+T = TypeVar("T")
+
+
 @dataclass(eq=False)
-class Job:
-    """One unit of work for one device. ``fn(job)`` runs on the device's thread."""
+class Job(Generic[T]):
+    """One unit of work for one device. ``fn(job)`` runs on the device's thread and returns the
+    ``T`` that ``on_done`` receives on the GUI thread (a callback's own return value is ignored)."""
 
     device: str
     title: str
-    fn: Callable[["Job"], Any]
-    on_done: Callable[[Any], None] | None = None
-    on_error: Callable[[BaseException], None] | None = None
+    fn: Callable[["Job[T]"], T]
+    on_done: Callable[[T], object] | None = None
+    on_error: Callable[[BaseException], object] | None = None
     cancel: CancelToken = field(default_factory=CancelToken)
-    events: collections.deque = field(default_factory=collections.deque)
+    events: collections.deque[Event] = field(default_factory=collections.deque)
     id: int = field(default_factory=lambda: next(_ids))
     finished: bool = False
     #: A test run on the selected drive: while it runs the device pane keeps that drive
@@ -135,16 +139,16 @@ class DeviceWorkers(QObject):
         super().__init__(parent)
         # A worker's hot loop (the tape engine) holds the GIL between I/Os; with the
         # default 5 ms switch interval the GUI thread waits that long for every one of
-        # the many GIL hand-overs a repaint needs. 1 ms keeps the window fluid.
+        # the many GIL hand-overs a repaint needs. SWITCH_INTERVAL_S (50 µs) keeps the window fluid.
         sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL_S))
         self._executors: dict[str, DeviceThread] = {}
-        self._active: dict[int, Job] = {}
+        self._active: dict[int, Job[Any]] = {}
         self._closed = False
         _pools.add(self)
         self._done.connect(self._on_done)
         self._failed.connect(self._on_failed)
 
-    def submit(self, job: Job) -> Job:
+    def submit(self, job: Job[T]) -> Job[T]:
         """Queue ``job`` on its device's thread (created on first use)."""
         if self._closed:
             raise RuntimeError("workers are shut down")
@@ -157,7 +161,7 @@ class DeviceWorkers(QObject):
         executor.submit(self._run, job)
         return job
 
-    def _run(self, job: Job) -> None:
+    def _run(self, job: Job[Any]) -> None:
         """Worker thread: run, then hand the outcome to the GUI thread."""
         try:
             result = job.fn(job)
@@ -169,18 +173,18 @@ class DeviceWorkers(QObject):
         self._done.emit(job, result)
 
     @Slot(object, object)
-    def _on_done(self, job: Job, result: Any) -> None:
+    def _on_done(self, job: Job[Any], result: Any) -> None:
         self._settle(job)
         if job.on_done:
             job.on_done(result)
 
     @Slot(object, object)
-    def _on_failed(self, job: Job, err: Exception) -> None:
+    def _on_failed(self, job: Job[Any], err: Exception) -> None:
         self._settle(job)
         if job.on_error:
             job.on_error(err)
 
-    def _settle(self, job: Job) -> None:
+    def _settle(self, job: Job[Any]) -> None:
         job.finished = True
         self._active.pop(job.id, None)
         self.busy_changed.emit(job.device, self.is_busy(job.device))
@@ -188,10 +192,10 @@ class DeviceWorkers(QObject):
     def is_busy(self, device: str) -> bool:
         return any(j.device == device for j in self._active.values())
 
-    def active_jobs(self) -> list[Job]:
+    def active_jobs(self) -> list[Job[Any]]:
         return list(self._active.values())
 
-    def selection_holder(self) -> Job | None:
+    def selection_holder(self) -> Job[Any] | None:
         """The running test that holds the device selection, if any (the oldest)."""
         return next((j for j in self._active.values() if j.holds_selection), None)
 

@@ -16,7 +16,7 @@ import sys
 from typing import Sequence
 
 from app import __version__
-from app.cli.commands import COMMANDS
+from app.cli.commands import COMMANDS, HELP
 from native.errors import InvalidParameter, SafetyRefusal, TapediagError
 
 # The sub-commands and their help: app/cli/commands.py (light: nothing else is imported for --help).
@@ -75,6 +75,11 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
                       "state (WRITE, WRITE FILEMARKS, ERASE, MODE SELECT, LOAD/UNLOAD, LOG SELECT, ...); "
                       "also TAPEDIAG_READ_ONLY=1")
     parser.add_argument("--read-only", action="store_true", help=read_only_help)
+    for name, sub in subparsers.choices.items():
+        # "tapediag COMMAND --help" always says what the command does: its own description,
+        # else the one line "tapediag --help" lists for it.
+        if sub.description is None:
+            sub.description = _sentence(HELP[name])
     for name in subparsers.choices:  # also after the command name
         subparsers.choices[name].add_argument("--read-only", action="store_true", help=read_only_help,
                                               default=argparse.SUPPRESS)
@@ -83,6 +88,11 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
             subparsers.choices[name].add_argument("--chap-secret-file", metavar="FILE", help=secret_help,
                                                   default=argparse.SUPPRESS)
     return parser
+
+
+def _sentence(help_text: str) -> str:
+    """A one-line command help as a description: 'list past runs' -> 'List past runs.'"""
+    return help_text[:1].upper() + help_text[1:] + ("" if help_text.endswith(".") else ".")
 
 
 def _printable_output() -> None:

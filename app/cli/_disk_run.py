@@ -35,12 +35,14 @@ def progress_printer(quiet: bool) -> EventSink:
     return sink
 
 
-def run_disk_test(args: argparse.Namespace, kind: str, run: Callable[[EventSink, CancelToken], DiskResult]) -> int:
-    """Run an engine with Ctrl-C wired to cancel, record it in the history, print the result."""
+def run_disk_test(args: argparse.Namespace, kind: str, params: dict,
+                  run: Callable[[EventSink, CancelToken], DiskResult]) -> int:
+    """Run an engine with Ctrl-C wired to cancel, record it in the history (with the parameters'
+    ``to_dict()``, as the GUI records them), print the result."""
     cancel = CancelToken()
     previous = signal.signal(signal.SIGINT, lambda *_: cancel.cancel())
     try:
-        run_id, result = run_recorded(kind, str(args.dir), _params(args), lambda sink: run(sink, cancel),
+        run_id, result = run_recorded(kind, str(args.dir), params, lambda sink: run(sink, cancel),
                                       sink=progress_printer(args.json))
     finally:
         signal.signal(signal.SIGINT, previous)
@@ -54,6 +56,3 @@ def run_disk_test(args: argparse.Namespace, kind: str, run: Callable[[EventSink,
         return EXIT_CANCELLED
     return EXIT_FAILED if result.status == "stopped" else EXIT_OK
 
-
-def _params(args: argparse.Namespace) -> dict:
-    return {k: v for k, v in vars(args).items() if k != "func" and isinstance(v, (str, int, float, bool, type(None)))}

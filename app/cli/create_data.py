@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from app.cli.commands import HELP
-from native.errors import InvalidParameter, NoSpace, TargetNotEmpty
+from native.errors import NoSpace, TargetNotEmpty
 
 from app.cli import EXIT_REFUSED
 from app.cli._disk_run import run_disk_test
@@ -54,24 +54,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def params_from_args(args: argparse.Namespace) -> CreateDataParams:
-    values: dict = dict(PRESETS[args.preset]) if args.preset else {}
-    for key in ("depth", "breadth", "files_per_dir", "min_size", "max_size", "distribution", "pattern"):
-        if getattr(args, key) is not None:
-            values[key] = getattr(args, key)
-    if args.size is not None:
-        if args.min_size is not None or args.max_size is not None:
-            raise InvalidParameter("give --size (every file that size) or --min-size/--max-size, not both")
-        values.update(min_size=args.size, max_size=args.size, distribution="fixed")
-    return CreateDataParams(
-        target=args.dir, streams=args.streams, total_size=args.total_size, files=args.files, fsync=args.fsync,
-        write_size=args.write_size, seed=args.seed, allow_non_empty=args.allow_non_empty, **values,
-    )
+    """The options as the engine's parameters, through the conversion the GUI uses too."""
+    keys = ("preset", "depth", "breadth", "files_per_dir", "min_size", "max_size", "size", "distribution", "pattern",
+            "streams", "total_size", "files", "fsync", "write_size", "seed", "allow_non_empty")
+    return CreateDataParams.from_values({"target": args.dir, **{k: getattr(args, k) for k in keys}})
 
 
 def run(args: argparse.Namespace) -> int:
-    test = CreateDataTest(params_from_args(args))
+    params = params_from_args(args)
+    test = CreateDataTest(params)
     try:
-        return run_disk_test(args, "create-data", lambda sink, cancel: _run(test, sink, cancel, args))
+        return run_disk_test(args, "create-data", params.to_dict(), lambda sink, cancel: _run(test, sink, cancel, args))
     except (TargetNotEmpty, NoSpace) as err:  # refused before anything was written
         print(f"tapediag: refused: {err}", file=sys.stderr)
         return EXIT_REFUSED

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import textwrap
 
 import sys
 
@@ -14,14 +15,18 @@ from app.discovery import DeviceEntry, discover, unavailable_transports
 from app.library_discovery import LibraryEntry, discover_libraries
 from app.targets import add_target, remove_target
 from native.iscsi_url import display_device
+from native.virtual.options import options_help
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "devices", help=HELP["devices"],
-        description="List the tape drives and tape libraries (medium changers) tapediag can reach, and which "
-        "drive of a library is which tape drive (by the drive's serial number). iSCSI targets cannot be "
-        "discovered: add them once with --add-iscsi and they are listed (and probed) from then on.",
+        # Pre-wrapped: the raw formatter keeps the options table of the epilog as laid out.
+        description=textwrap.fill("List the tape drives and tape libraries (medium changers) tapediag can reach, and "
+                                  "which drive of a library is which tape drive (by the drive's serial number). iSCSI "
+                                  "targets cannot be discovered: add them once with --add-iscsi and they are listed "
+                                  "(and probed) from then on.", 79),
+        epilog=options_help(), formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--json", action="store_true", help="print the list as JSON")
     parser.add_argument("--add-iscsi", metavar="URL",

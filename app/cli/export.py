@@ -22,7 +22,10 @@ from native.errors import InvalidParameter, TapediagError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("export", help=HELP["export"])
+    parser = subparsers.add_parser(
+        "export", help=HELP["export"],
+        description="Write a recorded run for another tool: --csv gives one row per I/O sample (time, bytes, "
+                    "latency), --json the run's parameters, results and samples.")
     parser.add_argument("run_id", type=int, metavar="RUN_ID")
     fmt = parser.add_mutually_exclusive_group(required=True)
     fmt.add_argument("--csv", action="store_true", help="one row per I/O sample")

@@ -12,7 +12,10 @@ from app.history.summary import headline as summary_headline
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("history", help=HELP["history"])
+    parser = subparsers.add_parser(
+        "history", help=HELP["history"],
+        description="List the recorded runs, newest first: id, date, kind, device or directory, status and "
+                    "headline. 'tapediag show RUN_ID' prints one again, 'tapediag report RUN_ID...' makes a PDF.")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.add_argument("--path", action="store_true", help="print the history database's path and exit")
     parser.add_argument("--kind", choices=KINDS, help="only runs of this kind")

@@ -28,8 +28,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
+def params_from_args(args: argparse.Namespace) -> ReadDataParams:
+    """The options as the engine's parameters, through the conversion the GUI uses too."""
+    return ReadDataParams.from_values({"target": args.dir, "streams": args.streams, "buffer_size": args.buffer,
+                                       "direct": args.direct, "evict": not args.no_evict})
+
+
 def run(args: argparse.Namespace) -> int:
-    params = ReadDataParams(args.dir, streams=args.streams, buffer_size=args.buffer, direct=args.direct,
-                            evict=not args.no_evict)
+    params = params_from_args(args)
     test = ReadDataTest(params)
-    return run_disk_test(args, "read-data", test.run)
+    return run_disk_test(args, "read-data", params.to_dict(), test.run)

@@ -21,10 +21,10 @@ from app.cli.commands import HELP
 from native.errors import InvalidParameter
 
 from app.events import CancelToken, Event, Message, PhaseFinished, PhaseStarted, Progress
-from app.history import run_recorded
-from app.tapeperf import TapePerfParams, TapePerfResult, TapePerfTest
+from app.tapeperf import TapePerfParams, TapePerfResult
 from native.units import SIZES_HELP, parse_size, plural, rate_text
 from app.tapeperf.results import MB, MiB, phase_headline
+from app.tapeperf.session import run_on_device
 
 from . import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK
 
@@ -206,15 +206,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_test(device: str, params: TapePerfParams) -> tuple[int, TapePerfResult]:
-    """Run the engine with Ctrl-C as a cancel, recorded in the history."""
-    from app.drive import TapeDrive
-
+    """Run the engine with Ctrl-C as a cancel, recorded in the history (as the GUI runs it)."""
     cancel = CancelToken()
     previous = signal.signal(signal.SIGINT, lambda *_: cancel.cancel())
     try:
-        with TapeDrive.open(device) as drive:
-            test = TapePerfTest(drive, params)
-            return run_recorded("tape-perf", device, params.to_dict(), lambda sink: test.run(sink, cancel),
-                                sink=_Printer(sys.stderr))
+        return run_on_device(device, params, sink=_Printer(sys.stderr), cancel=cancel)
     finally:
         signal.signal(signal.SIGINT, previous)

@@ -8,73 +8,42 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 import textwrap
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable
 
 from app.cli.commands import HELP
 from native.errors import InvalidParameter
 
-from app.history import History, record
-from app.troubleshoot import Diagnosis, DriveContext, Figure, Measurements, TroubleshootInput, Workload, diagnose, fmt
-from app.troubleshoot.fromhistory import drive_from_run, figure_from_run, streams_of
+from app.troubleshoot import Diagnosis, fmt
 from app.troubleshoot.parse import parse_block_size, parse_generation, parse_link
+from app.troubleshoot.request import (RunRef, TroubleshootRequest, diagnose_recorded, parse_figure,
+                                      parse_file_count, parse_rate, parse_ratio, parse_streams)
 from native.units import parse_on_off
 
-#: No tape or disk path a technician measures moves more than this (100 GB/s): a bigger figure is a typo.
-MAX_RATE_MB_S = 100_000
+def _argtype(parse: Callable[[str], Any]) -> Callable[[str], Any]:
+    """An ``app.troubleshoot.request`` parser as an argparse type: bad text is a usage error."""
+    def convert(text: str) -> Any:
+        try:
+            return parse(text)
+        except InvalidParameter as err:
+            raise argparse.ArgumentTypeError(str(err)) from None
+
+    convert.__name__ = parse.__name__
+    return convert
 
 
-def _mb_s(text: str) -> float:
-    try:
-        value = float(text.strip().lower().removesuffix("mb/s").strip())
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a rate in MB/s") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError("a rate must be a positive number of MB/s")
-    if value > MAX_RATE_MB_S:
-        raise argparse.ArgumentTypeError(f"{value:g} MB/s is not a plausible rate (at most {MAX_RATE_MB_S:,} MB/s): "
-                                         "MB/s, not bytes/s?")
-    return value
-
-
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if not 1 <= value <= 10**12:
-        raise argparse.ArgumentTypeError("the file count must be 1 to 10^12")
-    return value
-
-
-def _ratio(text: str) -> float:
-    try:
-        value = float(text.strip().removesuffix(":1"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a compression ratio (e.g. 2 or 2.5:1)") from None
-    if not (math.isfinite(value) and 1.0 <= value <= 100.0):
-        raise argparse.ArgumentTypeError("a compression ratio is 1 to 100 (e.g. 2.5 for 2.5:1)")
-    return value
+_mb_s = _argtype(parse_rate)
+_count = _argtype(parse_file_count)
+_ratio = _argtype(parse_ratio)
+_streams = _argtype(parse_streams)
 
 
 def _not_empty(text: str) -> str:
     if not text.strip():
         raise argparse.ArgumentTypeError("is empty: give a value or leave the option out")
     return text
-
-
-def _streams(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of streams") from None
-    if not 1 <= value <= 10_000:
-        raise argparse.ArgumentTypeError("streams must be 1 to 10000")
-    return value
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -145,11 +114,9 @@ def _ask(prompt: str, parse: Callable[[str], Any], default: Any = None) -> Any:
 
 
 def _figure_or_run(text: str) -> Any:
-    """'154' (MB/s) or '#12' / 'run 12' (a history run)."""
-    t = text.strip().lower()
-    if t.startswith("#") or t.startswith("run"):
-        return int(t.lstrip("#").removeprefix("run").strip())
-    return _mb_s(text)
+    """'154' (MB/s) or '#12' / 'run 12' (a history run id)."""
+    got = parse_figure(text)
+    return got.run_id if isinstance(got, RunRef) else got
 
 
 def _prompt(args: argparse.Namespace) -> None:
@@ -180,64 +147,6 @@ def _prompt(args: argparse.Namespace) -> None:
     args.small_files = _ask("   Millions of small files (yes/no)", parse_on_off, args.small_files)
     if not args.drive and not args.drive_run:
         args.drive = _ask("   Drive generation (e.g. LTO-4)", lambda s: (parse_generation(s), s)[1], None)
-
-
-def _file_stats(results: dict) -> tuple[int, float] | None:
-    """(files, average KB per file) of a read-data run, when it says."""
-    files, nbytes = results.get("total_files"), results.get("total_bytes")
-    if isinstance(files, int) and isinstance(nbytes, int) and files > 0:
-        return files, nbytes / files / 1024
-    return None
-
-
-def build_input(args: argparse.Namespace, hist: History) -> tuple[TroubleshootInput, str]:
-    """The typed input from flags and history runs; also the device to file the session under."""
-    device = ""
-    m = {}
-    for key in ("tape_write", "tape_read", "disk_read_single", "disk_read_parallel", "disk_write_single", "disk_write_parallel"):
-        flag = key.removesuffix("_single")
-        if getattr(args, flag) is not None:
-            m[key] = Figure(getattr(args, flag))
-    drive_ctx = DriveContext()
-    source_files: tuple[int, float] | None = None
-    for step in ("tape_write", "tape_read", "disk_read", "disk_write"):
-        for run_id in getattr(args, f"{step}_run"):
-            fig = figure_from_run(hist, run_id, step)
-            run = hist.get_run(run_id, samples=False)
-            if step.startswith("tape"):
-                m[step] = fig
-                device = device or run.device
-                found = drive_from_run(run)
-                if found and drive_ctx.generation is None:
-                    drive_ctx = found
-            else:
-                n = streams_of(run)
-                m[f"{step}_{'parallel' if n and n > 1 else 'single'}"] = fig
-                if step == "disk_read":  # read-data walks the customer's own data: its file sizes count
-                    source_files = _file_stats(run.results or {}) or source_files
-    if args.drive_run:
-        run = hist.get_run(args.drive_run, samples=False)
-        found = drive_from_run(run)
-        if not found:
-            raise InvalidParameter(f"run {args.drive_run} does not say which drive it was")
-        drive_ctx, device = found, run.device
-    if args.drive:
-        gen, half = parse_generation(args.drive)
-        drive_ctx = replace(drive_ctx, generation=gen, half_height=half)
-    if args.compression_ratio:
-        drive_ctx = replace(drive_ctx, compression_ratio=args.compression_ratio)
-    if args.network:
-        parse_link(args.network)  # reject a bad link before anything is recorded
-    workload = Workload(
-        backup_mb_s=args.backup, restore_mb_s=args.restore, streams=args.streams,
-        block_size=parse_block_size(args.block_size) if args.block_size else None,
-        software_compression=parse_on_off(args.software_compression) if args.software_compression else None,
-        link=args.network, network_mb_s=args.network_rate, small_files=args.small_files,
-        file_count=args.file_count if args.file_count is not None else (source_files[0] if source_files else None),
-        avg_file_kb=source_files[1] if source_files and args.small_files is None else None,
-        application=args.application, os=args.os,
-    )
-    return TroubleshootInput(Measurements(**m), workload, drive_ctx), device
 
 
 def format_text(dx: Diagnosis | dict) -> str:
@@ -275,26 +184,19 @@ def run(args: argparse.Namespace) -> int:
         from app.cli.report import check_report_path
 
         check_report_path(args.report)  # a bad report path is refused before the session is recorded
-    with History.open() as hist:
-        inp, device = build_input(args, hist)
-        if not any(vars(inp.measurements).values()) and inp.workload.backup_mb_s is None and inp.workload.restore_mb_s is None:
-            raise InvalidParameter("no figures given", hint="pass e.g. --tape-write 154 --disk-read 10.59 --backup 22.98, "
-                                                            "or run on a terminal to be asked")
-        with record("troubleshoot", device, inp.to_dict(), history=hist) as rec:
-            dx = diagnose(inp)
-            rec.results = dx.to_dict()
+    dx, run_id = diagnose_recorded(TroubleshootRequest.from_values(vars(args)))
     if args.json:
-        print(json.dumps({"run_id": rec.run_id, **dx.to_dict()}, indent=2, sort_keys=True))
+        print(json.dumps({"run_id": run_id, **dx.to_dict()}, indent=2, sort_keys=True))
     else:
         print(format_text(dx))
-        print(f"\nRecorded as run {rec.run_id} ('tapediag show {rec.run_id}').")
+        print(f"\nRecorded as run {run_id} ('tapediag show {run_id}').")
     if args.report:
         from app.cli.report import write_report
 
-        write_report([rec.run_id], args.report, customer=args.customer, site=args.site,
+        write_report([run_id], args.report, customer=args.customer, site=args.site,
                      technician=args.technician, ticket=args.ticket)
         print(f"Report written to {args.report}", file=sys.stderr if args.json else sys.stdout)
     return 0
 
 
-__all__ = ["build_input", "format_text", "register", "run"]
+__all__ = ["format_text", "register", "run"]

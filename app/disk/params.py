@@ -6,9 +6,10 @@ Kept apart from the engines so the CLI and the GUI can build and check parameter
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import Any, Mapping
 
 from app.disk.content import check as check_pattern
-from app.disk.sizes import DISTRIBUTIONS, mean_size
+from app.disk.sizes import DISTRIBUTIONS, mean_size, parse_size
 from native import diskio
 from native.errors import InvalidParameter
 from native.units import size_text
@@ -24,6 +25,28 @@ PRESETS: dict[str, dict] = {
     "small": dict(depth=5, breadth=6, files_per_dir=750, min_size=4 << 10, max_size=16 << 10,
                   distribution="log-uniform", pattern="2:1"),
 }
+
+
+def _given(values: Mapping[str, object], key: str) -> object | None:
+    """A value the user gave: None when missing, None or blank (the field left empty: the default)."""
+    value = values.get(key)
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    return value
+
+
+def _whole(value: object, what: str) -> int:
+    """A whole number given as an int (argparse) or as text (a GUI field)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    try:
+        return int(str(value).strip())
+    except ValueError:
+        raise InvalidParameter(f"{what}: '{value}' is not a whole number") from None
+
+
+def _size(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else parse_size(str(value))
 
 
 @dataclass(frozen=True)
@@ -52,6 +75,50 @@ class CreateDataParams:
         if name not in PRESETS:
             raise InvalidParameter(f"unknown preset '{name}'", hint=f"use one of {', '.join(PRESETS)}")
         return cls(target=target, **{**PRESETS[name], **overrides})
+
+    @classmethod
+    def from_values(cls, values: Mapping[str, object]) -> "CreateDataParams":
+        """The parameters from what a user gave, typed (CLI options) or as text (GUI fields): the one
+        conversion both front ends call, so both record the same ``to_dict()``.
+
+        Keys: target, preset, depth, breadth, files_per_dir, min_size, max_size, size (every file
+        that size), distribution, pattern, streams, total_size, files, fsync, write_size, seed,
+        allow_non_empty. Sizes are bytes or text ('4K', '64M'); a missing, None or blank value
+        takes the preset's or the default. Bad text raises ``InvalidParameter``; ranges are
+        ``validate``'s.
+        """
+        target = _given(values, "target")
+        if target is None:
+            raise InvalidParameter("no target directory given")
+        preset = _given(values, "preset")
+        if preset is not None and preset not in PRESETS:
+            raise InvalidParameter(f"unknown preset '{preset}'", hint=f"use one of {', '.join(PRESETS)}")
+        shape: dict[str, Any] = dict(PRESETS[str(preset)]) if preset is not None else {}
+        for key in ("depth", "breadth", "files_per_dir"):
+            if (v := _given(values, key)) is not None:
+                shape[key] = _whole(v, key.replace("_", " "))
+        for key in ("min_size", "max_size"):
+            if (v := _given(values, key)) is not None:
+                shape[key] = _size(v)
+        for key in ("distribution", "pattern"):
+            if (v := _given(values, key)) is not None:
+                shape[key] = str(v).strip()
+        if (every := _given(values, "size")) is not None:
+            if _given(values, "min_size") is not None or _given(values, "max_size") is not None:
+                raise InvalidParameter("give --size (every file that size) or --min-size/--max-size, not both")
+            shape.update(min_size=_size(every), max_size=_size(every), distribution="fixed")
+        total, files = _given(values, "total_size"), _given(values, "files")
+        streams, write_size = _given(values, "streams"), _given(values, "write_size")
+        seed, fsync = _given(values, "seed"), _given(values, "fsync")
+        return cls(
+            target=str(target), streams=_whole(streams, "streams") if streams is not None else 1,
+            total_size=_size(total) if total is not None else None,
+            files=_whole(files, "files") if files is not None else None,
+            fsync=str(fsync) if fsync is not None else "end",
+            write_size=_size(write_size) if write_size is not None else 1 << 20,
+            seed=_whole(seed, "seed") if seed is not None else 0,
+            allow_non_empty=bool(values.get("allow_non_empty")), **shape,
+        )
 
     @property
     def dirs_per_stream(self) -> int:
@@ -131,6 +198,18 @@ class ReadDataParams:
     direct: bool = False
     evict: bool = True
     max_listed_unreadable: int = 1000
+
+    @classmethod
+    def from_values(cls, values: Mapping[str, object]) -> "ReadDataParams":
+        """The parameters from what a user gave, typed (CLI options) or as text (GUI fields): the one
+        conversion both front ends call. Keys: target, streams, buffer_size, direct, evict (default on)."""
+        target, streams, buffer = _given(values, "target"), _given(values, "streams"), _given(values, "buffer_size")
+        if target is None:
+            raise InvalidParameter("no directory to read given")
+        evict = values.get("evict")
+        return cls(str(target), streams=_whole(streams, "streams") if streams is not None else 1,
+                   buffer_size=_size(buffer) if buffer is not None else 1 << 20, direct=bool(values.get("direct")),
+                   evict=True if evict is None else bool(evict))
 
     def validate(self) -> None:
         if not 1 <= self.streams <= MAX_STREAMS:

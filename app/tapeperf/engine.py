@@ -25,7 +25,8 @@ import time
 from typing import Callable, Protocol
 
 from app.drive import ReadOnlyRefusal, TapeDrive, supported
-from app.events import CancelToken, EventSink, Message, PhaseFinished, PhaseStarted, Progress, Sample, SampleBatch, discard
+from app.events import (CancelToken, EventSink, Message, PhaseFinished, PhaseStarted, Progress, RatedRates, Sample,
+                        SampleBatch, discard)
 from app.patterns import DEFAULT_POOL_BYTES, BlockGenerator
 from native.scsi.cdb import SpaceCode
 from app.tapeperf import safety, settings
@@ -124,6 +125,7 @@ class TapePerfTest:
             result.history = sldc.HISTORY_LTO6_PLUS
             self._note(result, sink, "info", "generation unknown: patterns calibrated for a 16 KiB SLDC history")
         result.rated_native_mb_s, result.rated_compressed_mb_s = rated(result.generation)
+        sink(RatedRates(result.generation, result.rated_native_mb_s, result.rated_compressed_mb_s))
 
         if p.writes:
             state = safety.check_before_write(drive, at_bot=p.start == "bot", force=p.force)

@@ -4,51 +4,10 @@ The device string is user input (CLI, GUI, saved history), so every option is
 checked here, before a cartridge file is touched: a typo must give one clear
 ``InvalidParameter`` line, not a drive that silently ignores it.
 
-Options (sizes and 0|1 flags are read by ``native.units``, as every command reads them:
-K/M/G/T binary, KB/MB/GB/TB decimal; flags also take on/off, yes/no):
-
-=============  ==========================================================================
-cartridge=P    cartridge file; default ``data_dir()/virtual/lto<N>.cart``, created blank
-capacity=S     tape capacity in compressed bytes, set when the cartridge is created;
-               default 8 GiB. The file holds the *uncompressed* data, so it can grow to
-               capacity x compression ratio (zeros: little tape, but all bytes on disk)
-ew=S           early-warning zone before the end (default capacity/64, at least 1 MiB)
-maxfile=S      disk budget of the cartridge file (default 4 x capacity): reaching it is
-               the end of the medium too, so 10:1 data cannot fill the disk. All-zero
-               blocks cost no disk (stored as headers only)
-wp=0|1         write-protect tab (kept in the cartridge until changed)
-worm=0|1       WORM medium; only when the cartridge is created
-loaded=0|1     0: no cartridge in the drive (NOT READY 02/3A/00 until LOAD)
-halfheight=1   half-height drive (slower speed steps on LTO-8/9; refused for LTO-10, full height only)
-interface=MBs  host link limit in MB/s (default SAS 6G = 600 for LTO-5/6, 12G = 1200)
-buffer=S       drive buffer (default 256 MiB LTO-5, 512 MiB LTO-6, 1 GiB LTO-7+)
-backhitch=s    seconds a stopped tape needs to reposition and restart (default 2)
-restart=f      buffer fill (0.05-1) at which a stopped tape restarts (default 1 = full)
-realtime=0|1   0: no sleeping, commands return at once (functional tests)
-tapealert=a,b  TapeAlert flags raised at open (cleared by reading page 0x2E)
-barcode=TEXT   the cartridge's barcode (MAM 0x0806), when it is created
-hours=N        the drive's power-on hours (default 2000); head hours, loads, cleanings and
-               metres on the device statistics page (0x14) follow from it (a worn drive: 40000)
-temp=C         drive temperature in degrees C on log page 0x0D (default 38)
-phyerrors=N    SAS PHY invalid-dword and disparity counts on page 0x18 (a bad cable: 5000)
-encrypt=0|1    1: the drive reports AES-256-GCM encryption on (SECURITY PROTOCOL IN 20h status
-               page; data is still stored in the clear, this is a training prop). LTO-4 and later
-vendor=hp|ibm  personality: hp (default) answers as an HPE "Ultrium N-SCSI" with HP's vendor log pages
-               (30h 31h 32h 34h); ibm as an IBM "ULT3580-TDN" (TDA for LTO-10) listing a real IBM
-               drive's pages (30h-3Dh; no 0Dh, no 18h, so phyerrors= is refused with it). See vendorpages.py
-worn=0|1       1: a worn drive, for training: power-on hours 40000 unless hours= is given, a worn
-               head (wornhead=100 unless wornhead= is given: one rewrite/reread per 10 MB, a model,
-               not a published figure); IBM 37h media efficiency 80h instead of 01h
-selftest=pass|fail  the result of SEND DIAGNOSTIC's default self-test (fail: 04/40/80, diagnostic
-               failure on component 80h), for the drive assessment
-alertat=F@S    TapeAlert flags F (as ``tapealert=``, e.g. 4 or 4,30) raised once the host has written
-               and read S bytes in all since the load (4@64M): a fault that appears mid-test, after
-               the evidence was captured, as a drive's does
-wornhead=N     a worn head: N corrected errors per GB (10^9 bytes) the host writes or reads, on the
-               write and read error counter pages (0x02, 0x03) and HP's tape usage page (30h);
-               default 0, a clean head. The data
-               still comes back right: the drive's ECC and retries correct it, as they would
-=============  ==========================================================================
+The options, what they take and what they do are ``OPTIONS`` below: one table that the
+parser checks keys against and that ``tapediag devices --help`` prints (``options_help``).
+Sizes and 0|1 flags are read by ``native.units``, as every command reads them: K/M/G/T binary,
+KB/MB/GB/TB decimal; flags also take on/off, yes/no.
 """
 from __future__ import annotations
 
@@ -67,6 +26,71 @@ DEFAULT_CAPACITY = 8 << 30
 #: Power-on hours of a ``worn=1`` drive unless ``hours=`` says otherwise (the "worn drive" example above).
 WORN_HOURS = 40_000
 WORN_HEAD_PER_GB = 100.0  # worn=1's head: one rewrite/reread per 10 MB (a model, not a published figure)
+
+
+@dataclass(frozen=True)
+class Option:
+    """One ``key=value`` of a virtual device string, as a trainer reads it in the help."""
+
+    key: str
+    value: str  # what it takes, e.g. "0|1", "S" (a size), "a,b"
+    text: str
+    example: str  # a value the parser accepts (the help's examples and the tests use it)
+
+
+#: Every option ``_apply`` understands, in the order the help lists them (sizes take K/M/G/T binary
+#: or KB/MB/GB decimal suffixes).
+OPTIONS: tuple[Option, ...] = (
+    Option("cartridge", "PATH", "cartridge file; default data_dir()/virtual/lto<N>.cart, created blank", "/tmp/a.cart"),
+    Option("capacity", "S", "tape capacity in compressed bytes, set when the cartridge is created (default 8G); "
+           "the file holds the uncompressed data, so it can grow to capacity x compression ratio", "64M"),
+    Option("ew", "S", "early-warning zone before the end (default capacity/64, at least 1M)", "4M"),
+    Option("maxfile", "S", "disk budget of the cartridge file (default 4 x capacity); reaching it is the end of "
+           "the medium too, so 10:1 data cannot fill the disk (all-zero blocks cost no disk)", "1G"),
+    Option("wp", "0|1", "write-protect tab (kept in the cartridge until changed)", "1"),
+    Option("worm", "0|1", "WORM medium; only when the cartridge is created", "1"),
+    Option("loaded", "0|1", "0: no cartridge in the drive (NOT READY 02/3A/00 until LOAD)", "0"),
+    Option("halfheight", "0|1", "half-height drive (slower speed steps on LTO-8/9; not LTO-10)", "1"),
+    Option("interface", "MB/s", "host link limit (default SAS 6G = 600 for LTO-5/6, 12G = 1200)", "300"),
+    Option("buffer", "S", "drive buffer (default 256M LTO-5, 512M LTO-6, 1G LTO-7+)", "512M"),
+    Option("backhitch", "SECONDS", "time a stopped tape needs to reposition and restart (default 2)", "1.5"),
+    Option("restart", "FRACTION", "buffer fill (0.05-1) at which a stopped tape restarts (default 1 = full)", "0.5"),
+    Option("realtime", "0|1", "0: no sleeping, commands return at once (functional tests)", "0"),
+    Option("tapealert", "a,b", "TapeAlert flags (1-64) raised at open, cleared by reading page 0x2E", "3,20"),
+    Option("barcode", "TEXT", "the cartridge's barcode (MAM 0x0806), when it is created", "ABC123L9"),
+    Option("hours", "N", "the drive's power-on hours (default 2000); head hours, loads, cleanings and metres on "
+           "page 0x14 follow from it (a worn drive: 40000)", "40000"),
+    Option("temp", "C", "drive temperature in degrees C on log page 0x0D (default 38)", "55"),
+    Option("phyerrors", "N", "SAS PHY invalid-dword and disparity counts on page 0x18 (a bad cable: 5000)", "5000"),
+    Option("encrypt", "0|1", "report AES-256-GCM encryption on (data is still stored in the clear: a training "
+           "prop); LTO-4 and later", "1"),
+    Option("selftest", "pass|fail", "the result of SEND DIAGNOSTIC's self-test (fail: 04/40/80), for the drive "
+           "assessment", "fail"),
+    Option("vendor", "hp|ibm", "personality: hp (default) answers as an HPE 'Ultrium N-SCSI' with HP's vendor log pages "
+           "(30h 31h 32h 34h); ibm as an IBM 'ULT3580-TDN' (TDA for LTO-10) listing a real IBM drive's pages "
+           "(30h-3Dh; no 0Dh, no 18h, so phyerrors= is refused with it)", "ibm"),
+    Option("worn", "0|1", "a worn drive, for training: power-on hours 40000 unless hours= is given, a worn head "
+           "(wornhead=100 unless wornhead= is given: a model, not a published figure); IBM 37h media efficiency 80h", "1"),
+    Option("alertat", "FLAGS@S", "TapeAlert flags (as tapealert=) raised once the host has written and read S bytes "
+           "in all since the load: a fault that appears mid-test, after the evidence was captured", "4@64M"),
+    Option("wornhead", "N", "a worn head: N corrected errors per GB (10^9 bytes) the host writes or reads, on the "
+           "error counter pages (0x02, 0x03) and HP's tape usage page (30h); default 0. The data still comes back "
+           "right: the drive's ECC and retries correct it", "200"),
+)
+
+
+def options_help(width: int = 79) -> str:
+    """The options as a help text (``tapediag devices --help``), from ``OPTIONS`` itself."""
+    import textwrap
+
+    lines = ["virtual drive options: virtual:ltoN?key=value&key=value",
+             "(e.g. virtual:lto9?wp=1&tapealert=3,20; sizes: K/M/G binary, KB/MB/GB decimal)"]
+    for opt in OPTIONS:
+        head = f"  {opt.key}={opt.value}"
+        lines += textwrap.wrap(opt.text, width, initial_indent=f"{head:<22}", subsequent_indent=" " * 22)
+    return "\n".join(lines)
+
+
 
 def _number(text: str, what: str, *, low: float, high: float) -> float:
     try:
@@ -227,8 +251,7 @@ def _apply(opts: VirtualOptions, key: str, value: str) -> None:
             raise InvalidParameter(f"selftest={value!r} must be pass or fail")
         opts.selftest_fails = value.strip().lower() == "fail"
     else:
-        known = ("cartridge, capacity, maxfile, wp, worm, halfheight, interface, buffer, loaded, backhitch, restart, "
-                 "realtime, ew, tapealert, barcode, hours, temp, phyerrors, encrypt, vendor, worn, selftest, alertat, wornhead")
+        known = ", ".join(opt.key for opt in OPTIONS)
         raise InvalidParameter(f"unknown virtual drive option '{key}'", hint=f"known: {known}")
 
 

@@ -158,7 +158,7 @@ def test_a_late_cartridge_check_of_the_previous_drive_is_not_shown_for_the_next(
     panel.params_next.click()
     qtbot.waitUntil(lambda: "blank" in panel.found_label.text(), timeout=20000)  # B's own check
     qtbot.waitUntil(lambda: bool(answers), timeout=20000)
-    assert answers[0]["write_protected"]  # A's answer really says write-protected ...
+    assert answers[0].state.write_protected  # A's answer really says write-protected ...
     deliver_a(answers[0])  # ... and arrives now, late
     assert panel.refusal is None and "blank" in panel.found_label.text()
     assert panel.start_button.isEnabled()

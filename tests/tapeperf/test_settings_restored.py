@@ -101,8 +101,9 @@ def test_the_gui_shows_the_engines_decision(tmp_path: Path) -> None:
     dev = f"virtual:lto9?realtime=0&cartridge={cart}"
     with TapeDrive.open(dev) as drive:
         TapePerfTest(drive, TapePerfParams(direction="write", size=4 * MiB, force=True)).run()
-    state = engines.tapeperf_probe(dev, TapePerfParams())
+    check = engines.tapeperf_probe(dev, TapePerfParams())
     with TapeDrive.open(dev) as drive:
         with pytest.raises(Exception) as engine_refusal:
             TapePerfTest(drive, TapePerfParams(direction="write", size=4 * MiB)).run()
-    assert str(state["refusal"]) == str(engine_refusal.value) and state["refusal"].overridable
+    assert check.refusal is not None and check.refusal.overridable
+    assert str(check.refusal) == str(engine_refusal.value)

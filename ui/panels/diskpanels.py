@@ -7,6 +7,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QCheckBox, QFormLayout, QHBoxLayout, QLabel, QVBoxLayout
 
+from app.disk import CreateDataParams, ReadDataParams
 from ui import engines
 from ui.panels.testpanel import TestPanel, combo, path_picker
 from ui.widgets import ValidatedField
@@ -53,9 +54,6 @@ class _DiskPanel(TestPanel):
         form.addRow(caption, row)
         layout.addWidget(QLabel(self.choose_help))
         layout.addLayout(form)
-        module = "app.disk"
-        if not engines.available(module):
-            layout.addWidget(QLabel(f"<b>The disk test engine ({module}) is not available in this build.</b>"))
 
     choose_help = ""
 
@@ -72,6 +70,7 @@ class _DiskPanel(TestPanel):
         out = super().values()
         out["directory"] = self.dir_field.text()
         out["directory_path"] = self.dir_field.value or ""
+        out["target"] = out["directory_path"]  # the parameters' name for it
         return out
 
     def apply_values(self, values: dict[str, Any]) -> None:
@@ -110,8 +109,11 @@ class CreateDataPanel(_DiskPanel):
         self.add_field("streams", "Parallel &streams:", ValidatedField(engines.check_streams, "4"))
         self.add_field("allow_non_empty", "", QCheckBox("Allo&w a non-empty directory (files of others are kept)"))
 
-    def make_params(self) -> Any:
-        return engines.create_params(self.values())
+    def make_params(self) -> CreateDataParams:
+        values = self.values()
+        if not engines.check_size_or_zero(values["total_size"]):
+            values["total_size"] = None  # the form's 0 is "fill the tree": no cap, as without --total-size
+        return engines.create_params(values)
 
     def confirm_text(self, params: Any) -> str:
         from app.disk.sizes import format_size
@@ -185,8 +187,9 @@ class ReadDataPanel(_DiskPanel):
         self.add_field("buffer", "Read b&uffer:", ValidatedField(engines.check_size, "1M"))
         self.add_field("direct", "", QCheckBox("&Direct I/O (O_DIRECT, bypasses the page cache entirely)"))
 
-    def make_params(self) -> Any:
-        return engines.read_params(self.values())
+    def make_params(self) -> ReadDataParams:
+        values = self.values()
+        return engines.read_params({**values, "buffer_size": values["buffer"]})
 
     def confirm_text(self, params: Any) -> str:
         v = self.values()

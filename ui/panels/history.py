@@ -138,13 +138,18 @@ class HistoryPanel(WizardPanel):
                 self.table.selectRow(r)
         self._update_buttons()
 
+    def _run_id_at(self, row: int) -> int | None:
+        """The run id a table row holds (its first cell's data; None for a row not filled yet)."""
+        item = self.table.item(row, 0)
+        return None if item is None else item.data(Qt.ItemDataRole.UserRole)
+
     def selected_ids(self) -> list[int]:
         rows = sorted({i.row() for i in self.table.selectedItems()})
-        return [self.table.item(r, 0).data(Qt.ItemDataRole.UserRole) for r in rows]
+        return [run_id for r in rows if (run_id := self._run_id_at(r)) is not None]
 
     def select_run(self, run_id: int) -> bool:
         for r in range(self.table.rowCount()):
-            if self.table.item(r, 0).data(Qt.ItemDataRole.UserRole) == run_id:
+            if self._run_id_at(r) == run_id:
                 self.table.selectRow(r)
                 return True
         return False
@@ -179,9 +184,7 @@ class HistoryPanel(WizardPanel):
         n = len(self.selected_ids())
         self.csv_button.setEnabled(n == 1)
         self.delete_button.setEnabled(n >= 1)
-        self.report_button.setEnabled(n >= 1 and engines.reports_available())
-        if not engines.reports_available():
-            self.report_button.setToolTip("PDF reports are not available in this build")
+        self.report_button.setEnabled(n >= 1)
 
     # -- actions --------------------------------------------------------------------------
     def export_csv(self) -> None:

@@ -6,6 +6,8 @@ from typing import Any
 
 from PySide6.QtWidgets import QCheckBox, QLabel, QVBoxLayout
 
+from app.tapeperf import TapePerfParams
+from app.tapeperf.session import CartridgeCheck
 from ui import engines
 from ui.panels.testpanel import TestPanel, combo
 from ui.widgets import ValidatedField
@@ -43,8 +45,6 @@ class TapePerfPanel(TestPanel):
         self.device_label = QLabel("Select a tape drive in the device list.")
         self.device_label.setWordWrap(True)
         layout.addWidget(self.device_label)
-        if not engines.available("app.tapeperf"):
-            layout.addWidget(QLabel("<b>The tape performance engine is not available in this build.</b>"))
 
     def set_device(self, device: str | None) -> None:
         if device != self.device:
@@ -60,11 +60,11 @@ class TapePerfPanel(TestPanel):
         self.add_field("pattern", "Data pa&ttern:",
                        ValidatedField(engines.check_pattern, "2:1"),
                        "random, zeros, or N:1 — the ratio the drive's own compressor (SLDC) will achieve")
-        self.add_field("block_size", "Bloc&k size:", ValidatedField(engines.check_tape_size, "256K"),
-                       "bytes per tape block, e.g. 256K, 1M")
-        self.add_field("mode", "Block &mode:", combo([("Fixed", "fixed"), ("Variable", "variable")]))
-        self.add_field("io_size", "&I/O size:", ValidatedField(engines.check_tape_size, "1M"),
-                       "bytes per WRITE/READ command (a multiple of the block size in fixed mode)")
+        self.block_field = self.add_field("block_size", "Bloc&k size:", ValidatedField(engines.check_tape_size, "256K"),
+                                          "bytes per tape block, e.g. 256K, 1M")
+        self.mode_field = self.add_field("mode", "Block &mode:", combo([("Fixed", "fixed"), ("Variable", "variable")]))
+        self.io_field = self.add_field("io_size", "&I/O size:", ValidatedField(engines.check_tape_size, "1M"),
+                                       "bytes per WRITE/READ command (a multiple of the block size in fixed mode)")
         self.add_field("size", "&Amount of data:", ValidatedField(engines.check_amount, "32G"),
                        "how much to write (32G) or for how long (90s, 10min)")
         self.add_field("filemarks_every", "Fi&lemark every:", ValidatedField(engines.check_tape_size_or_zero, "0"),
@@ -74,18 +74,34 @@ class TapePerfPanel(TestPanel):
         self.add_field("start", "&Start at:", combo([("Beginning of tape (overwrite)", "bot"),
                                                       ("End of data (append)", "eod")]))
         self.add_field("verify", "", QCheckBox("&Verify data read back against what was written"))
-        self.fields["mode"].currentIndexChanged.connect(self._mode_changed)
+        # What only a trainer or a second look needs; blank is the CLI's default (the option left out).
+        for key, label, check, tip, blank in (
+                ("host_rate", "Slo&w the host to:", engines.check_host_rate,
+                 "throttle the host to this many bytes/s to reproduce a slow backup source", "full speed; e.g. 50MB"),
+                ("seed", "Seed &of the pattern:", engines.check_seed,
+                 "a read-only verify needs the seed the data was written with", "0"),
+                ("history", "SLDC histor&y:", engines.check_history_size,
+                 "the compressor history the pattern is made for", "from the generation; or 1K, 16K")):
+            field = self.add_field(key, label, ValidatedField(check, ""), tip)
+            field.edit.setPlaceholderText(blank)
+        self.mode_field.currentIndexChanged.connect(self._mode_changed)
         self._mode_changed()
 
     def _mode_changed(self, *_: object) -> None:
         # In variable-block mode every command moves one block: the I/O size is the block size.
-        variable = self.fields["mode"].currentData() == "variable"
-        self.fields["io_size"].setEnabled(not variable)
+        variable = self.mode_field.currentData() == "variable"
+        self.io_field.setEnabled(not variable)
         if variable:
-            self.fields["io_size"].setText(self.fields["block_size"].text())
+            self.io_field.setText(self.block_field.text())
 
-    def make_params(self) -> Any:
-        return engines.tapeperf_params(self.values())
+    def make_params(self) -> TapePerfParams:
+        values = self.values()
+        if values["mode"] == "variable":
+            del values["io_size"]  # disabled: one block per command, the conversion's variable-mode default
+        for key in ("host_rate", "seed", "history"):
+            if not str(values.get(key, "")).strip():
+                values.pop(key, None)  # blank: the default, as when the CLI option is left out
+        return engines.tapeperf_params(values)
 
     def confirm_text(self, params: Any) -> str:
         from ui.format import human_bytes, human_duration, human_size
@@ -108,6 +124,8 @@ class TapePerfPanel(TestPanel):
             text += "<p>It then reads the data back" if params.writes else \
                 "<p>This test reads the cartridge from the beginning"
             text += " to the end of the test data" + (" and verifies every block" if params.verify else "") + ".</p>"
+        if params.host_rate_limit:
+            text += f"<p>The host is throttled to {params.host_rate_limit / 1e6:,.1f} MB/s (a slow source on purpose).</p>"
         if not params.writes:
             text += "<p>Nothing is written.</p>"
         else:
@@ -123,7 +141,7 @@ class TapePerfPanel(TestPanel):
         self._probe_seq = getattr(self, "_probe_seq", 0) + 1
         seq = self._probe_seq
         return self.workers.submit(Job(device, "cartridge check", lambda job: engines.tapeperf_probe(device, params),
-                                       on_done=lambda state: self._probed(state) if self._current_probe(seq) else None,
+                                       on_done=lambda check: self._probed(check) if self._current_probe(seq) else None,
                                        on_error=lambda err: self._probe_failed(err) if self._current_probe(seq)
                                        else None))
 
@@ -132,10 +150,11 @@ class TapePerfPanel(TestPanel):
         drive selected since, or Back and Next again) would describe another cartridge."""
         return seq == self._probe_seq
 
-    def _probed(self, state: dict) -> None:
-        self.refusal = state["refusal"]  # the engine's decision (app.tapeperf.safety.decide)
+    def _probed(self, check: CartridgeCheck) -> None:
+        self.refusal = check.refusal  # the engine's decision (app.tapeperf.safety.decide)
         if self.refusal is None:
-            written = f" (MAM: {state['mam_mb_written']:,} MB written in its life)" if state["mam_mb_written"] else ""
+            mb = check.state.mam_mb_written
+            written = f" (MAM: {mb:,} MB written in its life)" if mb else ""
             self.found_label.setText(f"Checked: the cartridge is blank at the start of the tape{written}.")
             return
         self.show_refusal(self.refusal)

@@ -8,10 +8,11 @@ running on the device's worker, and settings persistence.
 from __future__ import annotations
 
 from html import escape
-from typing import Any
+from typing import Any, TypeVar
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
+    QBoxLayout,
     QCheckBox,
     QComboBox,
     QFileDialog,
@@ -32,6 +33,7 @@ from ui.wizard import WizardPanel, button_row, nav_row
 from ui.worker import Job, describe_error
 
 Field = ValidatedField | QComboBox | QCheckBox
+F = TypeVar("F", ValidatedField, QComboBox, QCheckBox)
 
 
 class TestPanel(WizardPanel):
@@ -217,7 +219,7 @@ class TestPanel(WizardPanel):
     uses_device = True  # the disk panels test a directory, not the selected drive
 
     # -- fields and presets --------------------------------------------------------------
-    def add_field(self, name: str, label: str, field: Field, tip: str = "") -> Field:
+    def add_field(self, name: str, label: str, field: F, tip: str = "") -> F:
         self.fields[name] = field
         if tip:
             field.setToolTip(tip)
@@ -430,7 +432,7 @@ class TestPanel(WizardPanel):
 
     def _plot_to_run_page(self) -> None:
         layout = self.runview.layout()
-        if self.runview.plot.parent() is not self.runview:
+        if self.runview.plot.parent() is not self.runview and isinstance(layout, QBoxLayout):
             layout.insertWidget(layout.indexOf(self.runview.progress), self.runview.plot, 1)
 
     def _new_test(self) -> None:

@@ -56,9 +56,10 @@ class TroubleshootPanel(WizardPanel):
         box = QGroupBox("Measured figures (leave blank what was not measured)")
         form = QFormLayout(box)
         for key, label, tip in FIGURES:
-            f = ValidatedField(engines.check_figure, "")
+            application = key in ("backup", "restore")  # what the backup job reported: a rate, never a run
+            f = ValidatedField(engines.check_rate if application else engines.check_figure, "")
             f.setToolTip(tip)
-            f.edit.setPlaceholderText("MB/s, or run N")
+            f.edit.setPlaceholderText("MB/s" if application else "MB/s, or run N")
             self.fields[key] = f
             form.addRow(label, f)
         self.latest_button = QPushButton("Use the &latest recorded runs")
@@ -81,8 +82,8 @@ class TroubleshootPanel(WizardPanel):
         self.fields["block_size"].edit.setPlaceholderText("e.g. 64K, 256K")
         self.fields["network"] = ValidatedField(engines.check_optional_link, "")
         self.fields["network"].edit.setPlaceholderText("blank = local; 1GbE, 10GbE, or a measured 940Mbit")
-        self.fields["generation"] = ValidatedField(engines.check_optional_generation, "")
-        self.fields["generation"].edit.setPlaceholderText("e.g. LTO-9 (taken from a tape run when blank)")
+        self.fields["drive"] = ValidatedField(engines.check_optional_generation, "")
+        self.fields["drive"].edit.setPlaceholderText("e.g. LTO-9 (taken from a tape run when blank)")
         self.sw_compression = QComboBox()
         for text, data in (("Unknown", None), ("Off", False), ("On", True)):
             self.sw_compression.addItem(text, data)
@@ -96,13 +97,13 @@ class TroubleshootPanel(WizardPanel):
         for text, data in (("Unknown", None), ("Yes: millions of small files", True), ("No", False)):
             self.small_files.addItem(text, data)
         self.os = QComboBox()  # the white paper's advice differs by OS (Table 6)
-        for text, data in (("Unknown", None), ("Windows", "windows"), ("Linux", "linux"), ("UNIX", "unix"),
-                           ("Other", "other")):
-            self.os.addItem(text, data)
+        for text, os_name in (("Unknown", None), ("Windows", "windows"), ("Linux", "linux"), ("UNIX", "unix"),
+                              ("Other", "other")):
+            self.os.addItem(text, os_name)
         form.addRow("Parallel &streams:", self.fields["streams"])
         form.addRow("Bloc&k size:", self.fields["block_size"])
         form.addRow("&Network link:", self.fields["network"])
-        form.addRow("Drive &generation:", self.fields["generation"])
+        form.addRow("Drive &generation:", self.fields["drive"])
         form.addRow("Software &compression:", self.sw_compression)
         form.addRow("Measured network &rate:", self.fields["network_rate"])
         form.addRow("Millions of s&mall files:", self.small_files)
@@ -154,6 +155,7 @@ class TroubleshootPanel(WizardPanel):
         saved = load_json("troubleshoot/values")
         if isinstance(saved, dict):
             for k, v in saved.items():
+                k = {"generation": "drive"}.get(k, k)  # saved before the field took the CLI's name (--drive)
                 if k in self.fields:
                     self.fields[k].setText(str(v))
 
@@ -222,7 +224,7 @@ class TroubleshootPanel(WizardPanel):
                 f" &nbsp;<b>{escape(rec['title'])}</b><br>{escape(rec['advice'])}<br>"
                 f"<i>Why:</i> {escape(rec['reason'])} <span style='color:gray'>({escape(rec['source'])})</span></p>")
         self.recommendations.setHtml("".join(html) or "<p>No rule applies to these figures.</p>")
-        self.report_button.setEnabled(self.run_id is not None and engines.reports_available())
+        self.report_button.setEnabled(self.run_id is not None)
         self.show_page("results")
 
     def ask_save_report(self) -> None:

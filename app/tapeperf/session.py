@@ -1,0 +1,48 @@
+"""A tape performance test on a named device, as both front ends run it.
+
+The CLI (``tapediag tape-perf``) and the GUI's tape panel each used to open the drive and
+wire the engine to the history themselves; they call these instead, so a run is recorded
+the same way (``params.to_dict()``, the same kind and device) whichever started it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from native.errors import SafetyRefusal
+
+from app.drive import TapeDrive
+from app.events import CancelToken, EventSink, discard
+from app.history import run_recorded
+from app.tapeperf import safety
+from app.tapeperf.engine import TapePerfTest
+from app.tapeperf.params import TapePerfParams
+from app.tapeperf.results import TapePerfResult
+
+
+@dataclass(frozen=True)
+class CartridgeCheck:
+    """What is on the cartridge and the engine's decision on it, before anything is written."""
+
+    state: safety.CartridgeState
+    refusal: SafetyRefusal | None  # ``safety.decide`` without force: None = the write may go ahead
+
+
+def check_cartridge(device: str, params: TapePerfParams) -> CartridgeCheck:
+    """The engine's own pre-write probe and decision (no write), for a confirm step to show."""
+    with TapeDrive.open(device) as drive:
+        state = safety.probe(drive, at_bot=params.start == "bot")
+    return CartridgeCheck(state, safety.decide(state, force=False))
+
+
+def run_on_device(device: str, params: TapePerfParams, *, sink: EventSink = discard,
+                  cancel: CancelToken | None = None) -> tuple[int, TapePerfResult]:
+    """Open ``device``, run the test with ``params`` recorded in the history: (run id, result)."""
+    cancel = cancel or CancelToken()
+    with TapeDrive.open(device) as drive:
+        test = TapePerfTest(drive, params)
+        run_id, result = run_recorded("tape-perf", device, params.to_dict(), lambda s: test.run(s, cancel), sink=sink)
+    assert isinstance(result, TapePerfResult)
+    return run_id, result
+
+
+__all__ = ["CartridgeCheck", "check_cartridge", "run_on_device"]
