@@ -150,6 +150,17 @@ def match_drives(inv: "Inventory", tape_drives: list[DeviceEntry]) -> tuple[Libr
     return tuple(drives)
 
 
+def drive_devices(inv: "Inventory", addresses: set[int] | None = None) -> dict[int, str]:
+    """Drive element address -> the tape drive to unload it through, for the elements ``match_drives``
+    can name among every listed drive (``app.discovery.discover``); the others are absent, never guessed.
+
+    The one place a move out of a drive (``app.library.Changer.move``, the exerciser) finds its drive."""
+    from app.discovery import discover
+
+    return {d.address: d.device for d in match_drives(inv, discover())
+            if d.device and (addresses is None or d.address in addresses)}
+
+
 def probe_library(entry: LibraryEntry, tape_drives: list[DeviceEntry]) -> LibraryEntry:
     """Read the library's identity and drive elements and match them to ``tape_drives`` by serial."""
     from dataclasses import replace
@@ -188,5 +199,5 @@ def discover_libraries(tape_drives: list[DeviceEntry], *, sysfs_root: Path = Pat
     return entries + [virtual_library()]
 
 
-__all__ = ["LibraryDrive", "LibraryEntry", "discover_libraries", "linux_changers", "match_drive", "match_drives",
+__all__ = ["LibraryDrive", "LibraryEntry", "discover_libraries", "drive_devices", "linux_changers", "match_drive", "match_drives",
            "probe_library"]

@@ -44,7 +44,7 @@ def test_a_cartridge_goes_to_a_drive_and_back_to_where_it_was(tmp_path: Path, ca
     assert "moved TD0002L9 from address 1002 to 500" in out
     after = _state(tmp_path)
     assert after["500"] == "TD0002L9" and after["1002"] is None
-    assert main(["library", dev, "--move", "drive:0", "slot:3", "--json"]) == 0
+    assert main(["library", dev, "--move", "drive:0", "slot:3", "--json", "--no-unload"]) == 0
     inv = json.loads(capsys.readouterr().out)
     slot3 = next(e for e in inv["elements"] if e["name"] == "slot:3")
     assert slot3["barcode"] == "TD0002L9" and slot3["source"] == 1002  # home again, and it knows where from
@@ -141,3 +141,22 @@ def test_a_last_descriptor_cut_short_still_gives_its_address_state_and_barcode(t
     data = bytes(lib.execute(read_element_status(element_type=2), data_in=0xFFFF).data)
     elements = parse_element_status(data[:-8])  # tgt's answers are 8 bytes short
     assert len(elements) == 6 and elements[-1].address == 1005 and elements[-1].barcode == "CLN005L1"
+
+
+def test_a_move_out_of_a_drive_no_tape_drive_matches_is_refused_unless_the_operator_unloaded_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Never guess a drive: no listed tape drive names drive:0, so nothing is checked or unloaded, nothing moves."""
+    import app.library_discovery as discovery
+
+    monkeypatch.setattr(discovery, "drive_devices", lambda inv, addresses=None: {})
+    dev = _dev(tmp_path)
+    assert main(["library", dev, "--move", "slot:2", "drive:0"]) == 0
+    before = _state(tmp_path)
+    capsys.readouterr()
+    assert main(["library", dev, "--move", "drive:0", "slot:2"]) == 3
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no listed tape drive matches its identifier 'TDLIBDRV000'" in err[0] \
+        and "still in drive:0" in err[0] and "--no-unload" in err[0], err
+    assert _state(tmp_path) == before
+    assert main(["library", dev, "--move", "drive:0", "slot:2", "--no-unload"]) == 0
+    assert _state(tmp_path)["1001"] == "TD0001L9"
