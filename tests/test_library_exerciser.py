@@ -103,7 +103,7 @@ def test_a_robot_that_stays_broken_leaves_a_cartridge_in_a_drive_and_says_so(
     assert main(["library-test", _dev(tmp_path, robotfault="2,3"), "--moves", "8"]) == 11
     out = capsys.readouterr().out
     assert "library test: FAIL - robotics error on move 2" in out
-    assert "TD0000L9 drive:0 -> slot:1 (putting back): MOVE MEDIUM: HARDWARE ERROR" in out
+    assert "TD0000L9 drive:0 -> slot:1 (putting back), drive unloaded first: MOVE MEDIUM: HARDWARE ERROR" in out
     assert "final inventory: TD0000L9 is in drive:0, not in its home slot:1" in out
     state = _state(tmp_path)
     assert state["500"] == "TD0000L9" and state["1000"] is None  # exactly what the report says

@@ -39,13 +39,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from app.library import Changer
+    from native.scsi.smc import ElementType
 
     with Changer.open(args.device) as changer:
         moved = changer.move(*args.move, unload=not args.no_unload, allow_removal=args.allow_removal) \
             if args.move else None
         inventory = changer.inventory()
+    from app.library_discovery import drive_devices
+
+    # The tape drive behind each drive element, when its identifier names one: what to test it through.
+    matched = drive_devices(inventory)
+    devices = {inventory.name(e): matched.get(e.address) for e in inventory.of(ElementType.DATA_TRANSFER)}
     if args.json:
-        print(json.dumps(inventory.to_dict(), indent=2))
+        print(json.dumps({**inventory.to_dict(), "drive_devices": devices}, indent=2))
         return 0
     if moved is not None:
         src, dst, release = moved
@@ -63,4 +69,6 @@ def run(args: argparse.Namespace) -> int:
                  f"exception {element.exception[0]:02X}/{element.exception[1]:02X}" if element.exception else ""]
         notes = ", ".join(e for e in extra if e)
         print(f"  {inventory.name(element):<9} {element.address:>5}  {state:<18} {notes}".rstrip())
+    for name, device in devices.items():
+        print(f"  {name} is {device}" if device else f"  {name}: no listed tape drive matches its identifier")
     return 0

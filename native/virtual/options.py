@@ -38,6 +38,11 @@ vendor=hp|ibm  personality: hp (default) answers as an HPE "Ultrium N-SCSI" with
 worn=0|1       1: a worn head, for training: power-on hours 40000 unless hours= is given, and the
                error counters (02h/03h, 30h) report one rewrite/reread per 10 MB processed (a model,
                not a published figure); IBM 37h media efficiency 80h instead of 01h
+library=DIR    a drive of the virtual library whose folder is DIR (``virtual:library?dir=DIR``), with
+drive=N        drive=N its drive element (from 0): the cartridge is the one the library moved into
+               that element (``DIR/cartridges/BARCODE.cart``), none when it is empty (LOAD: 02/3A/00);
+               UNLOAD and LOAD tell the library whether the tape is threaded (it refuses to move
+               a threaded cartridge out, 05/3B/90). The library names these strings itself
 selftest=pass|fail  the result of SEND DIAGNOSTIC's default self-test (fail: 04/40/80, diagnostic
                failure on component 80h), for the drive assessment
 =============  ==========================================================================
@@ -120,6 +125,8 @@ class VirtualOptions:
     selftest_fails: bool = False  # SEND DIAGNOSTIC's self-test reports a hardware failure (training)
     vendor: str = "hp"  # personality: "hp" or "ibm" (native.virtual.vendorpages)
     worn: bool = False  # a worn head (training): more hours, rewrites and rereads
+    library: Path | None = None  # the virtual library's folder this drive belongs to (with ``drive``)
+    library_drive: int | None = None
     explicit: set[str] = field(default_factory=set)
 
     @property
@@ -161,6 +168,11 @@ def parse_device(device: str) -> VirtualOptions:
         raise InvalidParameter("phyerrors= needs log page 0x18, which an IBM drive does not list", hint="use vendor=hp with phyerrors=")
     if opts.worn and "hours" not in opts.explicit:
         opts.hours = WORN_HOURS
+    if (opts.library is None) != (opts.library_drive is None):
+        raise InvalidParameter("library= and drive= go together: a drive of the virtual library")
+    if opts.library is not None and {"cartridge", "barcode", "loaded"} & opts.explicit:
+        raise InvalidParameter("a library drive's cartridge is the one the library moved into it",
+                               hint="leave out cartridge=, barcode= and loaded=")
     if opts.half_height and opts.generation in FULL_HEIGHT_ONLY:
         raise InvalidParameter(f"halfheight=1: no half-height LTO-{opts.generation} figures are published; virtual:lto{opts.generation} is full height")
     return opts
@@ -227,11 +239,20 @@ def _apply(opts: VirtualOptions, key: str, value: str) -> None:
         opts.vendor = value.strip().lower()
     elif key == "worn":
         opts.worn = _flag(value, key)
+    elif key == "library":
+        if not value.strip():
+            raise InvalidParameter("library= needs the virtual library's folder")
+        opts.library = Path(value).expanduser()
+    elif key == "drive":
+        if not value.strip().isdigit() or int(value) > 15:
+            raise InvalidParameter(f"drive={value!r} is not a drive element of the virtual library (0-15)")
+        opts.library_drive = int(value)
     elif key == "selftest":
         if value.strip().lower() not in ("pass", "fail"):
             raise InvalidParameter(f"selftest={value!r} must be pass or fail")
         opts.selftest_fails = value.strip().lower() == "fail"
     else:
         known = ("cartridge, capacity, maxfile, wp, worm, halfheight, interface, buffer, loaded, backhitch, restart, "
-                 "realtime, ew, tapealert, barcode, hours, temp, phyerrors, encrypt, vendor, worn, selftest")
+                 "realtime, ew, tapealert, barcode, hours, temp, phyerrors, encrypt, vendor, worn, selftest, "
+                 "library, drive")
         raise InvalidParameter(f"unknown virtual drive option '{key}'", hint=f"known: {known}")
