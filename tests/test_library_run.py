@@ -126,3 +126,20 @@ def test_tgt_load_tape_perf_return_everything_back_in_its_slot(tgt_library_facto
     blocks = show_blocks(lib.slot_file("TGT002L6"))  # tape-perf's records are on that cartridge's tape file
     assert sum(1 for b in blocks if b.type == "DATA") >= 4 and not any(b.type == "DATA"
                                                                         for b in show_blocks(lib.slot_file("TGT001L6")))
+
+
+def test_virtual_assess_runs_on_the_library_drive_and_is_recorded_against_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from app.history import History
+
+    dev = _dev(tmp_path)
+    before = _where(dev, capsys)
+    code = main(["library-run", dev, "--barcode", "TD0002L9", "--run", "assess", "--size", "16M", "--json"])
+    captured = capsys.readouterr()
+    result = json.loads(captured.out)  # --json: stdout is the assessment's JSON, the cycle's steps are on stderr
+    assert "loaded TD0002L9 from slot:3 into drive:0" in captured.err and "every cartridge where it was" in captured.err
+    assert result["device"].endswith("&drive=0&realtime=0") and result["verdict"] == "PASS" and code == 0
+    with History.open() as hist:
+        runs = hist.list_runs(kind="assessment")
+    assert [r.device for r in runs] == [result["device"]]
+    assert _where(dev, capsys) == before
