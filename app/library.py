@@ -134,7 +134,7 @@ def _threaded(drive: TapeDrive, name: str, device: str) -> bool:
             return True
         except UnitAttention:
             continue
-        except (NotReady, CheckCondition) as err:
+        except CheckCondition as err:
             sense = err.sense
             code = (sense.asc, sense.ascq) if sense is not None else None
             if isinstance(err, NotReady) and code is not None and (code[0] == 0x3A or code == (0x04, 0x02)):

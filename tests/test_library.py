@@ -210,3 +210,19 @@ def test_the_virtual_library_refuses_to_pull_a_threaded_tape_as_real_ones_do(tmp
     assert _state(tmp_path) == before
     assert main(["library", dev, "--move", "drive:0", "slot:1"]) == 0
     assert _state(tmp_path)["1000"] == "TD0000L9"
+
+
+def test_a_library_drive_refuses_a_label_that_would_leave_the_cartridge_folder(tmp_path: Path) -> None:
+    """library.json is a user-editable file: a label is a file name only when it is a plain word."""
+    from native.errors import InvalidParameter as Invalid
+    from native.virtual.library import VirtualLibrary
+
+    lib = VirtualLibrary(_dev(tmp_path))
+    state = json.loads(lib.state_path.read_text())
+    state["contents"]["500"] = "../../escape"
+    lib.state_path.write_text(json.dumps(state))
+    with pytest.raises(Invalid, match="cannot name a cartridge file"):
+        from native import open_transport
+
+        open_transport(lib.drive_device(0))
+    assert not (tmp_path / "escape.cart").exists()

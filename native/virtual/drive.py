@@ -16,6 +16,7 @@ driven by ``hours=``, ``temp=``, ``phyerrors=`` and the cleaning flags of ``tape
 """
 from __future__ import annotations
 
+import re
 import struct
 import zlib
 from typing import Callable
@@ -56,6 +57,9 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
             from native.virtual.library import drive_cartridge
 
             held, threaded = drive_cartridge(opts.library, opts.library_drive)
+            if held is not None and not re.fullmatch(r"[A-Za-z0-9_-]{1,32}", held):
+                raise InvalidParameter(f"the virtual library's drive {opts.library_drive} holds {held!r}, which "
+                                       "cannot name a cartridge file (letters, digits, - and _ only)")
             self.empty = held is None
             # An empty drive still needs a cartridge object: a placeholder never loaded (LOAD answers 02/3A/00).
             path = opts.library / "cartridges" / (f"{held}.cart" if held else f".drive{opts.library_drive}-empty.cart")
