@@ -718,6 +718,11 @@ class TapeDrive:
         cdb = C.load_unload(load=False, immed=immed)
         self._command(cdb, timeout=self._long(cdb))
 
+    def prevent_medium_removal(self, prevent: bool) -> None:
+        """PREVENT (True) or ALLOW (False) MEDIUM REMOVAL: a backup application prevents it while it holds
+        the tape; a library then refuses to move the cartridge out (05/53/02)."""
+        self._command(C.prevent_allow_medium_removal(prevent=prevent))
+
     def self_test(self, timeout: float | None = None) -> None:
         """The drive's default self-test (SEND DIAGNOSTIC, SELFTEST=1); raises with the drive's sense if it
         fails. The drive must be idle; it does not write to the tape. Minutes on some drives, hence the

@@ -7,6 +7,15 @@ the one list) refuses MOVE MEDIUM and INITIALIZE ELEMENT STATUS here as it refus
 in the drive object. A move is checked against a fresh inventory first (source full,
 destination empty, both real elements), so the robot is asked only for moves that can
 work; what it still refuses is one line with its decoded sense.
+
+A move out of a drive (``Changer.move``) first makes the drive safe to empty, as a
+backup application does: the tape drive behind the element is found by the serial its
+device identifier names (``app.library_discovery.drive_devices``, never guessed), asked
+TEST UNIT READY (busy, "becoming ready" or an operation in progress: refused) and
+unloaded (LOAD UNLOAD), so the robot never pulls a threaded tape. A drive that cannot be
+named is refused unless the operator says it is unloaded (``unload=False``). A drive
+held by PREVENT MEDIUM REMOVAL (the library answers 05/53/02) is the backup
+application's: it is said in one line, and ALLOW MEDIUM REMOVAL is sent only when asked.
 """
 from __future__ import annotations
 
@@ -14,7 +23,7 @@ import re
 import time
 from dataclasses import dataclass
 
-from app.drive import STATE_CHANGING_OPCODES, ReadOnlyRefusal, read_only_session
+from app.drive import STATE_CHANGING_OPCODES, ReadOnlyRefusal, TapeDrive, read_only_session
 from native.scsi import cdb as C
 from native.scsi.inquiry import Inquiry, device_type_name
 from native.scsi.sense import Sense
@@ -27,7 +36,18 @@ from native.scsi.smc import (
     parse_element_status,
     read_element_status,
 )
-from native.errors import CheckCondition, IllegalRequest, InvalidParameter, ParseError, ScsiStatusError, check_condition_class
+from native.errors import (
+    CheckCondition,
+    DeviceError,
+    IllegalRequest,
+    InvalidParameter,
+    NotReady,
+    ParseError,
+    SafetyRefusal,
+    ScsiStatusError,
+    UnitAttention,
+    check_condition_class,
+)
 from native.iscsi_url import display_device
 from native.transport import CHECK_CONDITION, GOOD, Transport
 from native.units import plural
@@ -39,6 +59,94 @@ _DESCRIPTOR_MAX = 12 + 36 + 36 + 4 + 64  # base, both volume tags, a 64-byte ide
 
 class NotAChanger(InvalidParameter):
     """The device is not a medium changer: no changer command was sent (exit 2)."""
+
+
+class DriveNotSafe(SafetyRefusal):
+    """A cartridge was not moved out of a drive: the drive is busy, cannot be named or unloaded,
+    or holds the medium (PREVENT MEDIUM REMOVAL). The cartridge is still in the drive (exit 3)."""
+
+    def __init__(self, message: str, *, overridable: bool = False, hint: str | None = None) -> None:
+        super().__init__(message, reason="drive", overridable=overridable, hint=hint)
+
+
+#: NOT READY answers of a drive at work: becoming ready (04/01), operation in progress (04/07),
+#: SA creation in progress (04/13); and NO SENSE 00/16 (operation in progress).
+_BUSY = {(0x04, 0x01), (0x04, 0x07), (0x04, 0x13), (0x00, 0x16)}
+
+
+@dataclass(frozen=True)
+class DriveRelease:
+    """How a drive was made ready for its cartridge to leave: the tape drive used, if any."""
+
+    device: str | None
+    unloaded: bool  # False: the drive already had no threaded tape, or --no-unload
+    allowed: bool = False  # ALLOW MEDIUM REMOVAL was sent on request
+
+
+def release_drive(device: str, name: str, *, allow_removal: bool = False) -> DriveRelease:
+    """Check the tape drive ``device`` (drive element ``name``) is idle, then unload it.
+
+    TEST UNIT READY decides: GOOD, a tape is threaded and is unloaded; NOT READY with no
+    medium (3A/xx) or "initializing command required" (04/02), the tape is already out of
+    the drive's path; busy (``_BUSY``) or any other answer, refused with the drive's sense.
+    """
+    try:
+        with TapeDrive.open(device) as drive:
+            drive.require_tape()
+            ready = _threaded(drive, name, device)
+            if allow_removal:
+                drive.prevent_medium_removal(False)
+            if ready:
+                drive.unload()
+    except DriveNotSafe:
+        raise
+    except IllegalRequest as err:  # a real drive refuses UNLOAD while PREVENT MEDIUM REMOVAL is set
+        if _is_prevented(err):
+            raise _prevented(name, allow_removal) from None
+        raise DriveNotSafe(f"{name} ({device}) could not be checked and unloaded: {err}; the cartridge is still "
+                           f"in {name}") from None
+    except DeviceError as err:
+        raise DriveNotSafe(f"{name} ({device}) could not be checked and unloaded: {err}; the cartridge is still "
+                           f"in {name}") from None
+    return DriveRelease(device, ready, allow_removal)
+
+
+def _is_prevented(err: CheckCondition) -> bool:
+    return err.sense is not None and (err.sense.asc, err.sense.ascq) == (0x53, 0x02)
+
+
+def _prevented(name: str, allowed: bool = False) -> DriveNotSafe:
+    """PREVENT MEDIUM REMOVAL is per I_T nexus (SPC-4 6.15): an ALLOW lifts only the prevention of the
+    initiator port it comes from (a local HBA shared with the backup software), not another host's or
+    another iSCSI session's; that one ends when its application releases it or its session ends."""
+    if allowed:
+        return DriveNotSafe(f"{name}: medium removal still prevented (05/53/02) after ALLOW MEDIUM REMOVAL: another "
+                            f"host or session (the backup software) holds the cartridge in {name}; nothing moved",
+                            hint="stop that application's job or session")
+    return DriveNotSafe(f"{name}: medium removal prevented (05/53/02): an application (the backup software) holds "
+                        f"the cartridge in {name}; nothing moved",
+                        hint="release it there, or use --allow-removal to send ALLOW MEDIUM REMOVAL")
+
+
+def _threaded(drive: TapeDrive, name: str, device: str) -> bool:
+    for _ in range(3):  # a unit attention (a load, a reset) is consumed by the TUR that reports it
+        try:
+            drive.test_unit_ready()
+            return True
+        except UnitAttention:
+            continue
+        except CheckCondition as err:
+            sense = err.sense
+            code = (sense.asc, sense.ascq) if sense is not None else None
+            if isinstance(err, NotReady) and code is not None and (code[0] == 0x3A or code == (0x04, 0x02)):
+                return False
+            what = sense.describe() if sense is not None else str(err)
+            if code in _BUSY:
+                raise DriveNotSafe(f"{name} ({device}) is busy ({what}); the cartridge is still in {name}",
+                                   hint="wait until the drive is idle, or stop the backup application's job") from None
+            raise DriveNotSafe(f"{name} ({device}) is not ready to be emptied ({what}); the cartridge is still in "
+                               f"{name}") from None
+    raise DriveNotSafe(f"{name} ({device}) keeps reporting a unit attention; the cartridge is still in {name}")
 
 
 @dataclass(frozen=True)
@@ -173,11 +281,40 @@ class Changer:
         self._robot_address = robot if robot is not None else self._robot_address
         return Inventory(self.device, self.inquiry.vendor, self.inquiry.product, tuple(elements))
 
-    def move(self, source: str, destination: str) -> tuple[Element, Element]:
-        """Move the cartridge in ``source`` to ``destination`` (names as ``Inventory.find``)."""
-        src, dst = check_move(self.inventory(), source, destination)
-        self.send_move(src, dst)
-        return src, dst
+    def move(self, source: str, destination: str, *, unload: bool = True,
+             allow_removal: bool = False) -> tuple[Element, Element, DriveRelease | None]:
+        """Move the cartridge in ``source`` to ``destination`` (names as ``Inventory.find``).
+
+        Out of a drive, the drive is released first (``release_drive``) through the tape drive
+        its identifier names; ``unload=False`` is the operator's word that it is unloaded.
+        ``allow_removal`` sends ALLOW MEDIUM REMOVAL to that drive: only on the operator's request.
+        """
+        if read_only_session():
+            raise ReadOnlyRefusal.command(self.device, 0xA5)
+        inv = self.inventory()
+        src, dst = check_move(inv, source, destination)
+        release = None
+        if src.type is ElementType.DATA_TRANSFER and (unload or allow_removal):
+            from app.library_discovery import drive_devices
+
+            name = inv.name(src)
+            device = drive_devices(inv, {src.address}).get(src.address)
+            if device is None:
+                ident = f"its identifier {src.identifier.strip()!r}" if src.identifier.strip() else \
+                    "the library reports no identifier for it"
+                raise DriveNotSafe(f"{name} (address {src.address}): no listed tape drive matches {ident}, so it "
+                                   f"cannot be checked and unloaded; the cartridge is still in {name}",
+                                   overridable=True,
+                                   hint="add the drive ('tapediag devices --add-iscsi URL'), or unload it "
+                                        "yourself and use --no-unload")
+            release = release_drive(device, name, allow_removal=allow_removal)
+        try:
+            self.send_move(src, dst)
+        except IllegalRequest as err:
+            if _is_prevented(err):
+                raise _prevented(inv.name(src), release is not None and release.allowed) from None
+            raise
+        return src, dst, release
 
     def send_move(self, src: Element, dst: Element) -> float:
         """MOVE MEDIUM for a move ``check_move`` passed; the seconds the robot took."""
@@ -199,4 +336,4 @@ def check_move(inv: Inventory, source: str, destination: str) -> tuple[Element, 
     return src, dst
 
 
-__all__ = ["Changer", "Inventory", "NotAChanger", "check_move"]
+__all__ = ["Changer", "DriveNotSafe", "DriveRelease", "Inventory", "NotAChanger", "check_move", "release_drive"]

@@ -137,8 +137,8 @@ def match_drives(inv: "Inventory", tape_drives: list[DeviceEntry]) -> tuple[Libr
     from native.scsi.smc import ElementType
 
     serials: dict[str, str] = {}
-    for tape in tape_drives:
-        if tape.kind != "virtual" and tape.reachable and tape.is_tape:
+    for tape in tape_drives:  # the listed virtual drives are never probed (reachable None): never opened here
+        if tape.reachable and tape.is_tape:
             serial = drive_serial(tape.device)
             if serial:
                 serials[tape.device] = serial
@@ -148,6 +148,35 @@ def match_drives(inv: "Inventory", tape_drives: list[DeviceEntry]) -> tuple[Libr
         drives.append(LibraryDrive(inv.name(element), element.address, element.identifier, device,
                                    serials.get(device) if device else None))
     return tuple(drives)
+
+
+def drive_devices(inv: "Inventory", addresses: set[int] | None = None) -> dict[int, str]:
+    """Drive element address -> the tape drive to unload it through, for the elements ``match_drives``
+    can name among every listed drive (``app.discovery.discover``); the others are absent, never guessed.
+
+    The one place a move out of a drive (``app.library.Changer.move``, the exerciser) finds its drive."""
+    from app.discovery import discover
+
+    return {d.address: d.device for d in match_drives(inv, discover() + library_own_drives(inv.device))
+            if d.device and (addresses is None or d.address in addresses)}
+
+
+def library_own_drives(device: str) -> list[DeviceEntry]:
+    """The tape drives a library itself names: the virtual library's virtual LTO drives (a real library's
+    drives are on the bus or the network, found by discovery)."""
+    from native import device_kind
+
+    try:
+        if device_kind(device) != "library":
+            return []
+        from native.virtual.library import VirtualLibrary
+
+        lib = VirtualLibrary(device)
+    except TapediagError:
+        return []
+    return [DeviceEntry(lib.drive_device(i), "virtual", f"drive {i} of the virtual library",
+                        vendor="HPE", product=f"Ultrium {lib.opts.lto}", reachable=True, is_tape=True)
+            for i in range(lib.opts.drives)]
 
 
 def probe_library(entry: LibraryEntry, tape_drives: list[DeviceEntry]) -> LibraryEntry:
@@ -188,5 +217,5 @@ def discover_libraries(tape_drives: list[DeviceEntry], *, sysfs_root: Path = Pat
     return entries + [virtual_library()]
 
 
-__all__ = ["LibraryDrive", "LibraryEntry", "discover_libraries", "linux_changers", "match_drive", "match_drives",
+__all__ = ["LibraryDrive", "LibraryEntry", "discover_libraries", "drive_devices", "library_own_drives", "linux_changers", "match_drive", "match_drives",
            "probe_library"]

@@ -86,6 +86,8 @@ COMMANDS = (
     Command("report", ("report", "{run}", "-o", "{arg}"), (), path_arg="report-output"),
     Command("devices", ("devices", "--no-probe", "--add-iscsi", "{arg}"), ()),
     Command("library-test", ("library-test", "{arg}", "--moves", "2"), ("--moves", "--slots", "--drives")),
+    Command("library-run", ("library-run", "{arg}", "--barcode", "TD0000L9", "--run", "tape-perf", "--size", "4M",
+                            "--io-size", "256K", "--block-size", "256K"), ("--barcode", "--drive")),
 )
 
 # (command, option) -> value kinds that are legitimately accepted (exit 0 allowed).
@@ -235,7 +237,7 @@ def _argv(case: Case, work: Work) -> list[str]:
     cmd = case.command
     value = SCALAR_VALUES.get(case.kind)
     target = str(work.root / "new-target")
-    arg = VLIB if cmd.name == "library-test" else "999"
+    arg = VLIB if cmd.name in ("library-test", "library-run") else "999"
     argv = list(cmd.base)
     if case.option == "cartridge":
         cartridge = work.path(case.kind)
@@ -249,7 +251,7 @@ def _argv(case: Case, work: Work) -> list[str]:
             else:
                 target = path
                 argv = [a.replace("{tree}", "{target}") for a in argv]
-        elif cmd.name in ("info", "show", "devices", "library-test"):
+        elif cmd.name in ("info", "show", "devices", "library-test", "library-run"):
             arg = value
         else:
             target = value
@@ -258,8 +260,9 @@ def _argv(case: Case, work: Work) -> list[str]:
         arg = work.path(case.kind) + ("/r.pdf" if case.kind in ("directory", "read-only-dir", "full-fs") else "")
     elif value is None:  # a path option
         argv += [case.option, work.path(case.kind)]
-    else:
-        argv += [case.option, value]
+    else:  # before library-run's --run, which takes the rest of the line
+        at = argv.index("--run") if "--run" in argv else len(argv)
+        argv[at:at] = [case.option, value]
     return [a.replace("{target}", target).replace("{tree}", str(work.tree)).replace("{run}", str(work.run_id))
             .replace("{arg}", arg) for a in argv]
 

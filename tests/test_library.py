@@ -44,7 +44,7 @@ def test_a_cartridge_goes_to_a_drive_and_back_to_where_it_was(tmp_path: Path, ca
     assert "moved TD0002L9 from address 1002 to 500" in out
     after = _state(tmp_path)
     assert after["500"] == "TD0002L9" and after["1002"] is None
-    assert main(["library", dev, "--move", "drive:0", "slot:3", "--json"]) == 0
+    assert main(["library", dev, "--move", "drive:0", "slot:3", "--json"]) == 0  # drive:0 unloaded first
     inv = json.loads(capsys.readouterr().out)
     slot3 = next(e for e in inv["elements"] if e["name"] == "slot:3")
     assert slot3["barcode"] == "TD0002L9" and slot3["source"] == 1002  # home again, and it knows where from
@@ -141,3 +141,88 @@ def test_a_last_descriptor_cut_short_still_gives_its_address_state_and_barcode(t
     data = bytes(lib.execute(read_element_status(element_type=2), data_in=0xFFFF).data)
     elements = parse_element_status(data[:-8])  # tgt's answers are 8 bytes short
     assert len(elements) == 6 and elements[-1].address == 1005 and elements[-1].barcode == "CLN005L1"
+
+
+def test_a_move_out_of_a_drive_no_tape_drive_matches_is_refused_unless_the_operator_unloaded_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Never guess a drive: no listed tape drive names drive:0, so nothing is checked or unloaded, nothing moves."""
+    import app.library_discovery as discovery
+
+    monkeypatch.setattr(discovery, "drive_devices", lambda inv, addresses=None: {})
+    dev = _dev(tmp_path)
+    assert main(["library", dev, "--move", "slot:2", "drive:0"]) == 0
+    before = _state(tmp_path)
+    capsys.readouterr()
+    assert main(["library", dev, "--move", "drive:0", "slot:2"]) == 3
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no listed tape drive matches its identifier 'TDLIBDRV000'" in err[0] \
+        and "still in drive:0" in err[0] and "--no-unload" in err[0], err
+    assert _state(tmp_path) == before
+    from app.drive import TapeDrive
+    from native.virtual.library import VirtualLibrary
+
+    with TapeDrive.open(VirtualLibrary(dev).drive_device(0)) as drive:  # the operator unloads it
+        drive.unload()
+    assert main(["library", dev, "--move", "drive:0", "slot:2", "--no-unload"]) == 0
+    assert _state(tmp_path)["1001"] == "TD0001L9"
+
+
+def test_the_library_drives_are_virtual_lto_drives_holding_the_slot_cartridges(tmp_path: Path,
+                                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """slot -> drive loads that cartridge into the drive the inventory names; what is written stays with the cartridge."""
+    from app.drive import TapeDrive
+    from native.errors import NotReady
+
+    dev = _dev(tmp_path, realtime="0")
+    assert main(["library", dev, "--move", "slot:2", "drive:0", "--json"]) == 0
+    inv = json.loads(capsys.readouterr().out)
+    drive0, drive1 = inv["drive_devices"]["drive:0"], inv["drive_devices"]["drive:1"]
+    assert drive0.startswith("virtual:lto8?library=") and drive0.endswith("&drive=0&realtime=0")
+    with TapeDrive.open(drive0) as drive:
+        assert drive.serial_number() == "TDLIBDRV000" and drive.read_attributes().barcode == "TD0001L9"
+        drive.write(b"TD0001L9 marker".ljust(512, b"."))
+        drive.write_filemarks(1)
+    with TapeDrive.open(drive1) as drive:  # nothing in drive:1: no cartridge to load
+        with pytest.raises(NotReady, match="3A/00"):
+            drive.load()
+    assert main(["library", dev, "--move", "drive:0", "slot:2"]) == 0  # unloaded through drive0, then moved
+    assert f"{drive0}: unloaded" in capsys.readouterr().out
+    assert main(["library", dev, "--move", "slot:2", "drive:1"]) == 0
+    capsys.readouterr()
+    with TapeDrive.open(drive1) as drive:
+        drive.rewind()
+        got = drive.read(65536)
+        assert bytes(got.data[:got.nbytes]).startswith(b"TD0001L9 marker")
+    assert main(["library", dev, "--move", "drive:1", "slot:2"]) == 0
+    assert _state(tmp_path)["1001"] == "TD0001L9" and _state(tmp_path)["501"] is None
+
+
+def test_the_virtual_library_refuses_to_pull_a_threaded_tape_as_real_ones_do(tmp_path: Path,
+                                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """--no-unload is the operator's word; when it is wrong the robot says 05/3B/90 and nothing moves."""
+    dev = _dev(tmp_path, realtime="0")
+    assert main(["library", dev, "--move", "slot:1", "drive:0"]) == 0
+    before = _state(tmp_path)
+    capsys.readouterr()
+    assert main(["library", dev, "--move", "drive:0", "slot:1", "--no-unload"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "MOVE MEDIUM: ILLEGAL REQUEST" in err[0] and "(3B/90)" in err[0], err
+    assert _state(tmp_path) == before
+    assert main(["library", dev, "--move", "drive:0", "slot:1"]) == 0
+    assert _state(tmp_path)["1000"] == "TD0000L9"
+
+
+def test_a_library_drive_refuses_a_label_that_would_leave_the_cartridge_folder(tmp_path: Path) -> None:
+    """library.json is a user-editable file: a label is a file name only when it is a plain word."""
+    from native.errors import InvalidParameter as Invalid
+    from native.virtual.library import VirtualLibrary
+
+    lib = VirtualLibrary(_dev(tmp_path))
+    state = json.loads(lib.state_path.read_text())
+    state["contents"]["500"] = "../../escape"
+    lib.state_path.write_text(json.dumps(state))
+    with pytest.raises(Invalid, match="cannot name a cartridge file"):
+        from native import open_transport
+
+        open_transport(lib.drive_device(0))
+    assert not (tmp_path / "escape.cart").exists()

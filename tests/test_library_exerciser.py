@@ -103,7 +103,7 @@ def test_a_robot_that_stays_broken_leaves_a_cartridge_in_a_drive_and_says_so(
     assert main(["library-test", _dev(tmp_path, robotfault="2,3"), "--moves", "8"]) == 11
     out = capsys.readouterr().out
     assert "library test: FAIL - robotics error on move 2" in out
-    assert "TD0000L9 drive:0 -> slot:1 (putting back): MOVE MEDIUM: HARDWARE ERROR" in out
+    assert "TD0000L9 drive:0 -> slot:1 (putting back), drive unloaded first: MOVE MEDIUM: HARDWARE ERROR" in out
     assert "final inventory: TD0000L9 is in drive:0, not in its home slot:1" in out
     state = _state(tmp_path)
     assert state["500"] == "TD0000L9" and state["1000"] is None  # exactly what the report says
@@ -154,7 +154,7 @@ def test_nothing_to_exercise_is_not_assessed(tmp_path: Path, capsys: pytest.Capt
                               "empty drives"),
     (["--slots", "4242"], "--slots: element address 4242 is not in this library"),
     (["--drives", "slot:3"], "--drives: slot:3 is a slot, not a drive"),
-    (["--slots", "slot:99"], "--slots: slot:99: the library has 6 slot element(s)"),
+    (["--slots", "slot:99"], "--slots: slot:99: the library has 6 slot elements"),
     (["--slots", "shelf"], "--slots: 'shelf' names no element (use slot:N, drive:N, ie:N or an element address)"),
     (["--moves", "0"], "--moves must be between 1 and 10,000"),
     (["--moves", "ten"], "--moves 'ten' is not a whole number"),

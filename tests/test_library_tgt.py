@@ -17,7 +17,7 @@ from app.library import Changer
 from native.errors import NotReady
 from native.scsi.smc import ElementType
 from tests.helpers.tgt import show_blocks
-from tests.helpers.tgt_library import DRIVE_FIRST, SLOT_FIRST, TgtLibraryFactory
+from tests.helpers.tgt_library import DRIVE_FIRST, SLOT_FIRST, TgtLibrary, TgtLibraryFactory
 
 
 def _inventory(url: str, capsys: pytest.CaptureFixture[str]) -> dict[str, dict]:
@@ -25,8 +25,13 @@ def _inventory(url: str, capsys: pytest.CaptureFixture[str]) -> dict[str, dict]:
     return {e["name"]: e for e in json.loads(capsys.readouterr().out)["elements"]}
 
 
-def _move(url: str, src: str, dst: str, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["library", url, "--move", src, dst]) == 0, capsys.readouterr().err
+def _slots(inv: dict[str, dict]) -> dict[str, tuple[bool, str]]:
+    """What is where (a move back sets an element's source address, which a first inventory lacks)."""
+    return {name: (e["full"], e["barcode"]) for name, e in inv.items()}
+
+
+def _move(url: str, src: str, dst: str, capsys: pytest.CaptureFixture[str], *extra: str) -> None:
+    assert main(["library", url, "--move", src, dst, *extra]) == 0, capsys.readouterr().err
     capsys.readouterr()
 
 
@@ -62,6 +67,7 @@ def test_tgt_library_inventory_barcodes_full_and_empty(tgt_library_factory: TgtL
 def test_tgt_moves_slot_drive_slot_and_the_drive_serves_that_cartridge(tgt_library_factory: TgtLibraryFactory,
                                                                       capsys: pytest.CaptureFixture[str]) -> None:
     lib = tgt_library_factory(drives=2, slots=5, ie=1)
+    _add_drives(lib, capsys)
     before = _inventory(lib.url, capsys)
 
     _move(lib.url, "slot:1", "drive:0", capsys)
@@ -86,7 +92,7 @@ def test_tgt_moves_slot_drive_slot_and_the_drive_serves_that_cartridge(tgt_libra
 
     _move(lib.url, "slot:1", "drive:1", capsys)  # the marked cartridge in the other drive: the marker follows it
     assert _read_first_record(lib.drive_url(1)).startswith(b"TGT001L6 marker")
-    _move(lib.url, "drive:1", "slot:1", capsys)
+    _move(lib.url, "drive:1", "slot:1", capsys, "--no-unload")  # drive:1's identifier is cut short by tgt
 
     after = _inventory(lib.url, capsys)
     assert {k: (v["full"], v["barcode"]) for k, v in after.items()} == \
@@ -110,3 +116,93 @@ def test_tgt_refusals_are_checked_before_the_robot_and_by_it(tgt_library_factory
     assert _inventory(lib.url, capsys) == before  # nothing moved (the stale label tgt keeps is not read)
     with Changer.open(lib.url) as changer:
         assert [e.full for e in changer.inventory().of(ElementType.DATA_TRANSFER)] == [False]
+
+
+def _add_drives(lib: TgtLibrary, capsys: pytest.CaptureFixture[str]) -> None:
+    """The drives a technician has added: drive:0's identifier names LUN 1's serial (drive:1's is cut short by tgt)."""
+    for index in range(lib.drives):
+        assert main(["devices", "--add-iscsi", lib.drive_url(index), "--no-probe"]) == 0
+    capsys.readouterr()
+
+
+def test_tgt_move_out_of_a_drive_unloads_the_matched_drive_and_refuses_an_unmatched_one(
+        tgt_library_factory: TgtLibraryFactory, capsys: pytest.CaptureFixture[str]) -> None:
+    lib = tgt_library_factory(drives=2, slots=3, ie=0, barcodes=("TGT001L6", "TGT002L6"))
+    _add_drives(lib, capsys)
+    before = _inventory(lib.url, capsys)
+    _move(lib.url, "slot:1", "drive:0", capsys)
+    assert main(["library", lib.url, "--move", "drive:0", "slot:1"]) == 0
+    out = capsys.readouterr().out
+    assert f"{lib.drive_url(0)}: unloaded" in out and "moved TGT001L6" in out
+
+    _move(lib.url, "slot:2", "drive:1", capsys)
+    loaded = _inventory(lib.url, capsys)
+    assert main(["library", lib.url, "--move", "drive:1", "slot:2"]) == 3  # tgt cut its identifier: no guess
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "drive:1 (address 501): no listed tape drive matches" in err[0] \
+        and "still in drive:1" in err[0], err
+    assert _inventory(lib.url, capsys) == loaded
+    assert main(["library", lib.url, "--move", "drive:1", "slot:2", "--no-unload"]) == 0
+    capsys.readouterr()
+    assert _slots(_inventory(lib.url, capsys)) == _slots(before)
+
+
+def test_tgt_a_busy_drive_keeps_its_cartridge(tgt_library_factory: TgtLibraryFactory,
+                                              capsys: pytest.CaptureFixture[str],
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """TEST UNIT READY "becoming ready" (02/04/01, the drive still loading or rewinding): refused, no UNLOAD sent."""
+    import app.library as library
+    from native import open_transport
+    from tests.helpers.faults import FaultyTransport, becoming_ready
+
+    lib = tgt_library_factory(drives=2, slots=2, ie=0, barcodes=("TGT001L6",))  # drive:0 is named in full
+    _add_drives(lib, capsys)
+    _move(lib.url, "slot:1", "drive:0", capsys)
+    loaded = _inventory(lib.url, capsys)
+    sent: list[int] = []
+
+    def busy_drive(device: str) -> TapeDrive:
+        faulty = FaultyTransport(open_transport(device))
+        faulty.inject(becoming_ready(), opcode=0x00, times=None)
+        original = faulty.execute
+
+        def recording(cdb: bytes, **kw):  # type: ignore[no-untyped-def]
+            sent.append(bytes(cdb)[0])
+            return original(cdb, **kw)
+
+        faulty.execute = recording  # type: ignore[method-assign]
+        return TapeDrive(faulty, device=device)
+
+    monkeypatch.setattr(library.TapeDrive, "open", staticmethod(busy_drive))
+    assert main(["library", lib.url, "--move", "drive:0", "slot:1"]) == 3
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "drive:0" in err[0] and "is busy" in err[0] and "(04/01)" in err[0] \
+        and "still in drive:0" in err[0], err
+    assert 0x1B not in sent and 0x00 in sent
+    assert _inventory(lib.url, capsys) == loaded
+
+
+def test_tgt_medium_removal_prevented_is_said_and_lifted_only_on_request(
+        tgt_library_factory: TgtLibraryFactory, capsys: pytest.CaptureFixture[str]) -> None:
+    lib = tgt_library_factory(drives=2, slots=2, ie=0, barcodes=("TGT001L6",))  # drive:0 is named in full
+    _add_drives(lib, capsys)
+    before = _inventory(lib.url, capsys)
+    _move(lib.url, "slot:1", "drive:0", capsys)
+    with TapeDrive.open(lib.drive_url(0)) as backup:  # what a backup application does while it holds the tape
+        backup.wait_ready(timeout=10, poll=0.05)
+        backup.prevent_medium_removal(True)
+        loaded = _inventory(lib.url, capsys)
+        assert main(["library", lib.url, "--move", "drive:0", "slot:1"]) == 3
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "medium removal prevented (05/53/02)" in err[0] and "backup software" in err[0] \
+            and "--allow-removal" in err[0], err
+        assert _inventory(lib.url, capsys) == loaded
+        # ALLOW from tapediag's own session does not lift another session's PREVENT (per I_T nexus, SPC-4 6.15).
+        assert main(["library", lib.url, "--move", "drive:0", "slot:1", "--allow-removal"]) == 3
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "still prevented (05/53/02) after ALLOW MEDIUM REMOVAL" in err[0], err
+        assert _inventory(lib.url, capsys) == loaded
+        backup.prevent_medium_removal(False)  # the backup application releases the tape
+    assert main(["library", lib.url, "--move", "drive:0", "slot:1"]) == 0
+    assert f"{lib.drive_url(0)}: unloaded" in capsys.readouterr().out
+    assert _slots(_inventory(lib.url, capsys)) == _slots(before)

@@ -17,6 +17,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "library": ("library", "a tape library's inventory (slots, drives, mail slots, barcodes) and moves (--move)"),
     "library-test": ("library_test", "exercise a library's robot: timed moves among slots and drives, everything "
                                      "put back -> PASS/FAIL"),
+    "library-run": ("library_run", "test a library drive: load a scratch cartridge by barcode, run tape-perf or "
+                                   "assess there, return it home, check by a second inventory"),
     "tape-perf": ("tape_perf", "measure a tape drive's write/read rate"),
     "create-data": ("create_data", "create a test tree and measure the disk's write rate (restore side)"),
     "read-data": ("read_data", "read a tree like a backup agent and measure the disk's read rate (backup side)"),

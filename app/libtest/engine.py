@@ -93,12 +93,9 @@ class LibraryTest:
         self._prepared = (inv, slots, usable, cartridges, skipped)
         self._start = {e.address: e.barcode for e in inv.elements if e.full}
         if self.params.unload and usable:
-            from app.discovery import discover
-            from app.library_discovery import match_drives
+            from app.library_discovery import drive_devices
 
-            addresses = {d.address for d in usable}
-            self.drive_devices = {d.address: d.device for d in match_drives(inv, discover())
-                                  if d.device and d.address in addresses}
+            self.drive_devices = drive_devices(inv, {d.address for d in usable})
 
     @staticmethod
     def _chosen(inv: Inventory, names: tuple[str, ...], kind: ElementType, option: str) -> list[Element]:

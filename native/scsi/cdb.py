@@ -208,6 +208,11 @@ def load_unload(*, load: bool = True, immed: bool = False, retension: bool = Fal
     return bytes([LOAD_UNLOAD, int(immed), 0, 0, int(load) | (int(retension) << 1) | (int(eot) << 2) | (int(hold) << 3), 0])
 
 
+def prevent_allow_medium_removal(*, prevent: bool) -> bytes:
+    """PREVENT ALLOW MEDIUM REMOVAL (SPC-4 6.15): PREVENT field 01b (prevent) or 00b (allow)."""
+    return bytes([0x1E, 0, 0, 0, int(prevent), 0])
+
+
 def locate10(block: int, *, partition: int | None = None, immed: bool = False) -> bytes:
     """LOCATE(10) to a logical object identifier; CP set only when a partition is given."""
     cp = partition is not None

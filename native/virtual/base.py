@@ -33,8 +33,16 @@ class DriveBase:
     _handlers: dict[int, Callable[[bytes, Buffer | None, memoryview], int]]  # opcode -> handler (what RSOC lists)
     serial: str
     naa: int
+    empty: bool  # a library drive the robot put no cartridge in
     _t: float  # model time the current command arrived
     _t_done: float  # model time it completes
+
+    def _tell_library(self) -> None:
+        """A library drive tells its library whether the tape is threaded (it may pull it only when not)."""
+        if self.opts.library is not None and self.opts.library_drive is not None and not self.empty:
+            from native.virtual.library import set_threaded
+
+            set_threaded(self.opts.library, self.opts.library_drive, self.loaded)
 
     def _medium(self) -> None:
         if not self.loaded:

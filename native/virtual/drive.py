@@ -17,6 +17,7 @@ driven by ``hours=``, ``temp=``, ``phyerrors=`` and the cleaning flags of ``tape
 """
 from __future__ import annotations
 
+import re
 import struct
 import zlib
 from typing import Callable
@@ -51,8 +52,27 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
         self.spec = opts.spec
         gen = opts.generation
         path = opts.cartridge or data_dir() / "virtual" / f"lto{gen}.cart"
+        self.empty = False  # a library drive with no cartridge in it
+        barcode = opts.barcode
+        if opts.library is not None and opts.library_drive is not None:
+            from native.virtual.library import drive_cartridge
+
+            held, threaded = drive_cartridge(opts.library, opts.library_drive)
+            if held is not None and not re.fullmatch(r"[A-Za-z0-9_-]{1,32}", held):
+                raise InvalidParameter(f"the virtual library's drive {opts.library_drive} holds {held!r}, which "
+                                       "cannot name a cartridge file (letters, digits, - and _ only)")
+            self.empty = held is None
+            # An empty drive still needs a cartridge object: a placeholder never loaded (LOAD answers 02/3A/00).
+            path = opts.library / "cartridges" / (f"{held}.cart" if held else f".drive{opts.library_drive}-empty.cart")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            barcode = held or "EMPTY"
+            opts.loaded = threaded
         crc = zlib.crc32(str(path).encode())
         self.serial = f"TDV{gen}{crc % 10**6:06d}"
+        if opts.library_drive is not None:
+            from native.virtual.library import drive_serial
+
+            self.serial = drive_serial(opts.library_drive)
         self.naa = (0x5 << 60) | (0x001438 << 36) | (crc & 0xFFFFFFFFF)
         self.cart = Cartridge.open(
             path,
@@ -60,7 +80,7 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
             capacity=opts.capacity or DEFAULT_CAPACITY,
             worm=bool(opts.worm),
             serial=f"TDC{crc % 10**7:07d}L{gen}",
-            barcode=opts.barcode or f"TD{crc % 10**4:04d}L{gen}",
+            barcode=barcode or f"TD{crc % 10**4:04d}L{gen}",
         )
         self._check_cartridge(opts)
         self.loaded = opts.loaded
@@ -80,7 +100,7 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
         self.load = {"host_w": 0, "host_r": 0, "tape_w": 0, "tape_r": 0}
         self._closed = False
         self.last_io_error = ""  # the OS error behind the last MEDIUM ERROR (disk full...)
-        if self.loaded:
+        if self.loaded and opts.library is None:  # a library drive's load was counted when the robot loaded it
             self.cart.meta.load_count += 1
             self.life.loads_this_session += 1
             self.cart.save_meta()

@@ -12,6 +12,23 @@ N-th move fail with a HARDWARE ERROR (04/15/01, mechanical positioning error) fo
 ``robotfault=3,4`` the 3rd and the 4th (a robot that stays broken, so that a cartridge
 cannot be put back). Moves are counted per opened library (per command).
 
+Its drives are virtual LTO drives (``lto=N``, default 8; ``realtime=0`` makes them answer
+at once): drive element N is ``drive_device(N)``, ``virtual:ltoN?library=DIR&drive=N``,
+whose cartridge is the one the robot put there, a file per barcode in ``DIR/cartridges``
+(created blank on its first load), so what is written through the drive stays with the
+cartridge when it goes back to its slot. Its serial is the identifier the element reports
+(``TDLIBDRV00N``), which is how ``app.library_discovery`` names it. A cartridge moved into a
+drive is threaded (an LTO drive loads what is inserted); the robot refuses to pull a
+threaded one until the drive has unloaded it (LOAD UNLOAD), as real libraries do: the
+Quantum/Exabyte Magnum 1x7 LTO autoloader answers 05/3B/90 ("source cartridge is loaded
+inside the tape drive and is not accessible", SCSI reference 1014826, MOVE MEDIUM), and
+SMC-3 leaves the unload to the application unless the library offers it (StorageTek
+SL150/SL4000's move option 11b). The threaded state is ``threaded`` in ``library.json``,
+written by the drive on LOAD and UNLOAD.
+
+Options: ``drives`` (1-16), ``slots`` (1-500), ``ie`` (0-8), ``dir``, ``robotfault``,
+``lto`` (5-10, the drives' generation), ``realtime`` (0|1, the drives' pacing).
+
 Layouts are encoded here, not imported from ``app`` (``native`` sits below ``app``); the
 app's parsers (``native/scsi/smc.py``) read them back in the tests.
 """
@@ -22,7 +39,7 @@ import os
 import struct
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, quote
 
 from native.errors import InvalidParameter
 from native.transport import (
@@ -49,6 +66,8 @@ class LibraryOptions:
     ie: int = 1
     folder: Path | None = None
     robot_fault: frozenset[int] = frozenset()  # fail these moves (1-based) with a robotics error
+    lto: int = 8  # the drives' LTO generation
+    realtime: bool = True  # False: the drives answer at once (functional tests)
 
 
 def parse_library(device: str) -> LibraryOptions:
@@ -66,13 +85,21 @@ def parse_library(device: str) -> LibraryOptions:
                 setattr(opts, key, number)
             elif key == "dir":
                 opts.folder = Path(value)
+            elif key == "lto":
+                opts.lto = int(value)
+                if not 5 <= opts.lto <= 10:
+                    raise ValueError
+            elif key == "realtime":
+                if value not in ("0", "1"):
+                    raise ValueError
+                opts.realtime = value == "1"
             elif key == "robotfault":
                 opts.robot_fault = frozenset(int(n) for n in value.split(","))
                 if not opts.robot_fault or min(opts.robot_fault) < 1:
                     raise ValueError
             else:
                 raise InvalidParameter(f"unknown virtual library option '{key}'", hint="known: drives, slots, ie, dir, "
-                                                                                        "robotfault")
+                                                                                        "robotfault, lto, realtime")
         except ValueError:
             raise InvalidParameter(f"{key}={value!r} is out of range for the virtual library") from None
     return opts
@@ -91,6 +118,7 @@ class VirtualLibrary(Transport):
         self.state_path = self.folder / "library.json"
         self.contents: dict[int, str | None] = {}  # element address -> barcode (None: empty)
         self.sources: dict[int, int] = {}
+        self.threaded: set[int] = set()  # drive elements whose tape is threaded (loaded, not unloaded)
         self.moves = 0
         self._unit_attention = True
         self._load()
@@ -112,6 +140,7 @@ class VirtualLibrary(Transport):
                 raise ValueError("another layout")
             self.contents = {int(k): v for k, v in saved["contents"].items()}
             self.sources = {int(k): int(v) for k, v in saved.get("sources", {}).items()}
+            self.threaded = {int(a) for a in saved.get("threaded", [])}
         except (OSError, ValueError, KeyError, TypeError):
             # A new library: every slot full with a barcoded scratch cartridge, the last one a cleaner.
             self.contents = {a: None for a in layout}
@@ -123,7 +152,8 @@ class VirtualLibrary(Transport):
     def _save(self) -> None:
         tmp = self.state_path.with_name(f".{self.state_path.name}.tmp")
         tmp.write_text(json.dumps({"contents": {str(k): v for k, v in self.contents.items()},
-                                   "sources": {str(k): v for k, v in self.sources.items()}}))
+                                   "sources": {str(k): v for k, v in self.sources.items()},
+                                   "threaded": sorted(self.threaded)}))
         os.replace(tmp, self.state_path)
 
     # -- SCSI ---------------------------------------------------------------------------
@@ -215,7 +245,7 @@ class VirtualLibrary(Transport):
         d = struct.pack(">HBx2s3xB", address, flags, b"\0\0", 0x80 if (barcode and source is not None) else 0)
         d += struct.pack(">H", source or 0)
         d += ((barcode or "").encode().ljust(32) + bytes(4)) if voltag else bytes(36)
-        ident = f"TDLIBDRV{address - DRIVE_FIRST:03d}".encode() if etype == TYPE_DRIVE and dvcid else b""
+        ident = drive_serial(address - DRIVE_FIRST).encode() if etype == TYPE_DRIVE and dvcid else b""
         d += bytes([0x02, 0x01, 0, len(ident)]) + ident.ljust(16, b"\0")
         return d[:_DESC_LEN].ljust(_DESC_LEN, b"\0")
 
@@ -229,17 +259,68 @@ class VirtualLibrary(Transport):
             return self._check(0x5, 0x3B, 0x0E)  # medium source element empty
         if self.contents[destination] and destination != source:
             return self._check(0x5, 0x3B, 0x0D)  # medium destination element full
+        self._reload()  # a drive may have unloaded its tape since this library was opened
+        if source in self.threaded:
+            return self._check(0x5, 0x3B, 0x90)  # the cartridge is loaded inside the drive: unload it first
         self.moves += 1
         if self.moves in self.opts.robot_fault:
             return self._check(0x4, 0x15, 0x01)  # mechanical positioning error: the cartridge did not move
         barcode = self.contents[source]
         self.contents[source], self.contents[destination] = None, barcode
         self.sources[destination] = self.sources.pop(source, source)
+        if layout[destination] == TYPE_DRIVE:
+            self.threaded.add(destination)
         self._save()
         return CommandResult(GOOD, b"", memoryview(bytearray()), 0)
 
+    def _reload(self) -> None:
+        try:
+            saved = json.loads(self.state_path.read_text())
+            self.threaded = {int(a) for a in saved.get("threaded", [])}
+        except (OSError, ValueError, TypeError):
+            pass
+
+    def drive_device(self, index: int) -> str:
+        """The device string of drive element ``index``: a virtual LTO drive holding that element's cartridge."""
+        return library_drive_device(self.opts, self.folder, index)
+
     def close(self) -> None:
         pass
+
+
+def library_drive_device(opts: LibraryOptions, folder: Path, index: int) -> str:
+    return (f"virtual:lto{opts.lto}?library={quote(str(folder.resolve()), safe='/:')}&drive={index}"
+            + ("" if opts.realtime else "&realtime=0"))
+
+
+def drive_serial(index: int) -> str:
+    """A library drive's serial: the identifier its element reports."""
+    return f"TDLIBDRV{index:03d}"
+
+
+def drive_cartridge(folder: Path, index: int) -> tuple[str | None, bool]:
+    """(barcode, threaded) of drive element ``index`` in the library at ``folder``; (None, False) when empty."""
+    try:
+        saved = json.loads((folder / "library.json").read_text())
+        barcode = saved["contents"].get(str(DRIVE_FIRST + index))
+        return (barcode or None), DRIVE_FIRST + index in {int(a) for a in saved.get("threaded", [])}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None, False
+
+
+def set_threaded(folder: Path, index: int, threaded: bool) -> None:
+    """A library drive loaded (True) or unloaded (False) its tape: the robot may pull it only when unloaded."""
+    path = folder / "library.json"
+    try:
+        saved = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return
+    addresses = {int(a) for a in saved.get("threaded", [])}
+    addresses = addresses | {DRIVE_FIRST + index} if threaded else addresses - {DRIVE_FIRST + index}
+    saved["threaded"] = sorted(addresses)
+    tmp = path.with_name(f".{path.name}.drive{index}.tmp")
+    tmp.write_text(json.dumps(saved))
+    os.replace(tmp, path)
 
 
 def open_library(device: str) -> VirtualLibrary:

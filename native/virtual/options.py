@@ -73,6 +73,12 @@ OPTIONS: tuple[Option, ...] = (
            "(wornhead=100 unless wornhead= is given: a model, not a published figure); IBM 37h media efficiency 80h", "1"),
     Option("alertat", "FLAGS@S", "TapeAlert flags (as tapealert=) raised once the host has written and read S bytes "
            "in all since the load: a fault that appears mid-test, after the evidence was captured", "4@64M"),
+    Option("library", "DIR", "a drive of the virtual library whose folder is DIR (virtual:library?dir=DIR), with "
+           "drive=N its drive element (from 0): the cartridge is the one the library moved into that element "
+           "(DIR/cartridges/BARCODE.cart), none when it is empty; UNLOAD and LOAD tell the library whether the tape "
+           "is threaded (it refuses to move a threaded cartridge out, 05/3B/90). The library names these strings",
+           "/tmp/lib&drive=0"),
+    Option("drive", "N", "the drive element of library= (0-15); only with library=", "0&library=/tmp/lib"),
     Option("wornhead", "N", "a worn head: N corrected errors per GB (10^9 bytes) the host writes or reads, on the "
            "error counter pages (0x02, 0x03) and HP's tape usage page (30h); default 0. The data still comes back "
            "right: the drive's ECC and retries correct it", "200"),
@@ -131,6 +137,8 @@ class VirtualOptions:
     worn: bool = False  # a worn drive (training): more hours and a worn head (``worn_head``)
     alert_at: tuple[tuple[int, ...], int] | None = None  # TapeAlert flags raised after this many host bytes
     worn_head: float = 0.0  # corrected errors per GB moved (write and read error counter pages)
+    library: Path | None = None  # the virtual library's folder this drive belongs to (with ``drive``)
+    library_drive: int | None = None
     explicit: set[str] = field(default_factory=set)
 
     @property
@@ -179,6 +187,11 @@ def parse_device(device: str) -> VirtualOptions:
         opts.hours = WORN_HOURS
     if opts.worn and "wornhead" not in opts.explicit:
         opts.worn_head = WORN_HEAD_PER_GB
+    if (opts.library is None) != (opts.library_drive is None):
+        raise InvalidParameter("library= and drive= go together: a drive of the virtual library")
+    if opts.library is not None and {"cartridge", "barcode", "loaded"} & opts.explicit:
+        raise InvalidParameter("a library drive's cartridge is the one the library moved into it",
+                               hint="leave out cartridge=, barcode= and loaded=")
     if opts.half_height and opts.generation in FULL_HEIGHT_ONLY:
         raise InvalidParameter(f"halfheight=1: no half-height LTO-{opts.generation} figures are published; virtual:lto{opts.generation} is full height")
     return opts
@@ -246,6 +259,14 @@ def _apply(opts: VirtualOptions, key: str, value: str) -> None:
         opts.vendor = value.strip().lower()
     elif key == "worn":
         opts.worn = parse_on_off(value, key)
+    elif key == "library":
+        if not value.strip():
+            raise InvalidParameter("library= needs the virtual library's folder")
+        opts.library = Path(value).expanduser()
+    elif key == "drive":
+        if not value.strip().isdigit() or int(value) > 15:
+            raise InvalidParameter(f"drive={value!r} is not a drive element of the virtual library (0-15)")
+        opts.library_drive = int(value)
     elif key == "selftest":
         if value.strip().lower() not in ("pass", "fail"):
             raise InvalidParameter(f"selftest={value!r} must be pass or fail")

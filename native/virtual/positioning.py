@@ -11,7 +11,7 @@ import struct
 
 from native.transport import Buffer
 from native.virtual.base import DriveBase
-from native.virtual.sense import BLANK_CHECK, NO_SENSE, Check, invalid_field
+from native.virtual.sense import BLANK_CHECK, NO_SENSE, Check, invalid_field, no_medium
 
 
 class PositioningCommands(DriveBase):
@@ -24,6 +24,8 @@ class PositioningCommands(DriveBase):
         if cdb[4] & 0x04:
             raise invalid_field()  # EOT: not supported
         if cdb[4] & 0x01:  # LOAD
+            if self.empty:
+                raise no_medium()  # a library drive the robot put no cartridge in
             if not self.loaded:
                 self.loaded = True
                 self.cart.meta.load_count += 1
@@ -34,6 +36,7 @@ class PositioningCommands(DriveBase):
             self._reposition(0)
             self.loaded = False
             self.cart.flush()
+        self._tell_library()
         return 0
 
     def _locate(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:

@@ -1,0 +1,78 @@
+"""``tapediag library-run LIBRARY --barcode BC [--drive drive:N] --run tape-perf|assess [ARGS...]``.
+
+Loads a scratch cartridge chosen by barcode into a library drive, runs the test there
+through the tape drive the drive element names (the same ``tape-perf`` / ``assess`` the
+technician would run, with their own safety rules: a cartridge holding data is refused
+without ``--force``, which goes after the test's name), unloads and returns the cartridge
+home, and compares a final inventory with the first (``app.library_run``). The cartridge
+goes back whatever the test's outcome, a refusal or a cancel included.
+
+Exit status: the test's own, unless a step of the cycle failed (1, the line says where
+the cartridge is) or the final inventory differs from the first (1).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+
+from app.cli.commands import HELP
+
+TESTS = ("tape-perf", "assess")
+EPILOG = ("exit status: the test's own (0 done, 3 refused, ...); 1 when loading, returning or the final inventory "
+          "failed (the line says where the cartridge is); 2 bad input, nothing moved")
+
+
+def _fill(text: str) -> str:
+    return textwrap.fill(text, 79, break_on_hyphens=False, break_long_words=False)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "library-run", help=HELP["library-run"],
+        # Pre-wrapped without breaking at hyphens: the example command must stay copyable.
+        description=_fill("Moves the cartridge BARCODE from its slot into an empty drive (--drive, default the first "
+                          "empty drive whose tape drive is known), runs the test given after --run on that drive, "
+                          "then unloads the drive, returns the cartridge to its slot and checks by a second inventory "
+                          "that everything is where it was. Example: tapediag library-run virtual:library --barcode "
+                          "TD0001L9 --run tape-perf --size 4G"),
+        epilog=_fill(EPILOG), formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("device", metavar="LIBRARY", help="/dev/sgN (a changer), iscsi://host/iqn/lun or virtual:library")
+    parser.add_argument("--barcode", required=True, metavar="BC", help="the scratch cartridge to load")
+    parser.add_argument("--drive", metavar="drive:N", help="the drive to use (default: the first empty, known drive)")
+    parser.add_argument("--run", dest="test", nargs=argparse.REMAINDER, required=True, metavar="TEST",
+                        help=f"last: the test and its options, without a device ({' or '.join(TESTS)}), "
+                             "e.g. --run tape-perf --size 4G")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from app.cli import main
+    from app.library import Changer
+    from app.library_run import LibraryRunError, load, misplaced, put_back
+    from native.errors import InvalidParameter
+
+    test = list(args.test)
+    if test[:1] == ["--"]:
+        test = test[1:]
+    if not test or test[0] not in TESTS:
+        raise InvalidParameter(f"name the test after --run: {' or '.join(TESTS)}",
+                               hint="e.g. tapediag library-run LIB --barcode BC --run tape-perf --size 4G")
+    # With --json the test's JSON is stdout; the cycle's steps then go to stderr.
+    steps = sys.stderr if "--json" in test else sys.stdout
+    with Changer.open(args.device) as changer:
+        loaded, before = load(changer, args.barcode, args.drive)
+        print(f"loaded {loaded.barcode} from {loaded.slot} into {loaded.drive} ({loaded.device})", file=steps,
+              flush=True)
+        try:
+            code = main([test[0], loaded.device, *test[1:]])
+        finally:  # the cartridge goes home whatever the test did (a refusal, an error, a cancel)
+            put_back(changer, loaded)
+            print(f"returned {loaded.barcode} from {loaded.drive} to {loaded.slot}", file=steps, flush=True)
+        differs = misplaced(before, changer.inventory())
+    if differs:
+        raise LibraryRunError(f"the final inventory differs from the first: {'; '.join(differs)}",
+                              device=args.device)
+    print("final inventory: every cartridge where it was", file=steps)
+    return code
