@@ -30,6 +30,7 @@ from ctypes import wintypes
 from typing import Any
 
 from native.errors import InvalidParameter
+from native.kernel32 import kernel32
 
 ALIGN = 4096
 
@@ -77,23 +78,10 @@ _ERRNO = {
 _kernel32: Any = None
 
 
-def _load() -> Any:
-    k32 = ctypes.WinDLL("kernel32", use_last_error=True)  # type: ignore[attr-defined]
-    k32.CreateFileW.argtypes = [wintypes.LPCWSTR, wintypes.DWORD, wintypes.DWORD, ctypes.c_void_p,
-                                wintypes.DWORD, wintypes.DWORD, ctypes.c_void_p]
-    k32.CreateFileW.restype = ctypes.c_void_p
-    k32.ReadFile.argtypes = [ctypes.c_void_p, ctypes.c_void_p, wintypes.DWORD, ctypes.POINTER(wintypes.DWORD),
-                             ctypes.c_void_p]
-    k32.ReadFile.restype = wintypes.BOOL
-    k32.CloseHandle.argtypes = [ctypes.c_void_p]
-    k32.CloseHandle.restype = wintypes.BOOL
-    return k32
-
-
 def _k32() -> Any:
     global _kernel32
     if _kernel32 is None:
-        _kernel32 = _load()
+        _kernel32 = kernel32()
     return _kernel32
 
 

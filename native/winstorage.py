@@ -34,9 +34,10 @@ from __future__ import annotations
 
 import ctypes
 import mmap
-from ctypes import wintypes
 from dataclasses import dataclass
 from typing import Any
+
+from native.kernel32 import kernel32
 
 #: CTL_CODE(IOCTL_STORAGE_BASE 0x2D, 0x0500, METHOD_BUFFERED, FILE_ANY_ACCESS) (winioctl.h).
 IOCTL_STORAGE_QUERY_PROPERTY = (0x2D << 16) | (0 << 14) | (0x0500 << 2) | 0
@@ -98,23 +99,10 @@ def usable_transfer(max_transfer_length: int, max_physical_pages: int, page_size
 _kernel32: Any = None
 
 
-def _load() -> Any:
-    k32 = ctypes.WinDLL("kernel32", use_last_error=True)  # type: ignore[attr-defined]
-    k32.CreateFileW.argtypes = [wintypes.LPCWSTR, wintypes.DWORD, wintypes.DWORD, ctypes.c_void_p,
-                                wintypes.DWORD, wintypes.DWORD, ctypes.c_void_p]
-    k32.CreateFileW.restype = ctypes.c_void_p
-    k32.DeviceIoControl.argtypes = [ctypes.c_void_p, wintypes.DWORD, ctypes.c_void_p, wintypes.DWORD,
-                                    ctypes.c_void_p, wintypes.DWORD, ctypes.POINTER(ctypes.c_uint32), ctypes.c_void_p]
-    k32.DeviceIoControl.restype = wintypes.BOOL
-    k32.CloseHandle.argtypes = [ctypes.c_void_p]
-    k32.CloseHandle.restype = wintypes.BOOL
-    return k32
-
-
 def _k32() -> Any:
     global _kernel32
     if _kernel32 is None:
-        _kernel32 = _load()
+        _kernel32 = kernel32()
     return _kernel32
 
 
