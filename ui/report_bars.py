@@ -8,23 +8,16 @@ short spikes flattened the tape's trace.
 from __future__ import annotations
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter, QPen
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPen
 
 from app.report import BarChart
-from ui.report_plot import nice_ticks
+from ui.report_plot import canvas, nice_ticks
 
 BAR, BOTTLENECK, REFERENCE = "#0072B2", "#D55E00", "#222222"  # Okabe-Ito blue and vermilion
 
 
 def render_bars(chart: BarChart, width_px: int, height_px: int, dpi: float = 300.0) -> QImage:
-    img = QImage(width_px, height_px, QImage.Format.Format_ARGB32)
-    dpm = int(round(dpi / 0.0254))
-    img.setDotsPerMeterX(dpm)
-    img.setDotsPerMeterY(dpm)
-    img.fill(QColor("white"))
-    p = QPainter(img)
-    p.setRenderHint(QPainter.RenderHint.Antialiasing)
-    font = QFont("DejaVu Sans", 7)
+    img, p, font = canvas(width_px, height_px, dpi)
     bold = QFont(font)
     bold.setBold(True)
     fm = QFontMetricsF(font, img)

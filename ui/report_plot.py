@@ -37,8 +37,10 @@ def _tick_text(v: float) -> str:
     return f"{v:,.0f}" if abs(v) >= 10 or v == int(v) else f"{v:g}"
 
 
-def render_plot(plot: Plot, width_px: int, height_px: int, dpi: float = 300.0) -> QImage:
-    """The plot as an ARGB image of the given size; fonts sized in points at ``dpi``."""
+def canvas(width_px: int, height_px: int, dpi: float) -> tuple[QImage, QPainter, QFont]:
+    """A white image at ``dpi`` with an antialiased painter and the report's 7 pt figure font (set).
+
+    The caller ends the painter. Shared by the report's plots and bar charts so both print alike."""
     img = QImage(width_px, height_px, QImage.Format.Format_ARGB32)
     dpm = int(round(dpi / 0.0254))
     img.setDotsPerMeterX(dpm)
@@ -48,6 +50,12 @@ def render_plot(plot: Plot, width_px: int, height_px: int, dpi: float = 300.0) -
     p.setRenderHint(QPainter.RenderHint.Antialiasing)
     font = QFont("DejaVu Sans", 7)
     p.setFont(font)
+    return img, p, font
+
+
+def render_plot(plot: Plot, width_px: int, height_px: int, dpi: float = 300.0) -> QImage:
+    """The plot as an ARGB image of the given size; fonts sized in points at ``dpi``."""
+    img, p, font = canvas(width_px, height_px, dpi)
     fm = QFontMetricsF(font, img)
     pt = dpi / 72.0  # device pixels per point
 
