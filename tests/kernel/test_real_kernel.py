@@ -54,14 +54,20 @@ def test_devices_finds_the_st_drive_and_its_sg_node(guest: GuestRun) -> None:
 
 
 def test_info_decodes_the_same_through_st_sg_and_iscsi(guest: GuestRun) -> None:
-    decoded = {}
+    decoded, paths = {}, {}
     for name in ("info_nst", "info_sg", "info_iscsi"):
         code, out, err = _step(guest, name)
         info = json.loads(out)
         assert info["health"]["verdict"] == "Not assessed", (name, info["health"])
         assert code == info["health"]["exit_code"], (name, code)
-        decoded[name] = {k: v for k, v in info.items() if k not in ("device", "run_id")}
+        # The path's largest transfer is the path's own (issue 13.2): the kernel's nodes report their
+        # SCSI host's sysfs limits, libiscsi has none to report; every other decoded field is the drive's.
+        decoded[name] = {k: v for k, v in info.items() if k not in ("device", "run_id", "max_transfer")}
+        paths[name] = info["max_transfer"]
     assert decoded["info_nst"] == decoded["info_sg"] == decoded["info_iscsi"]
+    for name in ("info_nst", "info_sg"):
+        assert paths[name]["supported"] and "SCSI host" in paths[name]["source"], paths[name]
+    assert paths["info_iscsi"] == {"supported": False, "reason": "not reported by this path"}
     assert decoded["info_nst"]["identity"]["product"] == "VIRTUAL-TAPE"
 
 
