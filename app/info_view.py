@@ -18,6 +18,7 @@ from app.drive import NOT_SUPPORTED, Supported, Unsupported
 from app.info import DriveInfo, Verdict
 from app.timeouts import CommandTimeoutEntry
 from app.wear import WearFigure
+from native.units import block_text, date_text, plural, rate_text
 
 MiB = 1 << 20
 
@@ -72,22 +73,12 @@ def mib_size(mib: int | None) -> str:
     return f"{decimal} ({mib:,} MiB)" if mib else "0 MB"
 
 
-def mam_date(text: str | None) -> str:
-    """MAM attribute 0406h is YYYYMMDD in ASCII (SPC-4 7.4.2.4.3); shown as a date."""
-    if not text:
-        return "-"
-    digits = text.strip()
-    if len(digits) == 8 and digits.isdigit():
-        return f"{digits[:4]}-{digits[4:6]}-{digits[6:]}"
-    return digits
-
-
 def _bytes(n: int) -> str:
-    return f"{n:,} byte" + ("" if n == 1 else "s")
+    return plural(n, "byte")
 
 
 def rate(value: float | None) -> str:
-    return "-" if value is None else f"{value:,.1f} MB/s"
+    return rate_text(value)
 
 
 def statistic_label(name: str) -> str:
@@ -101,14 +92,6 @@ def _volume_value(name: str, value: int | str) -> str:
     if name in _VOLUME_FLAGS and isinstance(value, int):
         return yes_no(bool(value))
     return yes_no(value)
-
-
-def binary_size(n: int) -> str:
-    """A transfer or block size as the OS and the drive state it: "16 MiB", "512 KiB", "1,000 bytes"."""
-    for unit, size in (("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= size and n % size == 0:
-            return f"{n // size:,} {unit}"
-    return _bytes(n)
 
 
 def duration(seconds: float) -> str:
@@ -135,9 +118,9 @@ def _path(info: DriveInfo) -> Section:
     if not isinstance(limit, Supported):
         return Section("Path to the drive", (Row("Maximum transfer", limit.reason),))
     max_bytes = limit.value.max_bytes
-    rows = [Row("Maximum transfer", f"{binary_size(max_bytes)} ({limit.value.source})")]
+    rows = [Row("Maximum transfer", f"{block_text(max_bytes)} ({limit.value.source})")]
     if isinstance(info.block_limits, Supported) and info.block_limits.value.max_block > max_bytes:
-        rows.append(Row("Note", f"below the drive's maximum block ({binary_size(info.block_limits.value.max_block)}): "
+        rows.append(Row("Note", f"below the drive's maximum block ({block_text(info.block_limits.value.max_block)}): "
                                 f"larger blocks or I/O sizes are refused by the OS/HBA", "warning"))
     return Section("Path to the drive", tuple(rows))
 
@@ -186,7 +169,7 @@ def sections(info: DriveInfo) -> list[Section]:
         Row("Serial number", yes_no(c.serial)),
         Row("Medium type", yes_no(c.medium_type)),
         Row("Density code", f"0x{c.density_code:02X}" if c.density_code is not None else "-"),
-        Row("Manufacture date", mam_date(c.manufacture_date)),
+        Row("Manufacture date", date_text(c.manufacture_date)),
         Row("Load count", yes_no(c.load_count)),
         Row("Capacity remaining", mib_size(c.remaining_capacity_mib)),
         Row("Capacity maximum", mib_size(c.maximum_capacity_mib)),

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import re
+from datetime import datetime
 from fractions import Fraction
 
 from native.errors import InvalidParameter
@@ -175,10 +176,11 @@ def plural(count: int, word: str, many: str | None = None) -> str:
 
 
 def rate_text(mb_s: float | None, *, mib: bool = False) -> str:
-    """Decimal MB/s, as drives are rated: '451.5 MB/s'; with ``mib`` also '451.5 MB/s (430.6 MiB/s)'."""
+    """Decimal MB/s, as drives are rated: '451.5 MB/s', '1,899 MB/s' (no tenths from 1,000 on); with ``mib``
+    also '451.5 MB/s (430.6 MiB/s)'."""
     if mb_s is None or not math.isfinite(mb_s):
         return "-"
-    text = f"{mb_s:,.1f} MB/s"
+    text = f"{mb_s:,.0f} MB/s" if abs(mb_s) >= 1000 else f"{mb_s:,.1f} MB/s"
     return f"{text} ({mb_s * MB / MiB:,.1f} MiB/s)" if mib else text
 
 
@@ -200,6 +202,27 @@ def size_text(nbytes: float | None, *, binary: bool = False) -> str:
     return text
 
 
+def block_text(nbytes: int) -> str:
+    """A block or transfer size as a drive's settings and the OS name it: '256 KiB', '16 MiB', '80,000 bytes'."""
+    for unit, scale in (("MiB", MiB), ("KiB", 1 << 10)):
+        if nbytes >= scale and nbytes % scale == 0:
+            return f"{nbytes // scale:,} {unit}"
+    return plural(nbytes, "byte")
+
+
+def date_text(text: str | None) -> str:
+    """'20261125' (MAM attribute 0406h, SPC-4) or an ISO timestamp -> '2026-11-25'; anything else as given."""
+    if not text:
+        return "-"
+    text = str(text).strip()
+    if len(text) == 8 and text.isdigit():
+        return f"{text[:4]}-{text[4:6]}-{text[6:]}"
+    try:
+        return datetime.fromisoformat(text).date().isoformat()
+    except ValueError:
+        return text
+
+
 def percent(fraction: float | None) -> str:
     """The one percent style: a whole number and no space, '56%' (0.5649 -> '56%')."""
     if fraction is None or not math.isfinite(fraction):
@@ -208,4 +231,4 @@ def percent(fraction: float | None) -> str:
 
 
 __all__ = ["MAX_BYTES", "LTO_GENERATIONS", "parse_size", "parse_duration", "parse_amount", "is_duration",
-           "parse_on_off", "parse_generation", "plural", "rate_text", "size_text", "percent"]
+           "parse_on_off", "parse_generation", "plural", "rate_text", "size_text", "block_text", "date_text", "percent"]

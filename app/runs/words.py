@@ -8,12 +8,15 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
+from native.units import block_text, date_text, plural, rate_text
+
+#: A block size as a drive's settings name it (``native.units.block_text``).
+block = block_text
+
 
 def mb_s(value: float | None) -> str:
-    """'359.9 MB/s', '1,899 MB/s'."""
-    if value is None:
-        return "—"
-    return f"{value:,.0f} MB/s" if abs(value) >= 1000 else f"{value:,.1f} MB/s"
+    """'359.9 MB/s', '1,899 MB/s' (``native.units.rate_text``); a missing figure is a dash."""
+    return "—" if value is None else rate_text(value)
 
 
 def duration(seconds: float | None) -> str:
@@ -39,14 +42,6 @@ def volume(nbytes: float | None) -> str:
     return f"{nbytes:,.0f} bytes"
 
 
-def block(nbytes: int) -> str:
-    """A block size as a drive's settings name it: '256 KiB', '512 bytes', '80,000 bytes'."""
-    for unit, scale in (("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if nbytes >= scale and nbytes % scale == 0:
-            return f"{nbytes // scale:,} {unit}"
-    return f"{nbytes:,} bytes"
-
-
 def density(code: int | None, name: str | None = None) -> str:
     """'LTO-9 (0x60)': the name a person knows and the code a support case quotes."""
     if code is None:
@@ -59,16 +54,8 @@ def density(code: int | None, name: str | None = None) -> str:
 
 
 def date(text: str | None) -> str:
-    """'20261125' (MAM) or an ISO timestamp -> '2026-11-25'; anything else as given."""
-    if not text:
-        return "—"
-    text = str(text).strip()
-    if len(text) == 8 and text.isdigit():
-        return f"{text[:4]}-{text[4:6]}-{text[6:]}"
-    try:
-        return datetime.fromisoformat(text).date().isoformat()
-    except ValueError:
-        return text
+    """'20261125' (MAM) or an ISO timestamp -> '2026-11-25' (``native.units.date_text``)."""
+    return "—" if not text else date_text(text)
 
 
 def when(timestamp: str | None) -> str:
@@ -85,7 +72,7 @@ def when(timestamp: str | None) -> str:
 
 
 def count(n: int | None, thing: str) -> str:
-    """'1 filemark', '2,048 I/Os'."""
+    """'1 filemark', '2,048 I/Os' (``native.units.plural``; a word already plural stays as it is)."""
     if n is None:
         return "—"
-    return f"{n:,} {thing}" + ("" if n == 1 or thing.endswith("s") else "s")
+    return plural(n, thing, thing if thing.endswith("s") else None)
