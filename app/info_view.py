@@ -77,10 +77,6 @@ def _bytes(n: int) -> str:
     return plural(n, "byte")
 
 
-def rate(value: float | None) -> str:
-    return rate_text(value)
-
-
 def statistic_label(name: str) -> str:
     text = name.replace("_", " ").capitalize()
     text = text.replace(" mb", " MB").replace("Mb ", "MB ").replace("Bom ", "BOM ").replace("Mom ", "MOM ")
@@ -94,8 +90,9 @@ def _volume_value(name: str, value: int | str) -> str:
     return yes_no(value)
 
 
-def duration(seconds: float) -> str:
-    """Seconds as a technician reads a timeout: "3 h", "25 min", "90 s"."""
+def timeout_text(seconds: float) -> str:
+    """Seconds as a technician reads a command timeout: "3 h", "25 min", "90 s" (measured times are
+    ``app.runs.words.duration``'s, with tenths)."""
     if seconds >= 3600 and seconds % 3600 == 0:
         return f"{seconds / 3600:g} h"
     if seconds >= 60 and seconds % 60 == 0:
@@ -107,7 +104,7 @@ def _timeout_origin(entry: CommandTimeoutEntry) -> str:
     if entry.recommended is None:
         return ""
     if entry.recommended < entry.seconds:
-        return f" (tapediag's minimum; the drive recommends {duration(entry.recommended)})"
+        return f" (tapediag's minimum; the drive recommends {timeout_text(entry.recommended)})"
     return " (the drive's)"
 
 
@@ -158,7 +155,7 @@ def sections(info: DriveInfo) -> list[Section]:
     ]))
     out.append(_path(info))
     out.append(_section("Command timeouts", info.command_timeouts, lambda t: [Row("Source", t.source)] + [
-        Row(e.command, duration(e.seconds) + _timeout_origin(e)) for e in t.commands], expanded=False))
+        Row(e.command, timeout_text(e.seconds) + _timeout_origin(e)) for e in t.commands], expanded=False))
     out.append(_section("Compression", info.compression, lambda c: [
         Row("Capable", yes_no(c.capable)),
         Row("Enabled", yes_no(c.enabled)),
@@ -192,10 +189,10 @@ def sections(info: DriveInfo) -> list[Section]:
     if isinstance(info.performance, Supported):  # an HP-only page: no "not supported" noise for other drives
         out.append(_section("Performance (HP log page 0x34)", info.performance, lambda p: [
             Row("Repositions per 100 MB", yes_no(p.repositions_per_100mb)),
-            Row("Host data rate", rate(p.current_mb_s)),
-            Row("Maximum possible rate", rate(p.max_possible_mb_s)),
-            Row("Rate into buffer (tape)", rate(p.buffer_in_mb_s)),
-            Row("Native rate", rate(p.native_mb_s)),
+            Row("Host data rate", rate_text(p.current_mb_s)),
+            Row("Maximum possible rate", rate_text(p.max_possible_mb_s)),
+            Row("Rate into buffer (tape)", rate_text(p.buffer_in_mb_s)),
+            Row("Native rate", rate_text(p.native_mb_s)),
         ]))
     out += _drive_wide(info)
     out.append(_section("Encryption (SECURITY PROTOCOL IN 20h)", info.encryption, lambda e: [

@@ -33,7 +33,7 @@ from app.troubleshoot.parse import Link, parse_block_size, parse_generation, par
 from app.troubleshoot.request import (RunRef, TroubleshootRequest, diagnose_recorded, parse_figure,
                                       parse_file_count, parse_rate, parse_streams)
 from native.errors import InvalidParameter, TapediagError
-from native.units import parse_amount, parse_size
+from native.units import parse_amount, parse_size, plural
 from ui.worker import Job
 
 
@@ -321,7 +321,7 @@ def tapeperf_headline(r: dict) -> str:
         text = f"<b>{html.escape(phase_headline({**ph, 'possible_label': r.get('possible_label')}))}</b>"
         stalls = ph.get("stall_count", len(ph.get("stalls", []) or []))
         if stalls:
-            text += f", {stalls} stall{'s' if stalls != 1 else ''}"
+            text += f", {plural(stalls, 'stall')}"
         parts.append(text)
     if r.get("status") == "failed":
         parts.append(f"<b>failed:</b> {html.escape(str(r.get('error')))}")
@@ -367,9 +367,9 @@ def clean_disk(target: str) -> dict:
 
 def disk_headline(r: dict, verb: str) -> str:
     files, streams = r.get("total_files", 0), len(r.get("streams", []))
-    text = (f"<b>{verb} {files:,} file{'' if files == 1 else 's'}, {r.get('total_bytes', 0) / 1e6:,.1f} MB: "
+    text = (f"<b>{verb} {plural(files, 'file')}, {r.get('total_bytes', 0) / 1e6:,.1f} MB: "
             f"{r.get('mb_s', 0):,.1f} MB/s, {r.get('files_s', 0):,.0f} files/s</b> "
-            f"with {streams} stream{'' if streams == 1 else 's'}")
+            f"with {plural(streams, 'stream')}")
     if r.get("status") not in (None, "complete", "cancelled"):
         text += f" — <b>{r.get('status')}</b>: {r.get('error') or ''}"
     return text

@@ -10,6 +10,8 @@ import statistics
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from native.units import plural
+
 
 class Verdict(enum.Enum):
     PASS = "PASS"
@@ -85,7 +87,7 @@ class LibraryTestResult:
 def headline(result: LibraryTestResult) -> str:
     done = len(result.timings())
     stats = result.stats()
-    figures = f"{done} move{'s' if done != 1 else ''}" + (
+    figures = plural(done, "move") + (
         f", median {stats['median']:.2f} s (max {stats['max']:.2f} s)" if stats else "")
     back = "" if result.restored else (", NOT all cartridges home" if result.restored is False
                                        else ", final inventory unread")

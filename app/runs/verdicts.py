@@ -10,6 +10,7 @@ from typing import Callable
 
 from app.runs import Finding, Results
 from app.runs.words import mb_s, volume
+from native.units import plural
 
 # What a technician does for each drive-health verdict of ``tapediag info`` (app.info.Verdict).
 HEALTH = {
@@ -158,7 +159,6 @@ def disk(topic: str) -> Callable[[Results], list[Finding]]:
         files = res.get("total_files") or 0
         words = f"{mb_s(res['mb_s'])}, {res.get('files_s') or 0:,.0f} files/s"
         streams = len(res.get("streams") or []) or 1
-        detail = (f"{files:,} file{'s' if files != 1 else ''}, {volume(res.get('total_bytes') or 0)}, "
-                  f"{streams} stream{'s' if streams != 1 else ''}")
+        detail = f"{plural(files, 'file')}, {volume(res.get('total_bytes') or 0)}, {plural(streams, 'stream')}"
         return [Finding(topic, words, "none", detail)]
     return findings

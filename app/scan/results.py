@@ -14,6 +14,7 @@ from typing import Any
 
 from app.events import Sample
 from app.tapeperf.results import MB, LogDelta, PhaseResult
+from native.units import plural
 
 #: Corrected read errors per GB read above which the cartridge is worth watching. tapediag's own
 #: threshold (no vendor publishes one); the figure itself is always shown.
@@ -178,7 +179,7 @@ def judge(result: ScanResult) -> None:
             reasons.append((retire, f"TapeAlert {flag}"))
     uncorrected = result.delta("read errors uncorrected")
     if uncorrected:
-        reasons.append((retire, f"{uncorrected} uncorrected read error{'s' if uncorrected != 1 else ''} during the scan"))
+        reasons.append((retire, f"{plural(uncorrected, 'uncorrected read error')} during the scan"))
     corrected = result.delta("read errors corrected")
     gb = result.read.bytes / 1e9
     if corrected and gb > 0 and corrected / gb > CORRECTED_PER_GB_MONITOR:
@@ -186,7 +187,7 @@ def judge(result: ScanResult) -> None:
     if result.slow_zones and result.typical_zone_mb_s:
         n, slow = len(result.slow_zones), result.slow_zones
         at = ", ".join(f"{where(z)} at {z.drive_mb_s:,.1f} MB/s" for z in slow[:6]) + (" ..." if n > 6 else "")
-        reasons.append((monitor, f"{n} slow zone{'s' if n != 1 else ''}: the drive read {at}, against "
+        reasons.append((monitor, f"{plural(n, 'slow zone')}: the drive read {at}, against "
                                  f"{result.typical_zone_mb_s:,.1f} MB/s in the cartridge's typical zone (read retries "
                                  "or a worn stretch of tape there; the drive's own time, not the host's): clean the "
                                  "drive and scan again; if it stays, copy the data to another cartridge"))
