@@ -12,7 +12,7 @@ from native.errors import SafetyRefusal
 
 from app.drive import TapeDrive
 from app.events import CancelToken, EventSink, discard
-from app.history import run_recorded
+from app.runs.ondrive import record_on_drive
 from app.tapeperf import safety
 from app.tapeperf.engine import TapePerfTest
 from app.tapeperf.params import TapePerfParams
@@ -37,10 +37,8 @@ def check_cartridge(device: str, params: TapePerfParams) -> CartridgeCheck:
 def run_on_device(device: str, params: TapePerfParams, *, sink: EventSink = discard,
                   cancel: CancelToken | None = None) -> tuple[int, TapePerfResult]:
     """Open ``device``, run the test with ``params`` recorded in the history: (run id, result)."""
-    cancel = cancel or CancelToken()
-    with TapeDrive.open(device) as drive:
-        test = TapePerfTest(drive, params)
-        run_id, result = run_recorded("tape-perf", device, params.to_dict(), lambda s: test.run(s, cancel), sink=sink)
+    run_id, result = record_on_drive(device, "tape-perf", params.to_dict(), lambda drive: TapePerfTest(drive, params),
+                                     cancel=cancel or CancelToken(), sink=sink)
     assert isinstance(result, TapePerfResult)
     return run_id, result
 
