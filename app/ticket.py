@@ -39,7 +39,7 @@ from native.transport import DEFAULT_TIMEOUT, GOOD, Buffer, CommandResult, Trans
 #: Queries whose answers may be replayed: they change nothing, so a second identical one would
 #: only repeat the first answer (or, for TapeAlert 2Eh, lose it). TEST UNIT READY and REQUEST
 #: SENSE are not here: their answer is the drive's state at that moment.
-_REPLAYABLE = frozenset({0x12, 0x1A, 0x5A, 0x4D, 0x8C, 0x44, 0x05, 0xA2, 0x3C, 0x34})
+_REPLAYABLE = frozenset({0x12, 0x1A, 0x5A, 0x4D, 0x8C, 0x44, 0x05, 0xA2, 0x3C, 0x34, 0xA3})
 
 READ_BUFFER = 0x3C
 ERROR_HISTORY_MODE = 0x1C  # SPC-4 READ BUFFER mode 1Ch: the drive's error history (buffer 00h: directory)
@@ -153,7 +153,23 @@ def capture(drive: TapeDrive, ticket: Ticket) -> None:
            C.security_protocol_in(C.PROTOCOL_TAPE_ENCRYPTION, 0x0020, alloc=0x2000), 0x2000)
     _query(drive, ticket, "error_history/directory", "READ BUFFER mode 1Ch buffer 00h (error history directory)",
            bytes([READ_BUFFER, ERROR_HISTORY_MODE, 0x00, 0, 0, 0, 0x00, 0x20, 0x00, 0]), 0x2000)
+    _capture_opcodes(drive, ticket)
     _query(drive, ticket, "request_sense", "REQUEST SENSE", C.request_sense(252), 252)
+
+
+def _capture_opcodes(drive: TapeDrive, ticket: Ticket) -> None:
+    """REPORT SUPPORTED OPERATION CODES with the command timeouts, raw: the drive object asked it already
+    (same CDB, answered from the cache), and support reads the timeouts a drive recommends from these bytes.
+    Asked once more with the allocation the answer says it needs when the list did not fit."""
+    alloc = 0x2000
+    data = _query(drive, ticket, "opcodes/all", "REPORT SUPPORTED OPERATION CODES (all, with timeouts)",
+                  C.report_supported_opcodes(alloc=alloc), alloc)
+    needed = 4 + int.from_bytes(data[:4], "big") if data and len(data) >= 4 else 0
+    if needed > alloc:
+        ticket.captures.pop()
+        big = min(needed, 0x10000)
+        _query(drive, ticket, "opcodes/all", "REPORT SUPPORTED OPERATION CODES (all, with timeouts)",
+               C.report_supported_opcodes(alloc=big), big)
 
 
 def host_facts(device: str) -> dict[str, str]:

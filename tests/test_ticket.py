@@ -14,6 +14,7 @@ from app.cli import main
 from app.drive import STATE_CHANGING_OPCODES
 from app.history import History
 from native.scsi import cdb as C
+from native.scsi.opcodes import SupportedCommands
 from app.ticket import OnceTransport, collect_from
 from native.transport import DEFAULT_TIMEOUT, CommandResult, Transport
 from native.virtual import open_virtual
@@ -60,13 +61,16 @@ def test_ticket_zip_holds_raw_pages_that_sg3_utils_decodes(tmp_path: Path, capsy
     with History.open() as hist:
         run = hist.list_runs(kind="drive-info", limit=1)[0]
     assert "log/page_14h" in run.results["raw_pages"]  # the raw pages are in the history too
+    opcodes = SupportedCommands.parse(bytes.fromhex(" ".join(
+        line for line in (tmp_path / "x/opcodes/all.hex").read_text().splitlines() if not line.startswith("#"))))
+    assert opcodes.find(0x0A) is not None  # WRITE(6), with the timeouts the drive recommends, raw for support
 
 
 def test_the_capture_sends_nothing_that_changes_state_and_every_query_once(tmp_path: Path) -> None:
     guard = Guard(open_virtual(f"virtual:lto9?cartridge={tmp_path / 'c.img'}&tapealert=3"))
     ticket = collect_from(guard, "virtual:lto9")
     assert ticket.info is not None and ticket.captured > 20
-    queries = [c for c in guard.cdbs if c[0] in (0x4D, 0x12, 0x1A, 0x5A, 0x8C, 0xA2)]
+    queries = [c for c in guard.cdbs if c[0] in (0x4D, 0x12, 0x1A, 0x5A, 0x8C, 0xA2, 0xA3)]
     assert len(queries) == len(set(queries)), "a query was sent twice"
     assert not any(c[0] == 0x4D and c[2] & 0x3F == 0x2E for c in guard.cdbs)  # flags read from 12h, not cleared
 
