@@ -65,9 +65,32 @@ def c_loop_measure(url: str, *, fixed: bool, block: int, io: int, count: int) ->
     return float(fields["MBps"]), float(fields["cpu_us_per_cmd"])
 
 
-def c_loop_argv(url: str, *, fixed: bool, block: int, io: int, count: int) -> list[str]:
-    """The command line of the C loop (for running it under callgrind too)."""
-    return [str(compile_anchor()), url, "fixed" if fixed else "variable", str(block), str(io), str(count)]
+def c_loop_argv(url: str, *, fixed: bool, block: int, io: int, count: int, op: str | None = None,
+                filemark: bool = False) -> list[str]:
+    """The command line of the C loop (for running it under callgrind too); ``op`` None: the
+    original write-only form with its one untagged output line."""
+    argv = [str(compile_anchor()), url, "fixed" if fixed else "variable", str(block), str(io), str(count)]
+    if op is not None:
+        argv.append(op)
+        if filemark:
+            argv.append("filemark")
+    return argv
+
+
+def c_loop_phases(url: str, *, fixed: bool, block: int, io: int, count: int, op: str = "write+read",
+                  filemark: bool = True) -> dict[str, dict[str, float]]:
+    """The C loop's write and/or read phase ("write", "read", "write+read"): per phase
+    ``{"bytes", "seconds", "MBps", "cpu_us_per_cmd", "fm_seconds"}`` (data I/Os timed apart
+    from the closing filemark: a WRITE FILEMARKS after the write, the READ of it after the read)."""
+    proc = subprocess.run(c_loop_argv(url, fixed=fixed, block=block, io=io, count=count, op=op, filemark=filemark),
+                          capture_output=True, text=True, timeout=600)
+    if proc.returncode != 0:
+        raise RuntimeError(f"iscsi_bare_loop failed: {proc.stderr.strip()}")
+    phases: dict[str, dict[str, float]] = {}
+    for line in proc.stdout.splitlines():
+        fields = dict(item.split("=") for item in line.split())
+        phases[fields.pop("op")] = {k: float(v) for k, v in fields.items()}
+    return phases
 
 
 def callgrind_available() -> bool:
