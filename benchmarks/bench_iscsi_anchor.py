@@ -89,7 +89,8 @@ def c_loop_phases(url: str, *, fixed: bool, block: int, io: int, count: int, op:
     phases: dict[str, dict[str, float]] = {}
     for line in proc.stdout.splitlines():
         fields = dict(item.split("=") for item in line.split())
-        phases[fields.pop("op")] = {k: float(v) for k, v in fields.items()}
+        op = fields.pop("op")
+        phases[op] = {k: float(v) for k, v in fields.items()}
     return phases
 
 
