@@ -36,6 +36,7 @@ import math
 import os
 import socket
 from dataclasses import replace
+from typing import cast
 
 from native import _iscsi_lib
 # The device-string part lives in ``native.iscsi_url`` (no libiscsi binding, cheap to import); re-exported here.
@@ -61,6 +62,7 @@ from native.transport import (
 LOGIN_TIMEOUT = 10  # seconds, for connect + login
 _EMPTY = memoryview(b"")
 _READ6 = 0x08
+_NO_VIEW = object()  # no GOOD read result kept yet
 
 
 def initiator_name() -> str:
@@ -88,6 +90,11 @@ class IscsiTransport(Transport):
         self._run = self._binding.runner.run  # type: ignore[attr-defined]
         self._timeout_arg: float | None = None
         self._good: dict[int, CommandResult] = {}  # GOOD results without data-in, by data-out length
+        # The last GOOD read's result into a caller's whole memoryview, and that view: returned again
+        # while the caller reads into the same view (the reference keeps the view, and its buffer,
+        # alive until another view is read into or the transport is closed).
+        self._good_in_view: object = _NO_VIEW
+        self._good_in = CommandResult(0, b"", _EMPTY, 0)
         self._ctx: int | None = None
         self._timeout_set = -1
         self._dead: str | None = None
@@ -185,18 +192,30 @@ class IscsiTransport(Transport):
             out_len = len(data_out)
         else:
             out_len = memoryview(data_out).nbytes
-        if type(data_in) is not int or data_in:
+        in_view: memoryview
+        if data_in is self._good_in_view:  # the hot read loop, passing the same view again
+            in_view = cast(memoryview, data_in)
+            in_len = in_view.nbytes
+        elif type(data_in) is memoryview and not data_in.readonly and data_in.format == "B" and data_in.ndim == 1:
+            in_view = data_in  # the caller's own view, as it is: a GOOD read into it can be answered shared
+            in_len = in_view.nbytes
+        elif type(data_in) is bytearray:  # the caller's buffer, filled in place
+            in_view = memoryview(data_in)
+            in_len = len(data_in)
+        elif type(data_in) is int and not data_in:
+            in_view, in_len = _EMPTY, 0
+        else:
             in_view = make_data_in(data_in)
             in_len = in_view.nbytes
-            if in_len and len(cdb) == 6 and cdb[0] == _READ6 and not cdb[1] & 0x01:
-                # Variable-block READ(6) into a larger caller buffer: tell the target the
-                # CDB's length, not the buffer's, as iSCSI intends. tgt does not report a
-                # residual on a GOOD tape read, so otherwise a 512-byte block read into a
-                # 256 KiB buffer would claim 256 KiB transferred.
-                in_len = min(in_len, int.from_bytes(cdb[2:5], "big"))
-                in_view = in_view[:in_len]
-        else:
-            in_view, in_len = _EMPTY, 0
+        if in_len and cdb[0] == _READ6 and len(cdb) == 6 and not cdb[1] & 0x01:
+            # Variable-block READ(6) into a larger caller buffer: tell the target the
+            # CDB's length, not the buffer's, as iSCSI intends. tgt does not report a
+            # residual on a GOOD tape read, so otherwise a 512-byte block read into a
+            # 256 KiB buffer would claim 256 KiB transferred.
+            want = (cdb[2] << 16) | (cdb[3] << 8) | cdb[4]
+            if want < in_len:
+                in_len = want
+                in_view = in_view[:want]
         if out_len:
             if in_len:
                 raise InvalidParameter("a command has data-out or data-in, not both")
@@ -222,7 +241,17 @@ class IscsiTransport(Transport):
             self._abandon(self._error())
             raise ConnectionLost(f"the iSCSI session to {self.url.portal} failed: {self._dead}", device=self.device)
         status, residual_status, residual, sense = done
-        if not status and not residual_status and not in_len:
+        if not status and not residual_status:
+            if in_len:  # a GOOD read: all of the view was transferred
+                if in_view is data_in:
+                    # The caller's own view, whole: the result is the same every time it comes back
+                    # GOOD, so the hot read loop (one view, reused) gets one shared, immutable result,
+                    # as the write loop does (a frozen dataclass costs ~1 us to build; issue 19).
+                    if in_view is not self._good_in_view or self._good_in.transferred != in_len:
+                        self._good_in_view = in_view
+                        self._good_in = CommandResult(0, b"", in_view, in_len)
+                    return self._good_in
+                return CommandResult(0, sense, in_view, in_len)
             # The hot write loop: a GOOD command without data-in is one shared result.
             good = self._good.get(out_len)
             if good is None:
@@ -276,6 +305,7 @@ class IscsiTransport(Transport):
         self._ctx = None  # deliberately leaked, see execute()
 
     def _destroy(self) -> None:
+        self._good_in_view, self._good_in = _NO_VIEW, CommandResult(0, b"", _EMPTY, 0)  # let the caller's buffer go
         if self._ctx:
             self._lib.iscsi_destroy_context(self._ctx)
             self._ctx = None

@@ -32,7 +32,7 @@ from native.errors import (
     ScsiStatusError,
     UnitAttention,
 )
-from native.transport import BUSY, CHECK_CONDITION
+from native.transport import BUSY, CHECK_CONDITION, CommandResult, Transport
 from tests.helpers import faults
 from tests.helpers.faults import FaultyTransport, RecordingTransport, reply
 
@@ -243,6 +243,61 @@ def test_read_into_caller_buffer_in_place() -> None:
     buf = bytearray(64)
     out = drive.read(memoryview(buf))
     assert out.nbytes == 64 and buf == b"\xAB" * 64
+
+
+class _SharedGoodRead(Transport):
+    """Answers every READ into one view with one shared GOOD result, as IscsiTransport does;
+    INQUIRY (the tape gate) as a tape drive would, anything else as not supported."""
+
+    def __init__(self) -> None:
+        self.shared: CommandResult | None = None
+        self.next_sense = b""
+
+    def execute(self, cdb, *, data_out=None, data_in=0, timeout=60.0):
+        if cdb[0] == 0x12:  # INQUIRY: a tape drive
+            data = bytes([0x01, 0x80, 0x05, 0x02, 31]) + bytes(3) + b"VENDOR  PRODUCT         0001"
+            view = memoryview(bytearray(data_in)) if isinstance(data_in, int) else memoryview(data_in)
+            n = min(len(data), view.nbytes)
+            view[:n] = data[:n]
+            return CommandResult(0, b"", view[:n], n)
+        if cdb[0] != 0x08:  # anything else (the timeouts query): not supported
+            return CommandResult(CHECK_CONDITION, INVALID_OPCODE, memoryview(b""), 0)
+        if self.next_sense:
+            sense, self.next_sense = self.next_sense, b""
+            return CommandResult(CHECK_CONDITION, sense, memoryview(b""), 0)
+        assert isinstance(data_in, memoryview)
+        if self.shared is None or self.shared.data is not data_in:
+            self.shared = CommandResult(0, b"", data_in, data_in.nbytes)
+        return self.shared
+
+
+def test_good_reads_into_one_view_share_one_outcome() -> None:
+    # Issue 19: no outcome object per GOOD read in the hot loop, when the transport shares its result.
+    drive = TapeDrive(_SharedGoodRead())
+    view = memoryview(bytearray(512))
+    first = drive.read(view)
+    assert first == ReadOutcome(nbytes=512, data=view) and first.data is view
+    assert drive.read(view) is first
+
+
+def test_a_filemark_between_shared_good_reads_is_still_reported() -> None:
+    t = _SharedGoodRead()
+    drive = TapeDrive(t)
+    view = memoryview(bytearray(512))
+    good = drive.read(view)
+    t.next_sense = build_fixed(0, 0, 1, info=512, filemark=True)
+    mark = drive.read(view)
+    assert mark.filemark and mark.nbytes == 0 and mark is not good
+    assert drive.read(view) is good  # GOOD again: the shared outcome, nothing stale in it
+
+
+def test_a_bytearray_read_into_is_not_kept_locked_by_the_drive() -> None:
+    drive, _ = drive_with(**{"0x08": b"\xCD" * 64})
+    buf = bytearray(64)
+    out = drive.read(buf)
+    assert out.nbytes == 64 and bytes(out.data) == b"\xCD" * 64
+    del out
+    buf.extend(b"more")  # BufferError if the drive still held a view of it
 
 
 def test_read_fixed_buffer_not_multiple_is_rejected() -> None:
