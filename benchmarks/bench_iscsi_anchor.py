@@ -66,23 +66,26 @@ def c_loop_measure(url: str, *, fixed: bool, block: int, io: int, count: int) ->
 
 
 def c_loop_argv(url: str, *, fixed: bool, block: int, io: int, count: int, op: str | None = None,
-                filemark: bool = False) -> list[str]:
+                filemark: bool = False, copy: bool = False) -> list[str]:
     """The command line of the C loop (for running it under callgrind too); ``op`` None: the
     original write-only form with its one untagged output line."""
     argv = [str(compile_anchor()), url, "fixed" if fixed else "variable", str(block), str(io), str(count)]
     if op is not None:
         argv.append(op)
-        if filemark:
-            argv.append("filemark")
+        flags = "+".join(flag for flag, on in (("filemark", filemark), ("copy", copy)) if on)
+        if flags:
+            argv.append(flags)
     return argv
 
 
 def c_loop_phases(url: str, *, fixed: bool, block: int, io: int, count: int, op: str = "write+read",
-                  filemark: bool = True) -> dict[str, dict[str, float]]:
+                  filemark: bool = True, copy: bool = False) -> dict[str, dict[str, float]]:
     """The C loop's write and/or read phase ("write", "read", "write+read"): per phase
     ``{"bytes", "seconds", "MBps", "cpu_us_per_cmd", "fm_seconds"}`` (data I/Os timed apart
-    from the closing filemark: a WRITE FILEMARKS after the write, the READ of it after the read)."""
-    proc = subprocess.run(c_loop_argv(url, fixed=fixed, block=block, io=io, count=count, op=op, filemark=filemark),
+    from the closing filemark: a WRITE FILEMARKS after the write, the READ of it after the read).
+    ``copy``: every WRITE's buffer refilled from a pool first (memcpy of fresh data)."""
+    proc = subprocess.run(c_loop_argv(url, fixed=fixed, block=block, io=io, count=count, op=op, filemark=filemark,
+                                      copy=copy),
                           capture_output=True, text=True, timeout=600)
     if proc.returncode != 0:
         raise RuntimeError(f"iscsi_bare_loop failed: {proc.stderr.strip()}")

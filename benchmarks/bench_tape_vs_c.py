@@ -12,7 +12,10 @@ drifts), each writing ``--size`` from BOT and reading it back:
   open, safety probe, settings, the write phase with its pattern fill, the read-back,
   the history record), default pattern (2:1);
 * anchor: ``benchmarks/iscsi_bare_loop.c write+read filemark`` on the same LUN: the
-  same WRITE(6)/READ(6) CDBs from/into one static buffer through libiscsi's public API.
+  same WRITE(6)/READ(6) CDBs from/into one static buffer through libiscsi's public API;
+* second write anchor, same round: the C loop with ``copy`` (each WRITE's buffer refilled
+  by memcpy from a 32 MiB pool first): what any tool writing fresh data must do at least,
+  since the engine generates its pattern into every I/O and the static loop does not.
 
 Fixed mode uses ``--fixed-block`` (256 KiB) blocks: a 256 KiB I/O is one block, a 1 MiB
 I/O four, as the CLI's default shape. Figures, each side timed the same way:
@@ -98,21 +101,23 @@ def engine_round(url: str, fixed: bool, block: int, io: int, size: int, pattern:
     return out
 
 
-def c_round(url: str, fixed: bool, block: int, io: int, size: int) -> dict[str, tuple[float, float, float]]:
+def c_round(url: str, fixed: bool, block: int, io: int, size: int, copy: bool = False
+            ) -> dict[str, tuple[float, float, float]]:
     from benchmarks.bench_iscsi_anchor import c_loop_phases
 
-    phases = c_loop_phases(url, fixed=fixed, block=block, io=io, count=size // io)
+    phases = c_loop_phases(url, fixed=fixed, block=block, io=io, count=size // io, op="write" if copy else "write+read",
+                           copy=copy)
     return {op: (f["bytes"] / f["seconds"] / 1e6, f["bytes"] / (f["seconds"] + f["fm_seconds"]) / 1e6,
                  f["cpu_us_per_cmd"]) for op, f in phases.items()}
 
 
 def run_case(url: str, case: str, rounds: int, size: int, fixed_block: int, pattern: str) -> None:
     fixed, block, io = case_shape(case, fixed_block)
-    sides = {"engine": Figures(), "c": Figures()}
+    sides = {"engine": Figures(), "c": Figures(), "copy": Figures()}
     for i in range(rounds):
-        for side in (("engine", "c") if i % 2 == 0 else ("c", "engine")):
+        for side in (("engine", "c", "copy") if i % 2 == 0 else ("copy", "c", "engine")):
             got = (engine_round(url, fixed, block, io, size, pattern) if side == "engine"
-                   else c_round(url, fixed, block, io, size))
+                   else c_round(url, fixed, block, io, size, copy=side == "copy"))
             for direction, (data, with_fm, cpu) in got.items():
                 sides[side].data[direction].append(data)
                 sides[side].with_fm[direction].append(with_fm)
@@ -127,8 +132,16 @@ def run_case(url: str, case: str, rounds: int, size: int, fixed_block: int, patt
             paired = med(a / b for a, b in zip(e_runs, c_runs))
             print(f"    {direction:5s} {label} engine {med(e_runs):7.0f} MB/s   C loop {med(c_runs):7.0f} MB/s   "
                   f"ratio {med(e_runs) / med(c_runs):4.2f} (per-round median {paired:4.2f})")
+        if direction == "write":  # the C loop refilling its buffer from a pool first: call cost + fresh data
+            k = sides["copy"]
+            for label, e_runs, c_runs in (("data I/Os only    ", e.data["write"], k.data["write"]),
+                                          ("with the filemark ", e.with_fm["write"], k.with_fm["write"])):
+                paired = med(a / b for a, b in zip(e_runs, c_runs))
+                print(f"    write {label} engine {med(e_runs):7.0f} MB/s   C+copy {med(c_runs):7.0f} MB/s   "
+                      f"ratio {med(e_runs) / med(c_runs):4.2f} (per-round median {paired:4.2f})")
         print(f"    {direction:5s} initiator CPU per command (median): engine {med(e.cpu[direction]):5.0f} us,"
-              f" C loop {med(c.cpu[direction]):5.0f} us")
+              f" C loop {med(c.cpu[direction]):5.0f} us"
+              + (f", C+copy {med(sides['copy'].cpu['write']):5.0f} us" if direction == "write" else ""))
         print(f"    {direction:5s} runs (data only)  engine {', '.join(f'{v:.0f}' for v in e.data[direction])}")
         print(f"    {direction:5s} runs (data only)  C loop {', '.join(f'{v:.0f}' for v in c.data[direction])}")
 

@@ -25,8 +25,13 @@
  * one IO-byte block per command, transfer length in bytes (READ(6) without SILI, as the
  * engine sends it).
  *
+ * With "copy" each WRITE's buffer is first refilled by memcpy from a 32 MiB pool of
+ * pseudo-random bytes (a different slice each time): the least any tool that writes fresh,
+ * non-constant data must do per I/O, so a tape engine generating its patterns can be held
+ * against the static-buffer loop (call cost only) and against this one (call + fresh data).
+ *
  * Build:  gcc -O2 -o iscsi_bare_loop iscsi_bare_loop.c -liscsi
- * Usage:  iscsi_bare_loop URL fixed|variable BLOCK IO COUNT [write|read|write+read] [filemark]
+ * Usage:  iscsi_bare_loop URL fixed|variable BLOCK IO COUNT [write|read|write+read] [filemark|copy|filemark+copy]
  * Prints: without the optional arguments (the old form), one line
  *           "bytes=<n> seconds=<s> MBps=<decimal MB/s> cpu_us_per_cmd=<CPU time of the timed loop per command>";
  *         with them, one such line per phase, prefixed "op=write"/"op=read" and followed by
@@ -86,6 +91,9 @@ static int run(struct iscsi_context *iscsi, int lun, unsigned char *cdb, int cdb
 }
 
 /* COUNT WRITE(6)s or READ(6)s with the same CDB, then the optional closing filemark. */
+static unsigned char *pool;	/* "copy": fresh data for every WRITE */
+static long pool_slots;
+
 static int phase(struct iscsi_context *iscsi, int lun, int writing, int fixed, long block, long io,
 		 long count, int filemark, unsigned char *buf, int tagged)
 {
@@ -102,10 +110,13 @@ static int phase(struct iscsi_context *iscsi, int lun, int writing, int fixed, l
 
 	t0 = clock_s(CLOCK_MONOTONIC);
 	c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
-	for (i = 0; i < count; i++)
+	for (i = 0; i < count; i++) {
+		if (writing && pool)
+			memcpy(buf, pool + (i % pool_slots) * io, io);
 		if (run(iscsi, lun, cdb, 6, writing ? SCSI_XFER_WRITE : SCSI_XFER_READ, buf, io,
 			writing ? "WRITE(6)" : "READ(6)", 0))
 			return -1;
+	}
 	c1 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
 	t1 = clock_s(CLOCK_MONOTONIC);
 
@@ -137,7 +148,7 @@ int main(int argc, char **argv)
 	unsigned char cdb[6], param[12];
 	unsigned char *buf;
 	long block, io, count, i, xfer;
-	int fixed, lun, writes = 1, reads = 0, filemark = 0, tagged = argc > 6;
+	int fixed, lun, writes = 1, reads = 0, filemark = 0, copy = 0, tagged = argc > 6;
 	const unsigned char rewind_cdb[6] = {0x01, 0, 0, 0, 0, 0};
 
 	if (argc < 6 || argc > 8) {
@@ -158,11 +169,12 @@ int main(int argc, char **argv)
 		}
 	}
 	if (argc > 7) {
-		if (strcmp(argv[7], "filemark") != 0) {
-			fprintf(stderr, "the last argument, when given, is: filemark\n");
+		filemark = strcmp(argv[7], "filemark") == 0 || strcmp(argv[7], "filemark+copy") == 0;
+		copy = strcmp(argv[7], "copy") == 0 || strcmp(argv[7], "filemark+copy") == 0;
+		if (!filemark && !copy) {
+			fprintf(stderr, "the last argument, when given, is: filemark, copy or filemark+copy\n");
 			return 2;
 		}
-		filemark = 1;
 	}
 	if (block <= 0 || io <= 0 || count <= 0 || (fixed && io % block) || io >= (1L << 24)) {
 		fprintf(stderr, "bad sizes\n");
@@ -188,6 +200,23 @@ int main(int argc, char **argv)
 	buf = aligned_alloc(4096, (io + 4095) / 4096 * 4096);
 	for (i = 0; i < io; i++)
 		buf[i] = (unsigned char)(i * 2654435761u >> 24);
+	if (copy) {
+		uint64_t x = 0x9E3779B97F4A7C15u;
+		long pool_bytes = 32L << 20;
+
+		pool_slots = pool_bytes / io > 1 ? pool_bytes / io - 1 : 1;
+		pool = malloc((pool_slots + 1) * io);
+		if (pool == NULL) {
+			fprintf(stderr, "out of memory\n");
+			return 1;
+		}
+		for (i = 0; i < (pool_slots + 1) * io; i++) {	/* xorshift: incompressible, cheap */
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			pool[i] = (unsigned char)x;
+		}
+	}
 
 	memcpy(cdb, rewind_cdb, 6);
 	if (run(iscsi, lun, cdb, 6, SCSI_XFER_NONE, NULL, 0, "REWIND", 0))
@@ -221,5 +250,6 @@ int main(int argc, char **argv)
 	iscsi_destroy_url(url);
 	iscsi_destroy_context(iscsi);
 	free(buf);
+	free(pool);
 	return 0;
 }
