@@ -15,7 +15,7 @@ from native.units import plural
 
 #: Group titles in the order a library's map is shown: the picker, the drives, the mail slots, the slots.
 GROUPS = ((ElementType.TRANSPORT, "Robot"), (ElementType.DATA_TRANSFER, "Drives"),
-          (ElementType.IMPORT_EXPORT, "Mail slots (import/export)"), (ElementType.STORAGE, "Slots"))
+          (ElementType.IMPORT_EXPORT, "Mail slots"), (ElementType.STORAGE, "Slots"))
 
 
 @dataclass(frozen=True)
@@ -25,7 +25,7 @@ class ElementRow:
     address: int
     full: bool
     contents: str  # the barcode, "full, no barcode" or "empty"
-    notes: str  # where it came from, cleaning cartridge, the drive's identifier, the exception decoded
+    notes: str  # where it came from ("from slot:4"), cleaning cartridge, the drive's identifier, the exception
     cleaning: bool
     exception: str  # "" or "04/15: Mechanical positioning error"
     drive_device: str | None  # a drive element's tape drive, matched by serial (None: no listed drive matches)
@@ -34,9 +34,11 @@ class ElementRow:
 def element_rows(inv: Inventory, devices: dict[str, str | None]) -> list[ElementRow]:
     """Every element in the library's order; ``devices`` maps drive element names to their tape drive."""
     rows = []
+    names = {e.address: inv.name(e) for e in inv.elements}
     for e in inv.elements:
         exception = f"{e.exception[0]:02X}/{e.exception[1]:02X}: {asc_text(*e.exception)}" if e.exception else ""
-        notes = [f"from {e.source}" if e.source is not None and e.full else "",
+        came = names.get(e.source, f"address {e.source}") if e.source is not None else ""
+        notes = [f"from {came}" if came and e.full else "",
                  "cleaning cartridge" if e.cleaning else "",
                  f"drive {e.identifier}" if e.identifier else "",
                  f"exception {exception}" if exception else ""]

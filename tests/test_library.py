@@ -18,7 +18,7 @@ from tests.helpers.faults import RecordingTransport
 
 def _dev(tmp_path: Path, **extra: str) -> str:
     opts = "&".join(f"{k}={v}" for k, v in {"dir": str(tmp_path / "lib"), "drives": "2", "slots": "6", "ie": "1",
-                                             **extra}.items())
+                                             "realtime": "0", **extra}.items())
     return f"virtual:library?{opts}"
 
 
@@ -86,6 +86,8 @@ def test_a_read_only_session_refuses_moves_but_reads_the_inventory(tmp_path: Pat
     before = _state(tmp_path)
     try:
         assert main(["--read-only", "library", dev, "--move", "slot:1", "drive:0"]) == 3
+        assert main(["--read-only", "library", dev, "--init"]) == 3  # INITIALIZE ELEMENT STATUS changes state
+        assert main(["--read-only", "library", dev, "--move", "slot:1", "ie:0"]) == 3
         assert main(["--read-only", "library", dev]) == 0
     finally:
         set_read_only_session(False)
@@ -316,3 +318,14 @@ def test_a_library_without_prevent_gets_no_allow(tmp_path: Path) -> None:
     lib.execute = no_prevent  # type: ignore[method-assign]
     moved = Changer(lib, device="virtual:library").move("slot:1", "ie:0")
     assert moved.mail_slot_locked is False and sent.count(0x1E) == 1 and sent.count(0xA5) == 1
+
+
+def test_the_robot_takes_its_time_in_real_time_farther_moves_slower(tmp_path: Path) -> None:
+    """realtime=1: the move-time model (shortened from a real robot's); realtime=0 moves at once."""
+    lib = VirtualLibrary(_dev(tmp_path, realtime="1", slots="24"))
+    near, far = lib._robot_time(1000, 1001), lib._robot_time(10, 1023)  # slot to slot, mail slot to the last slot
+    assert 0.3 <= near < far <= 2.0
+    changer = Changer(lib, device="virtual:library")
+    inv = changer.inventory()
+    seconds = changer.send_move(inv.find("slot:24"), inv.find("ie:0"))
+    assert seconds >= lib._robot_time(1023, 10) - 0.01  # the same move number: the same scatter

@@ -34,7 +34,8 @@ class MoveTimePlot(QWidget):
         item.hideButtons()
         legend_bg = QColor(pal.color(QPalette.ColorRole.Base))
         legend_bg.setAlpha(210)
-        self.legend = item.addLegend(offset=(-10, 10), labelTextColor=fg, brush=pg.mkBrush(legend_bg))
+        # Bottom right: move times sit well above zero, so the legend covers no point there.
+        self.legend = item.addLegend(offset=(-10, -10), labelTextColor=fg, brush=pg.mkBrush(legend_bg))
         self._moves = pg.ScatterPlotItem(size=9, brush=pg.mkBrush(EXERCISE), pen=pg.mkPen(EXERCISE))
         self._back = pg.ScatterPlotItem(size=9, brush=pg.mkBrush(RETURNING), pen=pg.mkPen(RETURNING))
         self._failed = pg.ScatterPlotItem(size=13, symbol="x", brush=pg.mkBrush(FAILED), pen=pg.mkPen(FAILED))

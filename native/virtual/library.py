@@ -35,8 +35,14 @@ SL150/SL4000's move option 11b). The threaded state is ``threaded`` in ``library
 written by the drive on LOAD and UNLOAD.
 
 Options: ``drives`` (1-16), ``slots`` (1-500), ``ie`` (0-8), ``dir``, ``robotfault``,
-``lto`` (5-10, the drives' generation), ``realtime`` (0|1, the drives' pacing),
-``ielocked`` (0|1).
+``lto`` (5-10, the drives' generation), ``realtime`` (0|1, the drives' and the robot's
+pacing), ``ielocked`` (0|1).
+
+With ``realtime=1`` (the default) a move takes the robot time: a fixed grip-and-put part
+and a part that grows with the distance the picker travels (elements in the order mail
+slots, drives, slots), so far moves are slower, as on a real library, and the exerciser's
+move-time plot has a shape. It is shortened (0.3-2 s) from a real robot's 10-60 s so that
+a training session stays short; ``realtime=0`` moves at once (functional tests).
 
 Layouts are encoded here, not imported from ``app`` (``native`` sits below ``app``); the
 app's parsers (``native/scsi/smc.py``) read them back in the tests.
@@ -46,6 +52,7 @@ from __future__ import annotations
 import json
 import os
 import struct
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import parse_qsl, quote
@@ -269,6 +276,14 @@ class VirtualLibrary(Transport):
         d += bytes([0x02, 0x01, 0, len(ident)]) + ident.ljust(16, b"\0")
         return d[:_DESC_LEN].ljust(_DESC_LEN, b"\0")
 
+    def _robot_time(self, source: int, destination: int) -> float:
+        """Seconds the picker takes (``realtime=1``): 0.3 s to grip and put, 0.04 s per element crossed, a
+        little scatter (fixed per move number, so runs repeat), at most 2 s."""
+        order = [a for a in sorted(self._addresses()) if a != TRANSPORT]
+        crossed = abs(order.index(source) - order.index(destination))
+        scatter = ((self.moves * 2654435761) % 1000) / 1000 * 0.12
+        return min(2.0, 0.3 + 0.04 * crossed + scatter)
+
     def _move(self, cdb: bytes) -> CommandResult:
         transport, source, destination = struct.unpack_from(">HHH", cdb, 2)
         layout = self._addresses()
@@ -287,6 +302,8 @@ class VirtualLibrary(Transport):
         self.moves += 1
         if self.moves in self.opts.robot_fault:
             return self._check(0x4, 0x15, 0x01)  # mechanical positioning error: the cartridge did not move
+        if self.opts.realtime:
+            time.sleep(self._robot_time(source, destination))
         barcode = self.contents[source]
         self.contents[source], self.contents[destination] = None, barcode
         self.sources[destination] = self.sources.pop(source, source)

@@ -118,6 +118,7 @@ class LibraryPanel(WizardPanel):
         self.map.setHeaderLabels(list(COLUMNS))
         self.map.setUniformRowHeights(True)
         self.map.setAlternatingRowColors(True)
+        self.map.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # a long device string keeps its "&drive=N" end
         header = self.map.header()
         for column in range(len(COLUMNS)):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
@@ -296,11 +297,11 @@ class LibraryPanel(WizardPanel):
             if not rows:
                 continue
             full = sum(1 for r in rows if r.full)
-            group = QTreeWidgetItem([f"{title} ({full} of {len(rows)} full)"])
+            group = QTreeWidgetItem([title, "", f"{full} of {len(rows)} full"])
+            group.setToolTip(0, f"{kind.word} elements")
             font = group.font(0)
             font.setBold(True)
             group.setFont(0, font)
-            group.setFirstColumnSpanned(True)
             self.map.addTopLevelItem(group)
             for r in rows:
                 drive = r.drive_device or ("no listed tape drive matches" if kind.word == "drive" else "")
