@@ -329,3 +329,18 @@ def test_the_robot_takes_its_time_in_real_time_farther_moves_slower(tmp_path: Pa
     inv = changer.inventory()
     seconds = changer.send_move(inv.find("slot:24"), inv.find("ie:0"))
     assert seconds >= lib._robot_time(1023, 10) - 0.01  # the same move number: the same scatter
+
+
+def test_element_rows_say_an_exception_decoded_and_where_a_cartridge_came_from() -> None:
+    from app.library import Inventory
+    from app.library_view import element_rows
+    from native.scsi.smc import Element
+
+    inv = Inventory("lib", "ACME", "L1", (Element(ElementType.STORAGE, 1000, False),
+                                          Element(ElementType.DATA_TRANSFER, 500, True, "AB0001L8", (0x15, 0x01), 1000,
+                                                  "ACME LTO8 SN123")))
+    rows = {r.name: r for r in element_rows(inv, {"drive:0": None})}
+    drive = rows["drive:0"]
+    assert drive.exception == "15/01: Mechanical positioning error"
+    assert drive.notes == "from slot:1, drive ACME LTO8 SN123, exception 15/01: Mechanical positioning error"
+    assert rows["slot:1"].contents == "empty" and drive.drive_device is None

@@ -156,3 +156,64 @@ def test_the_exerciser_runs_to_pass_live_and_lands_in_the_history(qtbot, window,
     assert panel.current_page() == "library" and "--drives: slot:1 is a slot, not a drive" in (panel.last_error or "")
     with History.open() as history:
         assert len([r for r in history.list_runs() if r.kind == "library-test"]) == 1
+
+
+def test_a_device_that_is_no_library_or_a_bad_option_is_one_line(qtbot, window, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    panel = _panel(qtbot, window, "virtual:lto9?realtime=0")
+    panel.read()
+    wait_idle(qtbot, window)
+    assert panel.last_error and "not a media changer" in panel.last_error and "\n" not in panel.last_error
+    assert panel.error.text() == panel.last_error and panel.view is None
+    panel.library.setEditText(_library(tmp_path, drives="99"))
+    panel.read()
+    wait_idle(qtbot, window)
+    assert panel.last_error and "drives='99' is out of range" in panel.last_error
+
+
+def test_a_cancelled_exercise_puts_everything_back_and_says_not_assessed(qtbot, window, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """With the robot's real-time pacing the run is still moving when Cancel is clicked; the GUI thread stays free."""
+    device = _library(tmp_path, realtime="1")
+    panel = _panel(qtbot, window, device)
+    _read(qtbot, window, panel)
+    before = {name: row[2] for name, row in _rows(panel).items()}
+    panel.moves.setText("40")
+    panel.exercise_button.click()
+    qtbot.waitUntil(lambda: panel.moves_done >= 1, timeout=30000)
+    panel.cancel_button.click()
+    qtbot.waitUntil(lambda: panel.current_page() == "results", timeout=60000)
+    wait_idle(qtbot, window)
+    assert panel.result_dict is not None and panel.result_dict["verdict"] == "NOT ASSESSED"
+    assert panel.moves_done < 40 and "NOT ASSESSED" in panel.result_label.text()
+    assert {name: row[2] for name, row in _rows(panel).items()} == before
+    report = tmp_path / "library.pdf"
+    panel.save_report(report)
+    wait_idle(qtbot, window)
+    assert panel.last_report == report and report.read_bytes().startswith(b"%PDF")
+
+
+@pytest.mark.tgt
+def test_tgt_library_from_discovery_inventory_and_a_mail_slot_move(qtbot, window, tgt_library_factory) -> None:  # type: ignore[no-untyped-def]
+    """tgt's changer LUN, remembered as an iSCSI target, is listed by discovery; its map and a move on it."""
+    from app.targets import add_target
+
+    lib = tgt_library_factory(drives=1, slots=3, ie=1, barcodes=("TGT001L6", "CLN001L1"))
+    add_target(lib.url)
+    panel = _panel(qtbot, window, "")
+    panel.refresh_list()
+    wait_idle(qtbot, window, timeout=40000)
+    assert panel.library.findText(lib.url) >= 0
+    panel.library.setEditText(lib.url)
+    _read(qtbot, window, panel)
+    rows = _rows(panel)
+    assert rows["slot:1"][2] == "TGT001L6" and "cleaning cartridge" in rows["slot:2"][3] and rows["ie:0"][2] == "empty"
+    panel.source.setCurrentText("slot:1")
+    panel.destination.setCurrentText("ie:0")
+    panel.move_button.click()
+    wait_idle(qtbot, window)
+    assert panel.last_error is None, panel.last_error
+    assert "does not support PREVENT MEDIUM REMOVAL" in panel.status.text()
+    _read(qtbot, window, panel)
+    assert _rows(panel)["ie:0"][2] == "TGT001L6" and _rows(panel)["slot:1"][2] == "empty"
+    panel.init_button.click()  # tgt accepts INITIALIZE ELEMENT STATUS and changes nothing
+    wait_idle(qtbot, window)
+    assert panel.last_error is None and _rows(panel)["ie:0"][2] == "TGT001L6"
