@@ -14,7 +14,7 @@ from html import escape
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QPalette
+from PySide6.QtGui import QPalette, QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -72,7 +72,7 @@ class LibraryPanel(WizardPanel):
         self.timer.setInterval(DRAIN_MS)
         self.timer.timeout.connect(self.drain)
         self.show_page("library")
-        self.refresh_list()
+        self._listed_once = False
 
     # -- pages ------------------------------------------------------------------------------
     def _build_library_page(self) -> None:
@@ -109,6 +109,7 @@ class LibraryPanel(WizardPanel):
         self.status = QLabel("")
         self.status.setObjectName("libraryStatus")
         self.status.setWordWrap(True)
+        self.status.setTextFormat(Qt.TextFormat.RichText)
         self.error = error_label("libraryError")
         lay.addWidget(self.status)
         lay.addWidget(self.error)
@@ -226,6 +227,13 @@ class LibraryPanel(WizardPanel):
         """The device pane selects tape drives; the library is chosen on this panel."""
         super().set_device(device)
 
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt)
+        """Discovery's changers are listed when the panel is first shown, not at the window's start."""
+        super().showEvent(event)
+        if not self._listed_once:
+            self._listed_once = True
+            self.refresh_list()
+
     def refresh_list(self) -> Job:
         return self.workers.submit(Job("discovery", "finding libraries", lambda job: libraryops.list_libraries(),
                                        on_done=self._listed, on_error=lambda err: self._say_error(err)))
@@ -243,7 +251,7 @@ class LibraryPanel(WizardPanel):
             self._say_error("Choose a library first.")
             return None
         self.status.setText("INITIALIZE ELEMENT STATUS: the library scans every element (minutes on a big library)…"
-                            if initialize else f"Reading the inventory of {device}…")
+                            if initialize else f"Reading the inventory of {escape(device)}…")
         return self._submit(Job(device, "library inventory",
                                 lambda job: libraryops.read_library(device, initialize=initialize),
                                 on_done=self._show, on_error=self._say_error))
@@ -254,7 +262,7 @@ class LibraryPanel(WizardPanel):
             self._say_error("Choose a full element to move from and an empty one to move to.")
             return None
         unload, allow = not self.no_unload.isChecked(), self.allow_removal.isChecked()
-        self.status.setText(f"Moving {source} to {destination}…")
+        self.status.setText(f"Moving {escape(source)} to {escape(destination)}…")
         return self._submit(Job(device, "library move",
                                 lambda job: libraryops.move(device, source, destination, unload=unload,
                                                             allow_removal=allow),
@@ -287,7 +295,6 @@ class LibraryPanel(WizardPanel):
         self.summary.setText(f"<b>{escape(view.summary)}</b> — {escape(view.device)}")
         self.status.setText("<br>".join(escape(line) for line in view.moved) if view.moved
                             else f"Inventory read from {escape(view.device)}.")
-        self.status.setTextFormat(Qt.TextFormat.RichText)
         self.map.clear()
         from app.library_view import GROUPS
 
