@@ -111,6 +111,7 @@ class LibraryPanel(WizardPanel):
         self.status.setWordWrap(True)
         self.status.setTextFormat(Qt.TextFormat.RichText)
         self.error = error_label("libraryError")
+        self.error.hide()  # shown with a line to say: an empty one would leave a gap above the map
         lay.addWidget(self.status)
         lay.addWidget(self.error)
         self.map = QTreeWidget()
@@ -270,6 +271,7 @@ class LibraryPanel(WizardPanel):
 
     def _submit(self, job: Job) -> Job:
         self.error.setText("")
+        self.error.hide()
         self.last_error = None
         self.job = job
         self._enable()
@@ -287,6 +289,7 @@ class LibraryPanel(WizardPanel):
         text = err if isinstance(err, str) else describe_error(err)
         self.last_error = text
         self.error.setText(text)
+        self.error.show()
         self.status.setText("")
         self._enable()
 
