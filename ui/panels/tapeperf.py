@@ -21,7 +21,7 @@ NATIVE = "Native rate: incompressible (random) data, 256 KB fixed blocks, 1 MB I
 
 class TapePerfPanel(TestPanel):
     key = "tapeperf"
-    tab_title = "&Tape performance"
+    tab_title = "&Tape perf."  # short: nine tabs fit 1024 pixels; the heading and tooltip say it whole
     title = "Tape performance"
     description = ("Writes data with a known compression ratio to the cartridge and reads it back, measuring "
                    "throughput on the host side (no drive polling while streaming, which would disturb it). "
