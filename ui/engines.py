@@ -146,6 +146,13 @@ def run_headline(run: Run) -> str:
     return headline(run.kind, run.status, run.results, run.error) or (run.error or "")
 
 
+def run_curves(run: Run) -> list[tuple[str, list[tuple[float, float]]]] | None:
+    """The curves a run kind carries in its result (each drive and their aggregate), or None: plot the samples."""
+    from app import runs as run_kinds
+
+    return run_kinds.series(run.kind, run.results)
+
+
 def reference_rates_for_run(run: Run) -> list[tuple[str, float]]:
     r = run.results or {}
     return reference_rates(r.get("rated_native_mb_s"), r.get("rated_compressed_mb_s"), r.get("generation"))

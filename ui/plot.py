@@ -178,6 +178,10 @@ class ThroughputPlot(QWidget):
     # -- data --------------------------------------------------------------------------
     def clear(self) -> None:
         for phase, (raw, avg) in self._curves.items():
+            if phase.startswith("curve:"):  # a stored run's own curve (show_curves): made for it, dropped with it
+                self.legend.removeItem(raw)
+                self.view.removeItem(raw)
+                continue
             raw.setData([], [])
             avg.setData([], [])
             self.legend.removeItem(raw)
@@ -296,6 +300,24 @@ class ThroughputPlot(QWidget):
         a legend that grows mid-run relayouts and repaints the whole plot."""
         for phase in phases:
             self._curve_pair(phase)
+
+    def show_curves(self, curves: Sequence[tuple[str, Sequence[tuple[float, float]]]]) -> None:
+        """Finished curves drawn as they are (a stored run over several drives: each drive, then their
+        aggregate), in the report's colour-blind-safe order; ``clear`` removes them."""
+        from ui.report_plot import PALETTE
+
+        for k, (label, points) in enumerate(curves):
+            if not points:
+                continue
+            x = np.fromiter((p[0] for p in points), float, len(points))
+            y = np.fromiter((p[1] for p in points), float, len(points))
+            key = f"curve:{k}"
+            colour = QColor(PALETTE[k % len(PALETTE)])
+            line = self.view.plot(x, y, pen=pg.mkPen(colour, width=2.5 if k == len(curves) - 1 else 1.5))
+            self.legend.addItem(line, label)
+            self._curves[key] = (line, line)
+            self.t_max = max(self.t_max, float(x.max()))
+        self._fit_ranges()
 
     # -- reference lines -------------------------------------------------------------
     def set_reference_rates(self, refs: Iterable[tuple[str, float]]) -> None:

@@ -139,7 +139,12 @@ def disk(res: Results) -> Rows:
 
 def tape_perf_multi(res: Results) -> Rows:
     """Several drives at once: the aggregate against the sum alone, then each drive alone and together."""
-    rows: Rows = [("Drives", ", ".join(str(d) for d in res.get("devices") or []))]
+    rows: Rows = []
+    for i, d in enumerate(res.get("drives") or [], 1):  # "drive N" is what the plot's legend calls it
+        together = d.get("together") or {}
+        product = " ".join(p for p in (together.get("vendor"), together.get("product")) if p)
+        gen = f" (LTO-{together['generation']})" if together.get("generation") else ""
+        rows.append((f"Drive {i}", f"{d.get('device', '—')}" + (f": {product}{gen}" if product else "")))
     for ph in res.get("phases") or []:
         name = str(ph.get("phase", "")).capitalize()
         if ph.get("mb_s") is not None:

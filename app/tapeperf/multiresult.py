@@ -191,7 +191,8 @@ def curves(drives: Sequence[DriveRun], max_points: int = CURVE_POINTS) -> list[C
                 out.append(np.asarray(rows, dtype=np.float64))
         return out
 
-    groups = {f"drive {i + 1} ({d.device})": arrays(d.alone) + arrays(d.together) for i, d in enumerate(drives)}
+    # Short labels: a legend of four iSCSI URLs hides the plot; the result lists the devices in this order.
+    groups = {f"drive {i + 1}": arrays(d.alone) + arrays(d.together) for i, d in enumerate(drives)}
     groups[f"all {len(drives)} drives together"] = [a for d in drives for a in arrays(d.together)]
     series = series_from_arrays({k: v for k, v in groups.items() if v}, max_points=max_points)
     return [Curve(label, [round(p.t, 3) for p in points], [round(p.mb_s, 3) for p in points])
