@@ -18,7 +18,8 @@ first drive's first WRITE to the last drive's last (each side's start skew and s
 against it alike). Beside it, each side's sum of the four drives' own rates, and the engine's
 aggregate over the window in which all four streamed (the figure ``tape-perf`` reports).
 Reported: the median of each side over the rounds, and the median of the per-round ratios
-(target >= 0.95).
+(target >= 0.95); and the initiator CPU per command on each side, which a loaded machine
+distorts far less than throughput.
 Asserts nothing: on a shared 2-core machine the figures are noisy; the load average is printed.
 """
 from __future__ import annotations
@@ -60,14 +61,15 @@ def compile_synced_anchor() -> Path:
     return out
 
 
-def c_loops(urls: list[str], *, fixed: bool, block: int, io: int, count: int) -> tuple[float, float]:
+def c_loops(urls: list[str], *, fixed: bool, block: int, io: int, count: int) -> tuple[float, float, float]:
     """(aggregate MB/s over the span from the first loop's start to the last one's end, sum of each
-    loop's own MB/s) of one C loop per URL, their timed loops started together."""
+    loop's own MB/s, CPU microseconds per command in the timed loops) of one C loop per URL, their
+    timed loops started together."""
     env = {**os.environ, "ANCHOR_START_AT": f"{time.monotonic() + START_MARGIN:.6f}"}
     argv = [str(compile_synced_anchor()), "", "fixed" if fixed else "variable", str(block), str(io), str(count)]
     procs = [subprocess.Popen([argv[0], u, *argv[2:]], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                               env=env) for u in urls]
-    spans, rates, moved = [], [], 0
+    spans, rates, cpu, moved = [], [], [], 0
     for proc in procs:
         out, err = proc.communicate(timeout=900)
         if proc.returncode != 0:
@@ -75,16 +77,18 @@ def c_loops(urls: list[str], *, fixed: bool, block: int, io: int, count: int) ->
         fields = dict(item.split("=") for item in out.split())
         spans.append((float(fields["t0"]), float(fields["t1"])))
         rates.append(float(fields["MBps"]))
+        cpu.append(float(fields["cpu_us_per_cmd"]))
         moved += int(fields["bytes"])
     late = max(s[0] for s in spans) - min(s[0] for s in spans)
     if late > 0.05:
         print(f"    (the C loops started {late * 1000:.0f} ms apart: raise START_MARGIN on this machine)")
-    return moved / (max(s[1] for s in spans) - min(s[0] for s in spans)) / 1e6, sum(rates)
+    return moved / (max(s[1] for s in spans) - min(s[0] for s in spans)) / 1e6, sum(rates), statistics.mean(cpu)
 
 
-def engines(urls: list[str], *, fixed: bool, block: int, io: int, count: int) -> tuple[float, float, float]:
+def engines(urls: list[str], *, fixed: bool, block: int, io: int, count: int) -> tuple[float, float, float, float]:
     """(aggregate MB/s over the span from the first drive's first WRITE to the last one's last, sum of
-    each drive's streaming MB/s, the aggregate ``tape-perf`` reports) of one multi-drive run."""
+    each drive's streaming MB/s, the aggregate ``tape-perf`` reports, the process's CPU microseconds
+    per command while the drives ran, set-up included) of one multi-drive run."""
     from app.tapeperf import TapePerfParams
     from app.tapeperf.multi import MultiDriveTest, MultiParams, open_drives
 
@@ -92,7 +96,9 @@ def engines(urls: list[str], *, fixed: bool, block: int, io: int, count: int) ->
                           size=io * count, force=True, compression="leave")
     drives = open_drives(urls)
     try:
+        cpu0 = time.process_time()
         result = MultiDriveTest(drives, MultiParams(tuple(urls), test, None, None)).run()
+        cpu = (time.process_time() - cpu0) / (count * len(urls)) * 1e6
     finally:
         for drive in drives:
             drive.close()
@@ -104,7 +110,7 @@ def engines(urls: list[str], *, fixed: bool, block: int, io: int, count: int) ->
     moved = sum(s.nbytes for r in runs for s in r.samples)
     rates = [r.phase("write").streaming_mb_per_s or 0.0 for r in runs]  # type: ignore[union-attr]
     agg = result.phase("write")
-    return moved / (end - start) / 1e6, sum(rates), (agg.mb_s or 0.0) if agg else 0.0
+    return moved / (end - start) / 1e6, sum(rates), (agg.mb_s or 0.0) if agg else 0.0, cpu
 
 
 def size(text: str) -> int:
@@ -145,16 +151,17 @@ def main() -> None:
         print(f"{where} on 127.0.0.1 (256 KiB iSCSI data segments), separate backing files; per drive and run "
               f"{count} x WRITE(6) of {io} bytes ({args.mode}, {block // 1024} KiB blocks); {args.rounds} rounds, "
               f"alternating; load average before: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
-        runs: dict[str, list[float]] = {k: [] for k in ("c", "c_sum", "py", "py_sum", "py_window", "ratio")}
+        runs: dict[str, list[float]] = {k: [] for k in ("c", "c_sum", "c_cpu", "py", "py_sum", "py_window", "py_cpu",
+                                                         "ratio")}
         for r in range(max(1, args.rounds)):
             order = ("c", "py") if r % 2 == 0 else ("py", "c")
             got: dict[str, float] = {}
             for side in order:
                 if side == "c":
-                    got["c"], got["c_sum"] = c_loops(urls, fixed=fixed, block=block, io=io, count=count)
+                    got["c"], got["c_sum"], got["c_cpu"] = c_loops(urls, fixed=fixed, block=block, io=io, count=count)
                 else:
-                    got["py"], got["py_sum"], got["py_window"] = engines(urls, fixed=fixed, block=block, io=io,
-                                                                         count=count)
+                    got["py"], got["py_sum"], got["py_window"], got["py_cpu"] = engines(
+                        urls, fixed=fixed, block=block, io=io, count=count)
             got["ratio"] = got["py"] / got["c"]
             for key, value in got.items():
                 runs[key].append(value)
@@ -166,6 +173,8 @@ def main() -> None:
               f"{med['c']:.1f} MB/s, tape-perf {med['py']:.1f} MB/s (as tape-perf reports it, over the window in which "
               f"all streamed: {med['py_window']:.1f} MB/s); ratio of medians {med['py'] / med['c']:.3f}, "
               f"median of per-round ratios {med['ratio']:.3f} (target >= 0.95)")
+        print(f"initiator CPU per command (less load-sensitive): C loops {med['c_cpu']:.1f} us, tape-perf "
+              f"{med['py_cpu']:.1f} us (one process for all drives, set-up included)")
         print(f"load average after: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 

@@ -219,6 +219,10 @@ class MultiDriveTest:
                     break
                 alone[i] = self._alone(i, drive, epoch, fanin, cancel)
         fanin.reset()
+        if cancel.cancelled:  # stopped while the drives ran alone: nothing more is sent, not even a filemark
+            out.drives = [DriveRun(devices[i], prepared[i], alone[i]) for i in range(len(drives))]
+            out.status = "cancelled"
+            return out
         cpu0, wall0 = time.process_time(), time.perf_counter()
         finished = self._together(together, prepared, fanin, cancel)
         wall = time.perf_counter() - wall0
