@@ -169,6 +169,7 @@ def tape_perf_multi(res: Results) -> Rows:
         if together.get("settings"):
             rows.append((f"Drive {i} settings", str(together["settings"])))
     if res.get("cpu_share") is not None and res.get("cpus"):
+        busy = f"; all processes {res['host_busy']:.0%}" if res.get("host_busy") is not None else ""
         rows.append(("Host CPU while together", f"{res['cpu_share']:.0%} of {count(res['cpus'], 'core')} "
-                                               "(tapediag's process)"))
+                                               f"(tapediag's process){busy}"))
     return rows

@@ -174,6 +174,23 @@ class _Fanin:
             self.progress.clear()
 
 
+def _cpu_ticks() -> tuple[int, int] | None:
+    """(busy, total) CPU ticks of the whole machine from /proc/stat (Linux), None elsewhere."""
+    try:
+        with open("/proc/stat") as fh:
+            fields = [int(x) for x in fh.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
+    return sum(fields) - idle, sum(fields)
+
+
+def _busy_between(before: tuple[int, int] | None, after: tuple[int, int] | None) -> float | None:
+    if before is None or after is None or after[1] <= before[1]:
+        return None
+    return (after[0] - before[0]) / (after[1] - before[1])
+
+
 def _on_drive(device: str, err: TapediagError, n: int) -> TapediagError:
     """The same error, naming the drive and saying that nothing was written anywhere."""
     named = type(err).__new__(type(err))  # not copy.copy: it would call __init__ without the keyword-only fields
@@ -223,14 +240,15 @@ class MultiDriveTest:
             out.drives = [DriveRun(devices[i], prepared[i], alone[i]) for i in range(len(drives))]
             out.status = "cancelled"
             return out
-        cpu0, wall0 = time.process_time(), time.perf_counter()
+        cpu0, wall0, ticks0 = time.process_time(), time.perf_counter(), _cpu_ticks()
         finished = self._together(together, prepared, fanin, cancel)
         wall = time.perf_counter() - wall0
         if out.cpus and wall > 0:
             out.cpu_share = (time.process_time() - cpu0) / wall / out.cpus
+        out.host_busy = _busy_between(ticks0, _cpu_ticks())
         out.drives = [DriveRun(devices[i], finished[i], alone[i]) for i in range(len(drives))]
         ran = {ph.phase for d in out.drives for ph in d.together.phases}
-        out.phases = [aggregate(ph, out.drives) for ph in PHASES if ph in ran]
+        out.phases = [aggregate(ph, out.drives, host_busy=out.host_busy) for ph in PHASES if ph in ran]
         out.curves = curves(out.drives)
         runs = [r for d in out.drives for r in (d.alone, d.together) if r is not None]
         out.messages = list(dict.fromkeys(f"{r.device}: {m}" for r in runs for m in r.messages))

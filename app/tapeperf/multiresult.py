@@ -27,6 +27,8 @@ from native.units import percent, plural, rate_text
 
 #: The aggregate at or above this share of the sum of the single-drive rates: the drives scale.
 SCALES_AT = 0.90
+#: The whole machine's CPUs at least this busy while the drives ran together: the host may be what they share.
+HOST_BUSY = 0.90
 #: Points per curve in the result (history, report): enough for a page-wide plot.
 CURVE_POINTS = 300
 PHASES = ("write", "read")
@@ -86,6 +88,7 @@ class MultiTapePerfResult:
     curves: list[Curve] = field(default_factory=list)
     cpu_share: float | None = None  # this process's CPU while together, as a share of all the host's cores
     cpus: int | None = None
+    host_busy: float | None = None  # the whole machine's CPUs (every process) while together; None: unknown
     messages: list[str] = field(default_factory=list)
 
     def phase(self, name: str) -> AggregatePhase | None:
@@ -98,7 +101,8 @@ class MultiTapePerfResult:
                         "alone": d.alone.to_dict() if d.alone is not None else None} for d in self.drives],
             "phases": [vars(p).copy() for p in self.phases],
             "curves": [vars(c).copy() for c in self.curves],
-            "cpu_share": self.cpu_share, "cpus": self.cpus, "messages": list(self.messages),
+            "cpu_share": self.cpu_share, "cpus": self.cpus, "host_busy": self.host_busy,
+            "messages": list(self.messages),
         }
 
 
@@ -123,8 +127,11 @@ def _bytes_between(samples: Sequence[Sample], a: float, b: float) -> float:
     return total
 
 
-def aggregate(phase: str, drives: Sequence[DriveRun]) -> AggregatePhase:
-    """The phase's aggregate rate over the window every drive streamed in, against the sum alone."""
+def aggregate(phase: str, drives: Sequence[DriveRun], *, host_busy: float | None = None) -> AggregatePhase:
+    """The phase's aggregate rate over the window every drive streamed in, against the sum alone.
+
+    ``host_busy``: the machine's CPUs while together; when they were saturated the verdict says the host
+    itself may be the shared limit (an iSCSI target on the same machine, or a host too small for N drives)."""
     out = AggregatePhase(phase)
     spans, streams = [], []
     for d in drives:
@@ -172,6 +179,9 @@ def aggregate(phase: str, drives: Sequence[DriveRun]) -> AggregatePhase:
         out.verdict, out.why = "scales", f"{said}: the drives scale"
     else:
         out.verdict, out.why = "shared path", f"{said}: the shared path (HBA/port/target) is the limit"
+        if host_busy is not None and host_busy >= HOST_BUSY:
+            out.why += (f"; this host's CPUs were {percent(host_busy)} busy meanwhile: the host itself may be "
+                        "what the drives share")
     return out
 
 
@@ -243,8 +253,9 @@ def summary_lines(result: MultiTapePerfResult) -> list[str]:
                          f"in which every drive streamed")
         lines.append(f"{agg.phase}: {agg.verdict}: {agg.why}")
     if result.cpu_share is not None and result.cpus:
+        busy = f"; all processes: {percent(result.host_busy)}" if result.host_busy is not None else ""
         lines.append(f"this host's CPU while together: {percent(result.cpu_share)} of its {plural(result.cpus, 'core')} "
-                     "(tapediag's process)")
+                     f"(tapediag's process){busy}")
     if result.status != "complete":
         lines.append(f"status: {result.status}" + (f": {result.error}" if result.error else ""))
     return lines

@@ -214,3 +214,10 @@ def test_no_verdict_without_the_drives_alone() -> None:
     agg = aggregate("write", drives)
     assert agg.mb_s == pytest.approx(600.0, rel=0.01) and agg.verdict == "not judged"
     assert "not measured alone" in agg.why
+
+
+def test_a_saturated_host_is_named_beside_the_shared_path() -> None:
+    drives = [DriveRun(f"d{i}", _run(f"d{i}", 150.0, 20.0, 10.0), _run(f"d{i}", 300.0, i * 10.0, 5.0))
+              for i in range(2)]
+    assert "the host itself may be" in aggregate("write", drives, host_busy=0.97).why
+    assert "the host itself" not in aggregate("write", drives, host_busy=0.5).why
