@@ -25,6 +25,7 @@ Asserts nothing: on a shared 2-core machine the figures are noisy; the load aver
 from __future__ import annotations
 
 import argparse
+import atexit
 import functools
 import os
 import shutil
@@ -53,7 +54,9 @@ def compile_synced_anchor() -> Path:
     gcc = shutil.which("gcc") or shutil.which("cc")
     if not gcc:
         raise RuntimeError("no C compiler: apt-get install gcc")
-    out = Path(tempfile.mkdtemp(prefix="tapediag-anchor-")) / "iscsi_bare_loop_synced"
+    where = Path(tempfile.mkdtemp(prefix="tapediag-anchor-"))
+    atexit.register(shutil.rmtree, where, True)  # this benchmark's build, gone with it
+    out = where / "iscsi_bare_loop_synced"
     proc = subprocess.run([gcc, "-O2", "-o", str(out), str(SOURCE), str(SYNC), "-Wl,--wrap=clock_gettime", "-liscsi"],
                           capture_output=True, text=True)
     if proc.returncode != 0:
@@ -139,8 +142,8 @@ def main() -> None:
     io = size(args.io) if fixed else block
     count = max(2, size(args.size) // io)
     cart_mb = (count * io >> 20) + 128
-    os.environ.setdefault("TAPEDIAG_DATA_DIR", tempfile.mkdtemp(prefix="tapediag-bench-"))
     with tempfile.TemporaryDirectory() as tmp, ExitStack() as stack:
+        os.environ.setdefault("TAPEDIAG_DATA_DIR", str(Path(tmp) / "data"))
         if args.separate:
             urls = [stack.enter_context(TgtTarget(Path(tmp) / f"t{k}", size_mb=cart_mb, large_segments=True)).url
                     for k in range(args.drives)]
