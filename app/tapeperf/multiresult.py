@@ -158,14 +158,20 @@ def aggregate(phase: str, drives: Sequence[DriveRun], *, host_busy: float | None
             out.why = ("no single-drive figures to compare with (the drives were not measured alone)"
                        if d.alone is None else f"{d.device} did not stream in its {phase} alone")
             return out
-        if (ph.streaming_seconds or 0.0) < STEADY_SECONDS and not out.why:
-            out.why = (f"{d.device} streamed only {ph.streaming_seconds or 0.0:.1f} s alone: too short to compare "
-                       f"(measure each drive alone for at least {STEADY_SECONDS:.0f} s)")
+        unsteady = d.alone.limiter(ph) if d.alone is not None else None
+        if unsteady is not None and unsteady.who == "not steady" and not out.why:  # the one-drive test's own rule
+            out.why = f"{d.device} alone: {unsteady.why}"
         alone.append(rate)
     out.sum_alone_mb_s = sum(alone)
     out.ratio = out.mb_s / out.sum_alone_mb_s if out.sum_alone_mb_s > 0 else None
     if out.why:
         return out
+    for d in drives:  # together, each drive by the same rule (long enough, more than its buffer)
+        ph = d.together.phase(phase)
+        unsteady = d.together.limiter(ph) if ph is not None else None
+        if unsteady is not None and unsteady.who == "not steady":
+            out.why = f"{d.device} together: {unsteady.why}"
+            return out
     if out.seconds < STEADY_SECONDS:
         out.why = (f"the drives streamed together for only {out.seconds:.1f} s: too short to judge "
                    f"(run at least {STEADY_SECONDS:.0f} s, better a minute)")

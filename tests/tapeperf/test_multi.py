@@ -221,3 +221,13 @@ def test_a_saturated_host_is_named_beside_the_shared_path() -> None:
               for i in range(2)]
     assert "the host itself may be" in aggregate("write", drives, host_busy=0.97).why
     assert "the host itself" not in aggregate("write", drives, host_busy=0.5).why
+
+
+def test_a_drive_alone_for_less_than_twice_its_buffer_is_not_compared() -> None:
+    drives = [DriveRun(f"d{i}", _run(f"d{i}", 300.0, 20.0, 10.0), _run(f"d{i}", 300.0, i * 10.0, 5.0))
+              for i in range(2)]
+    for d in drives:
+        assert d.alone is not None
+        d.alone.generation = 9  # LTO-9: a 1 GiB buffer; 1.5 GB alone may be the buffer filling
+    agg = aggregate("write", drives)
+    assert agg.verdict == "not judged" and "d0 alone: only 1,500 MB written" in agg.why and "buffer" in agg.why
