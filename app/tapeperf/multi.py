@@ -69,7 +69,7 @@ class MultiParams:
             raise InvalidParameter("--alone is empty: give a size, a duration or 0, or leave the option out")
         if text in ("0", "none", "no"):
             return cls(tuple(devices), test, None, None)
-        size, duration = parse_amount(text, "time alone")
+        size, duration = parse_amount(text, "--alone")
         return cls(tuple(devices), test, size, duration)
 
     @property
@@ -195,7 +195,8 @@ def _on_drive(device: str, err: TapediagError, n: int) -> TapediagError:
     """The same error, naming the drive and saying that nothing was written anywhere."""
     named = type(err).__new__(type(err))  # not copy.copy: it would call __init__ without the keyword-only fields
     named.__dict__.update(err.__dict__)
-    named.message = f"{device}: {err.message}; nothing was written to any of the {n} drives"
+    where = "" if device in err.message else f"{device}: "  # "X is a disk, not a tape drive" names it already
+    named.message = f"{where}{err.message}; nothing was written to any of the {n} drives"
     named.args = (named.message,)
     return named
 

@@ -231,3 +231,12 @@ def test_a_drive_alone_for_less_than_twice_its_buffer_is_not_compared() -> None:
         d.alone.generation = 9  # LTO-9: a 1 GiB buffer; 1.5 GB alone may be the buffer filling
     agg = aggregate("write", drives)
     assert agg.verdict == "not judged" and "d0 alone: only 1,500 MB written" in agg.why and "buffer" in agg.why
+
+
+def test_a_write_protected_cartridge_among_them(tmp_path: Path, capsys) -> None:
+    a = virtual(tmp_path, "a")
+    wp = f"virtual:lto9?realtime=0&wp=1&cartridge={tmp_path / 'wp.cart'}"
+    assert main(["tape-perf", a, wp, "--size", "8M", "--force"]) == EXIT_REFUSED  # --force cannot lift it
+    line = _one_line(capsys)
+    assert "write-protected" in line and wp in line and "nothing was written to any of the 2 drives" in line
+    assert blank(a)
