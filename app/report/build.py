@@ -113,7 +113,7 @@ def _appendix(history: History, run: Run) -> AppendixBlock:
                   Field("Sampled time", value_text("seconds", float(stats["seconds"])))]
     facts += [Field(f"Parameter › {f.label}", f.value) for f in flatten(run.params, skip=("samples",)) if f.value != "—"]
     # A troubleshooting run's tables and advice are in the body already; its facts are the raw figures.
-    skip = ("samples", "input", "evidence", "raw_pages") + (
+    skip = ("samples", "input", "evidence", "raw_pages", "curves") + (
         ("tables", "recommendations", "verdict", "notes") if run.kind == "troubleshoot" else ())
     facts += [Field(f"Result › {f.label}", f.value) for f in flatten(run.results or {}, skip=skip)
               if f.value not in ("—", "")]
