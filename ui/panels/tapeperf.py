@@ -2,9 +2,12 @@
 watch the drive's throughput live, against its rated native and compressed rates."""
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from PySide6.QtWidgets import QCheckBox, QLabel, QVBoxLayout
+
+from native.errors import Cancelled
 
 from app.tapeperf import TapePerfParams
 from app.tapeperf.multi import MultiParams
@@ -205,9 +208,37 @@ class TapePerfPanel(TestPanel):
             return tuple(f"drive {i}" for i in range(1, len(params.devices) + 1)) + (ALL_DRIVES,)
         return tuple(p for p in ("write", "read") if getattr(params, p + "s"))
 
+    def start(self) -> Job | None:
+        """Several drives: the other drives' workers are held (a job on each that waits) before the test
+        runs, so no other panel sends them a command meanwhile; one worker per drive stays the rule."""
+        params = getattr(self, "params", None)
+        self._held: tuple[list[threading.Event], threading.Event] | None = None
+        if isinstance(params, MultiParams) and self.target() is not None:
+            release, ready = threading.Event(), []
+            for device in params.devices[1:]:
+                started = threading.Event()
+
+                def hold(job: Job, started: threading.Event = started) -> None:
+                    started.set()
+                    while not release.wait(0.2) and not job.cancel.cancelled:
+                        pass
+
+                ready.append(started)
+                self.workers.submit(Job(device, "held by a test on several drives", hold))
+            self._held = (ready, release)
+        return super().start()
+
     def run_engine(self, job: Job, params: Any, force: bool):
         if isinstance(params, MultiParams):
-            return engines.run_tapeperf_multi(job, params, force)
+            ready, release = self._held or ([], threading.Event())
+            try:
+                for started in ready:  # each other drive's worker idle and held: none of its jobs runs now
+                    while not started.wait(0.2):
+                        if job.cancel.cancelled:
+                            raise Cancelled("cancelled while waiting for the other drives' work to end")
+                return engines.run_tapeperf_multi(job, params, force)
+            finally:
+                release.set()
         return engines.run_tapeperf(job, job.device, params, force)
 
     def result_headline(self, r: dict) -> str:
