@@ -162,3 +162,27 @@ def disk(topic: str) -> Callable[[Results], list[Finding]]:
         detail = f"{plural(files, 'file')}, {volume(res.get('total_bytes') or 0)}, {plural(streams, 'stream')}"
         return [Finding(topic, words, "none", detail)]
     return findings
+
+
+_SHARED_TONES = {"scales": "good", "shared path": "warn", "not judged": "none"}
+_SHARED_ACTIONS = {
+    "scales": "None: the path the drives share carries them all at their own rates.",
+    "shared path": ("Spread the drives over more HBAs or HBA ports (or target portals), check the link rate each "
+                    "port negotiated, and on an iSCSI target its CPU and network; then repeat."),
+    "not judged": "Measure each drive alone for at least a few seconds and run the drives together longer.",
+}
+
+
+def tape_perf_multi(res: Results) -> list[Finding]:
+    """Several drives at once: per phase, whether the aggregate scales with the drives."""
+    out = []
+    n = len(res.get("devices") or [])
+    for ph in res.get("phases") or []:
+        verdict = str(ph.get("verdict") or "not judged")
+        words = (f"{mb_s(ph['mb_s'])} from {plural(n, 'drive')} together" if ph.get("mb_s") is not None
+                 else "Not measured")
+        if ph.get("ratio") is not None:
+            words += f": {ph['ratio']:.0%} of the sum of their rates alone ({mb_s(ph.get('sum_alone_mb_s'))})"
+        out.append(Finding(f"Drives together ({ph.get('phase', '')})", words, _SHARED_TONES.get(verdict, "none"),
+                           str(ph.get("why") or ""), _SHARED_ACTIONS.get(verdict, "")))
+    return out
