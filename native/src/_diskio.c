@@ -395,6 +395,10 @@ static int64_t read_all(HANDLE h, unsigned char *buf, int64_t buflen, int64_t ma
     DWORD ask = (DWORD)(buflen > (1 << 30) ? (1 << 30) : buflen);
     *err = 0;
     *eof = 0;
+    if (ask == 0) { /* an empty buffer would never reach the end */
+        *err = ERROR_INVALID_PARAMETER;
+        return 0;
+    }
     while (max_bytes < 0 || total < max_bytes) {
         DWORD got = 0;
         if (!ReadFile(h, buf, ask, &got, NULL)) {
