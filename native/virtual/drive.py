@@ -152,6 +152,7 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
         cdb = bytes(cdb)
         self._t = self.pacer.now()
         self._t_done = self._t
+        self._settle = False
         try:
             handler = self._handlers.get(cdb[0]) if cdb else None
             if handler is None or len(cdb) < _CDB_LEN.get(cdb[0] >> 5, 6):
@@ -172,7 +173,7 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
         if self._t_done - self._t > timeout:
             self.pacer.finish(self._t + timeout)
             raise CommandTimeout(f"command 0x{cdb[0]:02X} timed out after {timeout:g} s", device=self.device)
-        self.pacer.finish(self._t_done)
+        self.pacer.finish(self._t_done, settle=self._settle)
         return CommandResult(status, sense, buf[:n], n)
 
     @property

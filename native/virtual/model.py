@@ -20,7 +20,7 @@ is the free space in the buffer the tape may read ahead into. So in both directi
 Speed matching, as a drive does it, from the host's rate: the drive measures the
 compressed bytes the host brings (over the last ``RATE_WINDOW`` seconds) and runs at
 the highest step the host can feed, or the step just above it once the buffer holds
-more than a low-water mark (``LOW_WATER`` of it): the buffer then hovers near that
+more than a low-water mark (``CUSHION`` seconds of tape): the buffer then hovers near that
 mark and the tape never stops for a steady host. A host faster than the top step
 gets the top step from its first commands, as on a real drive (a drive that waited
 for its 1 GiB buffer to fill before reaching full speed would lose seconds of every
@@ -31,7 +31,8 @@ times its compression ratio; the link caps everything at the interface rate.
 
 After an explicit positioning (rewind, locate) the tape starts without a back-hitch:
 it is already sitting at the right place. It starts as soon as the host's rate can
-keep it streaming (or the restart threshold is reached): a host that brings less
+keep it streaming and the buffer holds the low-water mark (or the restart threshold
+is reached): a host that brings less
 than the lowest step (all-zero data, 80:1) would otherwise run the tape dry at once
 and pay a back-hitch for its first stop.
 """
@@ -46,8 +47,11 @@ IDLE, RAMP, STREAM = "idle", "ramp", "stream"
 _EPS = 1e-9
 #: Seconds of host commands the drive's speed matching measures the host's rate over.
 RATE_WINDOW = 0.1
-#: Fraction of the buffer above which a matched tape takes the step just faster than the host.
-LOW_WATER = 1 / 32
+#: Seconds of tape the buffer holds at the matched speed before the tape takes the step just
+#: faster than the host (the low-water mark; at most half the buffer): the cushion that keeps a
+#: matched tape streaming through the host's hiccups, small enough that the closing flush of a
+#: short run stays short.
+CUSHION = 0.1
 
 
 @dataclass(frozen=True)
@@ -107,12 +111,16 @@ class TapeModel:
         v, floor = self.p.steps[band], band * self.p.buffer / len(self.p.steps)
         if self._match is not None:
             slow, fast = self._match
-            low = LOW_WATER * self.p.buffer
+            low = self._low_water()
             if self.level > low * (1 + _EPS) and fast > v:
                 return fast, max(floor, low)
             if slow > v:
                 return slow, floor
         return v, floor
+
+    def _low_water(self) -> float:
+        slow = self._match[0] if self._match is not None else self.p.steps[0]
+        return min(self.p.buffer / 2, CUSHION * slow)
 
     @property
     def speed(self) -> float:
@@ -193,11 +201,13 @@ class TapeModel:
                 self.advance(self.t + max((self.level + need - self.p.buffer) / self._pace()[0], 1e-9))
         self.level += compressed
         # A stopped tape restarts as soon as the host's rate can keep it streaming (a
-        # host that paused and came back), or else at the restart threshold (by default
-        # a full buffer), so it streams as long as possible once it moves: a tape that
-        # starts on a trickle of data would only run dry and back-hitch again. After a
-        # positioning (rewind, locate) the start costs no back-hitch (``_start``).
-        if self.mode == IDLE and (self._match is not None
+        # host that paused and came back) and the buffer holds its low-water mark (a
+        # start on the first megabytes would run dry at the host's first hiccup), or
+        # else at the restart threshold (by default a full buffer), so it streams as
+        # long as possible once it moves: a tape that starts on a trickle of data would
+        # only run dry and back-hitch again. After a positioning (rewind, locate) the
+        # start costs no back-hitch (``_start``).
+        if self.mode == IDLE and ((self._match is not None and self.level >= self._low_water())
                                   or self.level >= self.p.restart * self.p.buffer * (1 - _EPS)):
             self._start()
         self.stats.host_bytes += nbytes

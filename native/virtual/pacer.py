@@ -60,8 +60,13 @@ class Pacer:
             return self._done
         return max(self._wall() + self._offset, self._done)
 
-    def finish(self, done: float) -> None:
-        """The command completes at model time ``done``: sleep if the model is far ahead."""
+    def finish(self, done: float, *, settle: bool = False) -> None:
+        """The command completes at model time ``done``: sleep if the model is far ahead.
+
+        ``settle`` (a rewind, locate, space): what the emulator still owes is not paid
+        back after it but counted in ``lost``, so the next phase (the read after a
+        write) is paced on its own and its rate is not lifted by the previous one's debt.
+        """
         self._done = max(done, self._done)
         if not self.realtime:
             return
@@ -71,6 +76,7 @@ class Pacer:
             self.slept += self._done - wall
             wall = self._wall()
         ahead = self._done - wall
-        if ahead < -self.max_lag:
-            self.lost += -self.max_lag - ahead
-        self._offset = max(ahead, -self.max_lag)
+        owed = 0.0 if settle else self.max_lag
+        if ahead < -owed:
+            self.lost += -owed - ahead
+        self._offset = max(ahead, -owed)

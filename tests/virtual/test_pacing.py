@@ -187,3 +187,24 @@ def test_a_write_reaches_the_tape_rate_while_the_emulator_is_slower_than_the_lin
     assert wall == pytest.approx(model, rel=0.01)
     # Only the slower emulator fell behind the link beyond what it could pay back: that time is counted.
     assert (lost > 0) == (work > 1 / 1200)
+
+
+def test_a_reposition_settles_what_the_emulator_owes() -> None:
+    # A 100 ms stall in the write is paid back by later commands; a rewind right after it ends the
+    # phase: the debt goes to ``lost`` instead of lifting the next phase's rate above the model.
+    from native.virtual.pacer import Pacer
+
+    clock = FakeClock()
+    pacer = Pacer(clock=clock, sleep=clock.sleep)
+    start = pacer.now()
+    clock.t += 0.1  # the stall
+    pacer.finish(start + 0.001)
+    assert pacer.lost == 0.0  # within what may be paid back
+    start = pacer.now()
+    pacer.finish(start + 0.001, settle=True)  # the rewind
+    assert pacer.lost == pytest.approx(0.098)  # the rewind's own 1 ms was paid out of it
+    wall0 = clock.t
+    for _ in range(100):  # the read: 1 ms a command, none of the debt paid back in it
+        start = pacer.now()
+        pacer.finish(start + 0.001)
+    assert clock.t - wall0 == pytest.approx(0.1, abs=0.0045)
