@@ -40,6 +40,15 @@ from native.errors import CommandTimeout, ConnectionLost, DataProtect, DeviceErr
 PUBLISH_INTERVAL = 0.1  # seconds: samples reach the sink at 10 Hz or more
 
 
+def _storage_since(drive: TapeDrive, before: tuple[int, float] | None) -> tuple[float | None, float | None]:
+    """(MB/s, seconds) of an emulated drive's cartridge-file I/O during a phase ((None, None): real hardware)."""
+    after = drive.transport.emulator_storage
+    if before is None or after is None or after[1] <= before[1]:
+        return None, None
+    seconds = after[1] - before[1]
+    return (after[0] - before[0]) / seconds / 1e6, seconds
+
+
 def _lag_since(drive: TapeDrive, before: float | None) -> float | None:
     """How far an emulated drive fell behind its model during a phase (None: real hardware)."""
     after = drive.transport.emulator_lag
@@ -208,7 +217,7 @@ class TapePerfTest:
         result.phases.append(ph)
         total = (p.size // p.io_size) * p.io_size if p.size is not None else None
         start = clock() - t0
-        lag0 = drive.transport.emulator_lag
+        lag0, store0 = drive.transport.emulator_lag, drive.transport.emulator_storage
         deadline = t0 + start + p.duration if p.duration is not None else None
         sink(PhaseStarted("write", total))
         publish = SamplePublisher(sink, log, result, total, deadline, start, t0, clock)
@@ -295,6 +304,7 @@ class TapePerfTest:
         ph.bytes, ph.ios, ph.blocks, ph.end_reason = done, len(log), block, reason
         summarize(ph, log, start, end, flush_seconds=flush_time, filemark_seconds=marks_time)
         ph.emulator_lag_seconds = _lag_since(drive, lag0)
+        ph.emulator_storage_mb_s, ph.emulator_storage_seconds = _storage_since(drive, store0)
         sink(PhaseFinished("write", ph.to_dict()))
         return ph
 
@@ -310,7 +320,7 @@ class TapePerfTest:
             total = (p.size // p.io_size) * p.io_size if p.size is not None else None
             deadline = clock() + p.duration if p.duration is not None else None
         start = clock() - t0
-        lag0 = drive.transport.emulator_lag
+        lag0, store0 = drive.transport.emulator_lag, drive.transport.emulator_storage
         sink(PhaseStarted("read", total))
         publish = SamplePublisher(sink, log, result, total, deadline, start, t0, clock)
 
@@ -380,6 +390,7 @@ class TapePerfTest:
         ph.bytes, ph.ios, ph.blocks, ph.end_reason = done, len(log), block, reason
         summarize(ph, log, start, end)
         ph.emulator_lag_seconds = _lag_since(drive, lag0)
+        ph.emulator_storage_mb_s, ph.emulator_storage_seconds = _storage_since(drive, store0)
         sink(PhaseFinished("read", ph.to_dict()))
         return ph
 

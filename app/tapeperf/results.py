@@ -58,6 +58,9 @@ class PhaseResult:
     flush_seconds: float | None = None
     # An emulated drive only: seconds it fell behind its own model because this machine was too slow.
     emulator_lag_seconds: float | None = None
+    # An emulated drive only: its cartridge file's rate on this machine's storage and the seconds it took.
+    emulator_storage_mb_s: float | None = None
+    emulator_storage_seconds: float | None = None
     per_second_min_mb_s: float | None = None
     per_second_max_mb_s: float | None = None
     latency_p50: float | None = None
@@ -166,6 +169,8 @@ def summarize(result: PhaseResult, log: SampleLog, start_t: float, end_t: float,
 STEADY_SECONDS = 3.0
 #: An emulated drive behind its model for more than this share of the streaming time: its figure is the machine's.
 EMULATOR_LAG_SHARE = 0.05
+#: ... and its cartridge file's I/O took at least this share of the streaming time: the storage is the limit.
+STORAGE_SHARE = 0.5
 #: A streaming rate within this fraction of what is possible is "at the drive's (or link's) limit".
 AT_LIMIT = 0.95
 #: More than this share of the streaming time between commands: the host did not keep up.
@@ -252,6 +257,12 @@ class TapePerfResult:
         rate = phase.streaming_mb_per_s or 0.0
         lag = phase.emulator_lag_seconds or 0.0
         if lag > EMULATOR_LAG_SHARE * phase.streaming_seconds and (ref is None or rate < AT_LIMIT * ref.mb_s):
+            store = phase.emulator_storage_seconds or 0.0
+            if phase.emulator_storage_mb_s and store >= STORAGE_SHARE * phase.streaming_seconds:
+                return Limiter("emulator", f"the host's storage at {phase.emulator_storage_mb_s:,.0f} MB/s, not the "
+                                           f"drive (the virtual cartridge's file took "
+                                           f"{store / phase.streaming_seconds:.0%} of the streaming time; the drive fell "
+                                           f"{lag:.1f} s behind its own model)")
             return Limiter("emulator", f"this machine, not the drive: the virtual drive fell {lag:.1f} s behind "
                                        f"its own model ({lag / phase.streaming_seconds:.0%} of the streaming time; "
                                        f"CPU or the cartridge file's storage)")

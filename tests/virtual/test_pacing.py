@@ -208,3 +208,23 @@ def test_a_reposition_settles_what_the_emulator_owes() -> None:
         start = pacer.now()
         pacer.finish(start + 0.001)
     assert clock.t - wall0 == pytest.approx(0.1, abs=0.0045)
+
+
+def test_the_drive_counts_its_cartridge_file_io_for_the_storage_verdict(tmp_path) -> None:
+    d = open_virtual(f"virtual:lto9?cartridge={tmp_path / 's.cart'}&capacity=1G&buffer=64M")
+    try:
+        cdb = bytes([0x0A, 0, 0x10, 0, 0, 0])
+        for _ in range(3):
+            assert d.execute(cdb, data_out=os.urandom(1 << 20)).good
+        assert d.execute(cdb, data_out=bytes(1 << 20)).good  # all-zero blocks cost the file nothing
+        stored, seconds = d.emulator_storage or (0, 0.0)
+        assert stored == 3 << 20 and seconds > 0
+        d.execute(bytes([0x01, 0, 0, 0, 0, 0]))
+        buf = bytearray(1 << 20)
+        assert d.execute(bytes([0x08, 0, 0x10, 0, 0, 0]), data_in=buf).good
+        assert (d.emulator_storage or (0, 0.0))[0] == 4 << 20
+    finally:
+        d.close()
+    unpaced = open_virtual(f"virtual:lto9?cartridge={tmp_path / 'u.cart'}&realtime=0")
+    assert unpaced.emulator_storage is None  # nothing to fall behind: no verdict to give
+    unpaced.close()
