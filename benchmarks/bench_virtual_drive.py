@@ -164,7 +164,7 @@ def main() -> None:
     ap.add_argument("--size", default="4G", help="bytes per write and read (default 4G; 256M for a quick run)")
     ap.add_argument("--rounds", type=int, default=7, help="rounds; medians are printed (default 7)")
     ap.add_argument("--patterns", default="zeros,2:1,4.3:1,random")
-    ap.add_argument("--disk-dir", default="/var/tmp", help="parent of the on-disk cartridge's directory")
+    ap.add_argument("--disk-dir", default="/var/tmp", help="parent of the on-disk cartridge's directory ('' to skip)")
     ap.add_argument("--tmpfs-dir", default="/dev/shm", help="parent of the tmpfs cartridge's directory ('' to skip)")
     args = ap.parse_args()
     try:
@@ -181,7 +181,9 @@ def main() -> None:
         data[pattern.name] = [bytearray(MiB) for _ in range(DISTINCT_BLOCKS)]
         for i, block in enumerate(data[pattern.name]):
             gen.fill(block, i)
-    places = [("disk", args.disk_dir)] + ([("tmpfs", args.tmpfs_dir)] if args.tmpfs_dir else [])
+    places = [(name, parent) for name, parent in (("disk", args.disk_dir), ("tmpfs", args.tmpfs_dir)) if parent]
+    if not places:
+        raise SystemExit("bench_virtual_drive: give --disk-dir or --tmpfs-dir")
     folders = {name: tempfile.mkdtemp(prefix="tapediag-bench-vd-", dir=parent) for name, parent in places}
     cells: dict[tuple[str, str], Cell] = {(n, p.name): Cell() for n, _ in places for p in patterns}
     load0 = os.getloadavg()[0]

@@ -20,8 +20,9 @@ is the free space in the buffer the tape may read ahead into. So in both directi
 Speed matching, as a drive does it, from the host's rate: the drive measures the
 compressed bytes the host brings (over the last ``RATE_WINDOW`` seconds) and runs at
 the highest step the host can feed, or the step just above it once the buffer holds
-more than a low-water mark (``CUSHION`` seconds of tape): the buffer then hovers near that
-mark and the tape never stops for a steady host. A host faster than the top step
+more than a low-water mark (``CUSHION`` seconds of tape), and the top step beyond twice
+that mark (a host back from a pause outruns its measured rate): the buffer then hovers
+near the mark and the tape never stops for a steady host. A host faster than the top step
 gets the top step from its first commands, as on a real drive (a drive that waited
 for its 1 GiB buffer to fill before reaching full speed would lose seconds of every
 run). On top of that the buffer is divided into as many bands as there are speed
@@ -112,8 +113,11 @@ class TapeModel:
         if self._match is not None:
             slow, fast = self._match
             low = self._low_water()
-            if self.level > low * (1 + _EPS) and fast > v:
-                return fast, max(floor, low)
+            # Past twice the cushion the host has outrun the tape (it came back from a pause
+            # faster than the rate measured): the top step brings the buffer back down.
+            for above, step in ((2 * low, self.p.steps[-1]), (low, fast)):
+                if self.level > above * (1 + _EPS) and step > v:
+                    return step, max(floor, above)
             if slow > v:
                 return slow, floor
         return v, floor
