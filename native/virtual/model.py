@@ -12,10 +12,12 @@ is the free space in the buffer the tape may read ahead into. So in both directi
   0 the tape stops (write: buffer ran dry; read: buffer full);
 * a host command of ``c`` compressed bytes raises ``level`` by ``c`` and must first
   wait while ``level + c`` exceeds the buffer (write: no room; read: data not there);
-* a stopped tape restarts when the host's rate can keep it streaming, or when
-  ``level`` reaches ``restart`` x buffer (or a host command is waiting), after a
-  ``backhitch`` (repositioning and getting back up to speed). Since the default restart point is a full buffer, a host that feeds below
-  the lowest speed step waits about ``backhitch`` seconds per cycle: shoe-shining.
+* a stopped tape restarts when the host's rate can keep it streaming and the buffer
+  holds the low-water mark (below), or when ``level`` reaches ``restart`` x buffer
+  (or a host command is waiting), after a ``backhitch`` (repositioning and getting
+  back up to speed). Since the default restart point is a full buffer, a host that
+  feeds below the lowest speed step waits about ``backhitch`` seconds per cycle:
+  shoe-shining.
 
 Speed matching, as a drive does it, from the host's rate: the drive measures the
 compressed bytes the host brings (over the last ``RATE_WINDOW`` seconds) and runs at
@@ -33,9 +35,8 @@ times its compression ratio; the link caps everything at the interface rate.
 After an explicit positioning (rewind, locate) the tape starts without a back-hitch:
 it is already sitting at the right place. It starts as soon as the host's rate can
 keep it streaming and the buffer holds the low-water mark (or the restart threshold
-is reached): a host that brings less
-than the lowest step (all-zero data, 80:1) would otherwise run the tape dry at once
-and pay a back-hitch for its first stop.
+is reached): a host that brings less than the lowest step (all-zero data, 80:1)
+would otherwise run the tape dry at once and pay a back-hitch for its first stop.
 """
 from __future__ import annotations
 
