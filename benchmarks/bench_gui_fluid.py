@@ -43,14 +43,31 @@ def summary(gaps: list[float]) -> str:
     return f"p50 {pct(ms, 0.5):5.1f}  p99 {pct(ms, 0.99):5.1f}  max {max(ms, default=float('nan')):6.1f} ms ({len(ms)} ticks)"
 
 
+def _schedstat() -> tuple[float, float] | None:
+    """(seconds on a CPU, seconds runnable but waiting for one) of the calling thread (Linux)."""
+    try:
+        with open("/proc/thread-self/schedstat") as f:
+            on_cpu, waiting = f.read().split()[:2]
+    except OSError:
+        return None
+    return int(on_cpu) / 1e9, int(waiting) / 1e9
+
+
 class Heartbeat:
-    """A 1 ms precise timer recording the gaps between its ticks while ``counting()``."""
+    """A 1 ms precise timer recording the gaps between its ticks while ``counting()``.
+
+    For every gap longer than a frame (16 ms) it also records how the GUI thread spent it
+    (Linux schedstat): running, runnable but waiting for a CPU (the machine's load, which
+    the app does not control), or blocked (waiting for the GIL, or asleep).
+    """
 
     def __init__(self, counting: Callable[[], bool] = lambda: True) -> None:
         from PySide6.QtCore import Qt, QTimer
 
         self.gaps: list[float] = []
+        self.long: list[tuple[float, float, float]] = []  # (gap, running, waiting for a CPU) of gaps > 16 ms
         self._last = time.perf_counter()
+        self._stat = _schedstat()
         self._counting = counting
         self.timer = QTimer()
         self.timer.setTimerType(Qt.TimerType.PreciseTimer)
@@ -59,17 +76,37 @@ class Heartbeat:
 
     def _tick(self) -> None:
         now = time.perf_counter()
+        stat = _schedstat()
         if self._counting():
-            self.gaps.append(now - self._last)
-        self._last = now
+            gap = now - self._last
+            self.gaps.append(gap)
+            if gap * 1000 > GOAL_P99_MS and stat and self._stat:
+                self.long.append((gap, stat[0] - self._stat[0], stat[1] - self._stat[1]))
+        self._last, self._stat = now, stat
 
     def __enter__(self) -> "Heartbeat":
+        self._cpu0, self._wall0 = time.thread_time(), time.perf_counter()
         self._last = time.perf_counter()
+        self._stat = _schedstat()
         self.timer.start()
         return self
 
     def __exit__(self, *_: object) -> None:
         self.timer.stop()
+        #: the GUI thread's CPU time per second of wall time over the whole measurement
+        self.cpu_share = (time.thread_time() - self._cpu0) / max(time.perf_counter() - self._wall0, 1e-9)
+
+
+def split_long(long: list[tuple[float, float, float]]) -> str:
+    """How the GUI thread spent the gaps longer than a frame."""
+    if not long:
+        return "no gap over 16 ms"
+    total = sum(g for g, _, _ in long)
+    run = sum(r for _, r, _ in long)
+    wait = sum(w for _, _, w in long)
+    return (f"{len(long)} gaps over 16 ms, {total * 1000:.0f} ms in all: {run / total:.0%} running on the GUI thread, "
+            f"{wait / total:.0%} waiting for a CPU (machine load), {max(total - run - wait, 0) / total:.0%} blocked "
+            f"(GIL or asleep)")
 
 
 def wait_until(app, cond: Callable[[], bool], timeout_s: float) -> None:
@@ -99,14 +136,14 @@ def wait_until(app, cond: Callable[[], bool], timeout_s: float) -> None:
         raise SystemExit(f"timed out after {timeout_s:.0f} s waiting for the GUI")
 
 
-def idle(app, window, seconds: float) -> list[float]:
+def idle(app, window, seconds: float) -> Heartbeat:
     with Heartbeat() as hb:
         t_end = time.perf_counter() + seconds
         wait_until(app, lambda: time.perf_counter() > t_end, seconds + 30)
-    return hb.gaps
+    return hb
 
 
-def run_once(app, window, device: str, amount: str) -> tuple[list[float], dict]:
+def run_once(app, window, device: str, amount: str) -> tuple[Heartbeat, dict]:
     """One tape-perf through the panel; the gaps while its samples stream."""
     wait_until(app, lambda: not window.workers.active_jobs(), 60)
     panel = window.show_panel("tapeperf")
@@ -126,7 +163,7 @@ def run_once(app, window, device: str, amount: str) -> tuple[list[float], dict]:
         wait_until(app, lambda: panel.current_page() == "results", 600)
     if panel.outcome != "complete":
         raise SystemExit(f"{device}: the run ended {panel.outcome!r}: {panel.result_dict}")
-    return hb.gaps, panel.result_dict or {}
+    return hb, panel.result_dict or {}
 
 
 def main() -> int:
@@ -147,18 +184,23 @@ def main() -> int:
     window.show()
     wait_until(app, lambda: not window.workers.active_jobs(), 60)
     gaps: dict[str, list[float]] = {"idle (anchor)": [], **{d: [] for d in devices}}
+    longs: dict[str, list[tuple[float, float, float]]] = {k: [] for k in gaps}
+    cpu: dict[str, list[float]] = {k: [] for k in gaps}
     per_round: dict[str, list[tuple[float, float]]] = {k: [] for k in gaps}
     load = os.getloadavg()
     for r in range(args.rounds):
         for key in gaps:
             if key == "idle (anchor)":
-                g = idle(app, window, args.seconds)
+                hb = idle(app, window, args.seconds)
             else:
-                g, result = run_once(app, window, key, f"{args.seconds:g}s")
+                hb, result = run_once(app, window, key, f"{args.seconds:g}s")
                 rates = ", ".join(f"{p['phase']} {p['mb_s']:.0f} MB/s" for p in result.get("phases", []))
-                print(f"round {r + 1} {key:14s} {summary(g)}  [{rates}]", flush=True)
-            gaps[key] += g
-            per_round[key].append((pct(g, 0.99), max(g)))
+                print(f"round {r + 1} {key:14s} {summary(hb.gaps)}, GUI thread CPU {hb.cpu_share:.0%}  [{rates}]",
+                      flush=True)
+            gaps[key] += hb.gaps
+            longs[key] += hb.long
+            cpu[key].append(hb.cpu_share)
+            per_round[key].append((pct(hb.gaps, 0.99), max(hb.gaps)))
     window.close()
     print(f"\nload average at start {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}, at end "
           + " ".join(f"{x:.2f}" for x in os.getloadavg()) + f" ({os.cpu_count()} CPUs)")
@@ -174,6 +216,8 @@ def main() -> int:
             line += (f"; ratio to idle p99 {pct(g, 0.99) / a99:.2f}, max {max(g) / amax:.2f}"
                      f"  {'MEETS' if ok else 'MISSES'} the goal")
         print(line)
+        print(f"{'':14s} GUI thread CPU {statistics.median(cpu[key]):.0%} of the time (median of rounds); "
+              f"{split_long(longs[key])}")
     return 0
 
 
