@@ -11,11 +11,14 @@ import copy
 import math
 from array import array
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any
 
 from app.events import Sample
 from app.tapeperf.rated import BUFFER_MIB, Possible, possible
 from native.units import percent, rate_text
+
+if TYPE_CHECKING:
+    import numpy as np
 
 MB = 1_000_000
 MiB = 1 << 20
@@ -101,7 +104,7 @@ class SampleLog:
         return tuple(Sample(t[i], nb[i], lat[i], ph) for i in range(start, stop))
 
 
-def _percentile(sorted_values: Sequence[float], q: float) -> float:
+def _percentile(sorted_values: "np.ndarray", q: float) -> float:
     """Nearest-rank percentile of an ascending sequence (q in 0..100)."""
     if not len(sorted_values):
         return math.nan
