@@ -172,8 +172,13 @@ def main() -> int:
     ap.add_argument("--seconds", type=float, default=6.0, help="length of each phase (write, then read)")
     ap.add_argument("--device", action="append", help="device string (repeatable); default: virtual:lto9, virtual:null")
     args = ap.parse_args()
-    devices = tuple(args.device or DEVICES)
-    os.environ.setdefault("TAPEDIAG_DATA_DIR", tempfile.mkdtemp(prefix="tapediag-bench-gui-"))
+    # Its own data directory, removed at the end: each round's virtual cartridge holds gigabytes.
+    with tempfile.TemporaryDirectory(prefix="tapediag-bench-gui-") as data:
+        os.environ["TAPEDIAG_DATA_DIR"] = data
+        return measure(args.rounds, args.seconds, tuple(args.device or DEVICES))
+
+
+def measure(rounds: int, seconds: float, devices: tuple[str, ...]) -> int:
     from ui.main import build_app
 
     app = build_app([sys.argv[0]])
@@ -188,12 +193,12 @@ def main() -> int:
     cpu: dict[str, list[float]] = {k: [] for k in gaps}
     per_round: dict[str, list[tuple[float, float]]] = {k: [] for k in gaps}
     load = os.getloadavg()
-    for r in range(args.rounds):
+    for r in range(rounds):
         for key in gaps:
             if key == "idle (anchor)":
-                hb = idle(app, window, args.seconds)
+                hb = idle(app, window, seconds)
             else:
-                hb, result = run_once(app, window, key, f"{args.seconds:g}s")
+                hb, result = run_once(app, window, key, f"{seconds:g}s")
                 rates = ", ".join(f"{p['phase']} {p['mb_s']:.0f} MB/s" for p in result.get("phases", []))
                 print(f"round {r + 1} {key:14s} {summary(hb.gaps)}, GUI thread CPU {hb.cpu_share:.0%}  [{rates}]",
                       flush=True)
@@ -204,7 +209,7 @@ def main() -> int:
     window.close()
     print(f"\nload average at start {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}, at end "
           + " ".join(f"{x:.2f}" for x in os.getloadavg()) + f" ({os.cpu_count()} CPUs)")
-    print(f"pooled over {args.rounds} rounds; goal p99 < {GOAL_P99_MS:g} ms, max < {GOAL_MAX_MS:g} ms")
+    print(f"pooled over {rounds} rounds; goal p99 < {GOAL_P99_MS:g} ms, max < {GOAL_MAX_MS:g} ms")
     anchor = gaps["idle (anchor)"]
     a99, amax = pct(anchor, 0.99), max(anchor)
     for key, g in gaps.items():
