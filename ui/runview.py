@@ -33,6 +33,9 @@ REDRAW_S = 0.2  # the curve is redrawn at most 5 times a second: painting is the
 
 
 CURRENT_WINDOW_S = 1.0  # "current rate" is measured over the last second of samples
+#: The longest text each figure takes (its label is sized for it once, see RunView.__init__).
+_WIDEST = {"bytes": ("888.88 GB of 888.88 GB",), "current": ("88,888 MB/s",), "average": ("88,888 MB/s",),
+           "eta": ("88 h 88 min", "88 min 88 s"), "elapsed": ("88 h 88 min", "88 min 88 s"), "samples": ("888,888,888",)}
 
 
 _gc_holds = 0  # run views streaming now; the collector runs again when the last one ends
@@ -85,7 +88,11 @@ class RunView(QWidget):
             caption.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             value = QLabel("–")
             value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-            value.setMinimumWidth(110)
+            # A fixed size, wide enough for the longest figure: a label whose minimum and maximum
+            # sizes differ relayouts the whole window (splitter, tabs, every page) on each new
+            # text, 20 times a second while a run streams (py-spy: QLayout::activate, qSmartMinSize).
+            widest = max(value.fontMetrics().horizontalAdvance(t) for t in _WIDEST[key])
+            value.setFixedSize(max(110, widest + 8), value.sizeHint().height())
             self.figures[key] = value
             grid.addWidget(caption, i // 3, (i % 3) * 2)
             grid.addWidget(value, i // 3, (i % 3) * 2 + 1)
