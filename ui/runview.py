@@ -97,8 +97,13 @@ class RunView(QWidget):
             grid.addWidget(caption, i // 3, (i % 3) * 2)
             grid.addWidget(value, i // 3, (i % 3) * 2 + 1)
         self.messages = QListWidget()
-        self.messages.setMaximumHeight(90)
+        self.messages.setFixedHeight(90)
         self.messages.setObjectName("runMessages")
+        # Hidden until the first message, but its room is kept: showing it mid-run ("Write
+        # finished") would otherwise shrink the plot, a relayout and a full repaint while streaming.
+        policy = self.messages.sizePolicy()
+        policy.setRetainSizeWhenHidden(True)
+        self.messages.setSizePolicy(policy)
         self.messages.hide()  # shown with the first message
         top = QHBoxLayout()
         top.addWidget(self.phase_label, 1)
