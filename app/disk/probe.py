@@ -21,6 +21,7 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Sequence
 
+from app.events import CancelToken
 from native import diskio
 
 #: Files smaller than this are left out: for them the per-file cost, not the device's
@@ -60,10 +61,11 @@ def pick(files: Sequence[tuple[str, int]], budget: int = BUDGET_BYTES) -> list[s
 
 
 def probe(paths: Sequence[str], streams: int, buffer_size: int, *, budget: int = BUDGET_BYTES,
-          seconds: float = BUDGET_SECONDS) -> RawProbe | None:
+          seconds: float = BUDGET_SECONDS, cancel: CancelToken | None = None) -> RawProbe | None:
     """Read ``paths`` with O_DIRECT on ``streams`` threads (round robin), ``budget`` bytes or
     ``seconds`` at most. None where direct reads are not possible (no native module, a file
-    system refusing O_DIRECT): no raw figure, rather than a buffered one posing as raw."""
+    system refusing O_DIRECT): no raw figure, rather than a buffered one posing as raw. ``cancel``
+    stops it between files (what was read by then is the figure)."""
     if not paths or not diskio.NATIVE:
         return None
     size = max(4096, buffer_size // 4096 * 4096)  # O_DIRECT wants aligned lengths
@@ -81,7 +83,7 @@ def probe(paths: Sequence[str], streams: int, buffer_size: int, *, budget: int =
         start = time.perf_counter()
         try:
             for path in shares[k]:
-                if done[k] >= per_stream or time.monotonic() > deadline:
+                if done[k] >= per_stream or time.monotonic() > deadline or (cancel and cancel.cancelled):
                     break
                 try:
                     fd = diskio.open_read(path, diskio.FLAG_DIRECT)

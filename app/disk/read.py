@@ -117,7 +117,7 @@ class ReadDataTest:
             status = "cancelled" if runner.cancelled else "complete"
         probe, probe_note = None, ""
         if p.raw_probe and status == "complete" and walk.files:
-            probe, probe_note = self._raw_probe(dirs, sink)
+            probe, probe_note = self._raw_probe(dirs, sink, cancel)
         if not diskio.NATIVE:
             warnings.append("native I/O module not available: small-file rates with several streams are understated")
         lat = np.concatenate([s.all_latencies() for s in streams]) if streams else np.zeros(0, dtype=np.int64)
@@ -188,7 +188,7 @@ class ReadDataTest:
                         else os.strerror(err) if err else "unreadable")
                 self.unreadable.append(Unreadable(os.fsdecode(path), text))
 
-    def _raw_probe(self, dirs: list[_Dir], sink: EventSink) -> tuple[RawProbe | None, str]:
+    def _raw_probe(self, dirs: list[_Dir], sink: EventSink, cancel: CancelToken) -> tuple[RawProbe | None, str]:
         """The same files again with O_DIRECT (``app.disk.probe``): (figure, or why there is none)."""
         files = [(os.fsdecode(os.path.join(d.path, name)), size) for d in dirs for name, size in zip(d.names, d.sizes)]
         paths = raw_probe.pick(files)
@@ -196,7 +196,7 @@ class ReadDataTest:
             return None, f"no file of {block_text(raw_probe.MIN_FILE)} or more to probe"
         sink(Message("info", f"reading {plural(len(paths), 'file')} again with O_DIRECT: the raw figure beside the "
                              "run's"))
-        result = raw_probe.probe(paths, self.params.streams, self.params.buffer_size)
+        result = raw_probe.probe(paths, self.params.streams, self.params.buffer_size, cancel=cancel)
         return result, "" if result else "direct reads are not possible here"
 
     # -- checks before reading ----------------------------------------------------------

@@ -200,9 +200,11 @@ def read_cache(res: Results) -> Finding | None:
     if others:
         both += " (" + "; ".join(others) + ")"
     if cache_assisted(rate, raw):
+        local = res.get("evict") is False and not res.get("direct")
+        where = ("this machine's page cache (eviction was off), or a cache below it" if local else
+                 "a cache between the disk and this machine (a SAN controller's, or a hypervisor's)")
         return Finding("Disk read cache", f"Probably served from a cache: {mb_s(rate)} read, {mb_s(raw)} raw", "warn",
-                       both + " The difference came from a cache between the disk and this machine (a SAN "
-                       "controller's, or a hypervisor's), not from the disk.",
+                       both + f" The difference came from {where}, not from the disk.",
                        "Judge the disk by the raw figure; to measure the disk itself, read a data set larger than that "
                        "cache, or one not read or written recently.")
     caveat = ("" if device else " A cache that O_DIRECT cannot bypass (a hypervisor's) would flatter both figures: "

@@ -43,6 +43,11 @@ def test_a_read_far_above_the_probe_is_served_from_a_cache_and_shows_both_figure
     assert "O_DIRECT probe of 4 files" in f.detail and "hypervisor" in f.detail and f.action
 
 
+def test_with_eviction_off_the_cache_named_is_this_machines_own() -> None:
+    f = read_cache({**_run(3000.0, probe_mb_s=400.0), "evict": False, "direct": False})
+    assert f is not None and f.tone == "warn" and "page cache (eviction was off)" in f.detail
+
+
 def test_the_device_rate_is_the_reference_when_the_probe_is_served_from_the_cache_too() -> None:
     """A hypervisor's cache of the disk image serves O_DIRECT as well (this VM): the probe is
     as fast as the run, and only the device's own rate shows the cache."""
