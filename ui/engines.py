@@ -235,6 +235,13 @@ def check_rate(text: str) -> float | None:
     return parse_rate(text) if text.strip() else None
 
 
+def check_device_rate(text: str) -> float | None:
+    """An optional raw device rate ('400MB', per second), as ``read-data --device-rate`` takes it: MB/s."""
+    from app.disk.params import device_rate_mb_s
+
+    return device_rate_mb_s(text) if text.strip() else None
+
+
 def check_file_count(text: str) -> int | None:
     return parse_file_count(text.strip()) if text.strip() else None
 

@@ -17,7 +17,7 @@ import numpy.ma  # noqa: F401  pyqtgraph imports it lazily at the first curve up
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGraphicsItem, QVBoxLayout, QWidget
 
 from app.events import Sample
 
@@ -144,6 +144,12 @@ class ThroughputPlot(QWidget):
         legend_bg = QColor(pal.color(QPalette.ColorRole.Base))
         legend_bg.setAlpha(210)
         self.legend = item.addLegend(offset=(-10, 10), labelTextColor=fg, brush=pg.mkBrush(legend_bg))
+        # What does not change while a run streams (legend, axes between range steps, the
+        # rated-rate lines) is painted once into a pixmap and then copied: without the cache
+        # every repaint ran their Python paint() again, each call a GIL round trip while the
+        # engine's thread wants the GIL too.
+        for static in (self.legend, item.getAxis("left"), item.getAxis("bottom")):
+            static.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.view.setMinimumHeight(220)
         self.view.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         layout = QVBoxLayout(self)
@@ -258,6 +264,7 @@ class ThroughputPlot(QWidget):
             self._stalls.setData(self._stall_x, [0.0] * len(self._stall_x))
             if not self._stall_in_legend:
                 self.legend.addItem(self._stalls, "Stall (an I/O far slower than the rest)")
+                self._cache_legend()
                 self._stall_in_legend = True
         self._fit_ranges()
 
@@ -311,8 +318,15 @@ class ThroughputPlot(QWidget):
             label = PHASE_LABELS.get(phase, phase)
             self.legend.addItem(pair[0], label)
             self.legend.addItem(pair[1], f"{label}, rolling average")
+            self._cache_legend()
             self._curves[phase] = pair
         return pair
+
+    def _cache_legend(self) -> None:
+        """The legend's entries are items of their own (a Qt cache covers one item, not its children)."""
+        for sample, label in self.legend.items:
+            for entry in (sample, label):
+                entry.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
     def prepare(self, phases: Iterable[str]) -> None:
         """Give the expected phases their curves and legend entries before the run starts:
@@ -358,6 +372,7 @@ class ThroughputPlot(QWidget):
                 label=f"{label} {rate:g} MB/s",
                 labelOpts={"position": 0.02, "color": fg, "anchors": [(0, 1), (0, 1)]},
             )
+            line.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
             item.addItem(line)
             self._refs.append(line)
         self._fit_ranges()

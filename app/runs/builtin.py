@@ -147,7 +147,7 @@ register(RunKind("tape-perf-multi", "Tape performance, several drives", _tape_mu
 register(RunKind("create-data", "Disk write (create data)", _disk_headline, _disk_text("CreateDataResult"), drive=False,
                  fields=rows.disk, findings=verdicts.disk("Disk write rate")))
 register(RunKind("read-data", "Disk read (read data)", _disk_headline, _disk_text("ReadDataResult"), drive=False,
-                 fields=rows.disk, findings=verdicts.disk("Disk read rate")))
+                 fields=rows.disk, findings=verdicts.read_data))
 register(RunKind("troubleshoot", "Troubleshooting session", lambda res: str(res.get("verdict", "")), _troubleshoot_text,
                  drive=False, findings=verdicts.troubleshoot))
 register(RunKind("media-scan", "Media scan", _scan_headline, _scan_text, fields=_scan_fields,
