@@ -72,7 +72,22 @@ class RatedRates:
     compressed_mb_s: float | None
 
 
-Event = Union[SampleBatch, PhaseStarted, Progress, Message, PhaseFinished, RatedRates]
+@dataclass(frozen=True)
+class RobotMove:
+    """A library exerciser's MOVE MEDIUM, said when it is sent (``seconds`` None) and when it ends (its time,
+    or the robot's error): the GUI's live progress and move-time plot."""
+
+    number: int  # 1-based, every move the run sends (putting back included)
+    planned: int  # the moves asked for; putting back comes on top
+    source: str  # element names, "slot:3" -> "drive:0"
+    destination: str
+    barcode: str
+    seconds: float | None = None
+    returning: bool = False
+    error: str | None = None
+
+
+Event = Union[SampleBatch, PhaseStarted, Progress, Message, PhaseFinished, RatedRates, RobotMove]
 EventSink = Callable[[Event], None]
 
 

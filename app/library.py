@@ -16,9 +16,19 @@ unloaded (LOAD UNLOAD), so the robot never pulls a threaded tape. A drive that c
 named is refused unless the operator says it is unloaded (``unload=False``). A drive
 held by PREVENT MEDIUM REMOVAL (the library answers 05/53/02) is the backup
 application's: it is said in one line, and ALLOW MEDIUM REMOVAL is sent only when asked.
+
+A move to or from the mail slot (an import/export element) is made with the library's
+removal prevented (PREVENT MEDIUM REMOVAL to the changer), so the operator cannot open
+the mail slot while the robot reaches into it, and allowed again afterwards (ALLOW)
+only because tapediag prevented it: never when the PREVENT was refused or not sent, so
+another application's prevention is never lifted by tapediag (it is per I_T nexus
+anyway, SPC-4 6.15). A library that refuses the move because removal is prevented
+(05/53/02) is said in one line. INITIALIZE ELEMENT STATUS (a full barcode scan: minutes
+on a big library) is sent only on request (``Changer.initialize_element_status``).
 """
 from __future__ import annotations
 
+import contextlib
 import re
 import time
 from dataclasses import dataclass
@@ -28,6 +38,7 @@ from native.scsi import cdb as C
 from native.scsi.inquiry import Inquiry, device_type_name
 from native.scsi.sense import Sense
 from native.scsi.smc import (
+    INITIALIZE_ELEMENT_STATUS,
     PAGE_ELEMENT_ADDRESS,
     Element,
     ElementMap,
@@ -54,11 +65,21 @@ from native.units import plural
 
 PERIPHERAL_CHANGER = 0x08
 MOVE_TIMEOUT = 600.0  # a big library's robot crosses several frames
+INIT_TIMEOUT = 3600.0  # INITIALIZE ELEMENT STATUS scans every barcode: an hour on a big multi-frame library
 _DESCRIPTOR_MAX = 12 + 36 + 36 + 4 + 64  # base, both volume tags, a 64-byte identifier
 
 
 class NotAChanger(InvalidParameter):
     """The device is not a medium changer: no changer command was sent (exit 2)."""
+
+
+class MailSlotPrevented(SafetyRefusal):
+    """The library refused a move to or from its mail slot: medium removal is prevented there by
+    another application (05/53/02). Nothing moved (exit 3)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, reason="mail slot", overridable=False,
+                         hint="the backup software that locked it must release it")
 
 
 class DriveNotSafe(SafetyRefusal):
@@ -150,6 +171,26 @@ def _threaded(drive: TapeDrive, name: str, device: str) -> bool:
 
 
 @dataclass(frozen=True)
+class Moved:
+    """A move the robot made: its two elements, how the drive was released (a move out of a drive),
+    and for a move to or from the mail slot whether tapediag held the library's removal prevented
+    (True: PREVENT sent and ALLOW sent after; False: the library does not support PREVENT; None: no
+    mail slot in the move)."""
+
+    source: Element
+    destination: Element
+    release: DriveRelease | None = None
+    mail_slot_locked: bool | None = None
+
+    def to_dict(self, inv: "Inventory") -> dict[str, object]:
+        return {"source": inv.name(self.source), "destination": inv.name(self.destination),
+                "barcode": self.source.barcode, "drive": self.release.device if self.release else None,
+                "unloaded": self.release.unloaded if self.release else False,
+                "allow_removal_sent": self.release.allowed if self.release else False,
+                "mail_slot_locked": self.mail_slot_locked}
+
+
+@dataclass(frozen=True)
 class Inventory:
     device: str
     vendor: str
@@ -179,8 +220,9 @@ class Inventory:
         raise InvalidParameter(f"{name!r} names no element", hint="use slot:N, drive:N, ie:N or an element address")
 
     def name(self, element: Element) -> str:
-        same = self.of(element.type)
-        index = same.index(element) + (1 if element.type is ElementType.STORAGE else 0)
+        """By type and address, so an element read before a move is named by a later inventory too."""
+        same = [e.address for e in self.of(element.type)]
+        index = same.index(element.address) + (1 if element.type is ElementType.STORAGE else 0)
         return f"{element.type.word}:{index}"
 
     def to_dict(self) -> dict[str, object]:
@@ -281,13 +323,20 @@ class Changer:
         self._robot_address = robot if robot is not None else self._robot_address
         return Inventory(self.device, self.inquiry.vendor, self.inquiry.product, tuple(elements))
 
-    def move(self, source: str, destination: str, *, unload: bool = True,
-             allow_removal: bool = False) -> tuple[Element, Element, DriveRelease | None]:
+    def initialize_element_status(self) -> None:
+        """INITIALIZE ELEMENT STATUS (07h): the library checks every element again (a barcode scan). Sent only
+        on request: minutes on a big library, hence the long timeout."""
+        if read_only_session():
+            raise ReadOnlyRefusal.command(self.device, INITIALIZE_ELEMENT_STATUS)
+        self._command(bytes([INITIALIZE_ELEMENT_STATUS, 0, 0, 0, 0, 0]), timeout=INIT_TIMEOUT)
+
+    def move(self, source: str, destination: str, *, unload: bool = True, allow_removal: bool = False) -> Moved:
         """Move the cartridge in ``source`` to ``destination`` (names as ``Inventory.find``).
 
         Out of a drive, the drive is released first (``release_drive``) through the tape drive
         its identifier names; ``unload=False`` is the operator's word that it is unloaded.
         ``allow_removal`` sends ALLOW MEDIUM REMOVAL to that drive: only on the operator's request.
+        To or from the mail slot, the library's removal is prevented for the move (``_lock``).
         """
         if read_only_session():
             raise ReadOnlyRefusal.command(self.device, 0xA5)
@@ -308,13 +357,43 @@ class Changer:
                                    hint="add the drive ('tapediag devices --add-iscsi URL'), or unload it "
                                         "yourself and use --no-unload")
             release = release_drive(device, name, allow_removal=allow_removal)
+        mail_slot = next((e for e in (src, dst) if e.type is ElementType.IMPORT_EXPORT), None)
+        locked = self._lock() if mail_slot is not None else None
         try:
             self.send_move(src, dst)
-        except IllegalRequest as err:
-            if _is_prevented(err):
+        except BaseException as err:
+            if locked:  # the move's error is the one to say; the ALLOW is still owed
+                with contextlib.suppress(DeviceError):
+                    self._unlock()
+            if not isinstance(err, IllegalRequest) or not _is_prevented(err):
+                raise
+            if src.type is ElementType.DATA_TRANSFER:
                 raise _prevented(inv.name(src), release is not None and release.allowed) from None
+            where = inv.name(mail_slot) if mail_slot is not None else f"{inv.name(src)} -> {inv.name(dst)}"
+            raise MailSlotPrevented(f"{where}: medium removal prevented by the library (05/53/02): another "
+                                    "application holds its mail slot; nothing moved") from None
+        if locked:
+            self._unlock()
+        return Moved(src, dst, release, locked)
+
+    def _lock(self) -> bool:
+        """PREVENT MEDIUM REMOVAL to the changer: True when the library took it (then ``_unlock`` is owed),
+        False when it does not support it (05/20/00 or 05/24/00: tgt's changer, docs/tgt-changer.md)."""
+        try:
+            self._command(C.prevent_allow_medium_removal(prevent=True))
+        except IllegalRequest as err:
+            if err.sense is not None and err.sense.asc in (0x20, 0x24):
+                return False
             raise
-        return src, dst, release
+        return True
+
+    def _unlock(self) -> None:
+        """ALLOW MEDIUM REMOVAL: only after tapediag's own PREVENT (``_lock``); it lifts no other application's."""
+        try:
+            self._command(C.prevent_allow_medium_removal(prevent=False))
+        except DeviceError as err:
+            raise DeviceError(f"ALLOW MEDIUM REMOVAL after the move failed: {err}; the library may keep its "
+                              "mail slot locked until this host's session ends", device=self.device) from None
 
     def send_move(self, src: Element, dst: Element) -> float:
         """MOVE MEDIUM for a move ``check_move`` passed; the seconds the robot took."""
@@ -336,4 +415,5 @@ def check_move(inv: Inventory, source: str, destination: str) -> tuple[Element, 
     return src, dst
 
 
-__all__ = ["Changer", "DriveNotSafe", "DriveRelease", "Inventory", "NotAChanger", "check_move", "release_drive"]
+__all__ = ["Changer", "DriveNotSafe", "DriveRelease", "Inventory", "MailSlotPrevented", "Moved", "NotAChanger",
+           "check_move", "release_drive"]

@@ -106,6 +106,13 @@ class Transport(abc.ABC):
         machine could not keep up (None for a real device: its time is its own)."""
         return None
 
+    @property
+    def emulator_storage(self) -> tuple[int, float] | None:
+        """Bytes an emulated drive has moved to and from its backing file, and the seconds that
+        took (None for a real device): what tells this machine's storage from its CPU when the
+        emulator falls behind."""
+        return None
+
     def close(self) -> None:  # noqa: B027 -- a transport without resources needs no close of its own
         """Release the device; further ``execute`` calls are an error."""
 

@@ -36,7 +36,7 @@ from app.history import History
 ROOT = Path(__file__).resolve().parents[1]
 TAPEDIAG = ROOT / ".venv" / "bin" / "tapediag"
 VIRTUAL = "virtual:lto9?realtime=0"
-VLIB = "virtual:library?drives=1&slots=3"  # its state lives in the test's own data directory
+VLIB = "virtual:library?drives=1&slots=3&realtime=0"  # its state lives in the test's own data directory
 NON_UTF8 = os.fsdecode(b"bad\xff\xfename")  # what argv holds for bytes that are not UTF-8
 FAILURE_CODES = {EXIT_FAILED, EXIT_USAGE, EXIT_REFUSED}
 

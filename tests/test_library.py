@@ -18,7 +18,7 @@ from tests.helpers.faults import RecordingTransport
 
 def _dev(tmp_path: Path, **extra: str) -> str:
     opts = "&".join(f"{k}={v}" for k, v in {"dir": str(tmp_path / "lib"), "drives": "2", "slots": "6", "ie": "1",
-                                             **extra}.items())
+                                             "realtime": "0", **extra}.items())
     return f"virtual:library?{opts}"
 
 
@@ -41,7 +41,7 @@ def test_a_cartridge_goes_to_a_drive_and_back_to_where_it_was(tmp_path: Path, ca
     before = _state(tmp_path) if (tmp_path / "lib").exists() else None
     assert main(["library", dev, "--move", "slot:3", "drive:0"]) == 0
     out = capsys.readouterr().out
-    assert "moved TD0002L9 from address 1002 to 500" in out
+    assert "moved TD0002L9 from slot:3 (address 1002) to drive:0 (address 500)" in out
     after = _state(tmp_path)
     assert after["500"] == "TD0002L9" and after["1002"] is None
     assert main(["library", dev, "--move", "drive:0", "slot:3", "--json"]) == 0  # drive:0 unloaded first
@@ -86,6 +86,8 @@ def test_a_read_only_session_refuses_moves_but_reads_the_inventory(tmp_path: Pat
     before = _state(tmp_path)
     try:
         assert main(["--read-only", "library", dev, "--move", "slot:1", "drive:0"]) == 3
+        assert main(["--read-only", "library", dev, "--init"]) == 3  # INITIALIZE ELEMENT STATUS changes state
+        assert main(["--read-only", "library", dev, "--move", "slot:1", "ie:0"]) == 3
         assert main(["--read-only", "library", dev]) == 0
     finally:
         set_read_only_session(False)
@@ -226,3 +228,119 @@ def test_a_library_drive_refuses_a_label_that_would_leave_the_cartridge_folder(t
 
         open_transport(lib.drive_device(0))
     assert not (tmp_path / "escape.cart").exists()
+
+
+def test_init_sends_initialize_element_status_only_on_request_and_finds_what_changed_by_hand(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """INITIALIZE ELEMENT STATUS (07h) with a long timeout, only with --init; the virtual library's scan re-reads
+    library.json, as a real library's finds cartridges an operator moved behind the door."""
+    from native.transport import Transport
+
+    sent: list[tuple[int, float]] = []
+    real = VirtualLibrary.execute
+
+    def recording(self: Transport, cdb: bytes, **kw):  # type: ignore[no-untyped-def]
+        sent.append((bytes(cdb)[0], kw.get("timeout", 0.0)))
+        return real(self, cdb, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(VirtualLibrary, "execute", recording)
+    dev = _dev(tmp_path)
+    assert main(["library", dev]) == 0 and main(["library", dev, "--move", "slot:1", "slot:1"]) == 2
+    assert 0x07 not in [op for op, _ in sent]
+    state = json.loads((tmp_path / "lib" / "library.json").read_text())
+    state["contents"]["1000"], state["contents"]["10"] = None, "TD0000L9"  # an operator put it in the mail slot
+    (tmp_path / "lib" / "library.json").write_text(json.dumps(state))
+    capsys.readouterr()
+    assert main(["library", dev, "--init", "--json"]) == 0
+    inv = {e["name"]: e for e in json.loads(capsys.readouterr().out)["elements"]}
+    assert inv["ie:0"]["barcode"] == "TD0000L9" and not inv["slot:1"]["full"]
+    assert {t for op, t in sent if op == 0x07} == {3600.0}  # (sent again after the power-on unit attention)
+
+
+def test_mail_slot_moves_lock_it_for_the_move_and_release_only_tapediags_own_lock(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from native.transport import Transport
+
+    sent: list[bytes] = []
+    real = VirtualLibrary.execute
+
+    def recording(self: Transport, cdb: bytes, **kw):  # type: ignore[no-untyped-def]
+        sent.append(bytes(cdb))
+        return real(self, cdb, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(VirtualLibrary, "execute", recording)
+    dev = _dev(tmp_path)
+    assert main(["library", dev, "--move", "slot:2", "ie:0"]) == 0
+    out = capsys.readouterr().out
+    assert "mail slot locked during the move (PREVENT MEDIUM REMOVAL), then released (ALLOW)" in out
+    assert "moved TD0001L9 from slot:2 (address 1001) to ie:0 (address 10)" in out
+    lock = [(c[0], c[4] & 1 if c[0] == 0x1E else None) for c in sent if c[0] in (0x1E, 0xA5)]
+    assert lock == [(0x1E, 1), (0xA5, None), (0x1E, 0)]
+    assert _state(tmp_path)["10"] == "TD0001L9"
+    sent.clear()
+    assert main(["library", dev, "--move", "ie:0", "slot:2", "--json"]) == 0
+    moved = json.loads(capsys.readouterr().out)["moved"]
+    assert moved == {"source": "ie:0", "destination": "slot:2", "barcode": "TD0001L9", "drive": None,
+                     "unloaded": False, "allow_removal_sent": False, "mail_slot_locked": True}
+    assert [(c[0], c[4] & 1 if c[0] == 0x1E else None) for c in sent if c[0] in (0x1E, 0xA5)] == [(0x1E, 1), (0xA5, None), (0x1E, 0)]
+    sent.clear()
+    # A slot to a drive touches no mail slot: no PREVENT, no ALLOW.
+    assert main(["library", dev, "--move", "slot:2", "drive:0"]) == 0
+    assert not [c for c in sent if c[0] == 0x1E]
+    # A mail slot another host locked: one line, nothing moved, and the robot's failure still releases tapediag's lock.
+    locked = _dev(tmp_path, ielocked="1")
+    before = _state(tmp_path)
+    capsys.readouterr()
+    sent.clear()
+    assert main(["library", locked, "--move", "slot:1", "ie:0"]) == 3
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "ie:0: medium removal prevented by the library (05/53/02)" in err[0] \
+        and "nothing moved" in err[0], err
+    assert [(c[0], c[4] & 1 if c[0] == 0x1E else None) for c in sent if c[0] in (0x1E, 0xA5)] == [(0x1E, 1), (0xA5, None), (0x1E, 0)]
+    assert _state(tmp_path) == before
+
+
+def test_a_library_without_prevent_gets_no_allow(tmp_path: Path) -> None:
+    """PREVENT refused as unsupported (tgt's changer: 05/20/00): the move goes on and ALLOW is never sent."""
+    from native.transport import CommandResult
+    from native.virtual.sense import fixed_sense
+
+    lib = VirtualLibrary(_dev(tmp_path))
+    real = lib.execute
+    sent: list[int] = []
+
+    def no_prevent(cdb: bytes, **kw):  # type: ignore[no-untyped-def]
+        sent.append(bytes(cdb)[0])
+        if bytes(cdb)[0] == 0x1E:
+            return CommandResult(2, fixed_sense(0x5, 0x20, 0x00), memoryview(bytearray()), 0)
+        return real(cdb, **kw)
+
+    lib.execute = no_prevent  # type: ignore[method-assign]
+    moved = Changer(lib, device="virtual:library").move("slot:1", "ie:0")
+    assert moved.mail_slot_locked is False and sent.count(0x1E) == 1 and sent.count(0xA5) == 1
+
+
+def test_the_robot_takes_its_time_in_real_time_farther_moves_slower(tmp_path: Path) -> None:
+    """realtime=1: the move-time model (shortened from a real robot's); realtime=0 moves at once."""
+    lib = VirtualLibrary(_dev(tmp_path, realtime="1", slots="24"))
+    near, far = lib._robot_time(1000, 1001), lib._robot_time(10, 1023)  # slot to slot, mail slot to the last slot
+    assert 0.3 <= near < far <= 2.0
+    changer = Changer(lib, device="virtual:library")
+    inv = changer.inventory()
+    seconds = changer.send_move(inv.find("slot:24"), inv.find("ie:0"))
+    assert seconds >= lib._robot_time(1023, 10) - 0.01  # the same move number: the same scatter
+
+
+def test_element_rows_say_an_exception_decoded_and_where_a_cartridge_came_from() -> None:
+    from app.library import Inventory
+    from app.library_view import element_rows
+    from native.scsi.smc import Element
+
+    inv = Inventory("lib", "ACME", "L1", (Element(ElementType.STORAGE, 1000, False),
+                                          Element(ElementType.DATA_TRANSFER, 500, True, "AB0001L8", (0x15, 0x01), 1000,
+                                                  "ACME LTO8 SN123")))
+    rows = {r.name: r for r in element_rows(inv, {"drive:0": None})}
+    drive = rows["drive:0"]
+    assert drive.exception == "15/01: Mechanical positioning error"
+    assert drive.notes == "from slot:1, drive ACME LTO8 SN123, exception 15/01: Mechanical positioning error"
+    assert rows["slot:1"].contents == "empty" and drive.drive_device is None

@@ -23,7 +23,7 @@ from tests.helpers.tgt_library import TgtLibraryFactory
 
 
 def _dev(tmp_path: Path, **extra: str) -> str:
-    opts = {"dir": str(tmp_path / "lib"), "drives": "2", "slots": "6", "ie": "1", **extra}
+    opts = {"dir": str(tmp_path / "lib"), "drives": "2", "slots": "6", "ie": "1", "realtime": "0", **extra}
     return "virtual:library?" + "&".join(f"{k}={v}" for k, v in opts.items())
 
 

@@ -206,3 +206,27 @@ def test_tgt_medium_removal_prevented_is_said_and_lifted_only_on_request(
     assert main(["library", lib.url, "--move", "drive:0", "slot:1"]) == 0
     assert f"{lib.drive_url(0)}: unloaded" in capsys.readouterr().out
     assert _slots(_inventory(lib.url, capsys)) == _slots(before)
+
+
+def test_tgt_init_and_mail_slot_moves(tgt_library_factory: TgtLibraryFactory,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """INITIALIZE ELEMENT STATUS is accepted (tgt does nothing with it); slot -> mail slot -> slot moves the
+    cartridge there and back; tgt's changer refuses PREVENT MEDIUM REMOVAL (05/20/00), so the move is made
+    without the lock, said in one line, and no ALLOW follows (docs/tgt-changer.md)."""
+    lib = tgt_library_factory(drives=1, slots=3, ie=1, barcodes=("TGT001L6", "TGT002L6"))
+    before = _inventory(lib.url, capsys)
+    assert main(["library", lib.url, "--init"]) == 0
+    assert "INITIALIZE ELEMENT STATUS done" in capsys.readouterr().out
+    assert _inventory(lib.url, capsys) == before
+    assert main(["library", lib.url, "--move", "slot:2", "ie:0"]) == 0
+    out = capsys.readouterr().out
+    assert "does not support PREVENT MEDIUM REMOVAL" in out and "moved TGT002L6 from slot:2" in out, out
+    now = _inventory(lib.url, capsys)
+    assert now["ie:0"]["full"] and now["ie:0"]["barcode"] == "TGT002L6" and not now["slot:2"]["full"]
+    assert main(["library", lib.url, "--move", "ie:0", "slot:2", "--json"]) == 0
+    moved = json.loads(capsys.readouterr().out)["moved"]
+    assert moved["mail_slot_locked"] is False and moved["source"] == "ie:0"
+    assert main(["library", lib.url, "--move", "ie:0", "slot:2"]) == 2  # the mail slot is empty again
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "ie:0 (address 10) is empty" in err[0], err
+    assert _slots(_inventory(lib.url, capsys)) == _slots(before)

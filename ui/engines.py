@@ -27,12 +27,15 @@ from app.info import snapshot
 from app.patterns import Pattern
 from app.tapeperf import TapePerfParams, TapePerfResult
 from app.tapeperf.results import phase_headline
-from app.tapeperf.session import CartridgeCheck, check_cartridge, run_on_device
+from app.tapeperf.multi import MultiParams
+from app.tapeperf.multiresult import MultiTapePerfResult
+from app.tapeperf.session import CartridgeCheck, check_cartridge, run_on_device, run_on_devices
 from app.troubleshoot.fromhistory import latest_figures as newest_figures
 from app.troubleshoot.parse import Link, parse_block_size, parse_generation, parse_link
 from app.troubleshoot.request import (RunRef, TroubleshootRequest, diagnose_recorded, parse_figure,
                                       parse_file_count, parse_rate, parse_streams)
-from native.errors import InvalidParameter, TapediagError
+from native.errors import InvalidParameter, SafetyRefusal, TapediagError
+from native.iscsi_url import display_device
 from native.units import parse_amount, parse_size, plural
 from ui.worker import Job
 
@@ -146,6 +149,13 @@ def run_headline(run: Run) -> str:
     return headline(run.kind, run.status, run.results, run.error) or (run.error or "")
 
 
+def run_curves(run: Run) -> list[tuple[str, list[tuple[float, float]]]] | None:
+    """The curves a run kind carries in its result (each drive and their aggregate), or None: plot the samples."""
+    from app import runs as run_kinds
+
+    return run_kinds.series(run.kind, run.results)
+
+
 def reference_rates_for_run(run: Run) -> list[tuple[str, float]]:
     r = run.results or {}
     return reference_rates(r.get("rated_native_mb_s"), r.get("rated_compressed_mb_s"), r.get("generation"))
@@ -223,6 +233,13 @@ def check_optional_count(text: str) -> int | None:
 def check_rate(text: str) -> float | None:
     """An optional MB/s figure (the application's rates, the measured network rate)."""
     return parse_rate(text) if text.strip() else None
+
+
+def check_device_rate(text: str) -> float | None:
+    """An optional raw device rate ('400MB', per second), as ``read-data --device-rate`` takes it: MB/s."""
+    from app.disk.params import device_rate_mb_s
+
+    return device_rate_mb_s(text) if text.strip() else None
 
 
 def check_file_count(text: str) -> int | None:
@@ -312,6 +329,63 @@ def run_tapeperf(job: Job[Any], device: str, params: TapePerfParams,
     """Run the test recorded in the history, as the CLI does; ``force`` is the confirm page's answer."""
     run_id, result = run_on_device(device, dataclasses.replace(params, force=force), sink=job.sink, cancel=job.cancel)
     return result, result.to_dict(), run_id
+
+
+def tapeperf_multi_params(device: str, others: str, test: TapePerfParams, alone: str) -> MultiParams:
+    """Several drives at once from the form: the selected drive, the others typed (separated by spaces),
+    and each drive's time alone, by the conversion ``tapediag tape-perf DEV1 DEV2 --alone`` uses."""
+    params = MultiParams.from_text([device, *others.split()], test, alone.strip() or None)
+    params.validate()
+    return params
+
+
+def check_other_drives(text: str) -> list[str]:
+    """The other drives to run at the same time: device strings separated by spaces (blank: none)."""
+    return text.split()
+
+
+def check_alone(text: str) -> MultiParams | None:
+    """``--alone`` as typed: a size, a duration or 0 (blank: the test size, at most 20 s)."""
+    return MultiParams.from_text(("", ""), TapePerfParams(), text) if text.strip() else None
+
+
+def tapeperf_probe_multi(params: MultiParams) -> CartridgeCheck:
+    """Every drive's cartridge looked at (no write) and one decision for them all: the refusals named by
+    drive, overridable only when each one is (a write-protected or WORM cartridge anywhere stops them all)."""
+    checks = [(device, check_cartridge(device, params.test)) for device in params.devices]
+    refused = [(device, c.refusal) for device, c in checks if c.refusal is not None]
+    if not refused:
+        return checks[-1][1]
+    words = "; ".join(f"{display_device(d)}: {r.message}" for d, r in refused)
+    reason = "; ".join(f"{display_device(d)}: {r.reason}" for d, r in refused)
+    overridable = all(r.overridable for _, r in refused)
+    hint = next((r.hint for _, r in refused if not r.overridable), refused[0][1].hint)
+    first = next(c for d, c in checks if c.refusal is not None)
+    return CartridgeCheck(first.state, SafetyRefusal(words, reason=reason, overridable=overridable, hint=hint))
+
+
+def run_tapeperf_multi(job: Job[Any], params: MultiParams, force: bool) -> tuple[MultiTapePerfResult, dict, int]:
+    """Run the drives at once, recorded in the history as the CLI does; ``force`` is the confirm page's answer."""
+    params = dataclasses.replace(params, test=dataclasses.replace(params.test, force=force))
+    run_id, result = run_on_devices(params, sink=job.sink, cancel=job.cancel)
+    return result, result.to_dict(), run_id
+
+
+def tapeperf_multi_headline(r: dict) -> str:
+    """The several-drives headline of its run kind (``app.tapeperf.multiresult.headline``), in bold."""
+    from app.tapeperf.multiresult import headline as multi_headline
+
+    text = f"<b>{html.escape(multi_headline(r))}</b>"
+    if r.get("status") == "failed":
+        text += f" · <b>failed:</b> {html.escape(str(r.get('error')))}"
+    return text
+
+
+def run_kind_rows(kind: str, r: dict) -> list[tuple[str, str]]:
+    """A run kind's labelled report rows for a result (``app.runs.fields``)."""
+    from app import runs as run_kinds
+
+    return run_kinds.fields(kind, r) or []
 
 
 def tapeperf_headline(r: dict) -> str:

@@ -21,23 +21,25 @@ log = logging.getLogger(__name__)
 
 
 def _panel_classes() -> list[type[WizardPanel]]:
-    """The panels in tab order (Ctrl+1…8): the drive's own tests first, then the disks, the analysis, the history."""
+    """The panels in tab order (Ctrl+1…9): the drive's own tests first, then the disks, the analysis, the history,
+    the library (its own device, chosen on the panel)."""
     from ui.panels.assess import AssessPanel
     from ui.panels.diskpanels import CreateDataPanel, ReadDataPanel
     from ui.panels.history import HistoryPanel
     from ui.panels.info import InfoPanel
+    from ui.panels.library import LibraryPanel
     from ui.panels.scan import ScanPanel
     from ui.panels.tapeperf import TapePerfPanel
     from ui.panels.troubleshoot import TroubleshootPanel
 
     return [InfoPanel, TapePerfPanel, AssessPanel, ScanPanel, CreateDataPanel, ReadDataPanel, TroubleshootPanel,
-            HistoryPanel]
+            HistoryPanel, LibraryPanel]
 
 
 def device_pane_width(window_width: int) -> int:
-    """The device pane's first width: a quarter of the window, 250-480 pixels (room for
-    "iscsi://host:port/iqn…" on a large screen, and for the eight tabs at 1024 pixels)."""
-    return max(250, min(480, window_width // 4))
+    """The device pane's first width: a quarter of the window less 16, 240-480 pixels (room for
+    "iscsi://host:port/iqn…" on a large screen, and for the nine tabs at 1024 pixels)."""
+    return max(240, min(480, window_width // 4 - 16))
 
 
 class MainWindow(QMainWindow):
@@ -49,7 +51,7 @@ class MainWindow(QMainWindow):
         self.tabs = QTabWidget()
         self.tabs.setObjectName("panels")
         self.tabs.setDocumentMode(True)
-        # Eight tabs must fit a 1024-pixel window: never scroll them out of sight. Hence the
+        # Nine tabs must fit a 1024-pixel window: never scroll them out of sight. Hence the
         # short tab titles ("Drive info"); the panel's heading and the tab's tooltip say it whole.
         self.tabs.setUsesScrollButtons(False)
         self.tabs.setElideMode(Qt.TextElideMode.ElideRight)
@@ -58,7 +60,7 @@ class MainWindow(QMainWindow):
             panel = cls(self.workers)
             self.panels[cls.key] = panel
             # No Alt+letter on the tabs: each page's fields need the letters, and the
-            # tabs have Ctrl+1…8 (and the Panels menu, where their mnemonics live).
+            # tabs have Ctrl+1…9 (and the Panels menu, where their mnemonics live).
             self.tabs.addTab(panel, without_mnemonic(cls.tab_title))
             self.tabs.setTabToolTip(self.tabs.count() - 1, f"{cls.title} (Ctrl+{self.tabs.count()})")
         self.splitter = QSplitter(Qt.Orientation.Horizontal)

@@ -17,13 +17,15 @@ import numpy.ma  # noqa: F401  pyqtgraph imports it lazily at the first curve up
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGraphicsItem, QVBoxLayout, QWidget
 
 from app.events import Sample
 
 BIN_S = 0.1  # width of one rate bin, seconds
 AVG_S = 2.0  # rolling-average window, seconds (shorter for short tests: see _avg_window)
 STALL_MIN_S = 0.5  # an I/O this long (and far above the median) is a stall
+#: Several drives at once (``prepare`` with "drive N" curves): each drive's curve and this one, their sum together.
+ALL_DRIVES = "all drives together"
 
 PHASE_COLOURS = {
     "write": "#1f77b4",
@@ -101,6 +103,16 @@ def rolling_mean(values: np.ndarray, window: int) -> np.ndarray:
     return (csum[idx] - csum[lo]) / (idx - lo)
 
 
+def _drive_colour(key: str) -> str:
+    """Drive N in the report's colour-blind-safe order; their sum in black; anything else grey."""
+    from ui.report_plot import PALETTE
+
+    if key == ALL_DRIVES:
+        return "#000000"
+    number = key.removeprefix("drive ")
+    return PALETTE[(int(number) - 1) % (len(PALETTE) - 2)] if key.startswith("drive ") and number.isdigit() else "#7f7f7f"
+
+
 class ThroughputPlot(QWidget):
     """MB/s vs time; call ``add_samples`` from the GUI thread (the run view's timer)."""
 
@@ -132,12 +144,19 @@ class ThroughputPlot(QWidget):
         legend_bg = QColor(pal.color(QPalette.ColorRole.Base))
         legend_bg.setAlpha(210)
         self.legend = item.addLegend(offset=(-10, 10), labelTextColor=fg, brush=pg.mkBrush(legend_bg))
+        # What does not change while a run streams (legend, axes between range steps, the
+        # rated-rate lines) is painted once into a pixmap and then copied: without the cache
+        # every repaint ran their Python paint() again, each call a GIL round trip while the
+        # engine's thread wants the GIL too.
+        for static in (self.legend, item.getAxis("left"), item.getAxis("bottom")):
+            static.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.view.setMinimumHeight(220)
         self.view.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.view)
         self._series: dict[str, _Series] = {}
+        self.by_drive = False  # several drives at once: curves per drive (``prepare``)
         self._curves: dict[str, tuple[pg.PlotDataItem, pg.PlotDataItem]] = {}
         self._spare = {phase: self._make_pair(phase) for phase in PHASE_COLOURS}
         self._latencies: list[np.ndarray] = []
@@ -178,6 +197,10 @@ class ThroughputPlot(QWidget):
     # -- data --------------------------------------------------------------------------
     def clear(self) -> None:
         for phase, (raw, avg) in self._curves.items():
+            if phase.startswith("curve:"):  # a stored run's own curve (show_curves): made for it, dropped with it
+                self.legend.removeItem(raw)
+                self.view.removeItem(raw)
+                continue
             raw.setData([], [])
             avg.setData([], [])
             self.legend.removeItem(raw)
@@ -185,6 +208,7 @@ class ThroughputPlot(QWidget):
             self._spare[phase] = (raw, avg)
         self._series.clear()
         self._curves.clear()
+        self.by_drive = False
         self._latencies.clear()
         self._stall_x.clear()
         self._stalls.setData([], [])
@@ -205,7 +229,12 @@ class ThroughputPlot(QWidget):
         if samples:
             by_phase: dict[str, list[Sample]] = {}
             for s in samples:
-                by_phase.setdefault(s.phase, []).append(s)
+                if self.by_drive:  # one curve per drive (its stream), and the drives' sum while together
+                    by_phase.setdefault(f"drive {s.stream + 1}", []).append(s)
+                    if not s.phase.endswith(" alone"):
+                        by_phase.setdefault(ALL_DRIVES, []).append(s)
+                else:
+                    by_phase.setdefault(s.phase, []).append(s)
             for phase, group in by_phase.items():
                 t = np.fromiter((s.t for s in group), float, len(group))
                 lat = np.fromiter((s.latency for s in group), float, len(group))
@@ -235,6 +264,7 @@ class ThroughputPlot(QWidget):
             self._stalls.setData(self._stall_x, [0.0] * len(self._stall_x))
             if not self._stall_in_legend:
                 self.legend.addItem(self._stalls, "Stall (an I/O far slower than the rest)")
+                self._cache_legend()
                 self._stall_in_legend = True
         self._fit_ranges()
 
@@ -265,7 +295,7 @@ class ThroughputPlot(QWidget):
         self.set_reference_rates([])
 
     def _make_pair(self, phase: str) -> tuple[pg.PlotDataItem, pg.PlotDataItem]:
-        colour = QColor(PHASE_COLOURS.get(phase, "#7f7f7f"))
+        colour = QColor(PHASE_COLOURS.get(phase) or _drive_colour(phase))
         faint = QColor(colour)
         faint.setAlpha(110)
         raw = self.view.plot(pen=pg.mkPen(faint, width=1))
@@ -288,14 +318,43 @@ class ThroughputPlot(QWidget):
             label = PHASE_LABELS.get(phase, phase)
             self.legend.addItem(pair[0], label)
             self.legend.addItem(pair[1], f"{label}, rolling average")
+            self._cache_legend()
             self._curves[phase] = pair
         return pair
 
+    def _cache_legend(self) -> None:
+        """The legend's entries are items of their own (a Qt cache covers one item, not its children)."""
+        for sample, label in self.legend.items:
+            for entry in (sample, label):
+                entry.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+
     def prepare(self, phases: Iterable[str]) -> None:
         """Give the expected phases their curves and legend entries before the run starts:
-        a legend that grows mid-run relayouts and repaints the whole plot."""
+        a legend that grows mid-run relayouts and repaints the whole plot. Curves named
+        "drive N" (several drives at once) plot each drive's samples by their stream."""
+        phases = list(phases)
+        self.by_drive = any(p.startswith("drive ") for p in phases)
         for phase in phases:
             self._curve_pair(phase)
+
+    def show_curves(self, curves: Sequence[tuple[str, Sequence[tuple[float, float]]]]) -> None:
+        """Finished curves drawn as they are (a stored run over several drives: each drive, then their
+        aggregate), in the report's colour-blind-safe order; ``clear`` removes them."""
+        from ui.report_plot import PALETTE
+
+        for k, (label, points) in enumerate(curves):
+            if not points:
+                continue
+            x = np.fromiter((p[0] for p in points), float, len(points))
+            y = np.fromiter((p[1] for p in points), float, len(points))
+            key = f"curve:{k}"
+            colour = QColor(_drive_colour(label) if label.startswith("drive ") else
+                            "#000000" if label.startswith("all ") else PALETTE[k % len(PALETTE)])
+            line = self.view.plot(x, y, pen=pg.mkPen(colour, width=2.5 if k == len(curves) - 1 else 1.5))
+            self.legend.addItem(line, label)
+            self._curves[key] = (line, line)
+            self.t_max = max(self.t_max, float(x.max()))
+        self._fit_ranges()
 
     # -- reference lines -------------------------------------------------------------
     def set_reference_rates(self, refs: Iterable[tuple[str, float]]) -> None:
@@ -313,6 +372,7 @@ class ThroughputPlot(QWidget):
                 label=f"{label} {rate:g} MB/s",
                 labelOpts={"position": 0.02, "color": fg, "anchors": [(0, 1), (0, 1)]},
             )
+            line.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
             item.addItem(line)
             self._refs.append(line)
         self._fit_ranges()

@@ -33,6 +33,9 @@ REDRAW_S = 0.2  # the curve is redrawn at most 5 times a second: painting is the
 
 
 CURRENT_WINDOW_S = 1.0  # "current rate" is measured over the last second of samples
+#: The longest text each figure takes (its label is sized for it once, see RunView.__init__).
+_WIDEST = {"bytes": ("888.88 GB of 888.88 GB",), "current": ("88,888 MB/s",), "average": ("88,888 MB/s",),
+           "eta": ("88 h 88 min", "88 min 88 s"), "elapsed": ("88 h 88 min", "88 min 88 s"), "samples": ("888,888,888",)}
 
 
 _gc_holds = 0  # run views streaming now; the collector runs again when the last one ends
@@ -85,13 +88,22 @@ class RunView(QWidget):
             caption.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             value = QLabel("–")
             value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-            value.setMinimumWidth(110)
+            # A fixed size, wide enough for the longest figure: a label whose minimum and maximum
+            # sizes differ relayouts the whole window (splitter, tabs, every page) on each new
+            # text, 20 times a second while a run streams (py-spy: QLayout::activate, qSmartMinSize).
+            widest = max(value.fontMetrics().horizontalAdvance(t) for t in _WIDEST[key])
+            value.setFixedSize(max(110, widest + 8), value.sizeHint().height())
             self.figures[key] = value
             grid.addWidget(caption, i // 3, (i % 3) * 2)
             grid.addWidget(value, i // 3, (i % 3) * 2 + 1)
         self.messages = QListWidget()
-        self.messages.setMaximumHeight(90)
+        self.messages.setFixedHeight(90)
         self.messages.setObjectName("runMessages")
+        # Hidden until the first message, but its room is kept: showing it mid-run ("Write
+        # finished") would otherwise shrink the plot, a relayout and a full repaint while streaming.
+        policy = self.messages.sizePolicy()
+        policy.setRetainSizeWhenHidden(True)
+        self.messages.setSizePolicy(policy)
         self.messages.hide()  # shown with the first message
         top = QHBoxLayout()
         top.addWidget(self.phase_label, 1)
@@ -108,6 +120,7 @@ class RunView(QWidget):
         self.timer.timeout.connect(self.drain)
         self.job: Job | None = None
         self._recent: deque[tuple[float, int]] = deque()
+        self._recent_bytes = 0
         self._started = 0.0
         self._ios = 0
         self.events_seen = 0
@@ -130,6 +143,7 @@ class RunView(QWidget):
         self.progress.setValue(0)
         self.progress.setFormat("%p%")
         self._recent.clear()
+        self._recent_bytes = 0
         self._ios = 0
         self.events_seen = 0
         self._started = time.monotonic()
@@ -172,13 +186,17 @@ class RunView(QWidget):
             return
         events = self.job.drain()
         samples: list[Sample] = []
+        progress: Progress | None = None
         for event in events:
             self.events_seen += 1
             if isinstance(event, SampleBatch):
                 samples.extend(event.samples)
             elif isinstance(event, Progress):
-                self._progress(event)
+                progress = event  # only the newest is shown: each one relays out and repaints the figures
             elif isinstance(event, PhaseStarted):
+                if progress is not None:  # the previous phase's last figures, before the page says the next one
+                    self._progress(progress)
+                    progress = None
                 label = PHASE_LABELS.get(event.phase, event.phase)
                 size = f" ({human_bytes(event.total_bytes)})" if event.total_bytes else ""
                 self.phase_label.setText(f"{label}{size}…")
@@ -192,17 +210,20 @@ class RunView(QWidget):
                                                               event.generation))
             elif isinstance(event, PhaseFinished):
                 self._message(Message("info", f"{PHASE_LABELS.get(event.phase, event.phase)} finished"))
+        if progress is not None:
+            self._progress(progress)
         if samples:
             self._ios += len(samples)
-            for s in samples:
-                self._recent.append((s.t, s.nbytes))
+            # The last second's bytes as a running sum: summing the window again every tick
+            # cost ~10,000 additions a tick at virtual:null's rate.
+            self._recent.extend((s.t, s.nbytes) for s in samples)
+            self._recent_bytes += sum(s.nbytes for s in samples)
             horizon = samples[-1].t - CURRENT_WINDOW_S
             while self._recent and self._recent[0][0] < horizon:
-                self._recent.popleft()
+                self._recent_bytes -= self._recent.popleft()[1]
             span = max(samples[-1].t - self._recent[0][0], 1e-3) if len(self._recent) > 1 else 0
             if span:
-                rate = sum(n for _, n in self._recent) / span / 1e6
-                self.figures["current"].setText(human_rate(rate))
+                self.figures["current"].setText(human_rate(self._recent_bytes / span / 1e6))
             self.figures["samples"].setText(f"{self._ios:,}")
         if samples:
             self.plot.ingest(samples)

@@ -4,10 +4,12 @@ Each picture shows what the app did in this very session: drive information read
 the virtual LTO-9 drive, a real tape performance run on it (caught mid-run and at the
 end), create-data and read-data on a real temporary tree, a troubleshooting analysis
 built from those runs, the history holding them, and a drive assessment and a media scan
-of the cartridge the tape test wrote. Nothing is staged or typed in by
-hand except what a technician would type (the backup application's own figure).
+of the cartridge the tape test wrote, and the virtual library's map after real moves and
+its exerciser's run. Nothing is staged or typed in by hand except what a technician would
+type (the backup application's own figure, the moves to make).
 
-    python -m ui.screenshots docs/screenshots
+    python -m ui.screenshots docs/screenshots            # every picture
+    python -m ui.screenshots docs/screenshots library    # only the library panel's
 """
 from __future__ import annotations
 
@@ -31,16 +33,19 @@ DEVICE = "virtual:lto9"
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     out = Path(argv[0] if argv else "docs/screenshots").resolve()
+    only = set(argv[1:])
+    if only - {"library"}:
+        raise SystemExit(f"screenshots: unknown section(s) {', '.join(sorted(only - {'library'}))}; known: library")
     out.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="tapediag-shots-"))
     os.environ["TAPEDIAG_DATA_DIR"] = str(work / "data")  # a fresh history and cartridge
     try:
-        return _render(out, work)
+        return _render(out, work, library_only=bool(only))
     finally:
         shutil.rmtree(work, ignore_errors=True)  # the cartridge and test tree are gigabytes
 
 
-def _render(out: Path, work: Path) -> int:
+def _render(out: Path, work: Path, *, library_only: bool = False) -> int:
 
     from ui.main import build_app
 
@@ -52,6 +57,7 @@ def _render(out: Path, work: Path) -> int:
     from ui.panels.diskpanels import CreateDataPanel, ReadDataPanel
     from ui.panels.history import HistoryPanel
     from ui.panels.info import InfoPanel
+    from ui.panels.library import LibraryPanel
     from ui.panels.scan import ScanPanel
     from ui.panels.tapeperf import TapePerfPanel
     from ui.panels.troubleshoot import TroubleshootPanel
@@ -94,6 +100,41 @@ def _render(out: Path, work: Path) -> int:
     wait(idle)
     window.devices.select(DEVICE)
     wait(lambda: window.devices.identity["vendor"].text() not in ("–", ""))
+
+    def library_shots() -> None:
+        """The virtual library after real moves (a cartridge in a drive, one in the mail slot), then its exerciser."""
+        lib = panel("library", LibraryPanel)
+        wait(idle)
+        lib.library.setEditText("virtual:library")
+        lib.read()
+        wait(lambda: lib.view is not None and idle())
+        for source, destination in (("slot:4", "drive:1"), ("slot:7", "ie:0")):
+            lib.source.setCurrentText(source)
+            lib.destination.setCurrentText(destination)
+            lib.status.setText("")
+            lib.move_button.click()
+            wait(lambda: idle() and (lib.last_error is not None or "moved" in lib.status.text()))
+            if lib.last_error:
+                raise SystemExit(f"screenshots: the move {source} -> {destination} failed: {lib.last_error}")
+        shot("13-library-inventory")
+        lib.moves.setText("12")
+        lib.exercise_button.click()
+        wait(lambda: lib.current_page() == "results", 300)
+        wait(idle)
+        shot("14-library-exerciser-results")
+        for source, destination in (("drive:1", "slot:4"), ("ie:0", "slot:7")):  # everything home again
+            lib.source.setCurrentText(source)
+            lib.destination.setCurrentText(destination)
+            lib.move_cartridge()
+            wait(idle)
+
+    if library_only:
+        library_shots()
+        wait(idle)
+        window.close()
+        QTimer.singleShot(0, app.quit)
+        app.exec()
+        return 0
 
     # 1. Drive information (a cleaning request raised by the drive shows the severity colours).
     info = panel("info", InfoPanel)
@@ -204,6 +245,9 @@ def _render(out: Path, work: Path) -> int:
     scan.start_button.click()
     wait(lambda: scan.current_page() == "results", 300)
     shot("12-media-scan-results")
+
+    # 9. The library panel: the virtual library's map after real moves, and the exerciser's verdict.
+    library_shots()
 
     wait(idle)
     window.close()

@@ -122,9 +122,31 @@ def disk_sections(r: dict) -> list[tuple[str, Any, bool]]:
                for s in r.get("streams", [])}
     if streams:
         sections.append(("Streams", streams, False))
+    probe = r.get("raw_probe")
+    if probe or r.get("raw_probe_note") or r.get("device_mb_s"):
+        sections.append(("Raw read and cache", _raw_read(r), True))
     if r.get("unreadable_count"):
         sections.append(("Unreadable files", [f"{u['path']}: {u['error']}" for u in r.get("unreadable", [])], True))
     if r.get("warnings"):
         sections.append(("Warnings", r["warnings"], True))
     sections.append(("Parameters", r.get("params", {}), False))
     return sections
+
+
+def _raw_read(r: dict) -> dict[str, str]:
+    """The raw probe's figure and the cache finding of ``app.runs.verdicts.read_cache`` (the CLI's and the PDF's words)."""
+    from app.runs.verdicts import read_cache
+
+    probe = r.get("raw_probe") or {}
+    out: dict[str, str] = {}
+    if probe:
+        out["raw read (O_DIRECT, the same data again)"] = (f"{human_rate(probe.get('mb_s'))}: {probe.get('files', 0):,} files, "
+                                                            f"{human_bytes(probe.get('bytes'))}")
+    elif r.get("raw_probe_note"):
+        out["raw read"] = f"not measured ({r['raw_probe_note']})"
+    if r.get("device_mb_s"):
+        out["device's rate (as given)"] = human_rate(r["device_mb_s"])
+    finding = read_cache(r)
+    if finding is not None:
+        out["cache"] = f"{finding.words}. {finding.detail}" + (f" {finding.action}" if finding.action else "")
+    return out

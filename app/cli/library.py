@@ -1,10 +1,13 @@
-"""``tapediag library DEVICE [--move SRC DST] [--json]``: a library's robot (``app.library``).
+"""``tapediag library DEVICE [--init] [--move SRC DST] [--json]``: a library's robot (``app.library``).
 
 Without ``--move``: the inventory (every element, full or empty, barcodes, cleaning
 cartridges, exceptions, the drives' identifiers). With it: one checked move, then the
 inventory again, so the technician sees where everything is now. A move out of a drive
 checks and unloads the drive first (``app.library.Changer.move``); ``--no-unload`` and
-``--allow-removal`` are the operator's explicit word, never defaults.
+``--allow-removal`` are the operator's explicit word, never defaults. A move to or from
+the mail slot (``ie:N``) holds the library's removal prevented while the robot is there.
+``--init`` sends INITIALIZE ELEMENT STATUS first (a barcode scan; never sent otherwise).
+The rows are ``app.library_view``'s, which the GUI's library panel shows too.
 """
 from __future__ import annotations
 
@@ -19,13 +22,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "library", help=HELP["library"],
         description="Reads the library's element status (READ ELEMENT STATUS with barcodes and the drives' "
                     "identifiers). --move SRC DST moves one cartridge: elements are named slot:N (from 1, as on "
-                    "the library's panel), drive:N, ie:N (from 0) or by element address; a move from an empty "
-                    "element or into a full one is refused before the robot is asked. A move out of a drive first "
-                    "finds the tape drive whose serial the drive element names, refuses if it is busy and unloads "
-                    "it. --read-only refuses moves.",
+                    "the library's panel), drive:N, ie:N (from 0; the mail slot) or by element address; a move "
+                    "from an empty element or into a full one is refused before the robot is asked. A move out of "
+                    "a drive first finds the tape drive whose serial the drive element names, refuses if it is busy "
+                    "and unloads it. A move to or from the mail slot locks it for the move (PREVENT MEDIUM "
+                    "REMOVAL) and unlocks it after (ALLOW), only when tapediag locked it. --read-only refuses "
+                    "moves and --init.",
+        epilog="exit status: 0 done, 1 the library or its robot failed (the line says what), 2 bad input or not a "
+               "changer (nothing moved), 3 refused (a busy drive, removal prevented, a read-only session)",
     )
     parser.add_argument("device", metavar="DEVICE", help="/dev/sgN (a changer), iscsi://host/iqn/lun or virtual:library")
-    parser.add_argument("--move", nargs=2, metavar=("SRC", "DST"), help="move a cartridge, e.g. slot:3 drive:0")
+    parser.add_argument("--init", action="store_true",
+                        help="send INITIALIZE ELEMENT STATUS first: the library scans every element again "
+                             "(minutes on a big library); then the inventory")
+    parser.add_argument("--move", nargs=2, metavar=("SRC", "DST"), help="move a cartridge, e.g. slot:3 drive:0 "
+                                                                        "or slot:3 ie:0")
     parser.add_argument("--no-unload", action="store_true",
                         help="moving out of a drive: do not check and unload the drive (you have unloaded it); "
                              "needed when no listed tape drive matches the drive element")
@@ -39,9 +50,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from app.library import Changer
+    from app.library_view import element_rows, moved_lines
     from native.scsi.smc import ElementType
 
     with Changer.open(args.device) as changer:
+        if args.init:
+            changer.initialize_element_status()
         moved = changer.move(*args.move, unload=not args.no_unload, allow_removal=args.allow_removal) \
             if args.move else None
         inventory = changer.inventory()
@@ -51,24 +65,18 @@ def run(args: argparse.Namespace) -> int:
     matched = drive_devices(inventory)
     devices = {inventory.name(e): matched.get(e.address) for e in inventory.of(ElementType.DATA_TRANSFER)}
     if args.json:
-        print(json.dumps({**inventory.to_dict(), "drive_devices": devices}, indent=2))
+        extra: dict[str, object] = {"initialized": bool(args.init)}
+        if moved is not None:
+            extra["moved"] = moved.to_dict(inventory)
+        print(json.dumps({**inventory.to_dict(), "drive_devices": devices, **extra}, indent=2))
         return 0
+    if args.init:
+        print("INITIALIZE ELEMENT STATUS done: the library checked every element")
     if moved is not None:
-        src, dst, release = moved
-        if release is not None:
-            print(f"{release.device}: " + ", ".join(filter(None, [
-                "ALLOW MEDIUM REMOVAL sent" if release.allowed else "",
-                "unloaded" if release.unloaded else "no tape threaded, nothing to unload"])))
-        print(f"moved {src.barcode or 'the cartridge'} from address {src.address} to {dst.address}")
+        print("\n".join(moved_lines(moved, inventory)))
     print(f"{inventory.device}: {inventory.vendor} {inventory.product}".rstrip())
-    for element in inventory.elements:
-        state = element.barcode or ("full, no barcode" if element.full else "empty")
-        extra = [f"from {element.source}" if element.source is not None and element.full else "",
-                 "cleaning cartridge" if element.cleaning else "",
-                 f"drive {element.identifier}" if element.identifier else "",
-                 f"exception {element.exception[0]:02X}/{element.exception[1]:02X}" if element.exception else ""]
-        notes = ", ".join(e for e in extra if e)
-        print(f"  {inventory.name(element):<9} {element.address:>5}  {state:<18} {notes}".rstrip())
+    for row in element_rows(inventory, devices):
+        print(f"  {row.name:<9} {row.address:>5}  {row.contents:<18} {row.notes}".rstrip())
     for name, device in devices.items():
         print(f"  {name} is {device}" if device else f"  {name}: no listed tape drive matches its identifier")
     return 0

@@ -24,6 +24,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--buffer", type=size_arg, default=1 << 20, help="read size (default 1M)")
     parser.add_argument("--direct", action="store_true", help="O_DIRECT reads (bypass the page cache entirely)")
     parser.add_argument("--no-evict", action="store_true", help="do not evict files before reading (cache may flatter)")
+    parser.add_argument("--no-raw-probe", action="store_true",
+                        help="skip the raw probe (after the run, a sample of the same files read again with O_DIRECT, "
+                             "the figure that shows a read served from a cache below this machine)")
+    parser.add_argument("--device-rate", metavar="RATE",
+                        help="what the device delivers raw, per second (e.g. 400MB, from dd on the host or the array's "
+                             "rating): a read above it is reported as served from a cache")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.set_defaults(func=run)
 
@@ -31,7 +37,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def params_from_args(args: argparse.Namespace) -> ReadDataParams:
     """The options as the engine's parameters, through the conversion the GUI uses too."""
     return ReadDataParams.from_values({"target": args.dir, "streams": args.streams, "buffer_size": args.buffer,
-                                       "direct": args.direct, "evict": not args.no_evict})
+                                       "direct": args.direct, "evict": not args.no_evict,
+                                       "raw_probe": not args.no_raw_probe, "device_rate": args.device_rate})
 
 
 def run(args: argparse.Namespace) -> int:

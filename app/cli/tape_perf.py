@@ -36,7 +36,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Write (and read back) test data with a known compression ratio and measure the rate. "
         "Refuses write-protected or WORM cartridges, and cartridges holding data unless --force. " + SIZES_HELP,
     )
-    parser.add_argument("device", metavar="DEVICE", help="e.g. /dev/sg3, iscsi://host/iqn/1, virtual:lto9")
+    parser.add_argument("device", metavar="DEVICE", nargs="+",
+                        help="e.g. /dev/sg3, iscsi://host/iqn/1, virtual:lto9; several: each alone, then all together, "
+                        "and whether the path they share (HBA, port, target) limits them")
     parser.add_argument("--pattern", default="2:1", help="zeros, random, or N:1 for 1.0 <= N <= 10 (default 2:1)")
     parser.add_argument("--block-size", default="256K", help="bytes per tape block: 262144, 256K, 1M (default 256K)")
     parser.add_argument("--io-size", default=None,
@@ -56,6 +58,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--history-size", default=None, help="SLDC history for the pattern (1K or 16K; default from the generation)")
     parser.add_argument("--seed", type=int, default=0, help="pattern seed (a read-only --verify needs the writer's seed)")
     parser.add_argument("--host-rate", default=None, help="throttle the host to this many bytes/s (e.g. 50MB) to reproduce a slow source")
+    parser.add_argument("--alone", default=None, metavar="AMOUNT",
+                        help="several devices: how long each drive runs alone first, bytes or a duration "
+                        "(default: --size, at most 20s); 0 skips it (then no shared-path verdict)")
     parser.add_argument("--json", action="store_true", help="print one JSON result object on stdout")
     parser.add_argument("--samples", metavar="FILE.csv", default=None, help="write every I/O sample to a CSV file")
     parser.set_defaults(func=run)
@@ -185,9 +190,13 @@ def write_samples_csv(fh: TextIO, result: TapePerfResult) -> None:
 def run(args: argparse.Namespace) -> int:
     params = params_from_args(args)
     params.validate(None)  # what can be rejected without the drive, before opening it
+    if len(args.device) > 1:
+        return _run_several(args, params)
+    if args.alone is not None:
+        raise InvalidParameter("--alone is for several devices: it measures each drive alone before all together")
     samples_file = open_samples_file(args.samples) if args.samples else None
     try:
-        run_id, result = _run_test(args.device, params)
+        run_id, result = _run_test(args.device[0], params)
     except BaseException:
         if samples_file is not None:  # nothing half-done: no empty CSV after a refusal
             samples_file.close()
@@ -213,3 +222,41 @@ def _run_test(device: str, params: TapePerfParams) -> tuple[int, TapePerfResult]
         return run_on_device(device, params, sink=_Printer(sys.stderr), cancel=cancel)
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def _run_several(args: argparse.Namespace, params: TapePerfParams) -> int:
+    """Several devices: each alone, then all together, recorded as one run (``app.tapeperf.multi``)."""
+    from app.tapeperf.multi import MultiParams
+    from app.tapeperf.multiresult import summary_lines as multi_lines
+    from app.tapeperf.session import run_on_devices
+
+    multi = MultiParams.from_text(args.device, params, args.alone)
+    multi.validate()  # repeated names, sizes: before any device is opened
+    samples_file = open_samples_file(args.samples) if args.samples else None
+    cancel = CancelToken()
+    previous = signal.signal(signal.SIGINT, lambda *_: cancel.cancel())
+    try:
+        run_id, result = run_on_devices(multi, sink=_Printer(sys.stderr), cancel=cancel)
+    except BaseException:
+        if samples_file is not None:
+            samples_file.close()
+            Path(args.samples).unlink(missing_ok=True)
+        raise
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if samples_file is not None:
+        with samples_file as fh:
+            out = csv.writer(fh)
+            out.writerow(["drive", "stage", "phase", "t_s", "bytes", "latency_s"])
+            for i, d in enumerate(result.drives, 1):
+                for stage, res in (("alone", d.alone), ("together", d.together)):
+                    for s in res.samples if res is not None else ():
+                        out.writerow([i, stage, s.phase, f"{s.t:.6f}", s.nbytes, f"{s.latency:.6f}"])
+    if args.json:
+        print(json.dumps({"run_id": run_id, **result.to_dict()}, indent=2, sort_keys=True))
+    else:
+        print("\n".join(multi_lines(result)))
+        print(f"\nRecorded as run {run_id} ('tapediag report {run_id} -o report.pdf').")
+    if result.status == "cancelled":
+        return EXIT_CANCELLED
+    return EXIT_FAILED if result.status == "failed" else EXIT_OK

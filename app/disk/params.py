@@ -45,6 +45,13 @@ def _whole(value: object, what: str) -> int:
         raise InvalidParameter(f"{what}: '{value}' is not a whole number") from None
 
 
+def device_rate_mb_s(value: object) -> float:
+    """MB/s from bytes per second given as a number or as a size ('400MB', '1.2GB')."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value) / 1e6
+    return parse_size(str(value).strip().removesuffix("/s"), "device rate") / 1e6
+
+
 def _size(value: object) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else parse_size(str(value))
 
@@ -198,24 +205,34 @@ class ReadDataParams:
     direct: bool = False
     evict: bool = True
     max_listed_unreadable: int = 1000
+    #: After the run, read a sample of the same files again with O_DIRECT (``app.disk.probe``):
+    #: the raw figure that shows a read served from a cache below this machine.
+    raw_probe: bool = True
+    #: What the device delivers raw, in MB/s, when the user knows it (a dd on the host, the
+    #: array's rating): the reference for a cache this machine's O_DIRECT cannot bypass.
+    device_mb_s: float | None = None
 
     @classmethod
     def from_values(cls, values: Mapping[str, object]) -> "ReadDataParams":
         """The parameters from what a user gave, typed (CLI options) or as text (GUI fields): the one
-        conversion both front ends call. Keys: target, streams, buffer_size, direct, evict (default on)."""
+        conversion both front ends call. Keys: target, streams, buffer_size, direct, evict (default on),
+        raw_probe (default on), device_rate (bytes/s as a number, or text such as '400MB': per second)."""
         target, streams, buffer = _given(values, "target"), _given(values, "streams"), _given(values, "buffer_size")
         if target is None:
             raise InvalidParameter("no directory to read given")
-        evict = values.get("evict")
+        evict, probe, rate = values.get("evict"), values.get("raw_probe"), _given(values, "device_rate")
         return cls(str(target), streams=_whole(streams, "streams") if streams is not None else 1,
                    buffer_size=_size(buffer) if buffer is not None else 1 << 20, direct=bool(values.get("direct")),
-                   evict=True if evict is None else bool(evict))
+                   evict=True if evict is None else bool(evict), raw_probe=True if probe is None else bool(probe),
+                   device_mb_s=device_rate_mb_s(rate) if rate is not None else None)
 
     def validate(self) -> None:
         if not 1 <= self.streams <= MAX_STREAMS:
             raise InvalidParameter(f"streams must be 1 to {MAX_STREAMS}")
         if not 4096 <= self.buffer_size <= 64 << 20:
             raise InvalidParameter("buffer size must be 4K to 64M")
+        if self.device_mb_s is not None and not self.device_mb_s > 0:
+            raise InvalidParameter("the device rate must be above 0, e.g. 400MB (per second)")
         if self.unbuffered and self.buffer_size % 4096:
             # refused rather than rounded up: the buffer size is the read size being measured
             if self.direct:

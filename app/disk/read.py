@@ -27,14 +27,16 @@ from pathlib import Path
 import numpy as np
 
 from app.disk.dirs import DirHandle
+from app.disk import probe as raw_probe
 from app.disk.manifest import MANIFEST_NAME
 from app.disk.params import ReadDataParams
+from app.disk.probe import RawProbe
 from app.disk.results import LatencyStats, ReadDataResult, TreeWalk, Unreadable
 from app.disk.runner import BATCH_SECONDS, Stream, StreamRunner
 from app.events import CancelToken, EventSink, Message, PhaseFinished, PhaseStarted, Progress, discard
 from native import diskio
 from native.errors import DiskTestError, InvalidParameter
-from native.units import size_text
+from native.units import block_text, plural, size_text
 
 _MANIFEST = MANIFEST_NAME.encode()
 
@@ -113,6 +115,9 @@ class ReadDataTest:
             if runner.errors:
                 raise runner.errors[0]
             status = "cancelled" if runner.cancelled else "complete"
+        probe, probe_note = None, ""
+        if p.raw_probe and status == "complete" and walk.files:
+            probe, probe_note = self._raw_probe(dirs, sink, cancel)
         if not diskio.NATIVE:
             warnings.append("native I/O module not available: small-file rates with several streams are understated")
         lat = np.concatenate([s.all_latencies() for s in streams]) if streams else np.zeros(0, dtype=np.int64)
@@ -121,6 +126,7 @@ class ReadDataTest:
             latency=LatencyStats.from_ns(lat), params=p.to_dict(), native=diskio.NATIVE, warnings=warnings,
             tree_walk=walk, unreadable=self.unreadable, unreadable_count=self.unreadable_count,
             buffer_size=p.buffer_size, direct=p.direct, evict=p.evict,
+            raw_probe=probe, raw_probe_note=probe_note, device_mb_s=p.device_mb_s,
         )
         if self.unreadable_count:
             sink(Message("warning", f"{self.unreadable_count} files or directories could not be read"))
@@ -181,6 +187,17 @@ class ReadDataTest:
                 text = (diskio.NOT_REGULAR_TEXT if err == diskio.ERR_NOT_REGULAR
                         else os.strerror(err) if err else "unreadable")
                 self.unreadable.append(Unreadable(os.fsdecode(path), text))
+
+    def _raw_probe(self, dirs: list[_Dir], sink: EventSink, cancel: CancelToken) -> tuple[RawProbe | None, str]:
+        """The same files again with O_DIRECT (``app.disk.probe``): (figure, or why there is none)."""
+        files = [(os.fsdecode(os.path.join(d.path, name)), size) for d in dirs for name, size in zip(d.names, d.sizes)]
+        paths = raw_probe.pick(files)
+        if not paths:
+            return None, f"no file of {block_text(raw_probe.MIN_FILE)} or more to probe"
+        sink(Message("info", f"reading {plural(len(paths), 'file')} again with O_DIRECT: the raw figure beside the "
+                             "run's"))
+        result = raw_probe.probe(paths, self.params.streams, self.params.buffer_size, cancel=cancel)
+        return result, "" if result else "direct reads are not possible here"
 
     # -- checks before reading ----------------------------------------------------------
 

@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from app.disk.probe import RawProbe
+
 MB = 1e6  # decimal MB/s, as the white paper's figures
 
 
@@ -157,8 +159,15 @@ class ReadDataResult(DiskResult):
     buffer_size: int = 0
     direct: bool = False
     evict: bool = True
+    #: the same files read again with O_DIRECT after the run (``app.disk.probe``); None when not probed
+    raw_probe: RawProbe | None = None
+    #: why there is no probe figure ("" when there is one, or when it was not asked for)
+    raw_probe_note: str = ""
+    #: the device's raw rate as the user gave it (MB/s), None when not given
+    device_mb_s: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out = super().to_dict()
         out["tree_walk"] = {**asdict(self.tree_walk), "files_s": round(self.tree_walk.files_s, 1)}
+        out["raw_probe"] = self.raw_probe.to_dict() if self.raw_probe else None
         return out

@@ -29,6 +29,8 @@ def render(result: DiskResult) -> str:
     if lat.count:
         lines.append(f"  per-file latency: mean {lat.mean_ms:.3f} ms, p50 {lat.p50_ms:.3f}, p90 {lat.p90_ms:.3f}, "
                      f"p99 {lat.p99_ms:.3f}, max {lat.max_ms:.3f} ms")
+    if isinstance(result, ReadDataResult):
+        lines += _raw_lines(result)
     if isinstance(result, ReadDataResult) and result.unreadable_count:
         lines.append(f"  unreadable: {result.unreadable_count}")
         lines += [f"    {u.path}: {u.error}" for u in result.unreadable[:20]]
@@ -41,6 +43,23 @@ def render(result: DiskResult) -> str:
         lines.append(f"  cleanup: {result.cleanup}")
     lines += [f"  warning: {w}" for w in result.warnings]
     return "\n".join(lines)
+
+
+def _raw_lines(result: ReadDataResult) -> list[str]:
+    """The raw probe's figure and the cache finding, in the words of ``app.runs.verdicts.read_cache``."""
+    from app.runs.verdicts import read_cache
+
+    lines = []
+    probe = result.raw_probe
+    if probe is not None:
+        lines.append(f"  raw read ({probe.method}, the same data again): {plural(probe.files, 'file')}, "
+                     f"{size_text(probe.bytes)} in {probe.seconds:.3f} s -> {rate_text(probe.mb_s)}")
+    elif result.raw_probe_note:
+        lines.append(f"  raw read: not measured ({result.raw_probe_note})")
+    finding = read_cache(result.to_dict())
+    if finding is not None:
+        lines.append(f"  cache: {finding.words}. {finding.detail}" + (f" {finding.action}" if finding.action else ""))
+    return lines
 
 
 def render_clean(result: CleanResult) -> str:

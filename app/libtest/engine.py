@@ -24,12 +24,13 @@ Safety, the reason for the shape:
 """
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from dataclasses import dataclass
 from typing import Iterator
 
 from app.drive import ReadOnlyRefusal, TapeDrive, read_only_session
-from app.events import CancelToken, EventSink, Message, discard
+from app.events import CancelToken, EventSink, Message, RobotMove, discard
 from app.libtest.params import LibraryTestParams
 from app.libtest.results import LibraryTestResult, Misplaced, Move, Verdict
 from app.library import Changer, Inventory, check_move
@@ -185,6 +186,9 @@ class LibraryTest:
         except InvalidParameter as err:
             return self._stop(result, f"the library changed during the test: {err}")
         result.moves.append(move)
+        said = RobotMove(len(result.moves), self.params.moves, move.source, move.destination, move.barcode,
+                         returning=returning)
+        sink(said)
         device = self.drive_devices.get(src.address) if src.type is ElementType.DATA_TRANSFER else None
         if device is not None:
             try:
@@ -192,6 +196,7 @@ class LibraryTest:
                     drive.unload()
             except DeviceError as err:
                 move.error = f"LOAD UNLOAD on {device}: {err}"
+                sink(dataclasses.replace(said, error=move.error))
                 return self._stop(result, f"the drive in {move.source} ({device}) did not unload "
                                           f"{move.barcode}: {err}")
             move.unloaded = True
@@ -199,9 +204,11 @@ class LibraryTest:
             move.seconds = self.changer.send_move(src, dst)
         except DeviceError as err:
             move.error = str(err)
+            sink(dataclasses.replace(said, error=move.error))
             return self._stop(result, f"robotics error on move {len(result.moves)} "
                                       f"({move.barcode} {move.source} -> {move.destination}): {err}")
         where[cartridge.barcode] = destination
+        sink(dataclasses.replace(said, seconds=move.seconds))
         sink(Message("info", f"move {len(result.moves)}: {move.barcode} {move.source} -> {move.destination} "
                              f"in {move.seconds:.2f} s" + (" (putting back)" if returning else "")))
         return True

@@ -27,7 +27,7 @@ _SKIP_IN_BODY = ("samples", "tables", "recommendations", "facts", "input", "log_
                  "raw_pages", "tape")
 # Page 1's order: the drive, then the rates, then what holds them back, then the rest.
 _TOPIC_ORDER = ("Drive health", "Drive assessment", "Backup bottleneck", "Restore bottleneck", "First recommendation",
-                "Tape write rate", "Tape read rate", "Cartridge")
+                "Tape write rate", "Tape read rate", "Drives together (write)", "Drives together (read)", "Cartridge")
 
 
 def _plot(by_phase: dict[str, list[ThroughputPoint]], title: str) -> Plot | None:
@@ -52,8 +52,15 @@ def _run_section(run: Run, by_phase: dict[str, list[ThroughputPoint]]) -> RunSec
         parameters=tuple(f for f in flatten(params, skip=_SKIP_IN_BODY + _CLI_NOISE) if f.value not in ("—", "")),
         results=tuple(Field(name, value) for name, value in own or ()),
         messages=tuple(messages),
-        plot=_plot(by_phase, f"Throughput of run {run.id}"),
+        plot=_own_plot(run) or _plot(by_phase, f"Throughput of run {run.id}"),
     )
+
+
+def _own_plot(run: Run) -> Plot | None:
+    """The curves a run kind carries in its result (each drive and their aggregate), when it has any."""
+    own = run_kinds.series(run.kind, run.results)
+    series = tuple(SeriesData(label, tuple(points)) for label, points in own or () if points)
+    return Plot(f"Throughput of run {run.id}", series) if series else None
 
 
 def _referenced_runs(run: Run) -> list[int]:
@@ -106,7 +113,7 @@ def _appendix(history: History, run: Run) -> AppendixBlock:
                   Field("Sampled time", value_text("seconds", float(stats["seconds"])))]
     facts += [Field(f"Parameter › {f.label}", f.value) for f in flatten(run.params, skip=("samples",)) if f.value != "—"]
     # A troubleshooting run's tables and advice are in the body already; its facts are the raw figures.
-    skip = ("samples", "input", "evidence", "raw_pages") + (
+    skip = ("samples", "input", "evidence", "raw_pages", "curves") + (
         ("tables", "recommendations", "verdict", "notes") if run.kind == "troubleshoot" else ())
     facts += [Field(f"Result › {f.label}", f.value) for f in flatten(run.results or {}, skip=skip)
               if f.value not in ("—", "")]

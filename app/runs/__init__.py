@@ -45,6 +45,9 @@ class RunKind:
     fields: Callable[[Results], list[tuple[str, str]]] | None = None
     # The run's verdicts in words (page 1 of a report); None: the headline stands for itself.
     findings: Callable[[Results], list[Finding]] | None = None
+    # The curves the result carries (label, [(t s, MB/s)]) for the report's plot; None: the stored samples'
+    # phases are plotted (a run over several drives draws each drive and their aggregate instead).
+    series: Callable[[Results], list[tuple[str, list[tuple[float, float]]]]] | None = None
 
 
 _REGISTRY: dict[str, RunKind] = {}
@@ -104,6 +107,17 @@ def findings(name: str, results: Results | None) -> list[Finding]:
         return kind.findings(results)
     except (KeyError, TypeError, ValueError, AttributeError):
         return []
+
+
+def series(name: str, results: Results | None) -> list[tuple[str, list[tuple[float, float]]]] | None:
+    """The kind's own curves for a result, or None (plot the stored samples by phase)."""
+    kind = _REGISTRY.get(name)
+    if kind is None or kind.series is None or not results:
+        return None
+    try:
+        return kind.series(results)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
 
 
 def text(name: str, results: Results | None) -> str | None:

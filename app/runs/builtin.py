@@ -36,6 +36,22 @@ def _tape_text(res: Results) -> str:
     return "\n".join(summary_lines(from_dict(TapePerfResult, res)))
 
 
+def _tape_multi_headline(res: Results) -> str:
+    from app.tapeperf.multiresult import headline
+
+    return headline(res)
+
+
+def _tape_multi_text(res: Results) -> str:
+    from app.tapeperf.multiresult import MultiTapePerfResult, summary_lines
+
+    return "\n".join(summary_lines(from_dict(MultiTapePerfResult, res)))
+
+
+def _tape_multi_series(res: Results) -> list[tuple[str, list[tuple[float, float]]]]:
+    return [(str(c["label"]), list(zip(c["t"], c["mb_s"]))) for c in res.get("curves") or []]
+
+
 def _disk_headline(res: Results) -> str:
     if not isinstance(res.get("mb_s"), (int, float)):
         return ""
@@ -126,10 +142,12 @@ register(RunKind("drive-info", "Drive information and health", _drive_info_headl
                  fields=rows.drive_info, findings=verdicts.drive_info))
 register(RunKind("tape-perf", "Tape performance", _tape_headline, _tape_text, fields=rows.tape_perf,
                  findings=verdicts.tape_perf))
+register(RunKind("tape-perf-multi", "Tape performance, several drives", _tape_multi_headline, _tape_multi_text,
+                 fields=rows.tape_perf_multi, findings=verdicts.tape_perf_multi, series=_tape_multi_series))
 register(RunKind("create-data", "Disk write (create data)", _disk_headline, _disk_text("CreateDataResult"), drive=False,
                  fields=rows.disk, findings=verdicts.disk("Disk write rate")))
 register(RunKind("read-data", "Disk read (read data)", _disk_headline, _disk_text("ReadDataResult"), drive=False,
-                 fields=rows.disk, findings=verdicts.disk("Disk read rate")))
+                 fields=rows.disk, findings=verdicts.read_data))
 register(RunKind("troubleshoot", "Troubleshooting session", lambda res: str(res.get("verdict", "")), _troubleshoot_text,
                  drive=False, findings=verdicts.troubleshoot))
 register(RunKind("media-scan", "Media scan", _scan_headline, _scan_text, fields=_scan_fields,

@@ -135,3 +135,41 @@ def disk(res: Results) -> Rows:
     if res.get("unreadable_count"):
         rows.append(("Unreadable files", f"{res['unreadable_count']:,}"))
     return rows
+
+
+def tape_perf_multi(res: Results) -> Rows:
+    """Several drives at once: the aggregate against the sum alone, then each drive alone and together."""
+    rows: Rows = []
+    for i, d in enumerate(res.get("drives") or [], 1):  # "drive N" is what the plot's legend calls it
+        together = d.get("together") or {}
+        product = " ".join(p for p in (together.get("vendor"), together.get("product")) if p)
+        gen = f" (LTO-{together['generation']})" if together.get("generation") else ""
+        rows.append((f"Drive {i}", f"{d.get('device', '—')}" + (f": {product}{gen}" if product else "")))
+    for ph in res.get("phases") or []:
+        name = str(ph.get("phase", "")).capitalize()
+        if ph.get("mb_s") is not None:
+            rows.append((f"{name}, all together", f"{mb_s(ph['mb_s'])} over {duration(ph.get('seconds'))} in which "
+                                                  f"every drive streamed ({volume(ph.get('bytes'))})"))
+        if ph.get("sum_alone_mb_s") is not None:
+            ratio = f", {ph['ratio']:.0%} of it together" if ph.get("ratio") is not None else ""
+            rows.append((f"{name}, sum alone", f"{mb_s(ph['sum_alone_mb_s'])}{ratio}"))
+        rows.append((f"{name} verdict", f"{ph.get('verdict', '—')}: {ph.get('why') or '—'}"))
+    for i, d in enumerate(res.get("drives") or [], 1):
+        together, alone = d.get("together") or {}, d.get("alone") or {}
+        for ph in together.get("phases") or []:
+            name = ph.get("phase", "")
+            was = next((a for a in alone.get("phases") or [] if a.get("phase") == name), None)
+            rate = ph.get("streaming_mb_per_s") if ph.get("streaming_mb_per_s") is not None else ph.get("mb_s")
+            text = f"together {mb_s(rate)}"
+            if was is not None:
+                before = was.get("streaming_mb_per_s") if was.get("streaming_mb_per_s") is not None else was.get("mb_s")
+                text = f"alone {mb_s(before)}, " + text + (f" ({rate / before:.0%})" if before and rate is not None else "")
+            rows.append((f"Drive {i} {name}", f"{text}; {volume(ph.get('bytes'))}; ended: {ph.get('end_reason') or '—'}"
+                                              + (f"; error: {ph['error']}" if ph.get("error") else "")))
+        if together.get("settings"):
+            rows.append((f"Drive {i} settings", str(together["settings"])))
+    if res.get("cpu_share") is not None and res.get("cpus"):
+        busy = f"; all processes {res['host_busy']:.0%}" if res.get("host_busy") is not None else ""
+        rows.append(("Host CPU while together", f"{res['cpu_share']:.0%} of {count(res['cpus'], 'core')} "
+                                               f"(tapediag's process){busy}"))
+    return rows

@@ -162,3 +162,81 @@ def disk(topic: str) -> Callable[[Results], list[Finding]]:
         detail = f"{plural(files, 'file')}, {volume(res.get('total_bytes') or 0)}, {plural(streams, 'stream')}"
         return [Finding(topic, words, "none", detail)]
     return findings
+
+
+_SHARED_TONES = {"scales": "good", "shared path": "warn", "not judged": "none"}
+_SHARED_ACTIONS = {
+    "scales": "None: the path the drives share carries them all at their own rates.",
+    "shared path": ("Spread the drives over more HBAs or HBA ports (or target portals), check the link rate each "
+                    "port negotiated, and on an iSCSI target its CPU and network; then repeat."),
+    "not judged": "Measure each drive alone for at least a few seconds and run the drives together longer.",
+}
+
+
+def tape_perf_multi(res: Results) -> list[Finding]:
+    """Several drives at once: per phase, whether the aggregate scales with the drives."""
+    out = []
+    n = len(res.get("devices") or [])
+    for ph in res.get("phases") or []:
+        verdict = str(ph.get("verdict") or "not judged")
+        words = (f"{mb_s(ph['mb_s'])} from {plural(n, 'drive')} together" if ph.get("mb_s") is not None
+                 else "Not measured")
+        if ph.get("ratio") is not None:
+            words += f": {ph['ratio']:.0%} of the sum of their rates alone ({mb_s(ph.get('sum_alone_mb_s'))})"
+        out.append(Finding(f"Drives together ({ph.get('phase', '')})", words, _SHARED_TONES.get(verdict, "none"),
+                           str(ph.get("why") or ""), _SHARED_ACTIONS.get(verdict, "")))
+    return out
+
+
+#: A read more than this many times the raw figure did not come from the disk alone: above the
+#: run-to-run spread of one disk (this VM's disk: ±30 % between runs), far below what a cache gives.
+CACHE_FACTOR = 1.3
+
+
+def cache_assisted(read_mb_s: float, raw_mb_s: float) -> bool:
+    """The rule: a read figure above ``CACHE_FACTOR`` times what the device delivers raw was
+    served (in part) from a cache between the disk and this machine."""
+    return raw_mb_s > 0 and read_mb_s > CACHE_FACTOR * raw_mb_s
+
+
+def read_cache(res: Results) -> Finding | None:
+    """Whether a read-data figure was probably served from a cache, with both figures.
+
+    The raw references: the run's O_DIRECT probe of the same files (``app.disk.probe``) and
+    the device's rate when the user gave it; the lower one is the device's. None when the
+    run has neither (an old run, a tree without a file big enough to probe)."""
+    rate = res.get("mb_s")
+    if not isinstance(rate, (int, float)) or rate <= 0:
+        return None
+    probe = res.get("raw_probe") or {}
+    refs: list[tuple[float, str]] = []
+    if isinstance(probe.get("mb_s"), (int, float)) and probe["mb_s"] > 0:
+        refs.append((float(probe["mb_s"]), f"an O_DIRECT probe of {plural(int(probe.get('files') or 0), 'file')} "
+                                           f"of the same data ({plural(int(probe.get('streams') or 1), 'stream')})"))
+    device = res.get("device_mb_s")
+    if isinstance(device, (int, float)) and device > 0:
+        refs.append((float(device), "the device's own rate, as given"))
+    if not refs:
+        return None
+    raw, source = min(refs)
+    both = f"The run read {mb_s(rate)}; {source}: {mb_s(raw)}."
+    others = [f"{s}: {mb_s(r)}" for r, s in refs if (r, s) != (raw, source)]
+    if others:
+        both += " (" + "; ".join(others) + ")"
+    if cache_assisted(rate, raw):
+        local = res.get("evict") is False and not res.get("direct")
+        where = ("this machine's page cache (eviction was off), or a cache below it" if local else
+                 "a cache between the disk and this machine (a SAN controller's, or a hypervisor's)")
+        return Finding("Disk read cache", f"Probably served from a cache: {mb_s(rate)} read, {mb_s(raw)} raw", "warn",
+                       both + f" The difference came from {where}, not from the disk.",
+                       "Judge the disk by the raw figure; to measure the disk itself, read a data set larger than that "
+                       "cache, or one not read or written recently.")
+    caveat = ("" if device else " A cache that O_DIRECT cannot bypass (a hypervisor's) would flatter both figures: "
+              "give the device's rate to check against it.")
+    return Finding("Disk read cache", f"No sign of a cache: {mb_s(rate)} read, {mb_s(raw)} raw", "good", both + caveat)
+
+
+def read_data(res: Results) -> list[Finding]:
+    """The read rate, and whether a cache served it (``read_cache``)."""
+    cache = read_cache(res)
+    return disk("Disk read rate")(res) + ([cache] if cache else [])

@@ -40,6 +40,15 @@ from native.errors import CommandTimeout, ConnectionLost, DataProtect, DeviceErr
 PUBLISH_INTERVAL = 0.1  # seconds: samples reach the sink at 10 Hz or more
 
 
+def _storage_since(drive: TapeDrive, before: tuple[int, float] | None) -> tuple[float | None, float | None]:
+    """(MB/s, seconds) of an emulated drive's cartridge-file I/O during a phase ((None, None): real hardware)."""
+    after = drive.transport.emulator_storage
+    if before is None or after is None or after[1] <= before[1]:
+        return None, None
+    seconds = after[1] - before[1]
+    return (after[0] - before[0]) / seconds / 1e6, seconds
+
+
 def _lag_since(drive: TapeDrive, before: float | None) -> float | None:
     """How far an emulated drive fell behind its model during a phase (None: real hardware)."""
     after = drive.transport.emulator_lag
@@ -86,13 +95,18 @@ class TapePerfTest:
     """
 
     def __init__(self, drive: TapeDrive, params: TapePerfParams, *, clock: Callable[[], float] = time.perf_counter,
-                 pool_bytes: int = DEFAULT_POOL_BYTES) -> None:
+                 pool_bytes: int = DEFAULT_POOL_BYTES, epoch: float | None = None,
+                 before_phase: Callable[[str], None] | None = None) -> None:
         self.drive = drive
         self.params = params
         self.clock = clock
         self.pool_bytes = pool_bytes
         self.logs = DriveLogs(drive)
         self._connection_lost = False
+        # Several drives at once (app.tapeperf.multi): one time base for every drive's samples,
+        # and a gate each phase waits at once the tape is positioned, so the drives stream together.
+        self.epoch = epoch
+        self.before_phase = before_phase
 
     # -- the run -----------------------------------------------------------------------
 
@@ -101,6 +115,13 @@ class TapePerfTest:
         written; failures once streaming end the run with ``status='failed'`` and the
         partial results; cancelling ends it with ``status='cancelled'``."""
         cancel = cancel or CancelToken()
+        result = self.prepare(sink)
+        self.check_cartridge(result, sink)
+        return self.execute(result, sink, cancel)
+
+    def prepare(self, sink: EventSink = discard) -> TapePerfResult:
+        """Everything known before the cartridge is looked at: parameters against the drive and the
+        path, the drive's identity and rates. Sends no command that changes anything."""
         p, drive = self.params, self.drive
         p.validate(None)
         if drive.read_only:  # before any command: the test writes test data and sets the block mode
@@ -126,11 +147,20 @@ class TapePerfTest:
             self._note(result, sink, "info", "generation unknown: patterns calibrated for a 16 KiB SLDC history")
         result.rated_native_mb_s, result.rated_compressed_mb_s = rated(result.generation)
         sink(RatedRates(result.generation, result.rated_native_mb_s, result.rated_compressed_mb_s))
+        return result
 
+    def check_cartridge(self, result: TapePerfResult, sink: EventSink = discard) -> None:
+        """The safety probe and decision before a write test (``app.tapeperf.safety``); raises ``SafetyRefusal``."""
+        p = self.params
         if p.writes:
-            state = safety.check_before_write(drive, at_bot=p.start == "bot", force=p.force)
+            state = safety.check_before_write(self.drive, at_bot=p.start == "bot", force=p.force)
             if state.holds_data:
                 self._note(result, sink, "warning", f"overwriting by request: {state.found or state.probe_error}")
+
+    def execute(self, result: TapePerfResult, sink: EventSink = discard, cancel: CancelToken | None = None) -> TapePerfResult:
+        """The test itself on a prepared (and, for a write, checked) drive; the drive's settings put back after."""
+        cancel = cancel or CancelToken()
+        p, drive = self.params, self.drive
         saved = settings.save(drive)
         try:
             drive.set_block_size(p.block_size if p.fixed else 0)
@@ -156,10 +186,11 @@ class TapePerfTest:
             drive.rewind()
 
         buf = bytearray(p.io_size)
-        t0 = self.clock()
+        t0 = self.clock() if self.epoch is None else self.epoch
         write_phase: PhaseResult | None = None
         try:
             if p.writes:
+                self._gate("write")
                 write_phase = self._write(gen, buf, result, sink, cancel, t0)
             if p.reads and result.status == "complete":
                 if p.start == "eod" and p.writes:
@@ -167,6 +198,7 @@ class TapePerfTest:
                     self._back_to(start_block, write_phase)
                 else:
                     drive.rewind()
+                self._gate("read")
                 self._read(gen, buf, result, sink, cancel, t0, write_phase)
         except DeviceError as err:  # positioning between phases failed
             self._fail(result, sink, f"positioning for the read-back failed: {err}", err)
@@ -185,7 +217,7 @@ class TapePerfTest:
         result.phases.append(ph)
         total = (p.size // p.io_size) * p.io_size if p.size is not None else None
         start = clock() - t0
-        lag0 = drive.transport.emulator_lag
+        lag0, store0 = drive.transport.emulator_lag, drive.transport.emulator_storage
         deadline = t0 + start + p.duration if p.duration is not None else None
         sink(PhaseStarted("write", total))
         publish = SamplePublisher(sink, log, result, total, deadline, start, t0, clock)
@@ -272,6 +304,7 @@ class TapePerfTest:
         ph.bytes, ph.ios, ph.blocks, ph.end_reason = done, len(log), block, reason
         summarize(ph, log, start, end, flush_seconds=flush_time, filemark_seconds=marks_time)
         ph.emulator_lag_seconds = _lag_since(drive, lag0)
+        ph.emulator_storage_mb_s, ph.emulator_storage_seconds = _storage_since(drive, store0)
         sink(PhaseFinished("write", ph.to_dict()))
         return ph
 
@@ -287,7 +320,7 @@ class TapePerfTest:
             total = (p.size // p.io_size) * p.io_size if p.size is not None else None
             deadline = clock() + p.duration if p.duration is not None else None
         start = clock() - t0
-        lag0 = drive.transport.emulator_lag
+        lag0, store0 = drive.transport.emulator_lag, drive.transport.emulator_storage
         sink(PhaseStarted("read", total))
         publish = SamplePublisher(sink, log, result, total, deadline, start, t0, clock)
 
@@ -360,6 +393,7 @@ class TapePerfTest:
         ph.bytes, ph.ios, ph.blocks, ph.end_reason = done, len(log), block, reason
         summarize(ph, log, start, end)
         ph.emulator_lag_seconds = _lag_since(drive, lag0)
+        ph.emulator_storage_mb_s, ph.emulator_storage_seconds = _storage_since(drive, store0)
         sink(PhaseFinished("read", ph.to_dict()))
         return ph
 
@@ -381,6 +415,10 @@ class TapePerfTest:
                     ph.first_verify_error = f"block {first + k} differs from the data written at byte {bad}"
 
     # -- around the phases ---------------------------------------------------------------
+
+    def _gate(self, phase: str) -> None:
+        if self.before_phase is not None:
+            self.before_phase(phase)
 
     def _position(self) -> int | None:
         """The logical block number here, or None when the drive cannot say.

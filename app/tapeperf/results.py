@@ -7,14 +7,18 @@ drive ran out of data, stopped, rewound a little and restarted).
 """
 from __future__ import annotations
 
+import copy
 import math
 from array import array
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import asdict, dataclass, field, fields
+from typing import TYPE_CHECKING, Any
 
 from app.events import Sample
 from app.tapeperf.rated import BUFFER_MIB, Possible, possible
 from native.units import percent, rate_text
+
+if TYPE_CHECKING:
+    import numpy as np
 
 MB = 1_000_000
 MiB = 1 << 20
@@ -58,6 +62,9 @@ class PhaseResult:
     flush_seconds: float | None = None
     # An emulated drive only: seconds it fell behind its own model because this machine was too slow.
     emulator_lag_seconds: float | None = None
+    # An emulated drive only: its cartridge file's rate on this machine's storage and the seconds it took.
+    emulator_storage_mb_s: float | None = None
+    emulator_storage_seconds: float | None = None
     per_second_min_mb_s: float | None = None
     per_second_max_mb_s: float | None = None
     latency_p50: float | None = None
@@ -100,12 +107,12 @@ class SampleLog:
         return tuple(Sample(t[i], nb[i], lat[i], ph) for i in range(start, stop))
 
 
-def _percentile(sorted_values: list[float], q: float) -> float:
-    """Nearest-rank percentile of an ascending list (q in 0..100)."""
-    if not sorted_values:
+def _percentile(sorted_values: "np.ndarray", q: float) -> float:
+    """Nearest-rank percentile of an ascending sequence (q in 0..100)."""
+    if not len(sorted_values):
         return math.nan
     rank = max(1, math.ceil(q / 100.0 * len(sorted_values)))
-    return sorted_values[min(rank, len(sorted_values)) - 1]
+    return float(sorted_values[min(rank, len(sorted_values)) - 1])
 
 
 def summarize(result: PhaseResult, log: SampleLog, start_t: float, end_t: float, *,
@@ -128,44 +135,52 @@ def summarize(result: PhaseResult, log: SampleLog, start_t: float, end_t: float,
     result.mib_s = result.bytes / result.elapsed / MiB
     if not len(log):
         return
-    lats = sorted(log.latency)
+    # numpy over the logs' own buffers: ``sorted()`` of a long run's latencies (100,000 floats on
+    # ``virtual:null``) was one C call holding the GIL for tens of milliseconds, a frozen GUI
+    # at the end of every phase; numpy sorts with the GIL released.
+    import numpy as np
+
+    t = np.frombuffer(log.t, dtype=np.float64)
+    lat = np.frombuffer(log.latency, dtype=np.float64)
+    nbytes = np.frombuffer(log.nbytes, dtype=np.int64)
+    lats = np.sort(lat)
     p50 = _percentile(lats, 50)
     result.latency_p50 = p50
     result.latency_p99 = _percentile(lats, 99)
-    result.latency_max = lats[-1]
-    result.time_to_first_byte = log.t[0] - start_t
-    first_end = log.t[0]
+    result.latency_max = float(lats[-1])
+    result.time_to_first_byte = float(t[0]) - start_t
+    first_end = float(t[0])
     if flush_seconds:
         result.flush_seconds = flush_seconds
-    span = log.t[-1] + flush_seconds - first_end
+    span = float(t[-1]) + flush_seconds - first_end
     if len(log) >= 2 and span > 0:
         result.streaming_seconds = span
-        result.streaming_mb_per_s = (sum(log.nbytes) - log.nbytes[0]) / span / MB
-        busy = sum(log.latency[1:]) + flush_seconds + filemark_seconds
+        result.streaming_mb_per_s = int(nbytes[1:].sum()) / span / MB
+        busy = float(lat[1:].sum()) + flush_seconds + filemark_seconds
         result.host_share = min(1.0, max(0.0, 1.0 - busy / span))
     # The first I/O waits for the positioning: judge stalls among the streaming I/Os only.
-    streaming_lats = sorted(log.latency[1:])
-    if streaming_lats:
-        median = _percentile(streaming_lats, 50)
+    if len(lat) > 1:
+        median = _percentile(np.sort(lat[1:]), 50)
         threshold = max(median * STALL_FACTOR, median + STALL_MIN_SECONDS)
-        result.stalls = [Stall(t, lat, log.phase) for t, lat in zip(log.t[1:], log.latency[1:]) if lat > threshold]
+        slow = np.flatnonzero(lat[1:] > threshold) + 1
+        result.stalls = [Stall(float(t[i]), float(lat[i]), log.phase) for i in slow]
     # Bins over the data I/Os only: the seconds of a closing flush carry no data and would read "min 0.0".
-    data_span = log.t[-1] - first_end
+    data_span = float(t[-1]) - first_end
     seconds = int(data_span // 1.0) if data_span > 0 else 0
     if seconds >= 2:
-        bins = [0] * seconds
-        for t, n in zip(log.t[1:], log.nbytes[1:]):
-            k = int((t - first_end) // 1.0)
-            if k < seconds:
-                bins[k] += n
-        result.per_second_min_mb_s = min(bins) / MB
-        result.per_second_max_mb_s = max(bins) / MB
+        k = ((t[1:] - first_end) // 1.0).astype(np.int64)
+        inside = k < seconds
+        bins = np.bincount(k[inside], weights=nbytes[1:][inside], minlength=seconds)
+        result.per_second_min_mb_s = float(bins.min()) / MB
+        result.per_second_max_mb_s = float(bins.max()) / MB
 
 
 #: Fewer seconds of streaming than this, and no verdict is given on what limited the rate.
 STEADY_SECONDS = 3.0
 #: An emulated drive behind its model for more than this share of the streaming time: its figure is the machine's.
 EMULATOR_LAG_SHARE = 0.05
+#: ... and its cartridge file's I/O took at least this share of the streaming time: the storage is the limit.
+STORAGE_SHARE = 0.5
 #: A streaming rate within this fraction of what is possible is "at the drive's (or link's) limit".
 AT_LIMIT = 0.95
 #: More than this share of the streaming time between commands: the host did not keep up.
@@ -252,6 +267,12 @@ class TapePerfResult:
         rate = phase.streaming_mb_per_s or 0.0
         lag = phase.emulator_lag_seconds or 0.0
         if lag > EMULATOR_LAG_SHARE * phase.streaming_seconds and (ref is None or rate < AT_LIMIT * ref.mb_s):
+            store = phase.emulator_storage_seconds or 0.0
+            if phase.emulator_storage_mb_s and store >= STORAGE_SHARE * phase.streaming_seconds:
+                return Limiter("emulator", f"the host's storage at {phase.emulator_storage_mb_s:,.0f} MB/s, not the "
+                                           f"drive (the virtual cartridge's file took "
+                                           f"{store / phase.streaming_seconds:.0%} of the streaming time; the drive fell "
+                                           f"{lag:.1f} s behind its own model)")
             return Limiter("emulator", f"this machine, not the drive: the virtual drive fell {lag:.1f} s behind "
                                        f"its own model ({lag / phase.streaming_seconds:.0%} of the streaming time; "
                                        f"CPU or the cartridge file's storage)")
@@ -266,8 +287,10 @@ class TapePerfResult:
         return Limiter("drive", f"the drive: its commands took {1 - share:.0%} of the streaming time")
 
     def to_dict(self, *, samples: bool = False) -> dict[str, Any]:
+        # Field by field rather than ``asdict(self)``: that deep-copies every Sample (tens of
+        # thousands in a GUI run, ~0.5 s of GIL-holding Python) only for them to be dropped here.
         d: dict[str, Any] = {
-            k: v for k, v in asdict(self).items() if k not in ("phases", "samples", "log_deltas")
+            f.name: copy.deepcopy(getattr(self, f.name)) for f in fields(self) if f.name not in ("phases", "samples", "log_deltas")
         }
         d["phases"] = []
         ref = self.possible

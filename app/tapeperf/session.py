@@ -7,6 +7,7 @@ the same way (``params.to_dict()``, the same kind and device) whichever started 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from native.errors import SafetyRefusal
 
@@ -17,6 +18,10 @@ from app.tapeperf import safety
 from app.tapeperf.engine import TapePerfTest
 from app.tapeperf.params import TapePerfParams
 from app.tapeperf.results import TapePerfResult
+
+if TYPE_CHECKING:
+    from app.tapeperf.multi import MultiParams
+    from app.tapeperf.multiresult import MultiTapePerfResult
 
 
 @dataclass(frozen=True)
@@ -43,4 +48,25 @@ def run_on_device(device: str, params: TapePerfParams, *, sink: EventSink = disc
     return run_id, result
 
 
-__all__ = ["CartridgeCheck", "check_cartridge", "run_on_device"]
+__all__ = ["CartridgeCheck", "check_cartridge", "run_on_device", "run_on_devices"]
+
+
+def run_on_devices(params: "MultiParams", *, sink: EventSink = discard,
+                   cancel: CancelToken | None = None) -> tuple[int, "MultiTapePerfResult"]:
+    """Open every device of ``params`` and run them together, recorded in the history as one run:
+    (run id, result). A refusal on any drive is recorded as refused, with nothing written anywhere."""
+    from app.history import run_recorded
+    from app.tapeperf.multi import MultiDriveTest, open_drives
+    from native.iscsi_url import display_device
+
+    params.validate()
+    drives = open_drives(params.devices)
+    try:
+        test = MultiDriveTest(drives, params)
+        device = ", ".join(display_device(d) for d in params.devices)
+        run_id, result = run_recorded("tape-perf-multi", device, params.to_dict(),
+                                      lambda s: test.run(s, cancel or CancelToken()), sink=sink)
+    finally:
+        for drive in drives:
+            drive.close()
+    return run_id, result

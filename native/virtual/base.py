@@ -36,6 +36,7 @@ class DriveBase:
     empty: bool  # a library drive the robot put no cartridge in
     _t: float  # model time the current command arrived
     _t_done: float  # model time it completes
+    _settle: bool  # the current command repositions: the pacer settles what the emulator owes
 
     def _tell_library(self) -> None:
         """A library drive tells its library whether the tape is threaded (it may pull it only when not)."""
@@ -66,6 +67,7 @@ class DriveBase:
 
     def _reposition(self, pos: int) -> None:
         self._t_done = self.model.reposition(self._t)
+        self._settle = True  # the next phase starts with nothing owed (Pacer.finish)
         self.pos = pos
 
     @property

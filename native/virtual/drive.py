@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 import struct
+import time
 import zlib
 from typing import Callable
 
@@ -100,6 +101,7 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
         self.load = {"host_w": 0, "host_r": 0, "tape_w": 0, "tape_r": 0}
         self._closed = False
         self.last_io_error = ""  # the OS error behind the last MEDIUM ERROR (disk full...)
+        self._stored, self._storage_seconds = 0, 0.0  # the cartridge file's I/O (emulator_storage)
         if self.loaded and opts.library is None:  # a library drive's load was counted when the robot loaded it
             self.cart.meta.load_count += 1
             self.life.loads_this_session += 1
@@ -152,6 +154,7 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
         cdb = bytes(cdb)
         self._t = self.pacer.now()
         self._t_done = self._t
+        self._settle = False
         try:
             handler = self._handlers.get(cdb[0]) if cdb else None
             if handler is None or len(cdb) < _CDB_LEN.get(cdb[0] >> 5, 6):
@@ -172,12 +175,21 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
         if self._t_done - self._t > timeout:
             self.pacer.finish(self._t + timeout)
             raise CommandTimeout(f"command 0x{cdb[0]:02X} timed out after {timeout:g} s", device=self.device)
-        self.pacer.finish(self._t_done)
+        self.pacer.finish(self._t_done, settle=self._settle)
         return CommandResult(status, sense, buf[:n], n)
 
     @property
     def emulator_lag(self) -> float | None:
         return self.pacer.lost if self.pacer.realtime else None
+
+    @property
+    def emulator_storage(self) -> tuple[int, float] | None:
+        return (self._stored, self._storage_seconds) if self.pacer.realtime else None
+
+    def _timed_io(self, started: float, nbytes: int) -> None:
+        """Count a cartridge-file transfer that began at ``started`` (perf_counter)."""
+        self._storage_seconds += time.perf_counter() - started
+        self._stored += nbytes
 
     def _remember_error(self, opcode: int, sense: bytes) -> None:
         """A MEDIUM or HARDWARE ERROR goes into the tape diagnostic data page (0x16), newest last, four kept."""
@@ -321,7 +333,9 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
             self.pos += 1
             raise Check(NO_SENSE, 0x00, 0x01, info=length, filemark=True)
         actual = cart.length(pos)
+        started = time.perf_counter()
         n = cart.read_into(pos, buf[:length])
+        self._timed_io(started, n)
         self.pos += 1
         self._host_read(n, cart.charged(pos))
         if actual != length and not sili:
@@ -331,7 +345,9 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
     def _read_fixed(self, count: int, buf: memoryview) -> int:
         size, cart = self.mode.block_length, self.cart
         run = cart.run_of_blocks(self.pos, size, min(count, len(buf) // size))
+        started = time.perf_counter()
         done = cart.read_blocks(self.pos, run, size, buf) if run else 0
+        self._timed_io(started, done)
         if run:
             tape = cart.tape_used(self.pos + run) - cart.tape_used(self.pos)
             self.pos += run
@@ -373,7 +389,9 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
         if not zero:  # the file's disk budget ends the "tape" too (highly compressible data)
             fits = min(fits, max(0, self._max_file - cart.file_bytes) // (size + 32))
         if fits:
+            started = time.perf_counter()
             cart.append_blocks(data[: fits * size], size, charged, zero=zero)
+            self._timed_io(started, 0 if zero else fits * size)
             self.pos += fits
             self.load["tape_w"] += fits * charged
             self.cart.meta.tape_bytes_written += fits * charged

@@ -12,6 +12,14 @@ N-th move fail with a HARDWARE ERROR (04/15/01, mechanical positioning error) fo
 ``robotfault=3,4`` the 3rd and the 4th (a robot that stays broken, so that a cartridge
 cannot be put back). Moves are counted per opened library (per command).
 
+The mail slot (``ie=N`` import/export elements) is reached by the robot like a slot.
+PREVENT ALLOW MEDIUM REMOVAL on the changer locks and unlocks it for this session (the
+state is kept per opened library, as a real library keeps it per I_T nexus);
+``ielocked=1`` is a mail slot that another host's application has locked: a move to or
+from it answers 05/53/02 (medium removal prevented), whatever this session sends.
+INITIALIZE ELEMENT STATUS re-reads ``library.json``, as a real library's barcode scan
+finds what an operator changed by hand behind the door.
+
 Its drives are virtual LTO drives (``lto=N``, default 8; ``realtime=0`` makes them answer
 at once): drive element N is ``drive_device(N)``, ``virtual:ltoN?library=DIR&drive=N``,
 whose cartridge is the one the robot put there, a file per barcode in ``DIR/cartridges``
@@ -27,7 +35,14 @@ SL150/SL4000's move option 11b). The threaded state is ``threaded`` in ``library
 written by the drive on LOAD and UNLOAD.
 
 Options: ``drives`` (1-16), ``slots`` (1-500), ``ie`` (0-8), ``dir``, ``robotfault``,
-``lto`` (5-10, the drives' generation), ``realtime`` (0|1, the drives' pacing).
+``lto`` (5-10, the drives' generation), ``realtime`` (0|1, the drives' and the robot's
+pacing), ``ielocked`` (0|1).
+
+With ``realtime=1`` (the default) a move takes the robot time: a fixed grip-and-put part
+and a part that grows with the distance the picker travels (elements in the order mail
+slots, drives, slots), so far moves are slower, as on a real library, and the exerciser's
+move-time plot has a shape. It is shortened (0.3-2 s) from a real robot's 10-60 s so that
+a training session stays short; ``realtime=0`` moves at once (functional tests).
 
 Layouts are encoded here, not imported from ``app`` (``native`` sits below ``app``); the
 app's parsers (``native/scsi/smc.py``) read them back in the tests.
@@ -37,6 +52,7 @@ from __future__ import annotations
 import json
 import os
 import struct
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import parse_qsl, quote
@@ -68,6 +84,7 @@ class LibraryOptions:
     robot_fault: frozenset[int] = frozenset()  # fail these moves (1-based) with a robotics error
     lto: int = 8  # the drives' LTO generation
     realtime: bool = True  # False: the drives answer at once (functional tests)
+    ie_locked: bool = False  # another host's application holds the mail slot (PREVENT MEDIUM REMOVAL)
 
 
 def parse_library(device: str) -> LibraryOptions:
@@ -89,17 +106,18 @@ def parse_library(device: str) -> LibraryOptions:
                 opts.lto = int(value)
                 if not 5 <= opts.lto <= 10:
                     raise ValueError
-            elif key == "realtime":
+            elif key in ("realtime", "ielocked"):
                 if value not in ("0", "1"):
                     raise ValueError
-                opts.realtime = value == "1"
+                setattr(opts, "realtime" if key == "realtime" else "ie_locked", value == "1")
             elif key == "robotfault":
                 opts.robot_fault = frozenset(int(n) for n in value.split(","))
                 if not opts.robot_fault or min(opts.robot_fault) < 1:
                     raise ValueError
             else:
                 raise InvalidParameter(f"unknown virtual library option '{key}'", hint="known: drives, slots, ie, dir, "
-                                                                                        "robotfault, lto, realtime")
+                                                                                        "robotfault, lto, realtime, "
+                                                                                        "ielocked")
         except ValueError:
             raise InvalidParameter(f"{key}={value!r} is out of range for the virtual library") from None
     return opts
@@ -120,6 +138,8 @@ class VirtualLibrary(Transport):
         self.sources: dict[int, int] = {}
         self.threaded: set[int] = set()  # drive elements whose tape is threaded (loaded, not unloaded)
         self.moves = 0
+        self.prevented = False  # this session's PREVENT MEDIUM REMOVAL (the mail slot locked)
+        self.initialized = 0  # INITIALIZE ELEMENT STATUS commands answered
         self._unit_attention = True
         self._load()
 
@@ -167,7 +187,14 @@ class VirtualLibrary(Transport):
             return self._check(0x6, 0x29, 0x00)  # power on / reset, as a library reports first
         if op == 0x12:
             answer = self._inquiry(cdb)
-        elif op == 0x00 or op in (0x1E, 0x07):  # TUR, PREVENT ALLOW, INITIALIZE ELEMENT STATUS
+        elif op == 0x00:
+            answer = b""
+        elif op == 0x1E:  # PREVENT ALLOW MEDIUM REMOVAL: this session's lock on the mail slot
+            self.prevented = bool(cdb[4] & 0x03)
+            answer = b""
+        elif op == 0x07:  # INITIALIZE ELEMENT STATUS: scan again, finding what changed by hand
+            self.initialized += 1
+            self._load()
             answer = b""
         elif op == 0x03:
             answer = fixed_sense(0x0, 0, 0)
@@ -249,6 +276,14 @@ class VirtualLibrary(Transport):
         d += bytes([0x02, 0x01, 0, len(ident)]) + ident.ljust(16, b"\0")
         return d[:_DESC_LEN].ljust(_DESC_LEN, b"\0")
 
+    def _robot_time(self, source: int, destination: int) -> float:
+        """Seconds the picker takes (``realtime=1``): 0.3 s to grip and put, 0.04 s per element crossed, a
+        little scatter (fixed per move number, so runs repeat), at most 2 s."""
+        order = [a for a in sorted(self._addresses()) if a != TRANSPORT]
+        crossed = abs(order.index(source) - order.index(destination))
+        scatter = ((self.moves * 2654435761) % 1000) / 1000 * 0.12
+        return min(2.0, 0.3 + 0.04 * crossed + scatter)
+
     def _move(self, cdb: bytes) -> CommandResult:
         transport, source, destination = struct.unpack_from(">HHH", cdb, 2)
         layout = self._addresses()
@@ -259,12 +294,16 @@ class VirtualLibrary(Transport):
             return self._check(0x5, 0x3B, 0x0E)  # medium source element empty
         if self.contents[destination] and destination != source:
             return self._check(0x5, 0x3B, 0x0D)  # medium destination element full
+        if self.opts.ie_locked and TYPE_IE in (layout[source], layout[destination]):
+            return self._check(0x5, 0x53, 0x02)  # medium removal prevented: another host locked the mail slot
         self._reload()  # a drive may have unloaded its tape since this library was opened
         if source in self.threaded:
             return self._check(0x5, 0x3B, 0x90)  # the cartridge is loaded inside the drive: unload it first
         self.moves += 1
         if self.moves in self.opts.robot_fault:
             return self._check(0x4, 0x15, 0x01)  # mechanical positioning error: the cartridge did not move
+        if self.opts.realtime:
+            time.sleep(self._robot_time(source, destination))
         barcode = self.contents[source]
         self.contents[source], self.contents[destination] = None, barcode
         self.sources[destination] = self.sources.pop(source, source)

@@ -1,4 +1,13 @@
-"""Maps the model's simulated completion times onto the wall clock.
+"""Maps the model's simulated completion times onto the wall clock: a deadline clock.
+
+The model's clock is the wall clock (shifted by ``offset``, below): the tape in the model
+keeps moving in the background whatever this process is doing, and a command's
+completion time is a deadline. The emulator's own work for a command (the SLDC
+estimate, the cartridge write) happens before the deadline and is hidden under it:
+``finish`` sleeps only for what is left, never for the drive's time on top of the
+host's. Work beyond the deadline is the host being late, as a slow real host would
+be: the next command arrives later on the model's clock and the model's buffer
+drained meanwhile (with a full buffer, at no cost to the rate).
 
 The host measures wall-clock time, so a command must not complete before the time a
 real drive would need, and the host's own time between commands must add to the
@@ -39,6 +48,8 @@ class Pacer:
         self._offset = 0.0
         #: Seconds the emulator fell behind its model beyond what it could pay back (see above).
         self.lost = 0.0
+        #: Seconds spent sleeping for deadlines (what the host's work left of the drive's time).
+        self.slept = 0.0
 
     def _wall(self) -> float:
         return self._clock() - self._origin
@@ -49,16 +60,23 @@ class Pacer:
             return self._done
         return max(self._wall() + self._offset, self._done)
 
-    def finish(self, done: float) -> None:
-        """The command completes at model time ``done``: sleep if the model is far ahead."""
+    def finish(self, done: float, *, settle: bool = False) -> None:
+        """The command completes at model time ``done``: sleep if the model is far ahead.
+
+        ``settle`` (a rewind, locate, space): what the emulator still owes is not paid
+        back after it but counted in ``lost``, so the next phase (the read after a
+        write) is paced on its own and its rate is not lifted by the previous one's debt.
+        """
         self._done = max(done, self._done)
         if not self.realtime:
             return
         wall = self._wall()
         if self._done - wall > self.slack:
             self._sleep(self._done - wall)
+            self.slept += self._done - wall
             wall = self._wall()
         ahead = self._done - wall
-        if ahead < -self.max_lag:
-            self.lost += -self.max_lag - ahead
-        self._offset = max(ahead, -self.max_lag)
+        owed = 0.0 if settle else self.max_lag
+        if ahead < -owed:
+            self.lost += -owed - ahead
+        self._offset = max(ahead, -owed)

@@ -40,6 +40,7 @@ def test_create_then_read_the_same_tree(qtbot, window, tmp_path):
     read.dir_field.setText(str(target))
     read.choose_next.click()
     read.apply_preset("Parallel streams")
+    read.apply_values({"device_rate": "400MB"})  # the device's raw rate, as read-data --device-rate takes it
     read.params_next.click()
     assert "Nothing is written" in read.confirm_label.text()
     read.start_button.click()
@@ -49,6 +50,10 @@ def test_create_then_read_the_same_tree(qtbot, window, tmp_path):
     assert read.result_dict["total_files"] == r["total_files"]
     assert read.result_dict["total_bytes"] == r["total_bytes"]
     assert read.result_tree.find_value("files") is not None  # the tree walk section
+    # issue 19: the raw figure and the cache finding, in app.runs.verdicts.read_cache's words
+    assert read.result_dict["device_mb_s"] == 400.0
+    assert read.result_tree.find_value("device's rate (as given)") == "400.0 MB/s"
+    assert "raw" in (read.result_tree.find_value("cache") or "")
     assert read.runview.plot.sample_count > 0
 
     (target / "s01" / "customer.doc").write_text("not ours")  # someone else's file in the tree

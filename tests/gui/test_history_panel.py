@@ -82,3 +82,24 @@ def test_closing_the_window_during_a_test_cancels_it_and_waits(qtbot, window):
     with History.open() as h:
         runs = h.list_runs(kind="tape-perf")
     assert len(runs) == 1 and runs[0].status == "cancelled"
+
+
+def test_a_run_over_several_drives_is_listed_and_plotted_per_drive(qtbot, window, tmp_path):
+    """Recorded by ``tapediag tape-perf DEV1 DEV2``: the GUI's history shows it from its run kind alone."""
+    from app.cli import main
+
+    devices = [f"virtual:lto9?realtime=0&cartridge={tmp_path / n}.cart" for n in "ab"]
+    assert main(["tape-perf", *devices, "--size", "16M", "--alone", "8M", "--json"]) == 0
+    history = window.show_panel("history")
+    history.refresh()
+    qtbot.waitUntil(lambda: any(r.kind == "tape-perf-multi" for r in history.runs), timeout=10000)
+    run = next(r for r in history.runs if r.kind == "tape-perf-multi")
+    row = next(i for i in range(history.table.rowCount()) if history.table.item(i, 0).text() == str(run.id))
+    assert history.table.item(row, 5).text().startswith("2 drives: write together")
+    assert history.select_run(run.id)
+    qtbot.waitUntil(lambda: history.current_run is not None and history.current_run.id == run.id, timeout=10000)
+    shown = [k for k in history.plot._curves if k.startswith("curve:")]
+    assert len(shown) == 3  # drive 1, drive 2, all together
+    history.plot.clear()
+    assert not history.plot._curves
+    wait_idle(qtbot, window)

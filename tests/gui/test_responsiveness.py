@@ -2,7 +2,11 @@
 between its ticks; no gap may exceed 100 ms (the window never freezes).
 
 The same timer is first run for 2 s with the window idle: that anchor says how much
-of any gap is the (shared, loaded) machine rather than the app, and is printed."""
+of any gap is the (shared, loaded) machine rather than the app, and is printed.
+
+These bounds are deliberately loose, for a test suite on a shared machine; the goal
+(p99 < 16 ms, max < 50 ms, issue 19) is measured by ``benchmarks/bench_gui_fluid.py``,
+which also says how much of each long gap was the machine's load."""
 from __future__ import annotations
 
 import gc

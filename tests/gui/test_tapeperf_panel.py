@@ -150,3 +150,69 @@ def test_the_engines_own_refusal_brings_back_the_confirmation(qtbot, window):
         statuses = [r.status for r in reversed(h.list_runs(kind="tape-perf"))]
     assert statuses[0] == "complete" and statuses[-1] == "complete" and len(statuses) == 3
     assert statuses[1] in ("refused", "failed")  # the refused attempt is on record, nothing written
+
+
+def test_several_drives_at_once_plot_each_drive_and_their_sum(qtbot, window, tmp_path):
+    from ui.plot import ALL_DRIVES
+
+    other = f"virtual:lto9?realtime=0&cartridge={tmp_path / 'b.cart'}"
+    select_device(qtbot, window, DEVICE)
+    panel = window.show_panel("tapeperf")
+    panel.choose_next.click()
+    panel.apply_preset("Quick check")
+    panel.apply_values({"size": "64M", "direction": "write+read", "others": other, "alone": "16M"})
+    assert panel.params_next.isEnabled(), panel.params_error.text()
+    panel.params_next.click()
+    assert "2 drives at once" in panel.confirm_label.text() and other in panel.confirm_label.text()
+    _wait_probe(qtbot, panel)
+    assert "every drive's cartridge is blank" in panel.found_label.text()
+    panel.start_button.click()
+    qtbot.waitUntil(lambda: panel.current_page() == "results", timeout=90000)
+    assert panel.outcome == "complete", panel.result_dict
+    assert set(panel.runview.plot.phases()) == {"drive 1", "drive 2", ALL_DRIVES}
+    assert all(panel.runview.plot.curve_points(k) > 0 for k in ("drive 1", "drive 2", ALL_DRIVES))
+    assert panel.result_label.text().startswith("<b>2 drives: write together")
+    assert other in (panel.result_tree.find_value("Drive 2") or "")
+
+    # Again: both cartridges now hold data; the confirm page names each drive before anything is written.
+    panel.new_button.click()
+    panel.params_next.click()
+    _wait_probe(qtbot, panel)
+    found = panel.found_label.text()
+    assert f"{DEVICE}: " in found and f"{other}: " in found and panel.confirm_box.isVisible()
+    assert not panel.start_button.isEnabled()
+    wait_idle(qtbot, window)
+
+
+def test_several_drives_hold_the_other_drives_workers(qtbot, window, tmp_path):
+    """While a test on several drives runs, a job for another of its drives waits for it to end."""
+    from ui.worker import Job
+
+    other = f"virtual:lto9?interface=150&cartridge={tmp_path / 'b.cart'}"
+    select_device(qtbot, window, DEVICE)
+    panel = window.show_panel("tapeperf")
+    panel.choose_next.click()
+    panel.apply_preset("Quick check")
+    panel.apply_values({"size": "2s", "direction": "write", "pattern": "zeros", "others": other, "alone": "0"})
+    panel.params_next.click()
+    _wait_probe(qtbot, panel)
+    panel.start_button.click()
+    qtbot.waitUntil(lambda: panel.runview.plot.sample_count > 0, timeout=30000)
+    ran: list[str] = []
+
+    def read(job: Job) -> None:  # the virtual cartridge opens only once the test has let go of it
+        from app.drive import TapeDrive
+        from native.errors import TapediagError
+
+        try:
+            with TapeDrive.open(other) as drive:
+                ran.append(drive.inquiry().product)
+        except TapediagError as err:
+            ran.append(f"failed: {err}")
+
+    window.workers.submit(Job(other, "another panel's read", read))
+    qtbot.waitUntil(lambda: panel.current_page() == "results", timeout=60000)
+    qtbot.waitUntil(lambda: bool(ran), timeout=10000)
+    assert panel.outcome == "complete", panel.result_dict
+    assert ran == ["Ultrium 9-SCSI"]  # it waited for the test, instead of failing on a cartridge in use
+    wait_idle(qtbot, window)

@@ -9,7 +9,7 @@ from tests.gui.conftest import wait_idle
 
 pytestmark = pytest.mark.gui
 
-PANELS = ["info", "tapeperf", "assess", "scan", "create", "read", "troubleshoot", "history"]  # Ctrl+1…8
+PANELS = ["info", "tapeperf", "assess", "scan", "create", "read", "troubleshoot", "history", "library"]  # Ctrl+1…9
 
 
 def test_every_panel_is_there_and_reachable_by_keyboard(qtbot, window):

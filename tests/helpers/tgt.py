@@ -21,8 +21,9 @@ Fixtures (loaded by ``tests/conftest.py`` via ``pytest_plugins``):
 
 * ``tgt_target``: a fresh daemon + 64 MB cartridge, function-scoped;
 * ``tgt_target_fast``: the same with large iSCSI data segments (for big transfers);
-* ``tgt_factory``: ``tgt_factory(size_mb=..., large_segments=..., barcode=...)``
-  makes as many targets as a test needs, all stopped at teardown;
+* ``tgt_factory``: ``tgt_factory(size_mb=..., large_segments=..., barcode=..., luns=N)``
+  makes as many targets as a test needs, all stopped at teardown (``luns=N``: N tape LUNs
+  behind one target, each on its own cartridge file, ``target.urls``);
 * ``tgt_cartridge_factory``: makes extra cartridge files (for ``swap_cartridge``);
 * ``tgt_module_target``: one daemon shared by a module (reset the tape yourself).
 """
@@ -160,7 +161,7 @@ def _tgtd_lock_free(control: int) -> bool:
 
 
 class TgtTarget:
-    """One tgtd process serving one tape LUN on a loopback port.
+    """One tgtd process serving one tape LUN (or ``luns`` of them) on a loopback port.
 
     ``url`` is ``iscsi://127.0.0.1:PORT/IQN/1``. ``stop()`` is idempotent; ``kill()``
     simulates a crashed target (for connection-loss tests).
@@ -176,6 +177,7 @@ class TgtTarget:
         large_segments: bool = False,
         iqn: str | None = None,
         device_type: str = "tape",
+        luns: int = 1,
     ) -> None:
         self.workdir = Path(workdir).resolve()
         self.workdir.mkdir(parents=True, exist_ok=True)
@@ -192,6 +194,12 @@ class TgtTarget:
                 Path(cartridge).resolve() if cartridge is not None
                 else make_cartridge(self.workdir / "tape.img", size_mb=size_mb, barcode=barcode)
             )
+        # luns > 1: more tape LUNs behind the same target and portal (one path shared by several
+        # drives, as on one HBA port), LUN k on its own blank cartridge tape<k>.img (``urls``).
+        if luns < 1 or (luns > 1 and device_type != "tape"):
+            raise ValueError("luns: 1 or more, and more than one only for tape LUNs")
+        self.extra_cartridges = [make_cartridge(self.workdir / f"tape{k}.img", size_mb=size_mb, barcode=f"TDG{k:03d}L6")
+                                 for k in range(2, luns + 1)]
         self.large_segments = large_segments
         self.iqn = iqn or f"iqn.2026-11.org.tapediag.test:tape{os.getpid()}x{random.randrange(1 << 24):06x}"
         self.port = 0
@@ -205,6 +213,17 @@ class TgtTarget:
     @property
     def url(self) -> str:
         return f"iscsi://127.0.0.1:{self.port}/{self.iqn}/1"
+
+    @property
+    def urls(self) -> list[str]:
+        """One URL per LUN, LUN 1 first."""
+        base = self.url[:-len("/1")]
+        return [f"{base}/{k}" for k in range(1, 2 + len(self.extra_cartridges))]
+
+    @property
+    def cartridges(self) -> list[Path]:
+        """Each LUN's cartridge file, LUN 1 first."""
+        return [self.cartridge_path, *self.extra_cartridges]
 
     @property
     def pid(self) -> int:
@@ -278,6 +297,9 @@ class TgtTarget:
         bstype = "ssc" if self.device_type == "tape" else "rdwr"
         self._adm("--lld", "iscsi", "--op", "new", "--mode", "logicalunit", "--tid", "1", "--lun", "1",
                   "--bstype", bstype, "--device-type", self.device_type, "-b", str(self.cartridge_path))
+        for k, path in enumerate(self.extra_cartridges, start=2):
+            self._adm("--lld", "iscsi", "--op", "new", "--mode", "logicalunit", "--tid", "1", "--lun", str(k),
+                      "--bstype", bstype, "--device-type", self.device_type, "-b", str(path))
         if self.large_segments:
             for name, value in LARGE_SEGMENT_PARAMS:
                 self._adm("--lld", "iscsi", "--op", "update", "--mode", "target", "--tid", "1",

@@ -147,6 +147,20 @@ def test_a_virtual_drive_behind_its_model_is_named_as_the_limit_not_the_drive() 
     assert r.limiter(in_step).who == "drive"
 
 
+def test_a_virtual_drive_behind_its_model_on_slow_storage_names_the_storage() -> None:
+    # Issue 19.2: the cartridge file's I/O took most of the streaming time: the figure is the host's storage's.
+    r = TapePerfResult(device="virtual:lto9", params={}, generation=9, predicted_ratio=2.0, compression="on")
+    slow_disk = PhaseResult("write", bytes=4_000_000_000, ios=4000, streaming_mb_per_s=310.0, streaming_seconds=12.9,
+                            host_share=0.05, emulator_lag_seconds=7.0, emulator_storage_mb_s=312.0,
+                            emulator_storage_seconds=12.8)
+    lim = r.limiter(slow_disk)
+    assert lim.who == "emulator" and lim.why.startswith("the host's storage at 312 MB/s, not the drive")
+    cpu_bound = PhaseResult("write", bytes=4_000_000_000, ios=4000, streaming_mb_per_s=450.0, streaming_seconds=8.0,
+                            host_share=0.05, emulator_lag_seconds=3.0, emulator_storage_mb_s=2000.0,
+                            emulator_storage_seconds=2.0)
+    assert r.limiter(cpu_bound).why.startswith("this machine, not the drive")
+
+
 def test_the_headline_says_when_the_machine_not_the_drive_was_the_limit() -> None:
     from app.tapeperf.results import phase_headline
 

@@ -135,3 +135,96 @@ def test_the_pacer_counts_the_time_the_emulator_could_not_pay_back() -> None:
         wall[0] += 0.005
         on_time.finish(start + 0.010)
     assert on_time.lost == 0.0
+
+
+def test_the_emulators_work_inside_a_command_is_hidden_under_the_drive_time() -> None:
+    # A deadline clock: 0.6 ms of the emulator's own work per command (estimate, cartridge write)
+    # inside a command the drive takes 1 ms for costs no wall time; the pacer sleeps the rest.
+    from native.virtual.pacer import Pacer
+
+    clock = FakeClock()
+    pacer = Pacer(slack=0.004, clock=clock, sleep=clock.sleep)
+    for _ in range(1000):
+        start = pacer.now()
+        clock.t += 0.0006  # the emulator's work for this command
+        pacer.finish(start + 0.001)
+    assert clock.t == pytest.approx(1.0, rel=0.005)  # 1 ms per command, not 1.6
+    assert pacer.slept == pytest.approx(0.4, rel=0.02) and pacer.lost == 0.0
+
+
+def _paced_model_write(work: float, ratio: float, count: int) -> tuple[float, float, float]:
+    """(wall, model, lost) seconds of ``count`` 1 MiB LTO-9 writes of ``ratio``:1 data and the closing
+    flush, the emulator spending ``work`` seconds in each WRITE, on a fake clock."""
+    from native.virtual.model import ModelParams, TapeModel
+    from native.virtual.pacer import Pacer
+    from native.virtual.specs import spec_for
+
+    spec, mib = spec_for(9), 1 << 20
+    model = TapeModel(ModelParams(spec.speed_steps, spec.buffer_size, spec.interface_rate))
+    clock = FakeClock(overshoot=0.0002)
+    pacer = Pacer(clock=clock, sleep=clock.sleep)
+    first = None
+    for _ in range(count):
+        t = pacer.now()
+        clock.t += work
+        done = model.transfer(t, mib, mib / ratio, "write")
+        pacer.finish(done)
+        first = (clock.t, done) if first is None else first
+    t = pacer.now()
+    pacer.finish(model.flush(t))
+    assert first is not None
+    return clock.t - first[0], model.t - first[1], pacer.lost
+
+
+@pytest.mark.parametrize("work", [0.0003, 0.0010])
+def test_a_write_reaches_the_tape_rate_while_the_emulator_is_slower_than_the_link(work: float) -> None:
+    # 2:1 data on LTO-9: the tape takes 1.28 ms per MiB (2 x 408 MB/s), the link 0.87 ms. An emulator
+    # needing 1.0 ms per WRITE cannot keep up with the link while the buffer fills, but the tape keeps
+    # moving meanwhile: the run still comes out at the tape's rate, wall clock and model alike.
+    wall, model, lost = _paced_model_write(work, 2.0, 3000)
+    rate = 2999 * (1 << 20) / wall
+    assert rate == pytest.approx(2 * 408e6, rel=0.03)
+    assert wall == pytest.approx(model, rel=0.01)
+    # Only the slower emulator fell behind the link beyond what it could pay back: that time is counted.
+    assert (lost > 0) == (work > 1 / 1200)
+
+
+def test_a_reposition_settles_what_the_emulator_owes() -> None:
+    # A 100 ms stall in the write is paid back by later commands; a rewind right after it ends the
+    # phase: the debt goes to ``lost`` instead of lifting the next phase's rate above the model.
+    from native.virtual.pacer import Pacer
+
+    clock = FakeClock()
+    pacer = Pacer(clock=clock, sleep=clock.sleep)
+    start = pacer.now()
+    clock.t += 0.1  # the stall
+    pacer.finish(start + 0.001)
+    assert pacer.lost == 0.0  # within what may be paid back
+    start = pacer.now()
+    pacer.finish(start + 0.001, settle=True)  # the rewind
+    assert pacer.lost == pytest.approx(0.098)  # the rewind's own 1 ms was paid out of it
+    wall0 = clock.t
+    for _ in range(100):  # the read: 1 ms a command, none of the debt paid back in it
+        start = pacer.now()
+        pacer.finish(start + 0.001)
+    assert clock.t - wall0 == pytest.approx(0.1, abs=0.0045)
+
+
+def test_the_drive_counts_its_cartridge_file_io_for_the_storage_verdict(tmp_path) -> None:
+    d = open_virtual(f"virtual:lto9?cartridge={tmp_path / 's.cart'}&capacity=1G&buffer=64M")
+    try:
+        cdb = bytes([0x0A, 0, 0x10, 0, 0, 0])
+        for _ in range(3):
+            assert d.execute(cdb, data_out=os.urandom(1 << 20)).good
+        assert d.execute(cdb, data_out=bytes(1 << 20)).good  # all-zero blocks cost the file nothing
+        stored, seconds = d.emulator_storage or (0, 0.0)
+        assert stored == 3 << 20 and seconds > 0
+        d.execute(bytes([0x01, 0, 0, 0, 0, 0]))
+        buf = bytearray(1 << 20)
+        assert d.execute(bytes([0x08, 0, 0x10, 0, 0, 0]), data_in=buf).good
+        assert (d.emulator_storage or (0, 0.0))[0] == 4 << 20
+    finally:
+        d.close()
+    unpaced = open_virtual(f"virtual:lto9?cartridge={tmp_path / 'u.cart'}&realtime=0")
+    assert unpaced.emulator_storage is None  # nothing to fall behind: no verdict to give
+    unpaced.close()

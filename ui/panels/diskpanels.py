@@ -186,6 +186,10 @@ class ReadDataPanel(_DiskPanel):
         self.add_field("streams", "Parallel &streams:", ValidatedField(engines.check_streams, "4"))
         self.add_field("buffer", "Read b&uffer:", ValidatedField(engines.check_size, "1M"))
         self.add_field("direct", "", QCheckBox("&Direct I/O (O_DIRECT, bypasses the page cache entirely)"))
+        rate = self.add_field("device_rate", "Device's ra&w rate:", ValidatedField(engines.check_device_rate, ""),
+                              "what the disk or LUN delivers raw, per second (e.g. 400MB: dd on the host, the "
+                              "array's rating); a read above it is reported as served from a cache")
+        rate.edit.setPlaceholderText("unknown; e.g. 400MB")
 
     def make_params(self) -> ReadDataParams:
         values = self.values()

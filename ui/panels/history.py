@@ -177,7 +177,11 @@ class HistoryPanel(WizardPanel):
         if run.results:
             self.details.add_section("Results", run.results)
         self.plot.clear()
-        self.plot.add_samples(list(run.samples), final=True)
+        curves = engines.run_curves(run)
+        if curves:  # several drives: each drive and their aggregate, as the report draws them
+            self.plot.show_curves(curves)
+        else:
+            self.plot.add_samples(list(run.samples), final=True)
         self.plot.set_reference_rates(engines.reference_rates_for_run(run))
 
     def _update_buttons(self) -> None:

@@ -2,11 +2,15 @@
 watch the drive's throughput live, against its rated native and compressed rates."""
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from PySide6.QtWidgets import QCheckBox, QLabel, QVBoxLayout
 
+from native.errors import Cancelled
+
 from app.tapeperf import TapePerfParams
+from app.tapeperf.multi import MultiParams
 from app.tapeperf.session import CartridgeCheck
 from ui import engines
 from ui.panels.testpanel import TestPanel, combo
@@ -21,7 +25,7 @@ NATIVE = "Native rate: incompressible (random) data, 256 KB fixed blocks, 1 MB I
 
 class TapePerfPanel(TestPanel):
     key = "tapeperf"
-    tab_title = "&Tape performance"
+    tab_title = "&Tape perf."  # short: nine tabs fit 1024 pixels; the heading and tooltip say it whole
     title = "Tape performance"
     description = ("Writes data with a known compression ratio to the cartridge and reads it back, measuring "
                    "throughput on the host side (no drive polling while streaming, which would disturb it). "
@@ -81,7 +85,14 @@ class TapePerfPanel(TestPanel):
                 ("seed", "Seed &of the pattern:", engines.check_seed,
                  "a read-only verify needs the seed the data was written with", "0"),
                 ("history", "SLDC histor&y:", engines.check_history_size,
-                 "the compressor history the pattern is made for", "from the generation; or 1K, 16K")):
+                 "the compressor history the pattern is made for", "from the generation; or 1K, 16K"),
+                ("others", "Other d&rives at once:", engines.check_other_drives,
+                 "several drives at once: the other drives' device strings, separated by spaces; each drive runs "
+                 "alone first, then all together, and the result says whether the path they share (HBA, port, "
+                 "target) limits them", "none; e.g. /dev/sg4 iscsi://host/iqn/2"),
+                ("alone", "Each drive alone, &up to:", engines.check_alone,
+                 "several drives at once: how long each drive runs alone first (a size or a duration; 0 skips it)",
+                 "the amount of data, at most 20s")):
             field = self.add_field(key, label, ValidatedField(check, ""), tip)
             field.edit.setPlaceholderText(blank)
         self.mode_field.currentIndexChanged.connect(self._mode_changed)
@@ -94,17 +105,38 @@ class TapePerfPanel(TestPanel):
         if variable:
             self.io_field.setText(self.block_field.text())
 
-    def make_params(self) -> TapePerfParams:
+    def make_params(self) -> TapePerfParams | MultiParams:
         values = self.values()
         if values["mode"] == "variable":
             del values["io_size"]  # disabled: one block per command, the conversion's variable-mode default
+        others, alone = str(values.pop("others", "") or ""), str(values.pop("alone", "") or "")
         for key in ("host_rate", "seed", "history"):
             if not str(values.get(key, "")).strip():
                 values.pop(key, None)  # blank: the default, as when the CLI option is left out
-        return engines.tapeperf_params(values)
+        test = engines.tapeperf_params(values)
+        if others.strip() and self.device:  # several drives at once: the selected one first
+            return engines.tapeperf_multi_params(self.device, others, test, alone)
+        return test
+
+    def subject(self) -> str:
+        params = getattr(self, "params", None)
+        if isinstance(params, MultiParams):
+            return f"drives {', '.join(params.devices)}"
+        return super().subject()
 
     def confirm_text(self, params: Any) -> str:
         from ui.format import human_bytes, human_duration, human_size
+
+        if isinstance(params, MultiParams):
+            alone = ("not measured alone (no verdict on the shared path)" if not params.measures_alone else
+                     f"each alone first for {human_size(params.alone_size) if params.alone_size else ''}"
+                     + (" at most " if params.alone_size and params.alone_duration else "")
+                     + (human_duration(params.alone_duration) if params.alone_duration else ""))
+            text = (f"<p><b>{len(params.devices)} drives at once</b>: {', '.join(params.devices)}; {alone}, "
+                    "then all together.</p>")
+            one = self.confirm_text(params.test)  # the same test on each drive, said once
+            return text + one.replace(f"<p>Drive: <b>{self.device}</b></p>", "", 1).replace("the cartridge",
+                                                                                            "each cartridge")
 
         where = "the beginning of the tape" if params.start == "bot" else "the end of the recorded data"
         amount = (f"{human_size(params.size)} ({human_bytes(params.size)})" if params.size is not None
@@ -134,13 +166,16 @@ class TapePerfPanel(TestPanel):
 
     def probe(self, params: Any) -> Job | None:
         """Read what is on the cartridge (the engine's own safety probe) for the confirm page."""
-        if not params.writes or not self.device:
+        test = params.test if isinstance(params, MultiParams) else params
+        if not test.writes or not self.device:
             return None
         device = self.device
         self.found_label.setText("Checking what is on the cartridge…")
         self._probe_seq = getattr(self, "_probe_seq", 0) + 1
         seq = self._probe_seq
-        return self.workers.submit(Job(device, "cartridge check", lambda job: engines.tapeperf_probe(device, params),
+        check = ((lambda job: engines.tapeperf_probe_multi(params)) if isinstance(params, MultiParams) else
+                 (lambda job: engines.tapeperf_probe(device, params)))
+        return self.workers.submit(Job(device, "cartridge check", check,
                                        on_done=lambda check: self._probed(check) if self._current_probe(seq) else None,
                                        on_error=lambda err: self._probe_failed(err) if self._current_probe(seq)
                                        else None))
@@ -155,7 +190,9 @@ class TapePerfPanel(TestPanel):
         if self.refusal is None:
             mb = check.state.mam_mb_written
             written = f" (MAM: {mb:,} MB written in its life)" if mb else ""
-            self.found_label.setText(f"Checked: the cartridge is blank at the start of the tape{written}.")
+            many = isinstance(getattr(self, "params", None), MultiParams)
+            self.found_label.setText("Checked: every drive's cartridge is blank at the start of the tape." if many else
+                                     f"Checked: the cartridge is blank at the start of the tape{written}.")
             return
         self.show_refusal(self.refusal)
 
@@ -165,15 +202,51 @@ class TapePerfPanel(TestPanel):
         self.found_label.setText(f"Could not check the cartridge: {describe_error(err)}")
 
     def phases(self, params: Any) -> tuple[str, ...]:
+        if isinstance(params, MultiParams):  # one curve per drive and their sum (ui.plot: by drive)
+            from ui.plot import ALL_DRIVES
+
+            return tuple(f"drive {i}" for i in range(1, len(params.devices) + 1)) + (ALL_DRIVES,)
         return tuple(p for p in ("write", "read") if getattr(params, p + "s"))
 
+    def start(self) -> Job | None:
+        """Several drives: the other drives' workers are held (a job on each that waits) before the test
+        runs, so no other panel sends them a command meanwhile; one worker per drive stays the rule."""
+        params = getattr(self, "params", None)
+        self._held: tuple[list[threading.Event], threading.Event] | None = None
+        if isinstance(params, MultiParams) and self.target() is not None:
+            release, ready = threading.Event(), []
+            for device in params.devices[1:]:
+                started = threading.Event()
+
+                def hold(job: Job, started: threading.Event = started) -> None:
+                    started.set()
+                    while not release.wait(0.2) and not job.cancel.cancelled:
+                        pass
+
+                ready.append(started)
+                self.workers.submit(Job(device, "held by a test on several drives", hold))
+            self._held = (ready, release)
+        return super().start()
+
     def run_engine(self, job: Job, params: Any, force: bool):
+        if isinstance(params, MultiParams):
+            ready, release = self._held or ([], threading.Event())
+            try:
+                for started in ready:  # each other drive's worker idle and held: none of its jobs runs now
+                    while not started.wait(0.2):
+                        if job.cancel.cancelled:
+                            raise Cancelled("cancelled while waiting for the other drives' work to end")
+                return engines.run_tapeperf_multi(job, params, force)
+            finally:
+                release.set()
         return engines.run_tapeperf(job, job.device, params, force)
 
     def result_headline(self, r: dict) -> str:
-        return engines.tapeperf_headline(r)
+        return engines.tapeperf_multi_headline(r) if "drives" in r else engines.tapeperf_headline(r)
 
     def result_sections(self, r: dict):
         from ui.summaries import tapeperf_sections
 
+        if "drives" in r:  # several drives: the run kind's rows, as the report prints them
+            return [("Result", dict(engines.run_kind_rows("tape-perf-multi", r)), True)]
         return tapeperf_sections(r)
