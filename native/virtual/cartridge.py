@@ -98,8 +98,11 @@ def _open_regular(path: Path) -> int:
     if not stat.S_ISREG(mode):
         os.close(fd)
         raise _refuse(path, _kind_of(mode))
-    if hasattr(os, "set_blocking"):
-        os.set_blocking(fd, True)  # a regular file: the flag changes nothing, but say what we mean
+    if getattr(os, "O_NONBLOCK", 0):
+        # A regular file: the flag changes nothing, but say what we mean. Only where the
+        # open set O_NONBLOCK: Windows' os.set_blocking works on pipes only and fails on a
+        # file with "[WinError 1] Invalid function" (every virtual drive command did).
+        os.set_blocking(fd, True)
     return fd
 
 
