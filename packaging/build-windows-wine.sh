@@ -95,16 +95,19 @@ fi
 log "python312.dll Authenticode: $(grep -E '^(Signature verification|Timestamp Server Signature verification|Signature verification time)' "$cache/python312.dll.verified" | paste -sd ';' -), signer: Python Software Foundation"
 
 # --- 2. The Wine prefix -----------------------------------------------------------------
-# A persistent wineserver (-p: it lingers 60 s after its last client) so each Wine command
-# does not start and stop one; detached from our output, or a pipe would never close.
+# A persistent wineserver (-p60: it lingers 60 s after its last client) and the prefix's
+# services (services.exe, winedevice.exe, rpcss.exe..., started by wineboot), all started
+# detached from our output: whatever the first Wine command starts inherits that
+# command's stdout, and a pipe (see wrun) would never close while they live.
 if [ ! -f "$WINEPREFIX/system.reg" ]; then
   log "creating the Wine prefix $WINEPREFIX"
   mkdir -p "$WINEPREFIX"
-  wineserver -p60 </dev/null >/dev/null 2>&1
-  wrun wineboot -i >/dev/null
-else
-  wineserver -p60 </dev/null >/dev/null 2>&1
 fi
+start_wine_detached() {
+  setsid wineserver -p60 </dev/null >/dev/null 2>&1
+  setsid wine wineboot </dev/null >/dev/null 2>&1
+}
+start_wine_detached
 
 # Wine-only: Qt 6's Qt6Core.dll imports icuuc.dll (ICU's converter API, which Windows 10
 # 1703+ ships); Wine 8 has no ICU. A stub exporting the same names, answering "no such

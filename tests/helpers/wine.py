@@ -3,8 +3,9 @@
 The prefix is the one packaging/build-windows-wine.sh made (its Windows CPython and the
 Wine-only workarounds live there, never in the bundle). Why the care:
 
-* stdin is /dev/null and stdout/stderr are pipes: CPython under Wine 8 dies at start-up
-  when its standard handles are files;
+* stdin, stdout and stderr are pipes (stdin closed at once): CPython under Wine 8 dies
+  at start-up when its standard handles are files, and with /dev/null as stdin its
+  subprocess module finds an invalid handle to pass on ([WinError 6]);
 * paths handed to the Windows program are Windows paths (``C:\\...`` inside the prefix's
   drive_c, ``Z:\\...`` for the rest of the Linux file system);
 * ``WINEDEBUG=-all`` keeps Wine's own chatter out of the program's stderr.
@@ -14,6 +15,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path, PureWindowsPath
 
@@ -61,15 +63,14 @@ class Wine:
         assert wine, "wine is not installed"
         return subprocess.run(
             [wine, program, *args], env=self.env(env), cwd=cwd or self.drive_c,
-            stdin=subprocess.DEVNULL, capture_output=True, text=True, encoding="utf-8",
-            errors="replace", timeout=timeout,
+            input="", capture_output=True, text=True, encoding="utf-8", errors="replace", timeout=timeout,
         )
 
     def popen(self, program: str, args: list[str], env: dict[str, str] | None = None) -> subprocess.Popen[str]:
         wine = wine_binary()
         assert wine, "wine is not installed"
         return subprocess.Popen(
-            [wine, program, *args], env=self.env(env), cwd=self.drive_c, stdin=subprocess.DEVNULL,
+            [wine, program, *args], env=self.env(env), cwd=self.drive_c, stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8", errors="replace",
         )
 
@@ -87,3 +88,12 @@ def build_if_asked() -> None:
     if os.environ.get("TAPEDIAG_BUILD_WINDOWS") == "1" and not os.environ.get("TAPEDIAG_WINDOWS_BUILT"):
         subprocess.run(["bash", str(BUILD_SCRIPT)], check=True, timeout=3600, stdin=subprocess.DEVNULL)
         os.environ["TAPEDIAG_WINDOWS_BUILT"] = "1"  # once per pytest process
+
+
+def under_wine() -> bool:
+    """True in a Windows process that Wine runs (its ntdll exports wine_get_version)."""
+    if sys.platform != "win32":
+        return False
+    import ctypes
+
+    return hasattr(ctypes.WinDLL("ntdll"), "wine_get_version")
