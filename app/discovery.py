@@ -212,8 +212,9 @@ def virtual_drives() -> list[DeviceEntry]:
 
 
 def unavailable_transports() -> list[str]:
-    """One line per transport whose library is missing here ("libiscsi is not installed,
-    so iSCSI targets cannot be reached (apt-get install libiscsi7)").
+    """One line per transport whose library is missing here, with what to do on this
+    platform (``native._iscsi_lib.missing``: apt-get on Linux, the Microsoft iSCSI
+    Initiator on Windows).
 
     The bundles take libsgutils2 and libiscsi from the machine they run on, so the
     device list must say which ways to a drive are closed before the user wonders why

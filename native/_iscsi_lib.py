@@ -25,12 +25,19 @@ Kept apart from ``native.iscsi`` so the binding facts live in one small place:
 from __future__ import annotations
 
 import ctypes
+import sys
 from dataclasses import dataclass
 from functools import lru_cache
 
 from native.errors import TransportUnavailable
 
 INSTALL_HINT = "apt-get install libiscsi7"
+
+#: Windows: tapediag ships no libiscsi there (the Windows bundle carries sg3_utils only), and
+#: Windows has its own initiator, after which the target's drive is a local tape drive.
+WINDOWS_MISSING = "tapediag has no iSCSI initiator of its own on Windows, so iscsi:// targets cannot be reached"
+WINDOWS_HINT = ("connect the target with the Microsoft iSCSI Initiator (iscsicpl.exe); its tape drive "
+                "then appears as \\\\.\\TapeN like any other drive")
 
 #: Tried in order; the soname first so a dev package is not needed.
 LIBRARY_NAMES = ("libiscsi.so.7", "libiscsi.so", "libiscsi.dylib")
@@ -178,9 +185,21 @@ def _open(names: tuple[str, ...]) -> tuple[ctypes.CDLL, str]:
             return ctypes.CDLL(found), found
         except OSError:
             pass
-    raise TransportUnavailable(
-        "libiscsi is not installed, so iSCSI targets cannot be reached", hint=INSTALL_HINT
-    )
+    raise missing()
+
+
+def missing() -> TransportUnavailable:
+    """The one error (and advice) for "no libiscsi here", which ``devices``, the GUI's device
+    pane and every iscsi:// command show: on Windows the way to an iSCSI tape is the system's
+    own initiator, not a Debian package."""
+    if sys.platform == "win32":
+        return TransportUnavailable(WINDOWS_MISSING, hint=WINDOWS_HINT)
+    return TransportUnavailable("libiscsi is not installed, so iSCSI targets cannot be reached", hint=INSTALL_HINT)
+
+
+def install_hint() -> str:
+    """What to do when the library found here will not do (too old, lacks a function)."""
+    return WINDOWS_HINT if sys.platform == "win32" else INSTALL_HINT
 
 
 def bind(lib: ctypes.CDLL, path: str) -> Libiscsi:
@@ -190,7 +209,7 @@ def bind(lib: ctypes.CDLL, path: str) -> Libiscsi:
             func = getattr(lib, name)
         except AttributeError:
             raise TransportUnavailable(
-                f"the installed libiscsi ({path}) lacks {name}", hint=INSTALL_HINT
+                f"the installed libiscsi ({path}) lacks {name}", hint=install_hint()
             ) from None
         func.restype = restype
         func.argtypes = argtypes

@@ -1,10 +1,13 @@
 """File I/O loops of the disk tests, in C where it is built (``native._diskio``).
 
 The C module releases the GIL for a whole batch of files, which is what lets several
-stream threads create or read small files in parallel. Where it is missing (Windows,
-or a source checkout without a compiler) the same functions run in plain Python: the
-results are correct, only small-file rates with several streams are lower, and
-``NATIVE`` says which one is in use so results can report it.
+stream threads create or read small files in parallel. It has the same entry points on
+POSIX and on Windows (there: directory paths instead of descriptors, Win32 handles for
+large files, Win32 error codes that ``_native_errors`` turns into errno values with
+``winio.to_errno``). Where it is missing (a source checkout without a compiler) the
+same functions run in plain Python: the results are correct, only small-file rates with
+several streams are lower, and ``NATIVE`` says which one is in use so results can
+report it.
 
 Records: every batch function returns packed int64 records, four per file attempted
 (errno, bytes, end time on the ``time.perf_counter_ns`` clock (CLOCK_MONOTONIC on Linux, as the C loop uses; QueryPerformanceCounter on Windows, where monotonic_ns ticks in 15.6 ms), latency in ns), as one
@@ -33,13 +36,13 @@ _msvcrt: Any = None  # CRT descriptors around the unbuffered Win32 handles (Wind
 if sys.platform == "win32":
     import msvcrt as _msvcrt
 
-_c: Any = None  # the C loops (POSIX, when built); None: the Python loops below
+_c: Any = None  # the C loops (when built); None: the Python loops below
 try:
     from native import _diskio
 
     _c = _diskio
     NATIVE = hasattr(_c, "create_files")
-except ImportError:  # not built (or Windows)
+except ImportError:  # not built
     NATIVE = False
 
 FLAG_FSYNC = 1
@@ -144,6 +147,8 @@ def create_files(specs: bytes, dirpaths: Sequence[str], pool: Pool, chunk: int, 
     """
     if NATIVE and HAVE_DIRFD:
         return _c.create_files(specs, pool, chunk, flags)
+    if NATIVE and IS_WINDOWS:
+        return _native_errors(_c.create_files(specs, list(dirpaths), pool, chunk, flags))
     rows = memoryview(specs).cast("q")
     out: list[FileRecord] = []
     for i in range(len(rows) // 5):
@@ -177,6 +182,9 @@ def create_files(specs: bytes, dirpaths: Sequence[str], pool: Pool, chunk: int, 
 
 def write_fd(fd: int, win: bytearray, pos: int, nbytes: int, key: int, chunk: int) -> tuple[int, int]:
     """Write file bytes [pos, pos+nbytes) from the file's ``window()``; (written, errno)."""
+    if NATIVE and IS_WINDOWS:
+        written, werr = _c.write_fd(_msvcrt.get_osfhandle(fd), win, pos, nbytes, _signed(key), chunk)
+        return written, winio.to_errno(werr) if werr else 0
     if NATIVE:
         return _c.write_fd(fd, win, pos, nbytes, _signed(key), chunk)
     return _py_write(fd, win, pos, nbytes, key, chunk)
@@ -212,6 +220,11 @@ def read_files(dirfds: int | Sequence[int], dirpaths: str | Sequence[str], names
     ``dirfds``/``dirpaths``: one directory for every name, or one per name (a batch
     may span many small directories, so the interpreter is visited once per batch).
     """
+    if NATIVE and IS_WINDOWS:
+        if _unbuffered(flags):
+            winio.require_aligned(buf)
+        return _native_errors(_c.read_files(dirpaths if isinstance(dirpaths, str) else list(dirpaths),
+                                            list(names), buf, flags))
     if _unbuffered(flags):
         return _read_files_unbuffered(dirpaths, names, buf)
     if NATIVE and HAVE_DIRFD:
@@ -244,6 +257,9 @@ def read_fd(fd: int, buf: ReadBuffer, max_bytes: int) -> tuple[int, int, bool]:
     On Windows an aligned buffer is read with ReadFile on the descriptor's handle, which
     an unbuffered handle from ``open_read`` requires (the CRT's read() would allocate
     an unaligned buffer of its own); a plain handle reads the same that way."""
+    if NATIVE and IS_WINDOWS:
+        got, werr, eof = _c.read_fd(_msvcrt.get_osfhandle(fd), buf, max_bytes)
+        return got, winio.to_errno(werr) if werr else 0, bool(eof)
     if IS_WINDOWS and winio.aligned(buf):
         return winio.read_handle(_msvcrt.get_osfhandle(fd), buf, max_bytes)
     if NATIVE:
@@ -299,7 +315,7 @@ def open_read(path: str, flags: int, dirfd: int | None = None) -> int:
 
 def sync_filesystem(fd: int) -> None:
     """Flush the file system that holds ``fd`` (syncfs on Linux, sync elsewhere)."""
-    if NATIVE and fd >= 0:
+    if NATIVE and fd >= 0 and hasattr(_c, "syncfs"):  # the Windows module has none
         _c.syncfs(fd)
     elif hasattr(os, "sync"):
         os.sync()
@@ -307,7 +323,7 @@ def sync_filesystem(fd: int) -> None:
 
 def resident_fraction(path: str) -> float | None:
     """Share of a file's pages now in the page cache; None where that cannot be asked."""
-    if not NATIVE or not path:
+    if not NATIVE or not path or not hasattr(_c, "resident"):  # no mincore on Windows
         return None
     try:
         fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _CLOEXEC)
@@ -325,6 +341,19 @@ def resident_fraction(path: str) -> float | None:
 def _signed(key: int) -> int:
     key &= 0xFFFFFFFFFFFFFFFF
     return key - (1 << 64) if key >= 1 << 63 else key
+
+
+def _native_errors(raw: bytes) -> bytes:
+    """Records from the Windows C loops with their Win32 error codes as errno values
+    (``winio.to_errno``, the one table); ``ERR_NOT_REGULAR`` stays as it is."""
+    rows = array.array("q", raw)
+    errs = rows[0::4]
+    if not any(errs):
+        return raw
+    for i, err in enumerate(errs):
+        if err and err != ERR_NOT_REGULAR:
+            rows[4 * i] = winio.to_errno(err)
+    return rows.tobytes()
 
 
 def _pack_records(records: list[FileRecord]) -> bytes:

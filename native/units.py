@@ -185,21 +185,29 @@ def rate_text(mb_s: float | None, *, mib: bool = False) -> str:
 
 
 def size_text(nbytes: float | None, *, binary: bool = False) -> str:
-    """Decimal amounts, '1.07 GB' (below 1 kB, '512 bytes'); with ``binary`` also '1.07 GB (1.00 GiB)'."""
+    """Decimal amounts to three significant figures, '1.07 GB', '44.3 MB', '443 MB' (below 1 kB, '512 bytes');
+    with ``binary`` also '1.07 GB (1.00 GiB)'. The one rounding of amounts: the report's words call it too."""
     if nbytes is None or not math.isfinite(nbytes):
         return "-"
     if abs(nbytes) < 1000:
         return plural(int(nbytes), "byte")
     for unit, factor in (("PB", 10**15), ("TB", 10**12), ("GB", GB), ("MB", MB), ("KB", 1000)):
         if abs(nbytes) >= factor:
-            text = f"{nbytes / factor:,.2f} {unit}"
+            text = f"{_three_figures(nbytes / factor)} {unit}"
             break
     if not binary:
         return text
     for unit, factor in (("PiB", 1 << 50), ("TiB", 1 << 40), ("GiB", GiB), ("MiB", MiB), ("KiB", 1 << 10)):
         if abs(nbytes) >= factor:
-            return f"{text} ({nbytes / factor:,.2f} {unit})"
+            return f"{text} ({_three_figures(nbytes / factor)} {unit})"
     return text
+
+
+def _three_figures(value: float) -> str:
+    """Three significant figures, as amounts are quoted: '2.15', '44.3', '443', '1,024' (no fraction from 100 on)."""
+    if abs(value) >= 100:
+        return f"{value:,.0f}"
+    return f"{value:.2f}" if abs(value) < 10 else f"{value:.1f}"
 
 
 def block_text(nbytes: int) -> str:

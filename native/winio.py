@@ -58,9 +58,16 @@ ERROR_INVALID_PARAMETER = 87
 ERROR_INVALID_NAME = 123
 ERROR_CANT_ACCESS_FILE = 1920
 ERROR_CANT_RESOLVE_FILENAME = 1921
+ERROR_WRITE_PROTECT = 19
+ERROR_HANDLE_DISK_FULL = 39
+ERROR_FILE_EXISTS = 80
+ERROR_DISK_FULL = 112
+ERROR_ALREADY_EXISTS = 183
 
-#: Win32 error -> errno, so unreadable files are counted and listed as on Linux
-#: (``os.strerror`` of the errno is what the user sees). Anything else is EIO.
+#: Win32 error -> errno, so unreadable files are counted and listed, and a full disk stops
+#: create-data, as on Linux (``os.strerror`` of the errno is what the user sees): for the
+#: reads here and for the error codes of the C loops (``native._diskio`` on Windows).
+#: Anything else is EIO.
 _ERRNO = {
     ERROR_FILE_NOT_FOUND: errno.ENOENT,
     ERROR_PATH_NOT_FOUND: errno.ENOENT,
@@ -73,6 +80,11 @@ _ERRNO = {
     ERROR_INVALID_PARAMETER: errno.EINVAL,  # e.g. a sector size NO_BUFFERING's 4K alignment does not meet
     ERROR_INVALID_HANDLE: errno.EBADF,
     ERROR_NOT_READY: errno.EIO,
+    ERROR_FILE_EXISTS: errno.EEXIST,  # CREATE_NEW on a name that exists (a link included)
+    ERROR_ALREADY_EXISTS: errno.EEXIST,
+    ERROR_DISK_FULL: errno.ENOSPC,
+    ERROR_HANDLE_DISK_FULL: errno.ENOSPC,
+    ERROR_WRITE_PROTECT: errno.EROFS,
 }
 
 _kernel32: Any = None
@@ -126,20 +138,27 @@ def _address(buf: Any, n: int) -> int:
         del view  # releases the export, so an mmap can be closed later
 
 
+def require_aligned(buf: Any) -> None:
+    """Refuse (``InvalidParameter``) a buffer that unbuffered reads cannot use; checked
+    before any file is opened, here and before the C loop's unbuffered reads."""
+    n = len(buf)
+    if n == 0 or n % ALIGN:
+        raise InvalidParameter(f"unbuffered reads need a buffer size that is a multiple of {ALIGN} (got {n})")
+    if _address(buf, n) % ALIGN:
+        raise InvalidParameter(f"unbuffered reads need a buffer aligned to {ALIGN} bytes")
+
+
 def read_handle(handle: int, buf: Any, max_bytes: int = -1) -> tuple[int, int, bool]:
     """Read up to ``max_bytes`` (-1: to EOF) in whole-buffer reads; (bytes, errno, eof).
 
     The same contract as ``diskio.read_fd``: reading stops at the first error, whose
     errno is returned with the bytes read before it.
     """
+    require_aligned(buf)
     n = len(buf)
-    if n == 0 or n % ALIGN:
-        raise InvalidParameter(f"unbuffered reads need a buffer size that is a multiple of {ALIGN} (got {n})")
     view = (ctypes.c_char * n).from_buffer(buf)
     try:
         addr = ctypes.addressof(view)
-        if addr % ALIGN:
-            raise InvalidParameter(f"unbuffered reads need a buffer aligned to {ALIGN} bytes")
         k32 = _k32()
         got = wintypes.DWORD()
         total = 0

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from native.units import block_text, date_text, plural, rate_text
+from native.units import block_text, date_text, plural, rate_text, size_text
 
 #: A block size as a drive's settings name it (``native.units.block_text``).
 block = block_text
@@ -32,14 +32,10 @@ def duration(seconds: float | None) -> str:
 
 
 def volume(nbytes: float | None) -> str:
-    """Decimal, as drive ratings are: '2.15 GB', '443 MB', '12.0 TB'."""
+    """Decimal, as drive ratings are: '2.15 GB', '443 MB', '12.0 TB' (``native.units.size_text``; '—' for none)."""
     if nbytes is None:
         return "—"
-    for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
-        if abs(nbytes) >= scale:
-            value = nbytes / scale
-            return f"{value:,.0f} {unit}" if value >= 100 else f"{value:.3g} {unit}"
-    return f"{nbytes:,.0f} bytes"
+    return size_text(nbytes)
 
 
 def density(code: int | None, name: str | None = None) -> str:

@@ -122,9 +122,12 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> FakeKernel32:
 
 @pytest.fixture
 def windows(fake: FakeKernel32, monkeypatch: pytest.MonkeyPatch) -> FakeCrt:
-    """``native.diskio`` as on Windows: no directory descriptors, fake kernel32 and CRT."""
+    """``native.diskio`` as on Windows without its C module (the Python loops): no
+    directory descriptors, fake kernel32 and CRT. (The Windows C loops run only on
+    Windows: tests/disk/test_diskio_windows.py, under the Windows Python.)"""
     crt = FakeCrt(fake)
     monkeypatch.setattr(diskio, "IS_WINDOWS", True)
+    monkeypatch.setattr(diskio, "NATIVE", False)
     monkeypatch.setattr(diskio, "HAVE_DIRFD", False)
     monkeypatch.setattr(diskio, "_msvcrt", crt)
     return crt
