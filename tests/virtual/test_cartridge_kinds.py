@@ -19,12 +19,14 @@ from native.errors import InvalidParameter
 from native.virtual.cartridge import Cartridge
 
 ROOT = Path(__file__).resolve().parents[2]
-TAPEDIAG = ROOT / ".venv" / "bin" / "tapediag"
+# The CLI in a process of its own, by this interpreter (not .venv/bin/tapediag: on Windows
+# there is none, and under Wine that path would start the Linux one).
+TAPEDIAG = [sys.executable, "-c", "import sys; from app.cli import main; sys.exit(main())"]
 
 
 def _info(cartridge: Path | str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(TAPEDIAG), "info", f"virtual:lto9?cartridge={cartridge}&realtime=0"],
-                          capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    return subprocess.run([*TAPEDIAG, "info", f"virtual:lto9?cartridge={cartridge}&realtime=0"],
+                          capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, cwd=ROOT)
 
 
 def _assert_refused(got: subprocess.CompletedProcess[str], kind: str) -> None:
@@ -97,8 +99,9 @@ def test_loop_device_over_random_data_is_untouched(tmp_path: Path) -> None:
     loop = attach.stdout.strip()
     try:
         _assert_refused(_info(loop), "a block device")
-        perf = subprocess.run([str(TAPEDIAG), "tape-perf", f"virtual:lto9?cartridge={loop}&realtime=0",
-                               "--size", "1M"], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+        perf = subprocess.run([*TAPEDIAG, "tape-perf", f"virtual:lto9?cartridge={loop}&realtime=0",
+                               "--size", "1M"], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+                              cwd=ROOT)
         assert perf.returncode in (2, 3), perf.stderr
         assert "Traceback" not in perf.stderr
     finally:
