@@ -106,11 +106,11 @@ def test_create_read_clean_a_tree_on_c(cli, wine: Wine, place: Path, name: str) 
     target = wine.windows_path(tree)
     created = cli("create-data", target, "--files", "200", "--size", "16K", "--json")
     assert created.returncode == 0, created.stderr
-    assert json.loads(created.stdout)["files"] == 200
+    assert json.loads(created.stdout)["total_files"] == 200
     assert sum(1 for p in tree.rglob("*") if p.is_file() and not p.name.startswith(".tapediag")) == 200
     read = cli("read-data", target, "--json")
     assert read.returncode == 0, read.stderr
-    assert json.loads(read.stdout)["files"] == 200
+    assert json.loads(read.stdout)["total_files"] == 200
     cleaned = cli("clean", target)
     assert cleaned.returncode == 0, cleaned.stderr
     assert not tree.exists() or not any(tree.iterdir())
@@ -125,7 +125,7 @@ def test_cli_works_without_qt(cli, place: Path) -> None:
     try:
         info = cli("info", "virtual:lto9", "--json")
         assert info.returncode == 0, info.stderr
-        perf = cli("tape-perf", "virtual:lto9", "--size", "16M", "--json")
+        perf = cli("tape-perf", "virtual:lto9", "--size", "16M", "--force", "--json")  # the cartridge holds the 64 MiB run
         assert perf.returncode == 0, perf.stderr
         assert json.loads(perf.stdout)["status"] == "complete"
         gui = cli("gui", "--self-test")  # the GUI says it cannot start (no traceback: see cli)
@@ -150,7 +150,8 @@ def _xvfb() -> tuple[subprocess.Popen[bytes], str]:
 
 
 def _window_names(display: str) -> str:
-    tree = subprocess.run(["xwininfo", "-root", "-tree"], env={"DISPLAY": display, "PATH": "/usr/bin:/bin"},
+    # LANG: the main window's title has an em dash, which xwininfo prints only in a UTF-8 locale.
+    tree = subprocess.run(["xwininfo", "-root", "-tree"], env={"DISPLAY": display, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
                           capture_output=True, text=True)
     return tree.stdout
 
@@ -181,12 +182,14 @@ def test_gui_under_xvfb(wine: Wine, place: Path, cli) -> None:
         gui = wine.popen(wine.windows_path(place / "tapediag" / "tapediag.exe"), ["--device", "virtual:lto9"], env=env)
         try:
             deadline = time.monotonic() + 180
-            while f"tapediag {app.__version__}" not in _window_names(display):
+            SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+            while f"tapediag {app.__version__}" not in (names := _window_names(display)):
                 assert gui.poll() is None, f"tapediag.exe exited {gui.returncode}: {gui.communicate()[1]}"
-                assert time.monotonic() < deadline, "no main window within 180 s"
+                if time.monotonic() > deadline:
+                    _grab(display, SCREENSHOT.with_name("windows-gui-failed.png"))
+                    pytest.fail(f"no main window within 180 s; windows: {names}")
                 time.sleep(1)
             time.sleep(5)  # first paint of the panels
-            SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
             _grab(display, SCREENSHOT)
             assert SCREENSHOT.stat().st_size > 10_000
             print(f"Windows GUI screenshot: {SCREENSHOT}")
