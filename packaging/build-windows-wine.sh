@@ -104,7 +104,8 @@ if [ ! -f "$WINEPREFIX/system.reg" ]; then
   mkdir -p "$WINEPREFIX"
 fi
 start_wine_detached() {
-  setsid wineserver -p60 </dev/null >/dev/null 2>&1
+  # (wineserver exits 1 when the prefix's server already runs: then that one serves us)
+  setsid wineserver -p60 </dev/null >/dev/null 2>&1 || true
   setsid wine wineboot </dev/null >/dev/null 2>&1
 }
 start_wine_detached

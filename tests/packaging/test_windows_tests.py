@@ -21,7 +21,7 @@ pytestmark = pytest.mark.slow
 # Areas whose code runs on Windows (paths relative to the repository root).
 WINDOWS_AREAS = [
     "tests/test_units.py", "tests/test_patterns.py", "tests/virtual", "tests/disk", "tests/scsi",
-    "tests/transport/test_winstorage.py",
+    "tests/transport/test_winstorage.py", "tests/transport/test_iscsi_windows_advice.py", "tests/test_paths.py",
 ]
 
 
