@@ -133,6 +133,8 @@ def _write_atomically(data: bytes, path: Path) -> None:
         if tmp is not None:
             tmp.unlink(missing_ok=True)
         raise
+    if not hasattr(os, "O_DIRECTORY"):  # Windows: a directory cannot be opened to be synced; NTFS logs the rename
+        return
     try:  # the rename itself survives a crash only once the directory is synced
         dir_fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
         try:

@@ -87,7 +87,8 @@ def _open_regular(path: Path) -> int:
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise _refuse(path, "a symbolic link") from None
-        if exc.errno in (errno.EISDIR, errno.ENXIO):  # a directory; a FIFO with no reader (O_NONBLOCK)
+        # a directory (Windows says EACCES for one); a FIFO with no reader (O_NONBLOCK)
+        if exc.errno in (errno.EISDIR, errno.ENXIO) or (exc.errno == errno.EACCES and os.path.isdir(path)):
             try:
                 mode = os.lstat(path).st_mode
             except OSError:
