@@ -36,13 +36,14 @@ winpath() { printf 'Z:%s' "${1//\//\\}"; }
 
 # CPython under Wine 8 dies at start-up when its standard handles are files (as in CI,
 # where the log is a file); as pipes it works. So every Wine command's output goes
-# through a pipe, and stdin is /dev/null.
+# through a pipe, and stdin is /dev/null. (The smoke test needs xvfb, x11-utils and
+# poppler-utils, installed here too.)
 wrun() { wine "$@" </dev/null 2>&1 | cat; }
 wpy() { wrun "$pydir_win\\python.exe" "$@"; }
 
 # --- 0. Debian packages -------------------------------------------------------------
 need=()
-for pkg in wine wine64 mingw-w64 osslsigncode unzip zip xvfb xauth poppler-utils ca-certificates; do
+for pkg in wine wine64 mingw-w64 osslsigncode openssl unzip zip xvfb xauth x11-utils poppler-utils ca-certificates; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need+=("$pkg")
 done
 if [ "${#need[@]}" -gt 0 ]; then
