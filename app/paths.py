@@ -16,6 +16,12 @@ from native.paths import data_dir
 __all__ = ["create_beside", "data_dir"]
 
 
+# O_NOFOLLOW and O_CLOEXEC are POSIX (Windows' os has neither: every report, export and
+# ticket died there with AttributeError); O_BINARY is Windows' (no CRLF translation).
+_NEW_BESIDE = (os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+               | getattr(os, "O_BINARY", 0))
+
+
 def create_beside(path: Path) -> tuple[int, Path]:
     """A new hidden file next to ``path`` (same directory, so a rename over ``path`` is atomic),
     opened for reading and writing (to check what was written); returns ``(fd, its path)``.
@@ -27,7 +33,7 @@ def create_beside(path: Path) -> tuple[int, Path]:
     for _ in range(100):
         tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
         try:
-            return os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666), tmp
+            return os.open(tmp, _NEW_BESIDE, 0o666), tmp
         except FileExistsError:
             continue
     raise FileExistsError(f"no free temporary name beside {path}")

@@ -119,7 +119,8 @@ def _write_atomically(data: bytes, path: Path) -> None:
             os.fsync(fd)
             if os.fstat(fd).st_size != len(data):
                 raise TapediagError(f"cannot write the report to {path}: the file came out short")
-            tail = os.pread(fd, 64, max(0, len(data) - 64))
+            os.lseek(fd, max(0, len(data) - 64), os.SEEK_SET)  # not os.pread: Windows has none
+            tail = os.read(fd, 64)
         finally:
             os.close(fd)
         _check_pdf(data[:8] + tail, path, "writing")
@@ -132,6 +133,8 @@ def _write_atomically(data: bytes, path: Path) -> None:
         if tmp is not None:
             tmp.unlink(missing_ok=True)
         raise
+    if not hasattr(os, "O_DIRECTORY"):  # Windows: a directory cannot be opened to be synced; NTFS logs the rename
+        return
     try:  # the rename itself survives a crash only once the directory is synced
         dir_fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
         try:

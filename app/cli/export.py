@@ -44,8 +44,10 @@ def _open_output(path: Path) -> tuple[TextIO, Path | None]:
         if st is not None and stat.S_ISDIR(st.st_mode):
             raise InvalidParameter(f"cannot write {path}: it is a directory")
         if st is not None and not stat.S_ISREG(st.st_mode):
-            fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)  # a pipe without a reader: ENXIO, not a hang
-            os.set_blocking(fd, True)
+            nonblock = getattr(os, "O_NONBLOCK", 0)  # POSIX only
+            fd = os.open(path, os.O_WRONLY | nonblock)  # a pipe without a reader: ENXIO, not a hang
+            if nonblock:
+                os.set_blocking(fd, True)
             return os.fdopen(fd, "w", newline="", encoding="utf-8"), None
         if st is not None and not os.access(path, os.W_OK):
             raise InvalidParameter(f"cannot write {path}: permission denied")

@@ -21,14 +21,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        gui = importlib.import_module("ui.main")
-    except ImportError as err:
-        raise TapediagError(f"the desktop app cannot start: {err}",
-                                   hint="pip install 'tapediag[gui]' (PySide6 and pyqtgraph)") from err
     argv = []
     if args.device:
         argv += ["--device", args.device]
     if args.self_test:
         argv.append("--self-test")
-    return int(gui.main(argv))
+    try:
+        gui = importlib.import_module("ui.main")
+        # Qt's modules are imported when the app is built: a Qt that cannot load (its DLLs
+        # missing, or Windows Server 2016's missing icuuc.dll) fails there, not above.
+        return int(gui.main(argv))
+    except ImportError as err:
+        raise TapediagError(f"the desktop app cannot start: {err}",
+                            hint="pip install 'tapediag[gui]' (PySide6 and pyqtgraph)") from err

@@ -158,15 +158,23 @@ static PyObject *runner_run(RunnerObject *r, PyObject *const *args, Py_ssize_t n
      * session (issue 14.7: Ctrl-C mid-WRITE recorded as "Poll failed", no filemark).
      * Keep SIGINT/SIGTERM pending for the duration of this one command: they are
      * delivered when the mask is restored, Python's handler sets its flag, and the
-     * caller sees KeyboardInterrupt between commands with the session intact. */
+     * caller sees KeyboardInterrupt between commands with the session intact.
+     * (Windows has no signal masks: Ctrl-C runs its handler on a thread of its own and
+     * interrupts no wait, so there is nothing to hold back there.) */
+#ifndef _WIN32
     sigset_t block, old_mask;
     sigemptyset(&block);
     sigaddset(&block, SIGINT);
     sigaddset(&block, SIGTERM);
+#endif
     Py_BEGIN_ALLOW_THREADS
+#ifndef _WIN32
     pthread_sigmask(SIG_BLOCK, &block, &old_mask);
+#endif
     done = r->command_sync(ctx, (int)lun, task, NULL);
+#ifndef _WIN32
     pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
+#endif
     Py_END_ALLOW_THREADS
     if (done == NULL) { /* the task may still be queued in the context: leave it be */
         result = Py_None;

@@ -87,7 +87,8 @@ def _open_regular(path: Path) -> int:
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise _refuse(path, "a symbolic link") from None
-        if exc.errno in (errno.EISDIR, errno.ENXIO):  # a directory; a FIFO with no reader (O_NONBLOCK)
+        # a directory (Windows says EACCES for one); a FIFO with no reader (O_NONBLOCK)
+        if exc.errno in (errno.EISDIR, errno.ENXIO) or (exc.errno == errno.EACCES and os.path.isdir(path)):
             try:
                 mode = os.lstat(path).st_mode
             except OSError:
@@ -98,8 +99,11 @@ def _open_regular(path: Path) -> int:
     if not stat.S_ISREG(mode):
         os.close(fd)
         raise _refuse(path, _kind_of(mode))
-    if hasattr(os, "set_blocking"):
-        os.set_blocking(fd, True)  # a regular file: the flag changes nothing, but say what we mean
+    if getattr(os, "O_NONBLOCK", 0):
+        # A regular file: the flag changes nothing, but say what we mean. Only where the
+        # open set O_NONBLOCK: Windows' os.set_blocking works on pipes only and fails on a
+        # file with "[WinError 1] Invalid function" (every virtual drive command did).
+        os.set_blocking(fd, True)
     return fd
 
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import shutil
 import subprocess
 import tempfile
@@ -24,6 +25,8 @@ def tmpfs(tmp_path: Path) -> Iterator[Callable[[str], Path]]:
     mounts: list[Path] = []
 
     def mount(size: str) -> Path:
+        if not sys.platform.startswith("linux"):
+            pytest.skip("tmpfs is Linux's")
         point = tmp_path / f"mnt{len(mounts)}"
         point.mkdir()
         proc = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size},mode=0755", "tmpfs", str(point)],
@@ -72,7 +75,7 @@ def disk_path(tmp_path: Path) -> Iterator[Path]:
     if _fs_type(tmp_path.resolve()) not in ("tmpfs", "ramfs"):
         yield tmp_path
         return
-    path = Path(tempfile.mkdtemp(prefix="tapediag-test-", dir="/var/tmp"))
+    path = Path(tempfile.mkdtemp(prefix="tapediag-test-", dir="/var/tmp" if os.path.isdir("/var/tmp") else None))
     try:
         yield path
     finally:
@@ -86,7 +89,7 @@ def tree_files(root: Path) -> dict[str, int]:
         for name in files:
             path = Path(dirpath) / name
             if path.is_file() and not path.is_symlink():
-                out[str(path.relative_to(root))] = path.stat().st_size
+                out[path.relative_to(root).as_posix()] = path.stat().st_size
     return out
 
 
@@ -94,5 +97,5 @@ def all_entries(root: Path) -> set[str]:
     out = set()
     for dirpath, dirs, files in os.walk(root, followlinks=False):
         for name in dirs + files:
-            out.add(str((Path(dirpath) / name).relative_to(root)))
+            out.add((Path(dirpath) / name).relative_to(root).as_posix())
     return out

@@ -86,7 +86,7 @@ def test_writer_follows_the_content_model(tmp_path: Path, monkeypatch: pytest.Mo
     pool = np.random.default_rng(1).integers(0, 256, 1 << 19, dtype=np.uint8).tobytes()
     off = len(pool) - 4096 * 3
     win = diskio.window(pool, off, key, size, chunk)
-    fd = os.open(tmp_path / "f", os.O_WRONLY | os.O_CREAT)
+    fd = os.open(tmp_path / "f", os.O_WRONLY | os.O_CREAT | getattr(os, "O_BINARY", 0))  # no CRLF translation on Windows
     pos = 0
     for n in slices:
         n = min(n, size - pos)

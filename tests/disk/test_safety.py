@@ -39,6 +39,7 @@ def test_refuses_a_non_empty_target_and_touches_nothing(tmp_path: Path) -> None:
     assert all_entries(tmp_path) == {"precious.txt"}
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="creating a symbolic link needs a privilege on Windows")
 def test_allow_non_empty_writes_into_its_own_subdirectory(tmp_path: Path) -> None:
     (tmp_path / "precious.txt").write_text("customer data")
     outside = tmp_path.parent / (tmp_path.name + "-outside")
@@ -165,6 +166,7 @@ def _chattr(flag: str, path: Path) -> bool:
     return subprocess.run(["chattr", flag, str(path)], capture_output=True).returncode == 0
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="chattr +i (Linux's immutable flag) makes the directories refuse writes")
 def test_permission_denied_mid_run_stops_cleanly(disk_path: Path) -> None:
     target = disk_path / "t"
     locked: list[Path] = []
@@ -194,6 +196,7 @@ def test_permission_denied_mid_run_stops_cleanly(disk_path: Path) -> None:
     assert all_entries(target) == set()
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX file modes and an unprivileged user (setuid) are Linux")
 def test_permission_denied_target_without_root_privilege() -> None:
     """Root ignores permissions, so the CLI runs without root's file-mode bypass against
     a root-owned directory of mode 555."""
@@ -226,6 +229,7 @@ def test_cli_cleanup_flag_leaves_an_empty_target(tmp_path: Path, capsys) -> None
     assert not target.exists()  # it created the target, so cleanup removed it too
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="creating a symbolic link needs a privilege on Windows")
 def test_create_data_into_a_symlink_refuses_before_anything_is_made(tmp_path: Path) -> None:
     real = tmp_path / "real"
     real.mkdir()

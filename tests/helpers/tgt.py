@@ -29,7 +29,6 @@ Fixtures (loaded by ``tests/conftest.py`` via ``pytest_plugins``):
 """
 from __future__ import annotations
 
-import fcntl
 import os
 import random
 import re
@@ -39,6 +38,11 @@ import socket
 import subprocess
 import time
 from dataclasses import dataclass
+
+try:
+    import fcntl
+except ImportError:  # Windows: no tgtd there, and tgt_available() says so (issue 18.3)
+    fcntl = None  # type: ignore[assignment]
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -77,6 +81,8 @@ class TapeRecord:
 
 
 def tgt_available() -> bool:
+    if fcntl is None:  # not a POSIX system: tgt is Linux's iSCSI target
+        return False
     return all(shutil.which(tool) or Path("/usr/sbin", tool).exists() for tool in (TGTD, TGTADM, TGTIMG))
 
 
@@ -405,6 +411,8 @@ class TgtTarget:
 
 
 def _require_tgt() -> None:
+    if fcntl is None:
+        pytest.skip("tgt is Linux's iSCSI target: it does not run on Windows")
     if not tgt_available():
         pytest.skip("tgt (tgtd/tgtadm/tgtimg) is not installed: apt-get install tgt")
 
