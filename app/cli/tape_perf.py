@@ -204,14 +204,20 @@ def run(args: argparse.Namespace) -> int:
         raise
     if samples_file is not None:
         write_samples_csv(samples_file, result)
-    if args.json:  # with its run id, as info --json: scripts chain 'tapediag report RUN_ID'
-        print(json.dumps({"run_id": run_id, **result.to_dict()}, indent=2, sort_keys=True))
+    return _finish(args, run_id, result.to_dict(), summary_lines(result), result.status)
+
+
+def _finish(args: argparse.Namespace, run_id: int, result: dict, lines: list[str], status: str) -> int:
+    """The end of a run, one drive or several: JSON with its run id (as info --json: scripts chain
+    'tapediag report RUN_ID') or the summary, then the exit status the run's outcome maps to."""
+    if args.json:
+        print(json.dumps({"run_id": run_id, **result}, indent=2, sort_keys=True))
     else:
-        print("\n".join(summary_lines(result)))
+        print("\n".join(lines))
         print(f"\nRecorded as run {run_id} ('tapediag report {run_id} -o report.pdf').")
-    if result.status == "cancelled":
+    if status == "cancelled":
         return EXIT_CANCELLED
-    return EXIT_FAILED if result.status == "failed" else EXIT_OK
+    return EXIT_FAILED if status == "failed" else EXIT_OK
 
 
 def _run_test(device: str, params: TapePerfParams) -> tuple[int, TapePerfResult]:
@@ -252,11 +258,4 @@ def _run_several(args: argparse.Namespace, params: TapePerfParams) -> int:
                 for stage, res in (("alone", d.alone), ("together", d.together)):
                     for s in res.samples if res is not None else ():
                         out.writerow([i, stage, s.phase, f"{s.t:.6f}", s.nbytes, f"{s.latency:.6f}"])
-    if args.json:
-        print(json.dumps({"run_id": run_id, **result.to_dict()}, indent=2, sort_keys=True))
-    else:
-        print("\n".join(multi_lines(result)))
-        print(f"\nRecorded as run {run_id} ('tapediag report {run_id} -o report.pdf').")
-    if result.status == "cancelled":
-        return EXIT_CANCELLED
-    return EXIT_FAILED if result.status == "failed" else EXIT_OK
+    return _finish(args, run_id, result.to_dict(), multi_lines(result), result.status)
