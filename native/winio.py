@@ -87,14 +87,11 @@ _ERRNO = {
     ERROR_WRITE_PROTECT: errno.EROFS,
 }
 
-_kernel32: Any = None
+_kernel32: Any = None  # a test's fake; None: the shared kernel32(), which caches itself
 
 
 def _k32() -> Any:
-    global _kernel32
-    if _kernel32 is None:
-        _kernel32 = kernel32()
-    return _kernel32
+    return _kernel32 if _kernel32 is not None else kernel32()
 
 
 def _get_last_error() -> int:

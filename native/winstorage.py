@@ -96,14 +96,11 @@ def usable_transfer(max_transfer_length: int, max_physical_pages: int, page_size
     return min(limits) if limits else None
 
 
-_kernel32: Any = None
+_kernel32: Any = None  # a test's fake; None: the shared kernel32(), which caches itself
 
 
 def _k32() -> Any:
-    global _kernel32
-    if _kernel32 is None:
-        _kernel32 = kernel32()
-    return _kernel32
+    return _kernel32 if _kernel32 is not None else kernel32()
 
 
 def adapter_limits(device: str, page_size: int = mmap.PAGESIZE) -> AdapterLimits | None:

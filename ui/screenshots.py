@@ -128,13 +128,16 @@ def _render(out: Path, work: Path, *, library_only: bool = False) -> int:
             lib.move_cartridge()
             wait(idle)
 
-    if library_only:
-        library_shots()
+    def close() -> int:
         wait(idle)
         window.close()
         QTimer.singleShot(0, app.quit)
         app.exec()
         return 0
+
+    if library_only:
+        library_shots()
+        return close()
 
     # 1. Drive information (a cleaning request raised by the drive shows the severity colours).
     info = panel("info", InfoPanel)
@@ -248,12 +251,7 @@ def _render(out: Path, work: Path, *, library_only: bool = False) -> int:
 
     # 9. The library panel: the virtual library's map after real moves, and the exerciser's verdict.
     library_shots()
-
-    wait(idle)
-    window.close()
-    QTimer.singleShot(0, app.quit)
-    app.exec()
-    return 0
+    return close()
 
 
 if __name__ == "__main__":
