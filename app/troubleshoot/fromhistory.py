@@ -94,7 +94,12 @@ def streams_of(run: Run) -> int | None:
 
 
 def drive_from_run(run: Run) -> DriveContext | None:
-    """Drive generation, serial and description from a drive-info or tape-perf run, if present."""
+    """Drive generation, serial and description from a drive-info or tape-perf run, if present.
+
+    None for a run on several drives at once (``tape-perf-multi``): it has no one drive, and the
+    first generation or serial found in it would be credited to all of them."""
+    if len(run.params.get("devices") or []) > 1:
+        return None
     blobs: list[dict] = [run.results or {}, run.params]
     for b in list(blobs):
         for key in ("drive", "identity", "inquiry", "device"):

@@ -73,6 +73,21 @@ def test_two_virtual_drives_from_the_cli_round_trip_through_the_history(tmp_path
     assert series is not None and len(series) == 3
 
 
+def test_the_report_credits_no_one_drive_with_a_run_on_two(tmp_path: Path, capsys) -> None:
+    """An LTO-9 and an LTO-8 together: no device section may call the pair 'LTO-9' (the first
+    generation found in the run), and the run's own rows name each drive."""
+    from app.report import build_report
+
+    devices = [virtual(tmp_path, "a"), f"virtual:lto8?realtime=0&cartridge={tmp_path / 'b'}.cart"]
+    assert main(["tape-perf", *devices, "--size", "16M", "--alone", "0", "--json"]) == EXIT_OK
+    run_id = json.loads(capsys.readouterr().out)["run_id"]
+    with History.open() as hist:
+        report = build_report(hist, [run_id])
+    assert not any(f.label == "Generation" for d in report.devices for f in d.identity)
+    rows = {f.label: f.value for f in report.runs[0].results}
+    assert "LTO-9" in rows["Drive 1"] and "LTO-8" in rows["Drive 2"]
+
+
 def test_four_virtual_drives_each_write_their_own_data(tmp_path: Path) -> None:
     devices = [virtual(tmp_path, f"d{i}") for i in range(4)]
     test = TapePerfParams(direction="write+read", mode="variable", block_size=256 << 10, io_size=256 << 10,
