@@ -17,6 +17,7 @@ a fault-injecting wrapper in tests) and adds SCSI semantics on top:
 from __future__ import annotations
 
 import os
+from array import array
 import re
 import time
 from dataclasses import dataclass, replace
@@ -46,6 +47,7 @@ from native.scsi.sense import (
 )
 from native.scsi.tape import BlockLimits, LongPosition, Position
 from native.errors import (
+    DeviceError,
     CheckCondition,
     IllegalRequest,
     InvalidParameter,
@@ -64,6 +66,8 @@ from native.transport import (
     GOOD,
     STATUS_NAMES,
     CommandResult,
+    Fill,
+    Repeated,
     TransferLimit,
     Transport,
     WritableBuffer,
@@ -213,6 +217,25 @@ class ReadOutcome:
     def stopped(self) -> bool:
         """True when the read hit something other than data (filemark, EOD, EOM)."""
         return self.filemark or self.eod or self.eom
+
+
+O = TypeVar("O", ReadOutcome, WriteOutcome)
+
+
+@dataclass(frozen=True)
+class Burst(Generic[O]):
+    """A run of the same READ or WRITE (``TapeDrive.read_burst``/``write_burst``).
+
+    ``clean`` I/Os moved the whole buffer with GOOD status. What ended the run, if
+    anything, is the next I/O's ``tail`` (an outcome as ``read``/``write`` return it: a
+    filemark, EOD, the early warning, a short block) or its ``error`` (what ``read``/
+    ``write`` would have raised), kept as a value so the caller records the clean I/Os
+    before it. Neither: the run stopped at its count or its time limit.
+    """
+
+    clean: int
+    tail: O | None = None
+    error: DeviceError | None = None
 
 
 @dataclass(frozen=True)
@@ -597,6 +620,12 @@ class TapeDrive:
         result = self.transport.execute(cdb, data_out=buf, timeout=self._seconds[C.WRITE_6] if timeout is None else timeout)
         if result.status == GOOD:
             return _WRITTEN
+        return self._write_outcome(cdb, result)
+
+    def _write_outcome(self, cdb: bytes, result: CommandResult) -> WriteOutcome:
+        """What a WRITE's result means: written, the early warning (with what was not taken), or an error."""
+        if result.status == GOOD:
+            return _WRITTEN
         result, sense = self._not_good(cdb, result) if result.status != CONDITION_MET else (result, None)
         if sense is None:
             if result.status == CHECK_CONDITION:
@@ -607,6 +636,50 @@ class TapeDrive:
         if sense.key == NO_SENSE and (sense.eom or (sense.asc, sense.ascq) == (0x00, 0x02)):
             return WriteOutcome(eom_warning=True, residual=sense.info if sense.valid else 0)
         self._raise(cdb, sense)
+
+    def write_burst(self, buf: bytearray, *, block_size: int | None = None, count: int, until: float,
+                    starts: "array[float]", ends: "array[float]", fill: Fill, first: int = 0, step: int = 1,
+                    clock: Callable[[], float] = time.perf_counter) -> Burst[WriteOutcome]:
+        """Up to ``count`` WRITEs of ``buf``, each refilled first by ``fill(buf, first + i * step)``,
+        until ``clock()`` reaches ``until`` or a WRITE is not clean (``Burst``; times per WRITE in
+        ``starts``/``ends``). The same CDB, gate and timeout as ``write``: a write test's stream in
+        one transport call (``Transport.repeat``)."""
+        size = len(buf)
+        cdb = self._write_cdbs.get((size, block_size))
+        if cdb is None:
+            self.require_tape()
+            cdb = self._write_cdb(size, block_size)
+        done = self.transport.repeat(cdb, data_out=buf, timeout=self._seconds[C.WRITE_6], count=count, until=until,
+                                     starts=starts, ends=ends, fill=fill, first=first, step=step, clock=clock)
+        return self._burst(done, lambda result: self._write_outcome(cdb, result))
+
+    def read_burst(self, view: memoryview, *, block_size: int | None = None, count: int, until: float,
+                   starts: "array[float]", ends: "array[float]",
+                   clock: Callable[[], float] = time.perf_counter) -> Burst[ReadOutcome]:
+        """Up to ``count`` READs into ``view`` (each overwriting the last) until ``clock()`` reaches
+        ``until`` or a READ is not clean: a filemark, EOD or a short block ends the burst as its
+        ``tail``, decoded as ``read`` decodes it. Only for a caller that needs no look at each
+        block's data (a verifying read reads one at a time)."""
+        size = view.nbytes
+        shape = self._read_cdbs.get((size, block_size))
+        if shape is None:
+            shape = self._read_shape(size, block_size)
+        cdb = shape[0]
+        timeout = self._seconds[C.READ_6] if self._timeouts is not None else self._long(cdb)
+        done = self.transport.repeat(cdb, data_in=view, timeout=timeout, count=count, until=until, starts=starts,
+                                     ends=ends, clock=clock)
+        return self._burst(done, lambda result: self._read_outcome(result, view, view, size, shape))
+
+    @staticmethod
+    def _burst(done: Repeated, decode: Callable[[CommandResult], O]) -> Burst[O]:
+        if done.error is not None:
+            return Burst(done.clean, error=done.error)
+        if done.tail is None:
+            return Burst(done.clean)
+        try:
+            return Burst(done.clean, tail=decode(done.tail))
+        except DeviceError as err:
+            return Burst(done.clean, error=err)
 
     def _write_cdb(self, size: int, block_size: int | None) -> bytes:
         """WRITE(6) for ``size`` bytes, remembered: a test sends the same CDB millions of times."""
@@ -642,13 +715,19 @@ class TapeDrive:
         shape = self._read_cdbs.get((size, block_size))
         if shape is None:
             shape = self._read_shape(size, block_size)
-        cdb, requested, unit = shape
+        cdb = shape[0]
         if timeout is None:  # learned at the first command that passed the tape gate (``_read_shape``)
             timeout = self._seconds[C.READ_6] if self._timeouts is not None else self._long(cdb)
         result = self.transport.execute(cdb, data_in=buf if view is None else view, timeout=timeout)
         good_result, good_outcome = self._good_read
         if result is good_result and good_outcome is not None:  # the transport's shared GOOD result again
             return good_outcome
+        return self._read_outcome(result, buf, view, size, shape)
+
+    def _read_outcome(self, result: CommandResult, buf: WritableBuffer, view: memoryview | None, size: int,
+                      shape: tuple[bytes, int, int]) -> ReadOutcome:
+        """What a READ's result means for a tape read (SSC): data, a filemark, EOD, EOM, a short block."""
+        cdb, requested, unit = shape
         status = result.status
         if status == GOOD or status == CONDITION_MET:
             data = result.data

@@ -1,4 +1,6 @@
 """Stub of the C per-command path of the iSCSI transport (native/src/_iscsi_cmd.c)."""
+from typing import Callable
+
 from typing_extensions import Buffer
 
 class Runner:
@@ -7,3 +9,6 @@ class Runner:
                  off_datain_data: int) -> None: ...
     def run(self, context: int, lun: int, cdb: Buffer, direction: int, buffer: Buffer | None,
             length: int) -> tuple[int, int, int, bytes] | None: ...
+    def repeat(self, context: int, lun: int, cdb: Buffer, direction: int, buffer: Buffer | None, length: int,
+               count: int, until: float, starts: Buffer, ends: Buffer, fill: Callable[[Buffer, int], object] | None,
+               first: int, step: int) -> tuple[int, tuple[int, int, int, bytes] | bool | None]: ...

@@ -33,10 +33,12 @@ Decisions that matter for a tape drive (each checked against libiscsi 1.19 + tgt
 from __future__ import annotations
 
 import math
+from array import array
 import os
 import socket
+import time
 from dataclasses import replace
-from typing import cast
+from typing import Callable, cast
 
 from native import _iscsi_lib
 # The device-string part lives in ``native.iscsi_url`` (no libiscsi binding, cheap to import); re-exported here.
@@ -54,6 +56,8 @@ from native.transport import (
     DEFAULT_TIMEOUT,
     Buffer,
     CommandResult,
+    Fill,
+    Repeated,
     Transport,
     WritableBuffer,
     make_data_in,
@@ -88,6 +92,7 @@ class IscsiTransport(Transport):
         self._lib = self._binding.lib
         self._lun = self.url.lun
         self._run = self._binding.runner.run  # type: ignore[attr-defined]
+        self._repeat = self._binding.runner.repeat  # type: ignore[attr-defined]
         self._timeout_arg: float | None = None
         self._good: dict[int, CommandResult] = {}  # GOOD results without data-in, by data-out length
         # The last GOOD read's result into a caller's whole memoryview, and that view: returned again
@@ -258,6 +263,53 @@ class IscsiTransport(Transport):
                 good = self._good[out_len] = CommandResult(status=0, sense=b"", data=_EMPTY, transferred=out_len)
             return good
         return self._result(status, residual_status, residual, sense, in_view, in_len, out_len, timeout)
+
+    def repeat(self, cdb: bytes, *, data_out: bytearray | None = None, data_in: memoryview | None = None,
+               timeout: float = DEFAULT_TIMEOUT, count: int, until: float, starts: "array[float]",
+               ends: "array[float]", fill: Fill | None = None, first: int = 0, step: int = 1,
+               clock: Callable[[], float] = time.perf_counter) -> Repeated:
+        """``Transport.repeat`` as one C call (``native._iscsi_cmd.Runner.repeat``): no Python between
+        commands and the GIL released but for ``fill``, so a stream costs what libiscsi costs and
+        several drives' threads stream at once (issue 19). Another clock than ``perf_counter``
+        (the C loop's time base) takes the generic loop."""
+        if clock is not time.perf_counter or self._ctx is None or self._dead:
+            return super().repeat(cdb, data_out=data_out, data_in=data_in, timeout=timeout, count=count, until=until,
+                                  starts=starts, ends=ends, fill=fill, first=first, step=step, clock=clock)
+        in_view, in_len, out_len = _EMPTY, 0, 0
+        buffer: object = None
+        if data_out is not None:
+            direction, buffer, out_len = _iscsi_lib.XFER_WRITE, data_out, len(data_out)
+        elif data_in is not None:
+            in_view = make_data_in(data_in)
+            in_len = in_view.nbytes
+            if cdb[0] == _READ6 and len(cdb) == 6 and not cdb[1] & 0x01:  # as in execute: the CDB's length
+                in_len = min(in_len, (cdb[2] << 16) | (cdb[3] << 8) | cdb[4])
+                in_view = in_view[:in_len]
+            direction, buffer = _iscsi_lib.XFER_READ, in_view
+        else:
+            direction = _iscsi_lib.XFER_NONE
+        if timeout != self._timeout_arg:
+            self._set_timeout(timeout)
+            self._timeout_arg = timeout
+        try:
+            clean, tail = self._repeat(self._ctx, self._lun, cdb, direction, buffer, in_len or out_len, count, until,
+                                       starts, ends, fill, first, step)
+        except BufferError:
+            raise InvalidParameter("the data buffer must be contiguous (and writable for a read)") from None
+        except MemoryError:
+            return Repeated(0, error=TransportError("libiscsi could not allocate a task", device=self.device))
+        if tail is None:
+            return Repeated(clean)
+        if tail is False:  # the session failed under a command: as in execute, abandon the context
+            self._abandon(self._error())
+            return Repeated(clean, error=ConnectionLost(f"the iSCSI session to {self.url.portal} failed: {self._dead}",
+                                                        device=self.device))
+        try:
+            status, residual_status, residual, sense = tail
+            return Repeated(clean, tail=self._result(status, residual_status, residual, sense, in_view, in_len,
+                                                     out_len, timeout))
+        except TransportError as err:
+            return Repeated(clean, error=err)
 
     def _result(self, status: int, residual_status: int, residual: int, sense: bytes, in_view: memoryview,
                 in_len: int, out_len: int, timeout: float) -> CommandResult:

@@ -13,8 +13,12 @@ data and a transferred length. Layers of failure stay apart:
 from __future__ import annotations
 
 import abc
+from array import array
+import time
 from dataclasses import dataclass
-from typing import Union
+from typing import Callable, Union
+
+from native.errors import TransportError
 
 # SCSI status codes (SAM-5).
 GOOD = 0x00
@@ -73,6 +77,30 @@ class CommandResult:
         return self.status == GOOD
 
 
+@dataclass(frozen=True)
+class Repeated:
+    """What ``Transport.repeat`` did.
+
+    ``clean`` commands completed GOOD with the whole transfer. The first that did not
+    ended the run: ``tail`` is its result, or ``error`` the failure below SCSI under it
+    (returned, not raised, so the caller still counts the clean ones before it). Neither:
+    the run stopped at its count or its time limit.
+    """
+
+    clean: int
+    tail: CommandResult | None = None
+    error: TransportError | None = None
+
+    @property
+    def executed(self) -> int:
+        """Commands sent, the tail or the failed one included (their times are in ``starts``/``ends``)."""
+        return self.clean + (self.tail is not None or self.error is not None)
+
+
+#: ``fill(buffer, index)``: refills a data-out buffer before each repeated command.
+Fill = Callable[[bytearray, int], object]
+
+
 class Transport(abc.ABC):
     """A route to one device. Not thread-safe: one worker per device uses it."""
 
@@ -95,6 +123,37 @@ class Transport(abc.ABC):
         the two is non-empty. Raises only ``TransportError`` subclasses (or
         ``DeviceNotFound`` / ``DevicePermissionDenied`` at open time).
         """
+
+    def repeat(self, cdb: bytes, *, data_out: bytearray | None = None, data_in: memoryview | None = None,
+               timeout: float = DEFAULT_TIMEOUT, count: int, until: float, starts: "array[float]",
+               ends: "array[float]", fill: Fill | None = None, first: int = 0, step: int = 1,
+               clock: Callable[[], float] = time.perf_counter) -> Repeated:
+        """The same command up to ``count`` times: a tape test's stream of WRITEs or READs.
+
+        Before each command: stop once ``clock()`` has reached ``until``; for a write,
+        ``fill(data_out, first + i * step)`` refills the buffer. ``starts[i]``/``ends[i]``
+        (arrays of doubles, ``count`` long) receive each command's clock readings. Stops
+        after the first command that is not GOOD with the whole transfer (see ``Repeated``).
+
+        This loop is the contract; a transport with a faster path (iSCSI: the whole loop in
+        C, GIL released) must behave the same. Raises only for bad arguments.
+        """
+        length = len(data_out) if data_out is not None else data_in.nbytes if data_in is not None else 0
+        for i in range(count):
+            if fill is not None and data_out is not None:
+                fill(data_out, first + i * step)
+            a = clock()
+            if a >= until:
+                return Repeated(i)
+            try:
+                result = self.execute(cdb, data_out=data_out, data_in=0 if data_in is None else data_in, timeout=timeout)
+            except TransportError as err:
+                starts[i], ends[i] = a, clock()
+                return Repeated(i, error=err)
+            starts[i], ends[i] = a, clock()
+            if result.status != GOOD or (data_in is not None and result.transferred != length):
+                return Repeated(i, tail=result)  # (a GOOD WRITE took it all: transports need not count data-out)
+        return Repeated(count)
 
     def transfer_limit(self) -> TransferLimit | None:
         """The path's maximum transfer, where the OS reports one; None: this path reports none."""

@@ -22,6 +22,7 @@ core's cache, where inline it finds it hot in its own.
 from __future__ import annotations
 
 import time
+from array import array
 from typing import Callable, Protocol
 
 from app.drive import ReadOnlyRefusal, TapeDrive, supported
@@ -38,6 +39,18 @@ from native import sldc
 from native.errors import CommandTimeout, ConnectionLost, DataProtect, DeviceError, InvalidParameter, SafetyRefusal
 
 PUBLISH_INTERVAL = 0.1  # seconds: samples reach the sink at 10 Hz or more
+#: I/Os per burst at most (``TapeDrive.write_burst``/``read_burst``); the publish interval
+#: usually ends a burst first. Bursts are what keep the engine at the pace of a bare C loop:
+#: the commands between two publishes run without Python between them (issue 19).
+BURST_MAX = 4096
+
+
+class BurstTimes:
+    """The clock readings of one burst's I/Os: start and end, preallocated once per phase."""
+
+    def __init__(self, size: int = BURST_MAX) -> None:
+        self.starts = array("d", bytes(8 * size))
+        self.ends = array("d", bytes(8 * size))
 
 
 def _storage_since(drive: TapeDrive, before: tuple[int, float] | None) -> tuple[float | None, float | None]:
@@ -222,11 +235,11 @@ class TapePerfTest:
         sink(PhaseStarted("write", total))
         publish = SamplePublisher(sink, log, result, total, deadline, start, t0, clock)
 
-        write, fill, io, bs = drive.write, gen.fill, p.io_size, p.block_size
+        fill, io, bs = gen.fill, p.io_size, p.block_size
         fixed_bs = bs if p.fixed else None
         per_io = io // bs if p.fixed else 1
         unit = bs if p.fixed else 1  # what the sense residual counts
-        t_add, lat_add, n_add = log.t.append, log.latency.append, log.nbytes.append
+        times = BurstTimes()
         limit = p.host_rate_limit
         fm_every = p.filemarks_every
         flush_time = marks_time = 0.0  # seconds in the closing filemark (buffer flush) and in the others
@@ -240,35 +253,45 @@ class TapePerfTest:
             if cancel.cancelled:
                 reason = "cancelled"
                 break
-            fill(buf, block)
-            a = clock()
-            if deadline is not None and a >= deadline:
+            if deadline is not None and clock() >= deadline:
                 reason = "duration reached"
                 break
-            try:
-                out = write(buf, block_size=fixed_bs)
-            except DataProtect as err:
-                if done == 0:
+            count = BURST_MAX if not limit else 1  # a host rate limit paces every WRITE
+            if total is not None:
+                count = min(count, -(-(total - done) // io))
+            if fm_every:
+                count = min(count, -(-(fm_every - since_fm) // io))
+            until = publish.last + PUBLISH_INTERVAL
+            if deadline is not None:
+                until = min(until, deadline)
+            burst = drive.write_burst(buf, block_size=fixed_bs, count=count, until=until, starts=times.starts,
+                                      ends=times.ends, fill=fill, first=block, step=per_io, clock=clock)
+            n = burst.clean
+            log.add_burst(times.starts, times.ends, n, io, t0)
+            done += n * io
+            block += n * per_io
+            since_fm += n * io
+            if n:
+                last_was_fm = False
+            if burst.error is not None:
+                err = burst.error
+                if done == 0 and isinstance(err, DataProtect):
                     raise SafetyRefusal(f"the drive refused to write: {err.message}", reason="write-protected",
                                         overridable=False) from err
                 reason = self._fail(result, sink, f"write failed after {done} bytes: {err}", err, ph)
                 break
-            except DeviceError as err:
-                reason = self._fail(result, sink, f"write failed after {done} bytes: {err}", err, ph)
-                break
-            b = clock()
-            moved = io - out.residual * unit if out.residual > 0 else io
-            t_add(b - t0)
-            lat_add(b - a)
-            n_add(moved)
-            done += moved
-            block += per_io if moved == io else moved // unit if p.fixed else 1
-            since_fm += moved
-            last_was_fm = False
-            if out.eom_warning:
-                reason = "capacity reached"
-                self._note(result, sink, "info", f"early warning: end of medium near after {done} bytes (capacity reached)")
-                break
+            out = burst.tail
+            if out is not None:
+                moved = io - out.residual * unit if out.residual > 0 else io
+                log.add(times.ends[n] - t0, times.ends[n] - times.starts[n], moved)
+                done += moved
+                block += per_io if moved == io else moved // unit if p.fixed else 1
+                since_fm += moved
+                last_was_fm = False
+                if out.eom_warning:
+                    reason = "capacity reached"
+                    self._note(result, sink, "info", f"early warning: end of medium near after {done} bytes (capacity reached)")
+                    break
             if fm_every and since_fm >= fm_every:
                 try:
                     f0 = clock()
@@ -280,6 +303,7 @@ class TapePerfTest:
                 ph.filemarks += 1
                 since_fm = 0
                 last_was_fm = True
+            b = clock()
             if b - publish.last >= PUBLISH_INTERVAL:
                 publish(done, b)
             if limit:
@@ -324,13 +348,13 @@ class TapePerfTest:
         sink(PhaseStarted("read", total))
         publish = SamplePublisher(sink, log, result, total, deadline, start, t0, clock)
 
-        read, bs, fixed, io = drive.read, p.block_size, p.fixed, p.io_size
+        bs, fixed, io = p.block_size, p.fixed, p.io_size
         fixed_bs = bs if fixed else None
         # One view, passed to every READ: the drive and the transport answer a GOOD read into the
         # same view with one shared outcome, so the loop allocates nothing per command (issue 19).
         view = memoryview(buf)
         per_io = io // bs if fixed else 1
-        t_add, lat_add, n_add = log.t.append, log.latency.append, log.nbytes.append
+        times = BurstTimes()
         expected_fms = written.filemarks if written is not None else None
         verify = p.verify
         done = block = 0
@@ -343,45 +367,58 @@ class TapePerfTest:
             if cancel.cancelled:
                 reason = "cancelled"
                 break
-            a = clock()
-            if deadline is not None and a >= deadline:
+            if deadline is not None and clock() >= deadline:
                 reason = "duration reached"
                 break
-            try:
-                out = read(view, block_size=fixed_bs)
-            except DeviceError as err:
+            count = 1 if verify else BURST_MAX  # verifying looks at every I/O's data before the next READ
+            if written is None and total is not None:
+                count = min(count, -(-(total - done) // io))
+            until = publish.last + PUBLISH_INTERVAL
+            if deadline is not None:
+                until = min(until, deadline)
+            burst = drive.read_burst(view, block_size=fixed_bs, count=count, until=until, starts=times.starts,
+                                     ends=times.ends, clock=clock)
+            n = burst.clean
+            if n:
+                log.add_burst(times.starts, times.ends, n, io, t0)
+                if verify:
+                    self._verify(gen, view, block, per_io, ph, fixed)
+                done += n * io
+                block += n * per_io
+            if burst.error is not None:
+                err = burst.error
                 reason = self._fail(result, sink, f"read failed after {done} bytes: {err}", err, ph)
                 break
-            b = clock()
-            n = out.nbytes
-            if n:
-                t_add(b - t0)
-                lat_add(b - a)
-                n_add(n)
-                nblocks = per_io if n == io else n // bs if fixed else 1
-                if verify:
-                    self._verify(gen, view[:n], block, nblocks, ph, fixed)
-                if not fixed and n != bs and not short_noted:
-                    short_noted = True
-                    self._note(result, sink, "warning", f"block {block} on tape is {bs - out.residual} bytes, not {bs}")
+            out = burst.tail
+            if out is not None:
+                got = out.nbytes
+                if got:
+                    log.add(times.ends[n] - t0, times.ends[n] - times.starts[n], got)
+                    nblocks = per_io if got == io else got // bs if fixed else 1
                     if verify:
-                        ph.verify_errors += 1
-                done += n
-                block += nblocks
-            if out.filemark:
-                ph.filemarks += 1
-                if expected_fms is None and not p.filemarks_every:
-                    reason = "filemark"
+                        self._verify(gen, view[:got], block, nblocks, ph, fixed)
+                    if not fixed and got != bs and not short_noted:
+                        short_noted = True
+                        self._note(result, sink, "warning", f"block {block} on tape is {bs - out.residual} bytes, not {bs}")
+                        if verify:
+                            ph.verify_errors += 1
+                    done += got
+                    block += nblocks
+                if out.filemark:
+                    ph.filemarks += 1
+                    if expected_fms is None and not p.filemarks_every:
+                        reason = "filemark"
+                        break
+                    if expected_fms is not None and ph.filemarks >= expected_fms:
+                        reason = "filemark"
+                        break
+                if out.eod:
+                    reason = "end of data"
                     break
-                if expected_fms is not None and ph.filemarks >= expected_fms:
-                    reason = "filemark"
+                if out.eom:
+                    reason = "end of medium"
                     break
-            if out.eod:
-                reason = "end of data"
-                break
-            if out.eom:
-                reason = "end of medium"
-                break
+            b = clock()
             if b - publish.last >= PUBLISH_INTERVAL:
                 publish(done, b)
         if written is not None and reason not in ("cancelled", "error") and done != written.bytes:
@@ -483,7 +520,7 @@ class TapePerfTest:
             self._note(result, sink, "warning", f"compression left {state}: {change.reason}")
 
 
-__all__ = ["TapePerfTest", "PUBLISH_INTERVAL"]
+__all__ = ["TapePerfTest", "PUBLISH_INTERVAL", "BURST_MAX", "BurstTimes"]
 
 
 def _check_path_limit(drive: TapeDrive, p: TapePerfParams) -> None:

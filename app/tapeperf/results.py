@@ -100,6 +100,24 @@ class SampleLog:
     def __len__(self) -> int:
         return len(self.t)
 
+    def add(self, t: float, latency: float, nbytes: int) -> None:
+        self.t.append(t)
+        self.latency.append(latency)
+        self.nbytes.append(nbytes)
+
+    def add_burst(self, starts: array, ends: array, count: int, nbytes: int, t0: float) -> None:
+        """The first ``count`` I/Os of a burst (``TapeDrive.read_burst``/``write_burst``), ``nbytes`` each:
+        their clock readings become samples in whole-array steps, not one Python step per I/O."""
+        if count <= 0:
+            return
+        import numpy as np
+
+        s = np.frombuffer(starts, dtype=np.float64, count=count)
+        e = np.frombuffer(ends, dtype=np.float64, count=count)
+        self.t.frombytes((e - t0).tobytes())
+        self.latency.frombytes((e - s).tobytes())
+        self.nbytes.extend(array("q", (nbytes,)) * count)
+
     def samples(self, start: int = 0, stop: int | None = None) -> tuple[Sample, ...]:
         stop = len(self.t) if stop is None else stop
         ph = self.phase

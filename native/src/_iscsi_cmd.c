@@ -23,6 +23,10 @@
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
+#ifdef _WIN32
+#include <windows.h>
+#endif
 
 typedef void *(*create_task_fn)(int cdb_size, unsigned char *cdb, int xfer_dir, int expxferlen);
 typedef int (*add_buffer_fn)(void *task, int len, unsigned char *buf);
@@ -94,6 +98,156 @@ static void runner_dealloc(RunnerObject *r)
     Py_TYPE(r)->tp_free((PyObject *)r);
 }
 
+/* What one command left in its task, read at the layout's offsets. */
+typedef struct {
+    uint32_t status;
+    int residual_status;
+    size_t residual;
+    int datain_size;
+    unsigned char *datain;
+} Outcome;
+
+enum { ISSUE_DONE = 0, ISSUE_NOMEM = 1, ISSUE_FAILED = 2 };
+
+/* One command with the GIL already released: task, buffer, command_sync, the task's fields,
+ * free. ISSUE_FAILED: command_sync failed and the task may still sit in the context's
+ * queues, so it is NOT freed (the caller abandons the context). Sense bytes, when the
+ * caller wants them, are copied out before the free into sense[0..*sense_len). */
+static int issue(RunnerObject *r, void *ctx, int lun, unsigned char *cdb, int cdb_len, int direction,
+                 unsigned char *buf, int length, Outcome *o, unsigned char *sense, int *sense_len)
+{
+    void *task = r->create_task(cdb_len, cdb, direction, length);
+    if (task == NULL) return ISSUE_NOMEM;
+    if (length) {
+        add_buffer_fn add = direction == XFER_WRITE ? r->add_out : r->add_in;
+        if (add(task, length, buf) != 0) {
+            r->free_task(task);
+            return ISSUE_NOMEM;
+        }
+    }
+    if (r->command_sync(ctx, lun, task, NULL) == NULL) return ISSUE_FAILED;
+    const char *t = (const char *)task;
+    int status_raw;
+    memcpy(&status_raw, t + r->off_status, sizeof status_raw);
+    memcpy(&o->residual_status, t + r->off_residual_status, sizeof o->residual_status);
+    memcpy(&o->residual, t + r->off_residual, sizeof o->residual);
+    memcpy(&o->datain_size, t + r->off_datain_size, sizeof o->datain_size);
+    memcpy(&o->datain, t + r->off_datain_data, sizeof o->datain);
+    o->status = (uint32_t)status_raw;
+    *sense_len = 0;
+    if (o->status == 0x02 && o->datain_size >= 2 && o->datain != NULL) {
+        int n = (o->datain[0] << 8) | o->datain[1];
+        if (n > o->datain_size - 2) n = o->datain_size - 2;
+        if (n > 252) n = 252; /* SPC: sense data is at most 252 bytes */
+        memcpy(sense, o->datain + 2, (size_t)n);
+        *sense_len = n;
+    }
+    r->free_task(task);
+    return ISSUE_DONE;
+}
+
+static int clean(const Outcome *o) { return o->status == 0 && o->residual_status == 0 && o->residual == 0; }
+
+/* The (status, residual_status, residual, sense) tuple of a command; the shared one when clean. */
+static PyObject *outcome_tuple(RunnerObject *r, const Outcome *o, const unsigned char *sense, int sense_len)
+{
+    if (clean(o)) {
+        Py_INCREF(r->good);
+        return r->good;
+    }
+    PyObject *s;
+    if (sense_len) {
+        s = PyBytes_FromStringAndSize((const char *)sense, sense_len);
+        if (s == NULL) return NULL;
+    } else {
+        s = r->empty;
+        Py_INCREF(s);
+    }
+    return Py_BuildValue("(kiKN)", (unsigned long)o->status, o->residual_status, (unsigned long long)o->residual, s);
+}
+
+/* libiscsi's synchronous loop treats a poll() interrupted by a signal as a failed
+ * session (issue 14.7: Ctrl-C mid-WRITE recorded as "Poll failed", no filemark).
+ * SIGINT/SIGTERM are kept pending while commands run: they are delivered when the
+ * mask is restored, Python's handler sets its flag, and the caller sees
+ * KeyboardInterrupt between commands with the session intact. (Windows has no signal
+ * masks: Ctrl-C runs its handler on a thread of its own and interrupts no wait.) */
+#ifndef _WIN32
+typedef sigset_t SignalMask;
+static void hold_signals(SignalMask *old)
+{
+    sigset_t block;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &block, old);
+}
+static void release_signals(SignalMask *old) { pthread_sigmask(SIG_SETMASK, old, NULL); }
+#else
+typedef int SignalMask;
+static void hold_signals(SignalMask *old) { (void)old; }
+static void release_signals(SignalMask *old) { (void)old; }
+#endif
+
+/* Seconds on the clock of Python's time.perf_counter (CLOCK_MONOTONIC on Linux,
+ * QueryPerformanceCounter on Windows), so the caller's samples share its time base. */
+static double now(void)
+{
+#ifdef _WIN32
+    static LARGE_INTEGER freq;
+    LARGE_INTEGER c;
+    if (!freq.QuadPart) QueryPerformanceFrequency(&freq);
+    QueryPerformanceCounter(&c);
+    return (double)c.QuadPart / (double)freq.QuadPart;
+#else
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+#endif
+}
+
+/* The checks run() and repeat() share; the CDB and data buffers are acquired on success. */
+static int take_command(PyObject *const *args, void **ctx, long *lun, Py_buffer *cdb, long *direction,
+                        Py_buffer *data, int *have_data, Py_ssize_t *length)
+{
+    *ctx = PyLong_AsVoidPtr(args[0]);
+    *lun = PyLong_AsLong(args[1]);
+    *direction = PyLong_AsLong(args[3]);
+    *length = PyLong_AsSsize_t(args[5]);
+    *have_data = 0;
+    if (PyErr_Occurred()) return -1;
+    if (*ctx == NULL) {
+        PyErr_SetString(PyExc_ValueError, "no iSCSI context");
+        return -1;
+    }
+    if (*direction < XFER_NONE || *direction > XFER_WRITE || *length < 0 || *length > INT32_MAX ||
+        (*direction == XFER_NONE) != (*length == 0)) {
+        PyErr_SetString(PyExc_ValueError, "bad direction or length");
+        return -1;
+    }
+    if (PyObject_GetBuffer(args[2], cdb, PyBUF_SIMPLE) < 0) return -1;
+    if (cdb->len < 1 || cdb->len > 16) {
+        PyBuffer_Release(cdb);
+        PyErr_SetString(PyExc_ValueError, "a CDB is 1 to 16 bytes");
+        return -1;
+    }
+    if (*length) {
+        if (PyObject_GetBuffer(args[4], data, *direction == XFER_WRITE ? PyBUF_SIMPLE : PyBUF_WRITABLE) < 0) {
+            PyBuffer_Release(cdb);
+            return -1; /* BufferError for a non-contiguous or read-only buffer */
+        }
+        *have_data = 1;
+        if (data->len < *length) {
+            PyBuffer_Release(data);
+            PyBuffer_Release(cdb);
+            *have_data = 0;
+            PyErr_SetString(PyExc_ValueError, "the buffer is shorter than the transfer length");
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* run(context, lun, cdb, direction, buffer, length)
  *   -> (status, residual_status, residual, sense) or None when the session failed.
  * status is libiscsi's task status as an unsigned 32-bit value (its own codes lie
@@ -104,120 +258,156 @@ static PyObject *runner_run(RunnerObject *r, PyObject *const *args, Py_ssize_t n
         PyErr_SetString(PyExc_TypeError, "run(context, lun, cdb, direction, buffer, length)");
         return NULL;
     }
-    void *ctx = PyLong_AsVoidPtr(args[0]);
-    long lun = PyLong_AsLong(args[1]);
-    long direction = PyLong_AsLong(args[3]);
-    Py_ssize_t length = PyLong_AsSsize_t(args[5]);
-    if (PyErr_Occurred()) return NULL;
-    if (ctx == NULL) {
-        PyErr_SetString(PyExc_ValueError, "no iSCSI context");
-        return NULL;
-    }
-    if (direction < XFER_NONE || direction > XFER_WRITE || length < 0 || length > INT32_MAX ||
-        (direction == XFER_NONE) != (length == 0)) {
-        PyErr_SetString(PyExc_ValueError, "bad direction or length");
-        return NULL;
-    }
+    void *ctx;
+    long lun, direction;
+    Py_ssize_t length;
     Py_buffer cdb, data;
-    if (PyObject_GetBuffer(args[2], &cdb, PyBUF_SIMPLE) < 0) return NULL;
-    if (cdb.len < 1 || cdb.len > 16) {
-        PyBuffer_Release(&cdb);
-        PyErr_SetString(PyExc_ValueError, "a CDB is 1 to 16 bytes");
-        return NULL;
-    }
-    int have_data = 0;
-    if (length) {
-        if (PyObject_GetBuffer(args[4], &data, direction == XFER_WRITE ? PyBUF_SIMPLE : PyBUF_WRITABLE) < 0) {
-            PyBuffer_Release(&cdb);
-            return NULL; /* BufferError for a non-contiguous or read-only buffer */
-        }
-        have_data = 1;
-        if (data.len < length) {
-            PyBuffer_Release(&data);
-            PyBuffer_Release(&cdb);
-            PyErr_SetString(PyExc_ValueError, "the buffer is shorter than the transfer length");
-            return NULL;
-        }
-    }
-    PyObject *result = NULL;
-    void *task = r->create_task((int)cdb.len, (unsigned char *)cdb.buf, (int)direction, (int)length);
-    if (task == NULL) {
-        PyErr_NoMemory();
-        goto out;
-    }
-    if (length) {
-        add_buffer_fn add = direction == XFER_WRITE ? r->add_out : r->add_in;
-        if (add(task, (int)length, (unsigned char *)data.buf) != 0) {
-            r->free_task(task);
-            PyErr_NoMemory();
-            goto out;
-        }
-    }
-    void *done;
-    /* libiscsi's synchronous loop treats a poll() interrupted by a signal as a failed
-     * session (issue 14.7: Ctrl-C mid-WRITE recorded as "Poll failed", no filemark).
-     * Keep SIGINT/SIGTERM pending for the duration of this one command: they are
-     * delivered when the mask is restored, Python's handler sets its flag, and the
-     * caller sees KeyboardInterrupt between commands with the session intact.
-     * (Windows has no signal masks: Ctrl-C runs its handler on a thread of its own and
-     * interrupts no wait, so there is nothing to hold back there.) */
-#ifndef _WIN32
-    sigset_t block, old_mask;
-    sigemptyset(&block);
-    sigaddset(&block, SIGINT);
-    sigaddset(&block, SIGTERM);
-#endif
+    int have_data;
+    if (take_command(args, &ctx, &lun, &cdb, &direction, &data, &have_data, &length) < 0) return NULL;
+    Outcome o;
+    unsigned char sense[252];
+    int sense_len = 0, how;
+    SignalMask mask;
     Py_BEGIN_ALLOW_THREADS
-#ifndef _WIN32
-    pthread_sigmask(SIG_BLOCK, &block, &old_mask);
-#endif
-    done = r->command_sync(ctx, (int)lun, task, NULL);
-#ifndef _WIN32
-    pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
-#endif
+    hold_signals(&mask);
+    how = issue(r, ctx, (int)lun, (unsigned char *)cdb.buf, (int)cdb.len, (int)direction,
+                have_data ? (unsigned char *)data.buf : NULL, (int)length, &o, sense, &sense_len);
+    release_signals(&mask);
     Py_END_ALLOW_THREADS
-    if (done == NULL) { /* the task may still be queued in the context: leave it be */
-        result = Py_None;
-        Py_INCREF(result);
-        goto out;
-    }
-    const char *t = (const char *)task;
-    int status_raw, residual_status, datain_size;
-    size_t residual;
-    unsigned char *datain;
-    memcpy(&status_raw, t + r->off_status, sizeof status_raw);
-    memcpy(&residual_status, t + r->off_residual_status, sizeof residual_status);
-    memcpy(&residual, t + r->off_residual, sizeof residual);
-    memcpy(&datain_size, t + r->off_datain_size, sizeof datain_size);
-    memcpy(&datain, t + r->off_datain_data, sizeof datain);
-    uint32_t status = (uint32_t)status_raw;
-    if (status == 0 && residual_status == 0 && residual == 0) { /* the hot loops: one shared answer */
-        r->free_task(task);
-        result = r->good;
-        Py_INCREF(result);
-        goto out;
-    }
-    PyObject *sense;
-    if (status == 0x02 && datain_size >= 2 && datain != NULL) {
-        Py_ssize_t n = ((Py_ssize_t)datain[0] << 8) | datain[1];
-        if (n > datain_size - 2) n = datain_size - 2;
-        sense = PyBytes_FromStringAndSize((const char *)datain + 2, n);
-    } else {
-        sense = r->empty;
-        Py_INCREF(sense);
-    }
-    r->free_task(task);
-    if (sense == NULL) goto out;
-    result = Py_BuildValue("(kiKN)", (unsigned long)status, residual_status, (unsigned long long)residual, sense);
-out:
+    PyObject *result;
+    if (how == ISSUE_NOMEM)
+        result = PyErr_NoMemory();
+    else if (how == ISSUE_FAILED) /* the task may still be queued in the context: leave it be */
+        result = Py_NewRef(Py_None);
+    else
+        result = outcome_tuple(r, &o, sense, sense_len);
     if (have_data) PyBuffer_Release(&data);
     PyBuffer_Release(&cdb);
     return result;
 }
 
+/* repeat(context, lun, cdb, direction, buffer, length, count, until, starts, ends, fill, first, step)
+ *   -> (clean, tail)
+ *
+ * The same command up to ``count`` times, the hot loop of a tape test in one call: no
+ * Python between commands, the GIL released throughout (held only for ``fill``), so a
+ * drive's stream costs what libiscsi costs, and several drives' threads stream at once.
+ * Before every command: stop when the clock has reached ``until`` (perf_counter
+ * seconds); for a write, ``fill(buffer, first + i * step)`` refills the data-out buffer
+ * (the pattern generator, in C). starts[i] and ends[i] (doubles) receive each command's
+ * clock readings, tail included.
+ *
+ * ``clean`` commands completed GOOD with the whole transfer. The loop stops at the
+ * first command that did not: ``tail`` is then its (status, residual_status, residual,
+ * sense), or False when the session failed under it (the task is left queued, as in
+ * run()); None when it stopped at ``count`` or ``until``. */
+static PyObject *runner_repeat(RunnerObject *r, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 13) {
+        PyErr_SetString(PyExc_TypeError,
+                        "repeat(context, lun, cdb, direction, buffer, length, count, until, starts, ends, fill, first, step)");
+        return NULL;
+    }
+    Py_ssize_t count = PyLong_AsSsize_t(args[6]);
+    double until = PyFloat_AsDouble(args[7]);
+    long long first = PyLong_AsLongLong(args[11]);
+    long long step = PyLong_AsLongLong(args[12]);
+    if (PyErr_Occurred()) return NULL;
+    PyObject *fill = args[10] == Py_None ? NULL : args[10];
+    if (fill != NULL && !PyCallable_Check(fill)) {
+        PyErr_SetString(PyExc_TypeError, "fill must be callable or None");
+        return NULL;
+    }
+    if (count < 0) {
+        PyErr_SetString(PyExc_ValueError, "count must not be negative");
+        return NULL;
+    }
+    void *ctx;
+    long lun, direction;
+    Py_ssize_t length;
+    Py_buffer cdb, data, starts, ends;
+    int have_data;
+    if (take_command(args, &ctx, &lun, &cdb, &direction, &data, &have_data, &length) < 0) return NULL;
+    if (fill != NULL && direction != XFER_WRITE) {
+        if (have_data) PyBuffer_Release(&data);
+        PyBuffer_Release(&cdb);
+        PyErr_SetString(PyExc_ValueError, "fill is for a data-out buffer");
+        return NULL;
+    }
+    if (PyObject_GetBuffer(args[8], &starts, PyBUF_WRITABLE) < 0) goto no_times;
+    if (PyObject_GetBuffer(args[9], &ends, PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&starts);
+        goto no_times;
+    }
+    PyObject *result = NULL;
+    if (starts.len < count * (Py_ssize_t)sizeof(double) || ends.len < count * (Py_ssize_t)sizeof(double)) {
+        PyErr_SetString(PyExc_ValueError, "the time buffers hold fewer than count doubles");
+        goto out;
+    }
+    double *t_start = (double *)starts.buf, *t_end = (double *)ends.buf;
+    unsigned char *buf = have_data ? (unsigned char *)data.buf : NULL;
+    Outcome o;
+    unsigned char sense[252];
+    int sense_len = 0, how = ISSUE_DONE, stopped = 0;
+    Py_ssize_t i = 0;
+    SignalMask mask;
+    PyThreadState *save = PyEval_SaveThread();
+    hold_signals(&mask);
+    for (; i < count; i++) {
+        if (fill != NULL) {
+            PyEval_RestoreThread(save);
+            PyObject *index = PyLong_FromLongLong(first + (long long)i * step);
+            PyObject *ret = index == NULL ? NULL : PyObject_CallFunctionObjArgs(fill, args[4], index, NULL);
+            Py_XDECREF(index);
+            int failed = ret == NULL;
+            Py_XDECREF(ret);
+            save = PyEval_SaveThread();
+            if (failed) {
+                stopped = -1;
+                break;
+            }
+        }
+        double a = now();
+        if (a >= until) break;
+        how = issue(r, ctx, (int)lun, (unsigned char *)cdb.buf, (int)cdb.len, (int)direction, buf, (int)length, &o,
+                    sense, &sense_len);
+        t_start[i] = a;
+        t_end[i] = now();
+        if (how != ISSUE_DONE || !clean(&o)) {
+            stopped = 1;
+            break;
+        }
+    }
+    release_signals(&mask);
+    PyEval_RestoreThread(save);
+    if (stopped < 0) goto out; /* fill raised: its exception propagates */
+    PyObject *tail;
+    if (!stopped)
+        tail = Py_NewRef(Py_None);
+    else if (how == ISSUE_NOMEM)
+        tail = PyErr_NoMemory();
+    else if (how == ISSUE_FAILED)
+        tail = Py_NewRef(Py_False);
+    else
+        tail = outcome_tuple(r, &o, sense, sense_len);
+    if (tail != NULL) result = Py_BuildValue("(nN)", i, tail);
+out:
+    PyBuffer_Release(&ends);
+    PyBuffer_Release(&starts);
+    if (have_data) PyBuffer_Release(&data);
+    PyBuffer_Release(&cdb);
+    return result;
+no_times:
+    if (have_data) PyBuffer_Release(&data);
+    PyBuffer_Release(&cdb);
+    return NULL;
+}
+
 static PyMethodDef runner_methods[] = {
     {"run", (PyCFunction)(void (*)(void))runner_run, METH_FASTCALL,
      "run(context, lun, cdb, direction, buffer, length) -> (status, residual_status, residual, sense) | None"},
+    {"repeat", (PyCFunction)(void (*)(void))runner_repeat, METH_FASTCALL,
+     "repeat(context, lun, cdb, direction, buffer, length, count, until, starts, ends, fill, first, step) -> (clean, tail)"},
     {NULL, NULL, 0, NULL},
 };
 
