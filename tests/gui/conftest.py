@@ -15,6 +15,16 @@ pytest.importorskip("PySide6")
 pytest.importorskip("pyqtgraph")
 
 
+@pytest.fixture(autouse=True)
+def collect_on_gui_thread(qapp):
+    """As the app does (``ui.main``): no garbage collection in worker threads (see ``ui.gcthread``)."""
+    from ui.gcthread import MainThreadCollector
+
+    collector = MainThreadCollector()
+    yield collector
+    collector.stop()
+
+
 @pytest.fixture
 def window(qtbot):
     from ui.mainwindow import MainWindow
