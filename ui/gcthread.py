@@ -1,17 +1,20 @@
-"""Python's cyclic garbage collector runs on the GUI thread only, while the window lives.
+"""Python's cyclic garbage collector: on the GUI thread only while a window lives, and held
+off while a test streams. The one place the GUI's collection policy lives.
 
 Left alone, the collector runs in whichever thread happens to allocate past its
 threshold. When that is a worker (``ui.worker``) and the garbage holds a Qt object,
 the object is deleted there: Qt takes its signal-connection mutex and calls back into
 Python for the GIL, while the GUI thread, building a widget, waits for that mutex.
-Both wait for ever. The suite hit it once (a worker's ``gc`` in ``QObject::disconnect``
+Both wait for ever. The suite hit it (a worker's ``gc`` in ``QObject::disconnect``
 against ``QTreeWidget()`` in ``LibraryPanel``); a technician would see a frozen window.
 pyqtgraph documents the same hazard (``pyqtgraph.util.garbage_collector``).
 
-So automatic collection is off while the GUI runs, and a timer on the GUI thread
-collects generation by generation as the usual thresholds say. Reference counting
-(which frees almost everything) is untouched; a tape test streaming in a worker also
-no longer pauses for a collection in the middle of its I/O.
+So while anything ``start``-ed it (the main window, from its construction to its
+close), automatic collection is off and a timer on the GUI thread collects generation
+by generation as the usual thresholds say. ``hold``/``release`` (a run view while its
+test streams) keep even that timer's passes, which hold the GIL and would stall the
+live view, until the last stream ends. Reference counting, which frees almost
+everything, is untouched.
 """
 from __future__ import annotations
 
@@ -21,12 +24,16 @@ from PySide6.QtCore import QObject, QTimer
 
 INTERVAL_MS = 500
 
+_users = 0
+_holds = 0
+_collector: "MainThreadCollector | None" = None
+
 
 class MainThreadCollector(QObject):
-    """Collects on the GUI thread every ``INTERVAL_MS``; ``stop`` gives collection back to Python."""
+    """The GUI thread's timer that does the collector's work (see the module)."""
 
-    def __init__(self, parent: QObject | None = None, interval_ms: int = INTERVAL_MS) -> None:
-        super().__init__(parent)
+    def __init__(self, interval_ms: int = INTERVAL_MS) -> None:
+        super().__init__()
         self.thresholds = gc.get_threshold()
         self.was_enabled = gc.isenabled()
         gc.disable()
@@ -36,14 +43,58 @@ class MainThreadCollector(QObject):
 
     def collect_due(self) -> None:
         """The generations past their thresholds, youngest first, as the automatic collector would."""
+        if _holds:
+            return
         counts = gc.get_count()
         for generation in range(3):
             if counts[generation] <= self.thresholds[generation]:
                 return
             gc.collect(generation)
 
-    def stop(self) -> None:
+    def finish(self) -> None:
         self.timer.stop()
         gc.collect()  # here, on the GUI thread, what is left
         if self.was_enabled:
             gc.enable()
+
+
+def start() -> None:
+    """One more user (call on the GUI thread); the first turns automatic collection off."""
+    global _users, _collector
+    if _users == 0:
+        _collector = MainThreadCollector()
+    _users += 1
+
+
+def stop() -> None:
+    """One user less; after the last, what is left is collected here and Python collects as before."""
+    global _users, _collector
+    if _users <= 0:
+        return
+    _users -= 1
+    if _users == 0 and _collector is not None:
+        _collector.finish()
+        _collector = None
+
+
+def hold() -> None:
+    """No collection at all until ``release`` (a test is streaming into the live view)."""
+    global _holds
+    start()
+    _holds += 1
+
+
+def release() -> None:
+    global _holds
+    if _holds > 0:
+        _holds -= 1
+        stop()
+
+
+def active() -> bool:
+    """Whether collection is the GUI thread's now."""
+    return _users > 0
+
+
+def held() -> bool:
+    return _holds > 0

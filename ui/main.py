@@ -40,10 +40,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     app = build_app()
     from PySide6.QtCore import QTimer
 
-    from ui.gcthread import MainThreadCollector
     from ui.mainwindow import MainWindow
-
-    collector = MainThreadCollector(app)  # noqa: F841 -- lives with the app (see ui.gcthread)
 
     window = MainWindow()
     if args.device:

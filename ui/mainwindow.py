@@ -9,7 +9,7 @@ from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import QApplication, QLabel, QMainWindow, QMessageBox, QSplitter, QTabWidget, QWidget
 
 from app import __version__
-from ui import engines
+from ui import engines, gcthread
 from ui.devices import DevicePane
 from ui.runview import RunView
 from ui.settings import settings
@@ -84,6 +84,8 @@ class MainWindow(QMainWindow):
         # and so stall the GUI mid-run, from walking those objects again and again.
         gc.collect()
         gc.freeze()
+        gcthread.start()  # collection on this thread only, until the window closes (ui.gcthread)
+        self._collecting = True
 
     def _menus(self) -> None:
         file_menu = self.menuBar().addMenu("&File")
@@ -189,4 +191,7 @@ class MainWindow(QMainWindow):
         self.workers.shutdown()
         for view in self.findChildren(RunView):
             view.release_gc()
+        if self._collecting:
+            self._collecting = False
+            gcthread.stop()
         super().closeEvent(event)

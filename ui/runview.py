@@ -6,7 +6,6 @@ so the cost of drawing does not depend on how fast the drive goes.
 """
 from __future__ import annotations
 
-import gc
 import time
 from collections import deque
 
@@ -24,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.events import Message, PhaseFinished, PhaseStarted, Progress, RatedRates, Sample, SampleBatch
+from ui import gcthread
 from ui.format import human_bytes, human_duration, human_rate
 from ui.plot import PHASE_LABELS, ThroughputPlot
 from ui.worker import Job
@@ -36,24 +36,6 @@ CURRENT_WINDOW_S = 1.0  # "current rate" is measured over the last second of sam
 #: The longest text each figure takes (its label is sized for it once, see RunView.__init__).
 _WIDEST = {"bytes": ("888.88 GB of 888.88 GB",), "current": ("88,888 MB/s",), "average": ("88,888 MB/s",),
            "eta": ("88 h 88 min", "88 min 88 s"), "elapsed": ("88 h 88 min", "88 min 88 s"), "samples": ("888,888,888",)}
-
-
-_gc_holds = 0  # run views streaming now; the collector runs again when the last one ends
-
-
-def _hold_gc() -> None:
-    global _gc_holds
-    if _gc_holds == 0 and not gc.isenabled():
-        _gc_holds = -1_000_000  # disabled by someone else: leave it as it was
-    _gc_holds += 1
-    gc.disable()
-
-
-def _release_gc() -> None:
-    global _gc_holds
-    _gc_holds -= 1
-    if _gc_holds == 0:
-        gc.enable()
 
 
 class RunView(QWidget):
@@ -156,7 +138,7 @@ class RunView(QWidget):
         # 50-100 ms, a visible freeze of the live view. The engines' per-I/O objects are
         # freed by reference counting; the collector resumes when the run ends.
         if not self._holding_gc:
-            _hold_gc()
+            gcthread.hold()
             self._holding_gc = True
         self.timer.start()
 
@@ -171,7 +153,7 @@ class RunView(QWidget):
     def release_gc(self) -> None:
         if self._holding_gc:
             self._holding_gc = False
-            _release_gc()
+            gcthread.release()
 
     def _on_cancel(self) -> None:
         if self.job is not None:

@@ -17,12 +17,13 @@ pytest.importorskip("pyqtgraph")
 
 @pytest.fixture(autouse=True)
 def collect_on_gui_thread(qapp):
-    """As the app does (``ui.main``): no garbage collection in worker threads (see ``ui.gcthread``)."""
-    from ui.gcthread import MainThreadCollector
+    """Collection on the GUI thread from before a test's window exists until after its teardown, so
+    no worker thread of the next test collects this one's Qt objects (see ``ui.gcthread``)."""
+    from ui import gcthread
 
-    collector = MainThreadCollector()
-    yield collector
-    collector.stop()
+    gcthread.start()
+    yield
+    gcthread.stop()
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ class Cycle:
         self.collected_in.append(threading.current_thread().name)
 
 
-def test_a_worker_allocating_past_the_threshold_collects_nothing(qtbot, collect_on_gui_thread) -> None:
+def test_a_worker_allocating_past_the_threshold_collects_nothing(qtbot) -> None:  # collect_on_gui_thread: autouse
     assert not gc.isenabled()
     gc.collect()
     where: list[str] = []
@@ -34,11 +34,20 @@ def test_a_worker_allocating_past_the_threshold_collects_nothing(qtbot, collect_
     assert set(where) == {threading.main_thread().name}
 
 
-def test_stop_gives_collection_back() -> None:
-    from ui.gcthread import MainThreadCollector
+def test_the_last_user_gives_collection_back_and_a_hold_stops_the_timer(qtbot) -> None:
+    from ui import gcthread
 
-    enabled = gc.isenabled()
-    collector = MainThreadCollector()
-    assert not gc.isenabled()
-    collector.stop()
-    assert gc.isenabled() == enabled
+    assert gcthread.active() and not gc.isenabled()  # the suite's fixture is one user
+    gcthread.hold()  # a streaming run view: a second user, and no passes at all
+    where: list[str] = []
+    for _ in range(gc.get_threshold()[0] * 2):
+        c = Cycle()
+        c.collected_in = where
+        del c
+    qtbot.wait(1200)  # two of the timer's turns
+    assert where == []
+    gcthread.release()
+    qtbot.waitUntil(lambda: len(where) > 0, timeout=5000)
+    gcthread.stop()  # the fixture's own user, early: Python collects again
+    assert gc.isenabled() and not gcthread.active()
+    gcthread.start()  # for the fixture's stop

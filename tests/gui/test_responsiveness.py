@@ -9,13 +9,13 @@ These bounds are deliberately loose, for a test suite on a shared machine; the g
 which also says how much of each long gap was the machine's load."""
 from __future__ import annotations
 
-import gc
 import time
 
 import pytest
 from PySide6.QtCore import QTimer
 
 from tests.gui.conftest import wait_idle
+from ui import gcthread
 
 pytestmark = pytest.mark.gui
 
@@ -70,7 +70,7 @@ def _run_and_measure(qtbot, window, device: str) -> tuple[dict, list[float], lis
     print(f"\n{device}: {write['mb_s']:.0f} MB/s, {write['ios']} I/Os in {write['elapsed']:.2f} s; "
           f"event loop during the test: {_fmt(gaps)}; idle anchor: {_fmt(idle)}")
     assert panel.runview.plot.sample_count == write["ios"]  # every I/O reached the plot
-    assert gc.isenabled()  # the collector, held off while streaming, runs again
+    assert not gcthread.held() and gcthread.active()  # the collector, held off while streaming, runs again
     wait_idle(qtbot, window)
     return write, gaps, idle
 
