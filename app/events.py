@@ -12,8 +12,10 @@ so that publishing never costs more than the I/O it describes.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field
-from typing import Callable, Union
+from array import array
+from dataclasses import dataclass, field, replace
+from itertools import repeat
+from typing import Callable, Iterator, Union
 
 
 @dataclass(frozen=True)
@@ -27,11 +29,66 @@ class Sample:
     stream: int = 0
 
 
-@dataclass(frozen=True)
-class SampleBatch:
-    """Samples collected since the last batch; published at 10 Hz or more."""
+@dataclass(frozen=True, eq=False)
+class SampleColumns:
+    """Samples of one phase and stream as flat arrays (a copy of a slice of an engine's log):
+    ``t``/``latency`` doubles, ``nbytes`` 64-bit integers, one entry per I/O."""
 
-    samples: tuple[Sample, ...]
+    t: array
+    nbytes: array
+    latency: array
+    phase: str
+    stream: int = 0
+
+    def __len__(self) -> int:
+        return len(self.t)
+
+    def samples(self) -> tuple[Sample, ...]:
+        ph, st = self.phase, self.stream
+        return tuple(Sample(t, n, lat, ph, st) for t, n, lat in zip(self.t, self.nbytes, self.latency))
+
+    def rows(self, run_id: int) -> Iterator[tuple[int, float, int, float, str, int]]:
+        """The history's sample rows, without a ``Sample`` object each."""
+        return zip(repeat(run_id), self.t, self.nbytes, self.latency, repeat(self.phase), repeat(self.stream))
+
+    def retagged(self, phase: str, stream: int) -> "SampleColumns":
+        return replace(self, phase=phase, stream=stream)
+
+
+class SampleBatch:
+    """Samples collected since the last batch; published at 10 Hz or more.
+
+    An engine hands over its arrays (``columns``); the ``Sample`` objects are built only
+    when a consumer asks for ``samples`` (a plot, on the GUI thread), never one per I/O on
+    the engine's thread while it streams (issue 19). Immutable once made.
+    """
+
+    __slots__ = ("columns", "_samples")
+
+    def __init__(self, samples: tuple[Sample, ...] = (), *, columns: SampleColumns | None = None) -> None:
+        self.columns = columns
+        self._samples: tuple[Sample, ...] | None = None if columns is not None else tuple(samples)
+
+    @property
+    def samples(self) -> tuple[Sample, ...]:
+        if self._samples is None:
+            assert self.columns is not None
+            self._samples = self.columns.samples()
+        return self._samples
+
+    def __len__(self) -> int:
+        return len(self.columns) if self._samples is None and self.columns is not None else len(self.samples)
+
+    def __bool__(self) -> bool:
+        return len(self) > 0
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SampleBatch) and self.samples == other.samples
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"SampleBatch({len(self)} samples)"
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ import time
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
-from app.events import Event, EventSink, Sample, SampleBatch, discard
+from app.events import Event, EventSink, Sample, SampleBatch, SampleColumns, discard
 from native.errors import Cancelled, InvalidParameter, SafetyRefusal
 from native.iscsi_url import display_device
 
@@ -44,6 +44,8 @@ class Recorder:
         self.status = "complete"
         self.error: str | None = None
         self._buffer: list[Sample] = []
+        self._columns: list[SampleColumns] = []  # engines' arrays, stored as rows without a Sample each
+        self._pending = 0
         self._lock = threading.Lock()
         self._flush_samples = flush_samples
         self._flush_seconds = flush_seconds
@@ -54,7 +56,10 @@ class Recorder:
 
         def _sink(event: Event) -> None:
             if isinstance(event, SampleBatch):
-                self.add(event.samples)
+                if event.columns is not None:
+                    self.add_columns(event.columns)
+                else:
+                    self.add(event.samples)
             inner(event)
 
         return _sink
@@ -62,16 +67,28 @@ class Recorder:
     def add(self, samples: tuple[Sample, ...] | list[Sample]) -> None:
         with self._lock:
             self._buffer.extend(samples)
-            due = (len(self._buffer) >= self._flush_samples
-                   or time.monotonic() - self._last_flush >= self._flush_seconds)
+            self._pending += len(samples)
+        self._flush_if_due()
+
+    def add_columns(self, columns: SampleColumns) -> None:
+        with self._lock:
+            self._columns.append(columns)
+            self._pending += len(columns)
+        self._flush_if_due()
+
+    def _flush_if_due(self) -> None:
+        with self._lock:
+            due = self._pending >= self._flush_samples or time.monotonic() - self._last_flush >= self._flush_seconds
         if due:
             self.flush()
 
     def flush(self) -> None:
         with self._lock:
             pending, self._buffer = self._buffer, []
+            columns, self._columns = self._columns, []
+            self._pending = 0
             self._last_flush = time.monotonic()
-        self.history.add_samples(self.run_id, pending)
+        self.history.add_samples(self.run_id, pending, columns)
 
 
 @contextmanager

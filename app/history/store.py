@@ -27,7 +27,7 @@ from typing import Any, Iterable, Iterator
 from urllib.parse import quote
 
 from app import __version__
-from app.events import Sample
+from app.events import Sample, SampleColumns
 from app.paths import data_dir
 from native.errors import InvalidParameter, TapediagError
 
@@ -318,10 +318,12 @@ class History:
             assert cur.lastrowid is not None  # an INSERT always sets it
             return int(cur.lastrowid)
 
-    def add_samples(self, run_id: int, samples: Iterable[Sample]) -> int:
-        """Append samples in one transaction; returns how many were stored."""
+    def add_samples(self, run_id: int, samples: Iterable[Sample], columns: Iterable[SampleColumns] = ()) -> int:
+        """Append samples (objects, or an engine's arrays) in one transaction; returns how many were stored."""
         _check_id(run_id)
         rows = [(run_id, s.t, s.nbytes, s.latency, s.phase, s.stream) for s in samples]
+        for cols in columns:
+            rows.extend(cols.rows(run_id))
         if not rows:
             return 0
         with self._db(write=True):

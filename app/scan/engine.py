@@ -120,13 +120,13 @@ class MediaScan:
         if current.blocks:
             result.files.append(current)
         end = clock() - t0
-        publish(done, clock())
+        publish.finish(done, clock())
         if reason == "cancelled":
             result.status, result.partial = "cancelled", True
         result.end_reason = reason
         ph.bytes, ph.ios, ph.blocks, ph.end_reason = done, len(log), len(log), reason
         summarize(ph, log, 0.0, end)
-        result.zones = zones_from(list(log.samples()), p.zone_bytes, 0.0)
+        result.zones = zones_from([s for s in result.samples if s.phase == "read"], p.zone_bytes, 0.0)
         result.slow_zones, result.typical_zone_mb_s = slow_zones(result.zones, p.zone_bytes)
         sink(PhaseFinished("read", ph.to_dict()))
 

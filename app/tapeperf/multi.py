@@ -138,10 +138,13 @@ class _Fanin:
         device = self.devices[index]
 
         def sink(event: Event) -> None:
-            if isinstance(event, SampleBatch):  # constructed, not dataclasses.replace: 1.7 µs a sample instead of 3.8 here
+            if isinstance(event, SampleBatch):
                 suffix = " alone" if alone else ""
-                event = SampleBatch(tuple(Sample(s.t, s.nbytes, s.latency, s.phase + suffix, index)
-                                          for s in event.samples))
+                if event.columns is not None:  # the engines' arrays, retagged whole: nothing per I/O here
+                    event = SampleBatch(columns=event.columns.retagged(event.columns.phase + suffix, index))
+                else:
+                    event = SampleBatch(tuple(Sample(s.t, s.nbytes, s.latency, s.phase + suffix, index)
+                                              for s in event.samples))
             elif isinstance(event, Message):
                 event = Message(event.level, f"{device}: {event.text}")
             elif isinstance(event, (PhaseStarted, PhaseFinished)):

@@ -13,7 +13,7 @@ from array import array
 from dataclasses import asdict, dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
-from app.events import Sample
+from app.events import Sample, SampleColumns
 from app.tapeperf.rated import BUFFER_MIB, Possible, possible
 from native.units import percent, rate_text
 
@@ -117,6 +117,10 @@ class SampleLog:
         self.t.frombytes((e - t0).tobytes())
         self.latency.frombytes((e - s).tobytes())
         self.nbytes.extend(array("q", (nbytes,)) * count)
+
+    def columns(self, start: int = 0) -> SampleColumns:
+        """The samples from ``start`` on, as arrays (copies: the log keeps growing)."""
+        return SampleColumns(self.t[start:], self.nbytes[start:], self.latency[start:], self.phase)
 
     def samples(self, start: int = 0, stop: int | None = None) -> tuple[Sample, ...]:
         stop = len(self.t) if stop is None else stop
