@@ -13,19 +13,21 @@ So while anything ``start``-ed it (the main window, from its construction to its
 close), automatic collection is off and a timer on the GUI thread collects generation
 by generation as the usual thresholds say. ``hold``/``release`` (a run view while its
 test streams) keep even that timer's passes, which hold the GIL and would stall the
-live view, until the last stream ends. Reference counting, which frees almost
+live view, until the last stream ends; a holder that is deleted without releasing
+holds nothing, so a forgotten release cannot stop collection for good. Reference counting, which frees almost
 everything, is untouched.
 """
 from __future__ import annotations
 
 import gc
+import weakref
 
 from PySide6.QtCore import QObject, QTimer
 
 INTERVAL_MS = 500
 
 _users = 0
-_holds = 0
+_holders: "weakref.WeakSet[object]" = weakref.WeakSet()  # a holder that is gone holds nothing
 _collector: "MainThreadCollector | None" = None
 
 
@@ -43,7 +45,7 @@ class MainThreadCollector(QObject):
 
     def collect_due(self) -> None:
         """The generations past their thresholds, youngest first, as the automatic collector would."""
-        if _holds:
+        if _holders:
             return
         counts = gc.get_count()
         for generation in range(3):
@@ -77,18 +79,13 @@ def stop() -> None:
         _collector = None
 
 
-def hold() -> None:
-    """No collection at all until ``release`` (a test is streaming into the live view)."""
-    global _holds
-    start()
-    _holds += 1
+def hold(holder: object) -> None:
+    """No collection passes until ``holder`` releases (or is gone): a test streams into its live view."""
+    _holders.add(holder)
 
 
-def release() -> None:
-    global _holds
-    if _holds > 0:
-        _holds -= 1
-        stop()
+def release(holder: object) -> None:
+    _holders.discard(holder)
 
 
 def active() -> bool:
@@ -97,4 +94,4 @@ def active() -> bool:
 
 
 def held() -> bool:
-    return _holds > 0
+    return len(_holders) > 0

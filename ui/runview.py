@@ -138,7 +138,7 @@ class RunView(QWidget):
         # 50-100 ms, a visible freeze of the live view. The engines' per-I/O objects are
         # freed by reference counting; the collector resumes when the run ends.
         if not self._holding_gc:
-            gcthread.hold()
+            gcthread.hold(self)
             self._holding_gc = True
         self.timer.start()
 
@@ -153,7 +153,7 @@ class RunView(QWidget):
     def release_gc(self) -> None:
         if self._holding_gc:
             self._holding_gc = False
-            gcthread.release()
+            gcthread.release(self)
 
     def _on_cancel(self) -> None:
         if self.job is not None:
