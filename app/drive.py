@@ -639,18 +639,20 @@ class TapeDrive:
 
     def write_burst(self, buf: bytearray, *, block_size: int | None = None, count: int, until: float,
                     starts: "array[float]", ends: "array[float]", fill: Fill, first: int = 0, step: int = 1,
-                    clock: Callable[[], float] = time.perf_counter) -> Burst[WriteOutcome]:
+                    spare: bytearray | None = None, clock: Callable[[], float] = time.perf_counter) -> Burst[WriteOutcome]:
         """Up to ``count`` WRITEs of ``buf``, each refilled first by ``fill(buf, first + i * step)``,
         until ``clock()`` reaches ``until`` or a WRITE is not clean (``Burst``; times per WRITE in
         ``starts``/``ends``). The same CDB, gate and timeout as ``write``: a write test's stream in
-        one transport call (``Transport.repeat``)."""
+        one transport call (``Transport.repeat``; ``spare``: a second buffer, for a transport that
+        fills one while the other is written)."""
         size = len(buf)
         cdb = self._write_cdbs.get((size, block_size))
         if cdb is None:
             self.require_tape()
             cdb = self._write_cdb(size, block_size)
         done = self.transport.repeat(cdb, data_out=buf, timeout=self._seconds[C.WRITE_6], count=count, until=until,
-                                     starts=starts, ends=ends, fill=fill, first=first, step=step, clock=clock)
+                                     starts=starts, ends=ends, fill=fill, first=first, step=step, spare=spare,
+                                     clock=clock)
         return self._burst(done, lambda result: self._write_outcome(cdb, result))
 
     def read_burst(self, view: memoryview, *, block_size: int | None = None, count: int, until: float,

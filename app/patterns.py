@@ -32,7 +32,12 @@ LITERALS = 24
 #: Pool chunks are self-contained: no copy reaches back past a chunk start, so any block
 #: starting on a chunk boundary holds its own references, even at 4 KiB.
 CHUNK = 4096
-DEFAULT_POOL_BYTES = 32 << 20
+#: A pool that stays in a core's own cache (with the I/O buffers): the fill then costs half
+#: what it does from a 32 MiB pool (6.6 vs 14 us per 256 KiB here), and it is the one work a
+#: tape write does that a bare C loop writing a static buffer does not. Uniqueness does not
+#: need a bigger pool: every block is its slice XOR its own 64-bit key. The generator grows
+#: the pool for blocks larger than this.
+DEFAULT_POOL_BYTES = 1 << 20
 #: Calibration stops once the model's ratio is this close to the target (relative).
 TOLERANCE = 0.002
 _CALIBRATION_BYTES = 2 << 20

@@ -228,7 +228,10 @@ def make_runner(lib: ctypes.CDLL, task: type[ctypes.Structure]) -> object:
         ) from None
 
     def address(name: str) -> int:
-        return ctypes.cast(getattr(lib, name), ctypes.c_void_p).value or 0
+        try:
+            return ctypes.cast(getattr(lib, name), ctypes.c_void_p).value or 0
+        except AttributeError:  # an optional entry point this build lacks: that feature stays off
+            return 0
 
     datain = task.datain.offset
     return _iscsi_cmd.Runner(
@@ -242,6 +245,12 @@ def make_runner(lib: ctypes.CDLL, task: type[ctypes.Structure]) -> object:
         off_residual=task.residual.offset,
         off_datain_size=datain + ScsiData.size.offset,
         off_datain_data=datain + ScsiData.data.offset,
+        # The asynchronous entry points, for writes that refill their next buffer while one is in flight.
+        command_async=address("iscsi_scsi_command_async"),
+        get_fd=address("iscsi_get_fd"),
+        which_events=address("iscsi_which_events"),
+        service=address("iscsi_service"),
+        out_queue_length=address("iscsi_out_queue_length"),
     )
 
 

@@ -267,14 +267,16 @@ class IscsiTransport(Transport):
     def repeat(self, cdb: bytes, *, data_out: bytearray | None = None, data_in: memoryview | None = None,
                timeout: float = DEFAULT_TIMEOUT, count: int, until: float, starts: "array[float]",
                ends: "array[float]", fill: Fill | None = None, first: int = 0, step: int = 1,
-               clock: Callable[[], float] = time.perf_counter) -> Repeated:
+               spare: bytearray | None = None, clock: Callable[[], float] = time.perf_counter) -> Repeated:
         """``Transport.repeat`` as one C call (``native._iscsi_cmd.Runner.repeat``): no Python between
         commands and the GIL released but for ``fill``, so a stream costs what libiscsi costs and
         several drives' threads stream at once (issue 19). Another clock than ``perf_counter``
-        (the C loop's time base) takes the generic loop."""
+        (the C loop's time base) takes the generic loop. With ``spare`` and a ``fill``, the C loop
+        writes from the two buffers in turn and fills the next while a WRITE is in flight."""
         if clock is not time.perf_counter or self._ctx is None or self._dead:
             return super().repeat(cdb, data_out=data_out, data_in=data_in, timeout=timeout, count=count, until=until,
-                                  starts=starts, ends=ends, fill=fill, first=first, step=step, clock=clock)
+                                  starts=starts, ends=ends, fill=fill, first=first, step=step, spare=spare,
+                                  clock=clock)
         in_view, in_len, out_len = _EMPTY, 0, 0
         buffer: object = None
         if data_out is not None:
@@ -293,7 +295,7 @@ class IscsiTransport(Transport):
             self._timeout_arg = timeout
         try:
             clean, tail = self._repeat(self._ctx, self._lun, cdb, direction, buffer, in_len or out_len, count, until,
-                                       starts, ends, fill, first, step)
+                                       starts, ends, fill, first, step, spare)
         except BufferError:
             raise InvalidParameter("the data buffer must be contiguous (and writable for a read)") from None
         except MemoryError:

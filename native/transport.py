@@ -127,13 +127,15 @@ class Transport(abc.ABC):
     def repeat(self, cdb: bytes, *, data_out: bytearray | None = None, data_in: memoryview | None = None,
                timeout: float = DEFAULT_TIMEOUT, count: int, until: float, starts: "array[float]",
                ends: "array[float]", fill: Fill | None = None, first: int = 0, step: int = 1,
-               clock: Callable[[], float] = time.perf_counter) -> Repeated:
+               spare: bytearray | None = None, clock: Callable[[], float] = time.perf_counter) -> Repeated:
         """The same command up to ``count`` times: a tape test's stream of WRITEs or READs.
 
         Before each command: stop once ``clock()`` has reached ``until``; for a write,
         ``fill(data_out, first + i * step)`` refills the buffer. ``starts[i]``/``ends[i]``
         (arrays of doubles, ``count`` long) receive each command's clock readings. Stops
         after the first command that is not GOOD with the whole transfer (see ``Repeated``).
+        ``spare``, a second buffer as long as ``data_out``, lets a transport that can fill one
+        buffer while a WRITE from the other is in flight do so (iSCSI); this loop needs none.
 
         This loop is the contract; a transport with a faster path (iSCSI: the whole loop in
         C, GIL released) must behave the same. Raises only for bad arguments.

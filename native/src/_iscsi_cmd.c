@@ -24,6 +24,10 @@
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
+#ifndef _WIN32
+#include <errno.h>
+#include <poll.h>
+#endif
 #ifdef _WIN32
 #include <windows.h>
 #endif
@@ -32,6 +36,11 @@ typedef void *(*create_task_fn)(int cdb_size, unsigned char *cdb, int xfer_dir, 
 typedef int (*add_buffer_fn)(void *task, int len, unsigned char *buf);
 typedef void *(*command_sync_fn)(void *iscsi, int lun, void *task, void *data);
 typedef void (*free_task_fn)(void *task);
+/* The asynchronous half of libiscsi's API, for the overlapped write loop (see repeat). */
+typedef void (*command_cb)(void *iscsi, int status, void *command_data, void *private_data);
+typedef int (*command_async_fn)(void *iscsi, int lun, void *task, command_cb cb, void *data, void *private_data);
+typedef int (*ctx_int_fn)(void *iscsi);
+typedef int (*service_fn)(void *iscsi, int revents);
 
 enum { XFER_NONE = 0, XFER_READ = 1, XFER_WRITE = 2 };
 
@@ -41,6 +50,9 @@ typedef struct {
     add_buffer_fn add_out, add_in;
     command_sync_fn command_sync;
     free_task_fn free_task;
+    command_async_fn command_async; /* NULL: no overlapped writes (the ctypes binding gave none) */
+    ctx_int_fn get_fd, which_events, out_queue_length;
+    service_fn service;
     Py_ssize_t off_status, off_residual_status, off_residual, off_datain_size, off_datain_data;
     PyObject *empty; /* b"": the sense of every command that has none */
     PyObject *good;  /* (0, 0, 0, b""): every GOOD command without residual, shared (no tuple per command) */
@@ -49,12 +61,15 @@ typedef struct {
 static PyObject *runner_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     unsigned long long create, add_out, add_in, sync, free_;
+    unsigned long long async = 0, get_fd = 0, which = 0, service = 0, outq = 0;
     Py_ssize_t offs[5];
     static char *kwlist[] = {"create_task", "add_data_out", "add_data_in", "command_sync", "free_task",
                              "off_status", "off_residual_status", "off_residual", "off_datain_size",
-                             "off_datain_data", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "KKKKKnnnnn", kwlist, &create, &add_out, &add_in, &sync, &free_,
-                                     &offs[0], &offs[1], &offs[2], &offs[3], &offs[4]))
+                             "off_datain_data", "command_async", "get_fd", "which_events", "service",
+                             "out_queue_length", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "KKKKKnnnnn|KKKKK", kwlist, &create, &add_out, &add_in, &sync, &free_,
+                                     &offs[0], &offs[1], &offs[2], &offs[3], &offs[4], &async, &get_fd, &which,
+                                     &service, &outq))
         return NULL;
     if (!create || !add_out || !add_in || !sync || !free_) {
         PyErr_SetString(PyExc_ValueError, "a libiscsi entry point is NULL");
@@ -73,6 +88,13 @@ static PyObject *runner_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     r->add_in = (add_buffer_fn)(uintptr_t)add_in;
     r->command_sync = (command_sync_fn)(uintptr_t)sync;
     r->free_task = (free_task_fn)(uintptr_t)free_;
+    if (async && get_fd && which && service && outq) {
+        r->command_async = (command_async_fn)(uintptr_t)async;
+        r->get_fd = (ctx_int_fn)(uintptr_t)get_fd;
+        r->which_events = (ctx_int_fn)(uintptr_t)which;
+        r->service = (service_fn)(uintptr_t)service;
+        r->out_queue_length = (ctx_int_fn)(uintptr_t)outq;
+    }
     r->off_status = offs[0];
     r->off_residual_status = offs[1];
     r->off_residual = offs[2];
@@ -109,6 +131,8 @@ typedef struct {
 
 enum { ISSUE_DONE = 0, ISSUE_NOMEM = 1, ISSUE_FAILED = 2 };
 
+static void read_outcome(RunnerObject *r, void *task, Outcome *o, unsigned char *sense, int *sense_len);
+
 /* One command with the GIL already released: task, buffer, command_sync, the task's fields,
  * free. ISSUE_FAILED: command_sync failed and the task may still sit in the context's
  * queues, so it is NOT freed (the caller abandons the context). Sense bytes, when the
@@ -126,6 +150,14 @@ static int issue(RunnerObject *r, void *ctx, int lun, unsigned char *cdb, int cd
         }
     }
     if (r->command_sync(ctx, lun, task, NULL) == NULL) return ISSUE_FAILED;
+    read_outcome(r, task, o, sense, sense_len);
+    r->free_task(task);
+    return ISSUE_DONE;
+}
+
+/* The task's status, residual and raw sense (copied out: the task is freed next). */
+static void read_outcome(RunnerObject *r, void *task, Outcome *o, unsigned char *sense, int *sense_len)
+{
     const char *t = (const char *)task;
     int status_raw;
     memcpy(&status_raw, t + r->off_status, sizeof status_raw);
@@ -142,8 +174,6 @@ static int issue(RunnerObject *r, void *ctx, int lun, unsigned char *cdb, int cd
         memcpy(sense, o->datain + 2, (size_t)n);
         *sense_len = n;
     }
-    r->free_task(task);
-    return ISSUE_DONE;
 }
 
 static int clean(const Outcome *o) { return o->status == 0 && o->residual_status == 0 && o->residual == 0; }
@@ -205,6 +235,77 @@ static double now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 #endif
 }
+
+#ifndef _WIN32
+/* What the overlapped loop needs to refill the other buffer while a WRITE is in flight. */
+typedef struct {
+    PyObject *fill, *buffer; /* fill(buffer, index), called with the GIL */
+    long long index;
+    PyThreadState **save;    /* the caller's released thread state */
+    int failed;
+} Prefill;
+
+static void prefill_run(Prefill *p)
+{
+    PyEval_RestoreThread(*p->save);
+    PyObject *index = PyLong_FromLongLong(p->index);
+    PyObject *ret = index == NULL ? NULL : PyObject_CallFunctionObjArgs(p->fill, p->buffer, index, NULL);
+    Py_XDECREF(index);
+    p->failed = ret == NULL;
+    Py_XDECREF(ret);
+    *p->save = PyEval_SaveThread();
+}
+
+typedef struct {
+    int finished, status;
+} AsyncState;
+
+static void on_done(void *iscsi, int status, void *task, void *private_data)
+{
+    (void)iscsi;
+    (void)task;
+    AsyncState *st = (AsyncState *)private_data;
+    st->status = status;
+    st->finished = 1;
+}
+
+/* One WRITE through libiscsi's asynchronous API, driving its socket ourselves as its own
+ * synchronous loop does (poll, then iscsi_service; a quiet second services timeouts),
+ * and refilling the other buffer (``next``) once the command and its data have left (the
+ * out-queue is empty): the target is then busy storing the data, and the fill, the one
+ * piece of work a bare C loop writing a static buffer does not do, costs no wall time.
+ * Same outcomes and failure rule as issue(). */
+static int issue_overlapped(RunnerObject *r, void *ctx, int lun, unsigned char *cdb, int cdb_len,
+                            unsigned char *buf, int length, Outcome *o, unsigned char *sense, int *sense_len,
+                            Prefill *next)
+{
+    void *task = r->create_task(cdb_len, cdb, XFER_WRITE, length);
+    if (task == NULL) return ISSUE_NOMEM;
+    if (r->add_out(task, length, buf) != 0) {
+        r->free_task(task);
+        return ISSUE_NOMEM;
+    }
+    AsyncState st = {0, 0};
+    if (r->command_async(ctx, lun, task, on_done, NULL, &st) != 0) return ISSUE_FAILED; /* task left, as in run() */
+    int filled = next == NULL;
+    while (!st.finished) {
+        if (!filled && r->out_queue_length(ctx) == 0) {
+            filled = 1;
+            prefill_run(next);
+            continue;
+        }
+        struct pollfd pfd = {r->get_fd(ctx), (short)r->which_events(ctx), 0};
+        int ret = poll(&pfd, 1, 1000);
+        if (ret < 0 && errno == EINTR) continue;
+        if (ret < 0 || r->service(ctx, ret == 0 ? 0 : pfd.revents) < 0) return ISSUE_FAILED;
+    }
+    memcpy((char *)task + r->off_status, &st.status, sizeof st.status); /* as libiscsi's sync callback does */
+    read_outcome(r, task, o, sense, sense_len);
+    r->free_task(task);
+    if (!filled) prefill_run(next);
+    return ISSUE_DONE;
+}
+#endif
 
 /* The checks run() and repeat() share; the CDB and data buffers are acquired on success. */
 static int take_command(PyObject *const *args, void **ctx, long *lun, Py_buffer *cdb, long *direction,
@@ -286,7 +387,7 @@ static PyObject *runner_run(RunnerObject *r, PyObject *const *args, Py_ssize_t n
     return result;
 }
 
-/* repeat(context, lun, cdb, direction, buffer, length, count, until, starts, ends, fill, first, step)
+/* repeat(context, lun, cdb, direction, buffer, length, count, until, starts, ends, fill, first, step, spare)
  *   -> (clean, tail)
  *
  * The same command up to ``count`` times, the hot loop of a tape test in one call: no
@@ -300,12 +401,16 @@ static PyObject *runner_run(RunnerObject *r, PyObject *const *args, Py_ssize_t n
  * ``clean`` commands completed GOOD with the whole transfer. The loop stops at the
  * first command that did not: ``tail`` is then its (status, residual_status, residual,
  * sense), or False when the session failed under it (the task is left queued, as in
- * run()); None when it stopped at ``count`` or ``until``. */
+ * run()); None when it stopped at ``count`` or ``until``.
+ *
+ * With ``spare`` (a second buffer as long as ``buffer``) and libiscsi's asynchronous entry
+ * points, a write alternates between the two buffers and fills the next one while the
+ * current WRITE is in flight (issue_overlapped). */
 static PyObject *runner_repeat(RunnerObject *r, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 13) {
-        PyErr_SetString(PyExc_TypeError,
-                        "repeat(context, lun, cdb, direction, buffer, length, count, until, starts, ends, fill, first, step)");
+    if (nargs != 14) {
+        PyErr_SetString(PyExc_TypeError, "repeat(context, lun, cdb, direction, buffer, length, count, until, starts, "
+                                         "ends, fill, first, step, spare)");
         return NULL;
     }
     Py_ssize_t count = PyLong_AsSsize_t(args[6]);
@@ -334,7 +439,17 @@ static PyObject *runner_repeat(RunnerObject *r, PyObject *const *args, Py_ssize_
         PyErr_SetString(PyExc_ValueError, "fill is for a data-out buffer");
         return NULL;
     }
-    if (PyObject_GetBuffer(args[8], &starts, PyBUF_WRITABLE) < 0) goto no_times;
+    Py_buffer spare;
+    int have_spare = 0;
+    if (args[13] != Py_None && fill != NULL) {
+        if (PyObject_GetBuffer(args[13], &spare, PyBUF_SIMPLE) < 0) goto no_times;
+        have_spare = 1;
+        if (spare.len < length) {
+            PyErr_SetString(PyExc_ValueError, "the spare buffer is shorter than the transfer length");
+            goto no_starts;
+        }
+    }
+    if (PyObject_GetBuffer(args[8], &starts, PyBUF_WRITABLE) < 0) goto no_starts;
     if (PyObject_GetBuffer(args[9], &ends, PyBUF_WRITABLE) < 0) {
         PyBuffer_Release(&starts);
         goto no_times;
@@ -353,6 +468,32 @@ static PyObject *runner_repeat(RunnerObject *r, PyObject *const *args, Py_ssize_
     SignalMask mask;
     PyThreadState *save = PyEval_SaveThread();
     hold_signals(&mask);
+#ifndef _WIN32
+    if (have_spare && r->command_async != NULL) { /* the overlapped write loop */
+        unsigned char *bufs[2] = {buf, (unsigned char *)spare.buf};
+        PyObject *objs[2] = {args[4], args[13]};
+        Prefill p = {fill, objs[0], first, &save, 0};
+        if (count > 0) prefill_run(&p); /* the first buffer, as the plain loop fills it */
+        int cur = 0;
+        for (; !p.failed && i < count; i++) {
+            double a = now();
+            if (a >= until) break;
+            Prefill next = {fill, objs[cur ^ 1], first + (long long)(i + 1) * step, &save, 0};
+            how = issue_overlapped(r, ctx, (int)lun, (unsigned char *)cdb.buf, (int)cdb.len, bufs[cur], (int)length,
+                                   &o, sense, &sense_len, i + 1 < count ? &next : NULL);
+            t_start[i] = a;
+            t_end[i] = now();
+            p.failed = next.failed;
+            if (how != ISSUE_DONE || !clean(&o)) {
+                stopped = 1;
+                break;
+            }
+            cur ^= 1;
+        }
+        if (p.failed) stopped = -1; /* a fill raised: its exception propagates */
+        goto done;
+    }
+#endif
     for (; i < count; i++) {
         if (fill != NULL) {
             PyEval_RestoreThread(save);
@@ -378,6 +519,9 @@ static PyObject *runner_repeat(RunnerObject *r, PyObject *const *args, Py_ssize_
             break;
         }
     }
+#ifndef _WIN32
+done:
+#endif
     release_signals(&mask);
     PyEval_RestoreThread(save);
     if (stopped < 0) goto out; /* fill raised: its exception propagates */
@@ -394,9 +538,12 @@ static PyObject *runner_repeat(RunnerObject *r, PyObject *const *args, Py_ssize_
 out:
     PyBuffer_Release(&ends);
     PyBuffer_Release(&starts);
+    if (have_spare) PyBuffer_Release(&spare);
     if (have_data) PyBuffer_Release(&data);
     PyBuffer_Release(&cdb);
     return result;
+no_starts:
+    if (have_spare) PyBuffer_Release(&spare);
 no_times:
     if (have_data) PyBuffer_Release(&data);
     PyBuffer_Release(&cdb);
@@ -407,7 +554,7 @@ static PyMethodDef runner_methods[] = {
     {"run", (PyCFunction)(void (*)(void))runner_run, METH_FASTCALL,
      "run(context, lun, cdb, direction, buffer, length) -> (status, residual_status, residual, sense) | None"},
     {"repeat", (PyCFunction)(void (*)(void))runner_repeat, METH_FASTCALL,
-     "repeat(context, lun, cdb, direction, buffer, length, count, until, starts, ends, fill, first, step) -> (clean, tail)"},
+     "repeat(context, lun, cdb, direction, buffer, length, count, until, starts, ends, fill, first, step, spare) -> (clean, tail)"},
     {NULL, NULL, 0, NULL},
 };
 

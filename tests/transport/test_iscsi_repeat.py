@@ -144,3 +144,52 @@ def test_a_good_status_with_the_whole_transfer_is_what_clean_means(transport: Is
     assert transport.execute(REWIND).good
     result = transport.execute(read6(BLOCK), data_in=BLOCK)
     assert result.status == GOOD and result.transferred == BLOCK
+
+
+@pytest.mark.parametrize("size", [BLOCK, 1 << 20])  # 1 MiB: more than the first burst, so R2T and Data-Out follow
+def test_overlapped_writes_put_every_block_on_tape_as_filled(tgt_factory, size: int) -> None:
+    # With a spare buffer the C loop fills the next buffer while a WRITE from the other is in flight:
+    # each block on tape must still be exactly the one filled for it (no buffer refilled under a WRITE).
+    target = tgt_factory(large_segments=True)
+    transport = IscsiTransport(target.url)
+    try:
+        count = 24
+        starts, ends = times(count)
+        filled: list[int] = []
+        when: list[float] = []
+
+        def fill(buf: bytearray, index: int) -> None:
+            filled.append(index)
+            when.append(time.perf_counter())
+            stamp(buf, index)
+
+        got = transport.repeat(write6(size), data_out=bytearray(size), count=count, until=time.perf_counter() + 60,
+                               starts=starts, ends=ends, fill=fill, first=7, step=3, spare=bytearray(size))
+        assert (got.clean, got.tail, got.error) == (count, None, None)
+        assert filled == [7 + 3 * i for i in range(count)]  # each index once, in order, none past the count
+        assert all(starts[i] <= ends[i] <= starts[i + 1] for i in range(count - 1))
+        # The overlap itself: the next block is filled while this WRITE is in flight, before its end.
+        overlapped = sum(starts[i] < when[i + 1] < ends[i] for i in range(count - 1))
+        assert overlapped >= (count - 1) // 2, overlapped
+        assert transport.execute(REWIND).good
+        back = bytearray(size)
+        for i in range(count):
+            result = transport.execute(read6(size), data_in=back)
+            assert result.good
+            assert back == (7 + 3 * i).to_bytes(8, "big") * (size // 8), f"block {i}"
+    finally:
+        transport.close()
+
+
+def test_an_overlapped_burst_stops_at_the_early_warning_with_it_as_tail(tgt_factory) -> None:
+    target = tgt_factory(large_segments=True, size_mb=8)
+    transport = IscsiTransport(target.url)
+    try:
+        starts, ends = times(4096)
+        got = transport.repeat(write6(64 << 10), data_out=bytearray(64 << 10), count=4096,
+                               until=time.perf_counter() + 60, starts=starts, ends=ends, fill=stamp,
+                               spare=bytearray(64 << 10))
+        assert 0 < got.clean < 4096 and got.error is None and got.tail is not None
+        assert FixedSense.parse(got.tail.sense).eom  # the cartridge's end: the tail, with the clean ones counted
+    finally:
+        transport.close()
