@@ -9,7 +9,6 @@ one batch and the sink is only ever called from the engine's own thread.
 from __future__ import annotations
 
 import collections
-import gc
 import threading
 import time
 from dataclasses import dataclass, field
@@ -17,6 +16,7 @@ from typing import Callable
 
 import numpy as np
 
+from app import heap
 from app.events import CancelToken, EventSink, Progress, Sample, SampleBatch
 from app.disk.results import MB, StreamResult
 
@@ -103,17 +103,9 @@ class StreamRunner:
     def run(self, work: Callable[[Stream], None]) -> list[Stream]:
         # The host's heap (the GUI's, a benchmark's parsed fio output) is frozen for the run:
         # otherwise a full collection of it can land inside the timed span (tens of ms against
-        # runs of 0.1-1 s of small files), holding the GIL. It is collected first only on the
-        # main thread: a collection on the GUI's worker thread finalizes the GUI's Qt wrappers
-        # there, and it hung the window for good once (py-spy: this thread inside gc.collect,
-        # the GUI thread in a paint event, neither moving for 13 minutes).
-        if threading.current_thread() is threading.main_thread():
-            gc.collect()
-        gc.freeze()
-        try:
+        # runs of 0.1-1 s of small files), holding the GIL (``app.heap``).
+        with heap.frozen():
             return self._run(work)
-        finally:
-            gc.unfreeze()
 
     def _run(self, work: Callable[[Stream], None]) -> list[Stream]:
         t0 = time.perf_counter_ns()

@@ -28,6 +28,7 @@ import time
 from array import array
 from typing import Callable, Protocol
 
+from app import heap
 from app.drive import ReadOnlyRefusal, TapeDrive, supported
 from app.events import (CancelToken, EventSink, Message, PhaseFinished, PhaseStarted, Progress, RatedRates, Sample,
                         SampleBatch, discard)
@@ -216,7 +217,8 @@ class TapePerfTest:
         try:
             if p.writes:
                 self._gate("write")
-                write_phase = self._write(gen, buf, result, sink, cancel, t0)
+                with heap.frozen():  # no full collection of the host's heap inside the timed span
+                    write_phase = self._write(gen, buf, result, sink, cancel, t0)
             if p.reads and result.status == "complete":
                 if p.start == "eod" and p.writes:
                     assert write_phase is not None
@@ -224,7 +226,8 @@ class TapePerfTest:
                 else:
                     drive.rewind()
                 self._gate("read")
-                self._read(gen, buf, result, sink, cancel, t0, write_phase)
+                with heap.frozen():
+                    self._read(gen, buf, result, sink, cancel, t0, write_phase)
         except DeviceError as err:  # positioning between phases failed
             self._fail(result, sink, f"positioning for the read-back failed: {err}", err)
         finally:
