@@ -6,6 +6,10 @@ the GIL held, landing inside a timed span. ``frozen`` moves everything alive int
 collector's permanent generation for the span, so the passes that still run see only
 what the test itself allocates, and gives it back after.
 
+A heap someone else froze (the main window freezes the GUI's, for its lifetime) is left
+as it is: ``gc.unfreeze`` cannot tell whose objects are whose and would hand the whole
+GUI heap back to the collector's full passes, the stalls the freezing was for.
+
 The heap is collected first only on the main thread: a collection on a GUI worker
 thread finalizes the GUI's Qt wrappers there, and that hung the window for good once
 (py-spy: the worker inside gc.collect, the GUI thread in a paint event); see also
@@ -21,6 +25,9 @@ from typing import Iterator
 
 @contextmanager
 def frozen() -> Iterator[None]:
+    if gc.get_freeze_count():
+        yield
+        return
     if threading.current_thread() is threading.main_thread():
         gc.collect()
     gc.freeze()

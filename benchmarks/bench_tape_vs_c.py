@@ -15,7 +15,9 @@ drifts), each writing ``--size`` from BOT and reading it back:
   same WRITE(6)/READ(6) CDBs from/into one static buffer through libiscsi's public API;
 * second write anchor, same round: the C loop with ``copy`` (each WRITE's buffer refilled
   by memcpy from a 32 MiB pool first): what any tool writing fresh data must do at least,
-  since the engine generates its pattern into every I/O and the static loop does not.
+  since the engine generates its pattern into every I/O and the static loop does not. (The
+  engine's own pattern pool is 1 MiB, in the core's cache, and it fills the next buffer
+  while a WRITE is in flight: it can beat this anchor, and the static loop is the goal's.)
 
 Fixed mode uses ``--fixed-block`` (256 KiB) blocks: a 256 KiB I/O is one block, a 1 MiB
 I/O four, as the CLI's default shape. Figures, each side timed the same way:
