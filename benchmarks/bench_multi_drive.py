@@ -156,10 +156,18 @@ def main() -> None:
               f"alternating; load average before: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
         runs: dict[str, list[float]] = {k: [] for k in ("c", "c_sum", "c_cpu", "py", "py_sum", "py_window", "py_cpu",
                                                          "ratio")}
+        # One uncounted run of each side first (the first tape-perf run builds its pattern pools), and every
+        # run after os.sync(): the kernel writing back the last run's 1 GiB during the next one slowed
+        # whichever side came second (round 1 of the earlier runs: C loops at 980 MB/s, then 1,600-1,900).
+        os.sync()
+        c_loops(urls, fixed=fixed, block=block, io=io, count=count)
+        os.sync()
+        engines(urls, fixed=fixed, block=block, io=io, count=count)
         for r in range(max(1, args.rounds)):
             order = ("c", "py") if r % 2 == 0 else ("py", "c")
             got: dict[str, float] = {}
             for side in order:
+                os.sync()
                 if side == "c":
                     got["c"], got["c_sum"], got["c_cpu"] = c_loops(urls, fixed=fixed, block=block, io=io, count=count)
                 else:

@@ -26,6 +26,9 @@ I/O four, as the CLI's default shape. Figures, each side timed the same way:
 * with the closing filemark: plus the WRITE FILEMARKS after the write (the buffer flush),
   plus the READ that meets the filemark after the read.
 
+Each run starts after ``os.sync()`` (no write-back of the previous run's data during it), and
+one uncounted run of each side comes first (the engine's first run builds its pattern pool).
+
 Printed per case and direction: medians of the engine's and the C loop's MB/s, the ratio
 of the medians and the median of the per-round ratios. ``--callgrind`` adds the
 load-independent figure: user-space instructions per READ(6) (and per WRITE(6)) of the C
@@ -116,10 +119,20 @@ def c_round(url: str, fixed: bool, block: int, io: int, size: int, copy: bool = 
 def run_case(url: str, case: str, rounds: int, size: int, fixed_block: int, pattern: str) -> None:
     fixed, block, io = case_shape(case, fixed_block)
     sides = {"engine": Figures(), "c": Figures(), "copy": Figures()}
+
+    def one(side: str) -> dict[str, tuple[float, float, float]]:
+        # Every run starts with the last one's data on disk: tgtd's backing file is in the page
+        # cache, and the kernel writing back the previous run's 256 MiB during the next one
+        # slowed whichever side ran second (per-round ratios alternated 0.66-0.9 / 1.2-1.4).
+        os.sync()
+        return (engine_round(url, fixed, block, io, size, pattern) if side == "engine"
+                else c_round(url, fixed, block, io, size, copy=side == "copy"))
+
+    for side in ("engine", "c", "copy"):  # warm-up, not counted: the first engine run builds its pattern pool
+        one(side)
     for i in range(rounds):
         for side in (("engine", "c", "copy") if i % 2 == 0 else ("copy", "c", "engine")):
-            got = (engine_round(url, fixed, block, io, size, pattern) if side == "engine"
-                   else c_round(url, fixed, block, io, size, copy=side == "copy"))
+            got = one(side)
             for direction, (data, with_fm, cpu) in got.items():
                 sides[side].data[direction].append(data)
                 sides[side].with_fm[direction].append(with_fm)
