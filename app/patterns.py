@@ -134,6 +134,11 @@ class BlockGenerator:
         """Write blocks ``block_number, block_number + 1, ...`` into ``buf`` (last may be short)."""
         _pattern.fill(buf, self.pool.data, self.block_size, block_number, self.seed, CHUNK, self.pool.keyed)
 
+    def filler(self) -> _pattern.Filler:
+        """``fill`` as one C object: ``filler(buf, block_number)`` does the same, and a transport's C
+        loop calls it between WRITEs without the GIL (``native._iscsi_cmd``)."""
+        return _pattern.Filler(self.pool.data, self.block_size, self.seed, CHUNK, self.pool.keyed)
+
     def block(self, block_number: int) -> bytes:
         """One block as new bytes (tests and tools; the hot loop uses ``fill``)."""
         buf = bytearray(self.block_size)

@@ -86,3 +86,16 @@ def test_parse(text: str, name: str) -> None:
 def test_parse_rejects(text: str) -> None:
     with pytest.raises(InvalidParameter):
         Pattern.parse(text)
+
+
+def test_the_filler_writes_what_fill_writes() -> None:
+    # The C object a transport's loop calls without the GIL must produce the very bytes fill() does.
+    gen = Pattern.parse("2:1").generator(64 << 10, 16384, seed=5, pool_bytes=POOL)
+    filler = gen.filler()
+    for first in (0, 1, 977):
+        a, b = bytearray(3 * (64 << 10) + 100), bytearray(3 * (64 << 10) + 100)  # three blocks and a short one
+        gen.fill(a, first)
+        filler(b, first)
+        assert a == b
+    with pytest.raises(TypeError):
+        filler(b"read-only", 0)

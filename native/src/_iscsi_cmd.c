@@ -44,6 +44,13 @@ typedef int (*service_fn)(void *iscsi, int revents);
 
 enum { XFER_NONE = 0, XFER_READ = 1, XFER_WRITE = 2 };
 
+/* A fill callable from C without the GIL: the "tapediag.fill" capsule of native._pattern.Filler
+ * (its ``_c_fill``), valid while the Filler lives (it is an argument of the call using it). */
+typedef struct {
+    void (*fill)(void *self, unsigned char *buf, Py_ssize_t len, unsigned long long index);
+    void *self;
+} TapediagFill;
+
 typedef struct {
     PyObject_HEAD
     create_task_fn create_task;
@@ -243,10 +250,17 @@ typedef struct {
     long long index;
     PyThreadState **save;    /* the caller's released thread state */
     int failed;
+    TapediagFill *cfill;     /* or this, without the GIL, into ``bytes`` (``len`` of them) */
+    unsigned char *bytes;
+    Py_ssize_t len;
 } Prefill;
 
 static void prefill_run(Prefill *p)
 {
+    if (p->cfill != NULL) {
+        p->cfill->fill(p->cfill->self, p->bytes, p->len, (unsigned long long)p->index);
+        return;
+    }
     PyEval_RestoreThread(*p->save);
     PyObject *index = PyLong_FromLongLong(p->index);
     PyObject *ret = index == NULL ? NULL : PyObject_CallFunctionObjArgs(p->fill, p->buffer, index, NULL);
@@ -423,6 +437,16 @@ static PyObject *runner_repeat(RunnerObject *r, PyObject *const *args, Py_ssize_
         PyErr_SetString(PyExc_TypeError, "fill must be callable or None");
         return NULL;
     }
+    TapediagFill *cfill = NULL; /* a fill that needs no GIL: native._pattern.Filler */
+    if (fill != NULL) {
+        PyObject *cap = PyObject_GetAttrString(fill, "_c_fill");
+        if (cap == NULL) {
+            PyErr_Clear();
+        } else {
+            if (PyCapsule_IsValid(cap, "tapediag.fill")) cfill = (TapediagFill *)PyCapsule_GetPointer(cap, "tapediag.fill");
+            Py_DECREF(cap);
+        }
+    }
     if (count < 0) {
         PyErr_SetString(PyExc_ValueError, "count must not be negative");
         return NULL;
@@ -449,6 +473,10 @@ static PyObject *runner_repeat(RunnerObject *r, PyObject *const *args, Py_ssize_
             goto no_starts;
         }
     }
+    if (cfill != NULL && ((have_data && data.readonly) || (have_spare && spare.readonly))) {
+        PyErr_SetString(PyExc_TypeError, "a filled buffer must be writable");
+        goto no_starts;
+    }
     if (PyObject_GetBuffer(args[8], &starts, PyBUF_WRITABLE) < 0) goto no_starts;
     if (PyObject_GetBuffer(args[9], &ends, PyBUF_WRITABLE) < 0) {
         PyBuffer_Release(&starts);
@@ -472,13 +500,14 @@ static PyObject *runner_repeat(RunnerObject *r, PyObject *const *args, Py_ssize_
     if (have_spare && r->command_async != NULL) { /* the overlapped write loop */
         unsigned char *bufs[2] = {buf, (unsigned char *)spare.buf};
         PyObject *objs[2] = {args[4], args[13]};
-        Prefill p = {fill, objs[0], first, &save, 0};
+        Prefill p = {fill, objs[0], first, &save, 0, cfill, bufs[0], length};
         if (count > 0) prefill_run(&p); /* the first buffer, as the plain loop fills it */
         int cur = 0;
         for (; !p.failed && i < count; i++) {
             double a = now();
             if (a >= until) break;
-            Prefill next = {fill, objs[cur ^ 1], first + (long long)(i + 1) * step, &save, 0};
+            Prefill next = {fill, objs[cur ^ 1], first + (long long)(i + 1) * step, &save, 0, cfill, bufs[cur ^ 1],
+                            length};
             how = issue_overlapped(r, ctx, (int)lun, (unsigned char *)cdb.buf, (int)cdb.len, bufs[cur], (int)length,
                                    &o, sense, &sense_len, i + 1 < count ? &next : NULL);
             t_start[i] = a;
@@ -495,7 +524,9 @@ static PyObject *runner_repeat(RunnerObject *r, PyObject *const *args, Py_ssize_
     }
 #endif
     for (; i < count; i++) {
-        if (fill != NULL) {
+        if (cfill != NULL) {
+            cfill->fill(cfill->self, buf, length, (unsigned long long)(first + (long long)i * step));
+        } else if (fill != NULL) {
             PyEval_RestoreThread(save);
             PyObject *index = PyLong_FromLongLong(first + (long long)i * step);
             PyObject *ret = index == NULL ? NULL : PyObject_CallFunctionObjArgs(fill, args[4], index, NULL);

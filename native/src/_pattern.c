@@ -233,6 +233,100 @@ static PyObject *py_block_key(PyObject *self, PyObject *args)
     return PyLong_FromUnsignedLongLong(block_key(seed, block));
 }
 
+/* Filler(pool, block_size, seed, chunk, keyed): fill() bound to one pattern, callable as
+ * filler(buffer, first_block) like fill(), and usable from C without the GIL: its
+ * ``_c_fill`` capsule ("tapediag.fill") holds a TapediagFill whose function fills a buffer
+ * with blocks index, index+1, ... A transport's C loop (native._iscsi_cmd) calls it
+ * between WRITEs with the GIL released, so a drive's stream never waits for the
+ * interpreter, not even when several drives' threads stream at once. The pool's buffer is
+ * held for the Filler's life (pools are never mutated once built). */
+typedef struct {
+    void (*fill)(void *self, unsigned char *buf, Py_ssize_t len, unsigned long long index);
+    void *self;
+} TapediagFill;
+
+typedef struct {
+    PyObject_HEAD
+    Py_buffer pool;
+    Py_ssize_t block_size, chunk;
+    uint64_t seed;
+    int keyed;
+    TapediagFill spec;
+} FillerObject;
+
+static void filler_fill(void *self, unsigned char *buf, Py_ssize_t len, unsigned long long index)
+{
+    FillerObject *f = (FillerObject *)self;
+    fill_blocks(buf, len, (const uint8_t *)f->pool.buf, f->pool.len, f->block_size, index, f->seed, f->chunk, f->keyed);
+}
+
+static PyObject *filler_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"pool", "block_size", "seed", "chunk", "keyed", NULL};
+    FillerObject *f = (FillerObject *)type->tp_alloc(type, 0);
+    if (f == NULL) return NULL;
+    unsigned long long seed;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "y*nKnp", kwlist, &f->pool, &f->block_size, &seed, &f->chunk,
+                                     &f->keyed)) {
+        f->pool.obj = NULL;
+        Py_DECREF(f);
+        return NULL;
+    }
+    f->seed = seed;
+    if (check_args(NULL, &f->pool, f->block_size, f->chunk) < 0) {
+        Py_DECREF(f);
+        return NULL;
+    }
+    f->spec.fill = filler_fill;
+    f->spec.self = f;
+    return (PyObject *)f;
+}
+
+static void filler_dealloc(FillerObject *f)
+{
+    if (f->pool.obj != NULL) PyBuffer_Release(&f->pool);
+    Py_TYPE(f)->tp_free((PyObject *)f);
+}
+
+static PyObject *filler_call(FillerObject *f, PyObject *args, PyObject *kwds)
+{
+    Py_buffer dst;
+    unsigned long long first;
+    if (kwds != NULL && PyDict_GET_SIZE(kwds)) {
+        PyErr_SetString(PyExc_TypeError, "filler(buffer, first_block) takes no keywords");
+        return NULL;
+    }
+    if (!PyArg_ParseTuple(args, "w*K", &dst, &first)) return NULL;
+    Py_BEGIN_ALLOW_THREADS
+    filler_fill(f, (unsigned char *)dst.buf, dst.len, first);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&dst);
+    Py_RETURN_NONE;
+}
+
+static PyObject *filler_c_fill(FillerObject *f, void *closure)
+{
+    (void)closure;
+    return PyCapsule_New(&f->spec, "tapediag.fill", NULL); /* valid while the Filler lives */
+}
+
+static PyGetSetDef filler_getset[] = {
+    {"_c_fill", (getter)filler_c_fill, NULL, "capsule 'tapediag.fill': the fill as a C function", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject FillerType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "native._pattern.Filler",
+    .tp_basicsize = sizeof(FillerObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Filler(pool, block_size, seed, chunk, keyed): filler(buffer, first_block) fills blocks in place.",
+    .tp_new = filler_new,
+    .tp_dealloc = (destructor)filler_dealloc,
+    .tp_call = (ternaryfunc)filler_call,
+    .tp_getset = filler_getset,
+};
+
 static PyMethodDef methods[] = {
     {"build_pool", py_build_pool, METH_VARARGS, "build_pool(buf, seed, match_avg, lit_len, history, chunk)"},
     {"fill", py_fill, METH_VARARGS, "fill(dst, pool, block_size, first_block, seed, chunk, keyed)"},
@@ -243,4 +337,16 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_pattern", "Keyed test-data pattern generation.", -1, methods};
 
-PyMODINIT_FUNC PyInit__pattern(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__pattern(void)
+{
+    if (PyType_Ready(&FillerType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL) return NULL;
+    Py_INCREF(&FillerType);
+    if (PyModule_AddObject(m, "Filler", (PyObject *)&FillerType) < 0) {
+        Py_DECREF(&FillerType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -193,3 +193,29 @@ def test_an_overlapped_burst_stops_at_the_early_warning_with_it_as_tail(tgt_fact
         assert FixedSense.parse(got.tail.sense).eom  # the cartridge's end: the tail, with the clean ones counted
     finally:
         transport.close()
+
+
+@pytest.mark.parametrize("spare", [False, True])
+def test_the_pattern_filler_fills_in_c_and_the_tape_holds_its_blocks(tgt_factory, spare: bool) -> None:
+    # native._pattern.Filler is called by the C loop without the GIL: what reaches the tape must be
+    # exactly the generator's blocks, in the plain loop and in the overlapped one.
+    from app.patterns import Pattern
+
+    size = 256 << 10
+    gen = Pattern.parse("2:1").generator(size, 16384, seed=3, pool_bytes=1 << 20)
+    target = tgt_factory(large_segments=True)
+    transport = IscsiTransport(target.url)
+    try:
+        count = 12
+        starts, ends = times(count)
+        got = transport.repeat(write6(size), data_out=bytearray(size), count=count, until=time.perf_counter() + 60,
+                               starts=starts, ends=ends, fill=gen.filler(), first=40, step=1,
+                               spare=bytearray(size) if spare else None)
+        assert (got.clean, got.tail, got.error) == (count, None, None)
+        assert transport.execute(REWIND).good
+        back = bytearray(size)
+        for i in range(count):
+            assert transport.execute(read6(size), data_in=back).good
+            assert gen.mismatch(back, 40 + i) == -1, f"block {i}"
+    finally:
+        transport.close()
