@@ -144,18 +144,24 @@ static void read_outcome(RunnerObject *r, void *task, Outcome *o, unsigned char 
  * free. ISSUE_FAILED: command_sync failed and the task may still sit in the context's
  * queues, so it is NOT freed (the caller abandons the context). Sense bytes, when the
  * caller wants them, are copied out before the free into sense[0..*sense_len). */
+/* A task for the command with our own buffer as its data-out or data-in area; NULL: out of memory. */
+static void *new_task(RunnerObject *r, unsigned char *cdb, int cdb_len, int direction, unsigned char *buf, int length)
+{
+    void *task = r->create_task(cdb_len, cdb, direction, length);
+    if (task == NULL || !length) return task;
+    add_buffer_fn add = direction == XFER_WRITE ? r->add_out : r->add_in;
+    if (add(task, length, buf) != 0) {
+        r->free_task(task);
+        return NULL;
+    }
+    return task;
+}
+
 static int issue(RunnerObject *r, void *ctx, int lun, unsigned char *cdb, int cdb_len, int direction,
                  unsigned char *buf, int length, Outcome *o, unsigned char *sense, int *sense_len)
 {
-    void *task = r->create_task(cdb_len, cdb, direction, length);
+    void *task = new_task(r, cdb, cdb_len, direction, buf, length);
     if (task == NULL) return ISSUE_NOMEM;
-    if (length) {
-        add_buffer_fn add = direction == XFER_WRITE ? r->add_out : r->add_in;
-        if (add(task, length, buf) != 0) {
-            r->free_task(task);
-            return ISSUE_NOMEM;
-        }
-    }
     if (r->command_sync(ctx, lun, task, NULL) == NULL) return ISSUE_FAILED;
     read_outcome(r, task, o, sense, sense_len);
     r->free_task(task);
@@ -243,8 +249,8 @@ static double now(void)
 #endif
 }
 
-#ifndef _WIN32
-/* What the overlapped loop needs to refill the other buffer while a WRITE is in flight. */
+/* One refill of a write's buffer with block ``index`` on: through the C fill without the GIL, or
+ * through the Python callable with it (both loops of repeat use it). */
 typedef struct {
     PyObject *fill, *buffer; /* fill(buffer, index), called with the GIL */
     long long index;
@@ -270,6 +276,7 @@ static void prefill_run(Prefill *p)
     *p->save = PyEval_SaveThread();
 }
 
+#ifndef _WIN32
 typedef struct {
     int finished, status;
 } AsyncState;
@@ -293,12 +300,8 @@ static int issue_overlapped(RunnerObject *r, void *ctx, int lun, unsigned char *
                             unsigned char *buf, int length, Outcome *o, unsigned char *sense, int *sense_len,
                             Prefill *next)
 {
-    void *task = r->create_task(cdb_len, cdb, XFER_WRITE, length);
+    void *task = new_task(r, cdb, cdb_len, XFER_WRITE, buf, length);
     if (task == NULL) return ISSUE_NOMEM;
-    if (r->add_out(task, length, buf) != 0) {
-        r->free_task(task);
-        return ISSUE_NOMEM;
-    }
     AsyncState st = {0, 0};
     if (r->command_async(ctx, lun, task, on_done, NULL, &st) != 0) return ISSUE_FAILED; /* task left, as in run() */
     int filled = next == NULL;
@@ -480,7 +483,7 @@ static PyObject *runner_repeat(RunnerObject *r, PyObject *const *args, Py_ssize_
     if (PyObject_GetBuffer(args[8], &starts, PyBUF_WRITABLE) < 0) goto no_starts;
     if (PyObject_GetBuffer(args[9], &ends, PyBUF_WRITABLE) < 0) {
         PyBuffer_Release(&starts);
-        goto no_times;
+        goto no_starts;
     }
     PyObject *result = NULL;
     if (starts.len < count * (Py_ssize_t)sizeof(double) || ends.len < count * (Py_ssize_t)sizeof(double)) {
@@ -524,17 +527,10 @@ static PyObject *runner_repeat(RunnerObject *r, PyObject *const *args, Py_ssize_
     }
 #endif
     for (; i < count; i++) {
-        if (cfill != NULL) {
-            cfill->fill(cfill->self, buf, length, (unsigned long long)(first + (long long)i * step));
-        } else if (fill != NULL) {
-            PyEval_RestoreThread(save);
-            PyObject *index = PyLong_FromLongLong(first + (long long)i * step);
-            PyObject *ret = index == NULL ? NULL : PyObject_CallFunctionObjArgs(fill, args[4], index, NULL);
-            Py_XDECREF(index);
-            int failed = ret == NULL;
-            Py_XDECREF(ret);
-            save = PyEval_SaveThread();
-            if (failed) {
+        if (fill != NULL) {
+            Prefill p = {fill, args[4], first + (long long)i * step, &save, 0, cfill, buf, length};
+            prefill_run(&p);
+            if (p.failed) {
                 stopped = -1;
                 break;
             }

@@ -13,7 +13,7 @@ from array import array
 
 import pytest
 
-from native.errors import ConnectionLost
+from native.errors import ConnectionLost, InvalidParameter
 from native.iscsi import IscsiTransport
 from native.transport import GOOD, Transport
 from tests.helpers.tgt import TgtTarget
@@ -219,3 +219,16 @@ def test_the_pattern_filler_fills_in_c_and_the_tape_holds_its_blocks(tgt_factory
             assert gen.mismatch(back, 40 + i) == -1, f"block {i}"
     finally:
         transport.close()
+
+
+def test_a_refused_time_buffer_leaves_no_buffer_locked(transport: IscsiTransport) -> None:
+    # Every buffer the C loop took is given back on each refusal: a bytearray still exported
+    # could never be resized again (BufferError on append).
+    data, spare = bytearray(BLOCK), bytearray(BLOCK)
+    starts, _ = times(2)
+    with pytest.raises(InvalidParameter):
+        transport.repeat(write6(BLOCK), data_out=data, count=2, until=time.perf_counter() + 60, starts=starts,
+                         ends=b"read-only times", fill=stamp, spare=spare)  # type: ignore[arg-type]
+    for buf in (data, spare):
+        buf.append(0)  # not locked
+        del buf[-1]
