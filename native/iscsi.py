@@ -69,6 +69,17 @@ _READ6 = 0x08
 _NO_VIEW = object()  # no GOOD read result kept yet
 
 
+def _read6_allocation(cdb: bytes, view: memoryview, length: int) -> tuple[memoryview, int]:
+    """The data-in area of a command: for a variable-block READ(6) into a larger caller buffer,
+    the CDB's length, not the buffer's, as iSCSI intends. tgt reports no residual on a GOOD tape
+    read, so otherwise a 512-byte block read into a 256 KiB buffer would claim 256 KiB."""
+    if cdb[0] == _READ6 and len(cdb) == 6 and not cdb[1] & 0x01:
+        want = (cdb[2] << 16) | (cdb[3] << 8) | cdb[4]
+        if want < length:
+            return view[:want], want
+    return view, length
+
+
 def initiator_name() -> str:
     """``iqn.2026-11.org.tapediag:<hostname>``: stable per machine, so target ACLs work."""
     host = "".join(ch if ch.isalnum() or ch in "-." else "-" for ch in socket.gethostname().lower())
@@ -212,15 +223,8 @@ class IscsiTransport(Transport):
         else:
             in_view = make_data_in(data_in)
             in_len = in_view.nbytes
-        if in_len and cdb[0] == _READ6 and len(cdb) == 6 and not cdb[1] & 0x01:
-            # Variable-block READ(6) into a larger caller buffer: tell the target the
-            # CDB's length, not the buffer's, as iSCSI intends. tgt does not report a
-            # residual on a GOOD tape read, so otherwise a 512-byte block read into a
-            # 256 KiB buffer would claim 256 KiB transferred.
-            want = (cdb[2] << 16) | (cdb[3] << 8) | cdb[4]
-            if want < in_len:
-                in_len = want
-                in_view = in_view[:want]
+        if in_len:
+            in_view, in_len = _read6_allocation(cdb, in_view, in_len)
         if out_len:
             if in_len:
                 raise InvalidParameter("a command has data-out or data-in, not both")
@@ -229,22 +233,16 @@ class IscsiTransport(Transport):
             direction, buffer, length = _iscsi_lib.XFER_READ, in_view, in_len
         else:
             direction, buffer, length = _iscsi_lib.XFER_NONE, None, 0
-        if timeout != self._timeout_arg:
-            self._set_timeout(timeout)
-            self._timeout_arg = timeout
+        self._use_timeout(timeout)
         try:
             # One C call: task, buffer, command (GIL released while the target works), free.
             done = self._run(self._ctx, self._lun, cdb, direction, buffer, length)
         except BufferError:
             raise InvalidParameter("data_out buffer must be contiguous") from None
         except MemoryError:
-            raise TransportError("libiscsi could not allocate a task", device=self.device) from None
+            raise self._no_task() from None
         if done is None:
-            # The event loop failed with our task possibly still queued inside the
-            # context: freeing it (or the context) could let libiscsi write into freed
-            # memory later. The runner left the task alone; abandon the context too.
-            self._abandon(self._error())
-            raise ConnectionLost(f"the iSCSI session to {self.url.portal} failed: {self._dead}", device=self.device)
+            raise self._session_failed()
         status, residual_status, residual, sense = done
         if not status and not residual_status:
             if in_len:  # a GOOD read: all of the view was transferred
@@ -283,35 +281,43 @@ class IscsiTransport(Transport):
             direction, buffer, out_len = _iscsi_lib.XFER_WRITE, data_out, len(data_out)
         elif data_in is not None:
             in_view = make_data_in(data_in)
-            in_len = in_view.nbytes
-            if cdb[0] == _READ6 and len(cdb) == 6 and not cdb[1] & 0x01:  # as in execute: the CDB's length
-                in_len = min(in_len, (cdb[2] << 16) | (cdb[3] << 8) | cdb[4])
-                in_view = in_view[:in_len]
+            in_view, in_len = _read6_allocation(cdb, in_view, in_view.nbytes)
             direction, buffer = _iscsi_lib.XFER_READ, in_view
         else:
             direction = _iscsi_lib.XFER_NONE
-        if timeout != self._timeout_arg:
-            self._set_timeout(timeout)
-            self._timeout_arg = timeout
+        self._use_timeout(timeout)
         try:
             clean, tail = self._repeat(self._ctx, self._lun, cdb, direction, buffer, in_len or out_len, count, until,
                                        starts, ends, fill, first, step, spare)
         except BufferError:
             raise InvalidParameter("the data buffer must be contiguous (and writable for a read)") from None
         except MemoryError:
-            return Repeated(0, error=TransportError("libiscsi could not allocate a task", device=self.device))
+            return Repeated(0, error=self._no_task())
         if tail is None:
             return Repeated(clean)
-        if tail is False:  # the session failed under a command: as in execute, abandon the context
-            self._abandon(self._error())
-            return Repeated(clean, error=ConnectionLost(f"the iSCSI session to {self.url.portal} failed: {self._dead}",
-                                                        device=self.device))
+        if tail is False:  # the session failed under a command
+            return Repeated(clean, error=self._session_failed())
         try:
             status, residual_status, residual, sense = tail
             return Repeated(clean, tail=self._result(status, residual_status, residual, sense, in_view, in_len,
                                                      out_len, timeout))
         except TransportError as err:
             return Repeated(clean, error=err)
+
+    def _use_timeout(self, timeout: float) -> None:
+        if timeout != self._timeout_arg:
+            self._set_timeout(timeout)
+            self._timeout_arg = timeout
+
+    def _no_task(self) -> TransportError:
+        return TransportError("libiscsi could not allocate a task", device=self.device)
+
+    def _session_failed(self) -> ConnectionLost:
+        """libiscsi's event loop failed with our task possibly still queued inside the context:
+        freeing it (or the context) could let libiscsi write into freed memory later. The
+        runner left the task alone; the context is abandoned too."""
+        self._abandon(self._error())
+        return ConnectionLost(f"the iSCSI session to {self.url.portal} failed: {self._dead}", device=self.device)
 
     def _result(self, status: int, residual_status: int, residual: int, sense: bytes, in_view: memoryview,
                 in_len: int, out_len: int, timeout: float) -> CommandResult:
