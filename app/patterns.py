@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 import threading
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from native import _pattern, sldc
 from native.errors import InvalidParameter
@@ -132,10 +133,11 @@ class BlockGenerator:
 
     def fill(self, buf: bytearray | memoryview, block_number: int) -> None:
         """Write blocks ``block_number, block_number + 1, ...`` into ``buf`` (last may be short)."""
-        _pattern.fill(buf, self.pool.data, self.block_size, block_number, self.seed, CHUNK, self.pool.keyed)
+        self.filler(buf, block_number)
 
+    @cached_property
     def filler(self) -> _pattern.Filler:
-        """``fill`` as one C object: ``filler(buf, block_number)`` does the same, and a transport's C
+        """``fill`` as one C object: ``filler(buf, block_number)`` is ``fill``, and a transport's C
         loop calls it between WRITEs without the GIL (``native._iscsi_cmd``)."""
         return _pattern.Filler(self.pool.data, self.block_size, self.seed, CHUNK, self.pool.keyed)
 

@@ -250,7 +250,7 @@ class TapePerfTest:
         sink(PhaseStarted("write", total))
         publish = SamplePublisher(sink, log, result, total, deadline, start, t0, clock)
 
-        fill, io, bs = gen.filler(), p.io_size, p.block_size
+        fill, io, bs = gen.filler, p.io_size, p.block_size
         fixed_bs = bs if p.fixed else None
         per_io = io // bs if p.fixed else 1
         unit = bs if p.fixed else 1  # what the sense residual counts

@@ -161,28 +161,6 @@ static int check_args(Py_buffer *data, Py_buffer *pool, Py_ssize_t block_size, P
     return 0;
 }
 
-/* fill(dst, pool, block_size, first_block, seed, chunk, keyed)
- * dst holds consecutive blocks first_block, first_block+1, ... (the last may be short). */
-static PyObject *py_fill(PyObject *self, PyObject *args)
-{
-    Py_buffer dst, pool;
-    Py_ssize_t block_size, chunk;
-    unsigned long long first, seed;
-    int keyed;
-    if (!PyArg_ParseTuple(args, "w*y*nKKnp", &dst, &pool, &block_size, &first, &seed, &chunk, &keyed)) return NULL;
-    if (check_args(&dst, &pool, block_size, chunk) < 0) {
-        PyBuffer_Release(&dst);
-        PyBuffer_Release(&pool);
-        return NULL;
-    }
-    Py_BEGIN_ALLOW_THREADS
-    fill_blocks((uint8_t *)dst.buf, dst.len, (const uint8_t *)pool.buf, pool.len, block_size, first, seed, chunk, keyed);
-    Py_END_ALLOW_THREADS
-    PyBuffer_Release(&dst);
-    PyBuffer_Release(&pool);
-    Py_RETURN_NONE;
-}
-
 /* mismatch(data, pool, block_size, first_block, seed, chunk, keyed) -> offset of the first
  * byte that differs from the regenerated blocks, or -1. Allocates nothing. */
 static PyObject *py_mismatch(PyObject *self, PyObject *args)
@@ -233,8 +211,9 @@ static PyObject *py_block_key(PyObject *self, PyObject *args)
     return PyLong_FromUnsignedLongLong(block_key(seed, block));
 }
 
-/* Filler(pool, block_size, seed, chunk, keyed): fill() bound to one pattern, callable as
- * filler(buffer, first_block) like fill(), and usable from C without the GIL: its
+/* Filler(pool, block_size, seed, chunk, keyed): the fill of one pattern, callable as
+ * filler(buffer, first_block) (blocks first_block, first_block+1, ..., the last may be
+ * short), and usable from C without the GIL: its
  * ``_c_fill`` capsule ("tapediag.fill") holds a TapediagFill whose function fills a buffer
  * with blocks index, index+1, ... A transport's C loop (native._iscsi_cmd) calls it
  * between WRITEs with the GIL released, so a drive's stream never waits for the
@@ -329,7 +308,6 @@ static PyTypeObject FillerType = {
 
 static PyMethodDef methods[] = {
     {"build_pool", py_build_pool, METH_VARARGS, "build_pool(buf, seed, match_avg, lit_len, history, chunk)"},
-    {"fill", py_fill, METH_VARARGS, "fill(dst, pool, block_size, first_block, seed, chunk, keyed)"},
     {"mismatch", py_mismatch, METH_VARARGS, "mismatch(data, pool, block_size, first_block, seed, chunk, keyed) -> int"},
     {"block_key", py_block_key, METH_VARARGS, "block_key(seed, block) -> the 64-bit XOR key of a block"},
     {NULL, NULL, 0, NULL},

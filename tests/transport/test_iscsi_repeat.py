@@ -209,7 +209,7 @@ def test_the_pattern_filler_fills_in_c_and_the_tape_holds_its_blocks(tgt_factory
         count = 12
         starts, ends = times(count)
         got = transport.repeat(write6(size), data_out=bytearray(size), count=count, until=time.perf_counter() + 60,
-                               starts=starts, ends=ends, fill=gen.filler(), first=40, step=1,
+                               starts=starts, ends=ends, fill=gen.filler, first=40, step=1,
                                spare=bytearray(size) if spare else None)
         assert (got.clean, got.tail, got.error) == (count, None, None)
         assert transport.execute(REWIND).good
