@@ -612,10 +612,7 @@ class TapeDrive:
         (``set_block_size``) and ``len(buf)`` must be a multiple of it.
         """
         size = len(buf) if not isinstance(buf, memoryview) else buf.nbytes
-        cdb = self._write_cdbs.get((size, block_size))
-        if cdb is None:
-            self.require_tape()  # cached with the CDB: the gate costs nothing per write after the first
-            cdb = self._write_cdb(size, block_size)
+        cdb = self._write_cdbs.get((size, block_size)) or self._write_cdb(size, block_size)
         # The hot path of every write test: a GOOD WRITE is one call and a shared outcome.
         result = self.transport.execute(cdb, data_out=buf, timeout=self._seconds[C.WRITE_6] if timeout is None else timeout)
         if result.status == GOOD:
@@ -646,10 +643,7 @@ class TapeDrive:
         one transport call (``Transport.repeat``; ``spare``: a second buffer, for a transport that
         fills one while the other is written)."""
         size = len(buf)
-        cdb = self._write_cdbs.get((size, block_size))
-        if cdb is None:
-            self.require_tape()
-            cdb = self._write_cdb(size, block_size)
+        cdb = self._write_cdbs.get((size, block_size)) or self._write_cdb(size, block_size)
         done = self.transport.repeat(cdb, data_out=buf, timeout=self._seconds[C.WRITE_6], count=count, until=until,
                                      starts=starts, ends=ends, fill=fill, first=first, step=step, spare=spare,
                                      clock=clock)
@@ -663,13 +657,10 @@ class TapeDrive:
         ``tail``, decoded as ``read`` decodes it. Only for a caller that needs no look at each
         block's data (a verifying read reads one at a time)."""
         size = view.nbytes
-        shape = self._read_cdbs.get((size, block_size))
-        if shape is None:
-            shape = self._read_shape(size, block_size)
+        shape = self._read_cdbs.get((size, block_size)) or self._read_shape(size, block_size)
         cdb = shape[0]
-        timeout = self._seconds[C.READ_6] if self._timeouts is not None else self._long(cdb)
-        done = self.transport.repeat(cdb, data_in=view, timeout=timeout, count=count, until=until, starts=starts,
-                                     ends=ends, clock=clock)
+        done = self.transport.repeat(cdb, data_in=view, timeout=self._read_timeout(cdb), count=count, until=until,
+                                     starts=starts, ends=ends, clock=clock)
         return self._burst(done, lambda result: self._read_outcome(result, view, view, size, shape))
 
     @staticmethod
@@ -684,7 +675,9 @@ class TapeDrive:
             return Burst(done.clean, error=err)
 
     def _write_cdb(self, size: int, block_size: int | None) -> bytes:
-        """WRITE(6) for ``size`` bytes, remembered: a test sends the same CDB millions of times."""
+        """WRITE(6) for ``size`` bytes, remembered: a test sends the same CDB millions of times. The
+        tape gate runs here, so it costs nothing per write after the first."""
+        self.require_tape()
         self._require_writable_for(bytes([C.WRITE_6]))
         if block_size:
             if size % block_size:
@@ -714,12 +707,10 @@ class TapeDrive:
             if view.format != "B" or view.ndim != 1:
                 view = view.cast("B")
             size = view.nbytes
-        shape = self._read_cdbs.get((size, block_size))
-        if shape is None:
-            shape = self._read_shape(size, block_size)
+        shape = self._read_cdbs.get((size, block_size)) or self._read_shape(size, block_size)
         cdb = shape[0]
-        if timeout is None:  # learned at the first command that passed the tape gate (``_read_shape``)
-            timeout = self._seconds[C.READ_6] if self._timeouts is not None else self._long(cdb)
+        if timeout is None:
+            timeout = self._read_timeout(cdb)
         result = self.transport.execute(cdb, data_in=buf if view is None else view, timeout=timeout)
         good_result, good_outcome = self._good_read
         if result is good_result and good_outcome is not None:  # the transport's shared GOOD result again
@@ -771,6 +762,10 @@ class TapeDrive:
     def _view(buf: WritableBuffer) -> memoryview:
         view = memoryview(buf)
         return view.cast("B") if view.format != "B" or view.ndim != 1 else view
+
+    def _read_timeout(self, cdb: bytes) -> float:
+        """READ(6)'s timeout: learned at the first command that passed the tape gate (``_read_shape``)."""
+        return self._seconds[C.READ_6] if self._timeouts is not None else self._long(cdb)
 
     def _read_shape(self, size: int, block_size: int | None) -> tuple[bytes, int, int]:
         """READ(6) for a ``size``-byte buffer: (CDB, transfer length, bytes per unit), remembered.
