@@ -77,7 +77,7 @@ class SampleBatch:
         return self._samples
 
     def __len__(self) -> int:
-        return len(self.columns) if self._samples is None and self.columns is not None else len(self.samples)
+        return len(self.columns) if self.columns is not None else len(self.samples)
 
     def __bool__(self) -> bool:
         return len(self) > 0

@@ -108,7 +108,6 @@ class RunView(QWidget):
         self.events_seen = 0
         self._dirty = False
         self._last_redraw = 0.0
-        self._holding_gc = False
 
     # -- lifecycle --------------------------------------------------------------------
     def attach(self, job: Job, *, references: list[tuple[str, float]] | None = None,
@@ -137,9 +136,7 @@ class RunView(QWidget):
         # No cyclic-garbage passes while a test streams: a full pass holds the GIL for
         # 50-100 ms, a visible freeze of the live view. The engines' per-I/O objects are
         # freed by reference counting; the collector resumes when the run ends.
-        if not self._holding_gc:
-            gcthread.hold(self)
-            self._holding_gc = True
+        gcthread.hold(self)  # a set of holders: holding twice is holding once
         self.timer.start()
 
     def detach(self, outcome: str) -> None:
@@ -151,9 +148,7 @@ class RunView(QWidget):
         self.phase_label.setText(outcome)
 
     def release_gc(self) -> None:
-        if self._holding_gc:
-            self._holding_gc = False
-            gcthread.release(self)
+        gcthread.release(self)
 
     def _on_cancel(self) -> None:
         if self.job is not None:

@@ -107,6 +107,11 @@ class SamplePublisher:
             eta = left if eta is None else min(eta, left)
         self.sink(Progress(self.log.phase, done, self.total, elapsed, rate, eta))
 
+    def due(self, deadline: float | None) -> float:
+        """When the next publish is due, or the phase's deadline if sooner: where a burst stops."""
+        due = self.last + PUBLISH_INTERVAL
+        return due if deadline is None else min(due, deadline)
+
     def finish(self, done: int, now: float) -> None:
         """The last batch and progress, then the phase's samples into the result."""
         self(done, now)
@@ -277,9 +282,7 @@ class TapePerfTest:
                 count = min(count, -(-(total - done) // io))
             if fm_every:
                 count = min(count, -(-(fm_every - since_fm) // io))
-            until = publish.last + PUBLISH_INTERVAL
-            if deadline is not None:
-                until = min(until, deadline)
+            until = publish.due(deadline)
             burst = drive.write_burst(buf, block_size=fixed_bs, count=count, until=until, starts=times.starts,
                                       ends=times.ends, fill=fill, first=block, step=per_io, spare=spare, clock=clock)
             n = burst.clean
@@ -389,9 +392,7 @@ class TapePerfTest:
             count = 1 if verify else BURST_MAX  # verifying looks at every I/O's data before the next READ
             if written is None and total is not None:
                 count = min(count, -(-(total - done) // io))
-            until = publish.last + PUBLISH_INTERVAL
-            if deadline is not None:
-                until = min(until, deadline)
+            until = publish.due(deadline)
             burst = drive.read_burst(view, block_size=fixed_bs, count=count, until=until, starts=times.starts,
                                      ends=times.ends, clock=clock)
             n = burst.clean
