@@ -179,8 +179,11 @@ def test_permission_denied_mid_run_stops_cleanly(disk_path: Path) -> None:
                 if _chattr("+i", Path(dirpath)):
                     locked.append(Path(dirpath))
 
+    # 240 files a directory: the run lasts well past its first published batch (about 1.6 s here). With 60
+    # (0.4 s) a CI run once finished its whole tree before the lock came, and ended "complete".
+    files_per_dir = 240
     try:
-        result = CreateDataTest(CreateDataParams(str(target), depth=2, breadth=3, files_per_dir=60,
+        result = CreateDataTest(CreateDataParams(str(target), depth=2, breadth=3, files_per_dir=files_per_dir,
                                                  fsync="file")).run(lock)
     finally:
         for path in locked:
@@ -190,7 +193,7 @@ def test_permission_denied_mid_run_stops_cleanly(disk_path: Path) -> None:
     assert result.status == "stopped" and "permission denied" in result.error
     files = tree_files(target)
     files.pop(MANIFEST_NAME)
-    assert 0 < result.total_files == len(files) < 12 * 60
+    assert 0 < result.total_files == len(files) < 12 * files_per_dir
     assert set(files) == _listed_files(target)
     clean(target)
     assert all_entries(target) == set()
