@@ -61,7 +61,10 @@ def test_gather_from_the_virtual_drive() -> None:
     assert isinstance(info.block_limits, Supported) and info.block_limits.value.max_block >= 1 << 20
     assert isinstance(info.cartridge, Supported) and info.cartridge.value.barcode == "ABC123L9"
     assert info.health.verdict is Verdict.HEALTHY
-    assert info.health.reasons == ("TapeAlert: no warning or critical flag; write and read error counters: no uncorrected error",)
+    assert info.health.reasons == ("TapeAlert: no warning or critical flag; write and read error counters: no uncorrected "
+                                   "error; temperature, device status, device statistics, SAS port, tape diagnostic data "
+                                   "and non-medium errors: nothing past a threshold",)
+    assert info.health.findings == ()
 
 
 @pytest.mark.parametrize("flags, verdict", [("", Verdict.HEALTHY), ("21", Verdict.ATTENTION), ("1", Verdict.ATTENTION),
