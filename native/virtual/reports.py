@@ -94,7 +94,7 @@ class ReportCommands(DriveBase):
             0x03: lambda: self._log_errors(self.load["host_r"]), 0x0C: self._log_sequential,
             0x17: self._log_volume, 0x1B: self._log_compression, 0x2E: self._log_tapealert,
             # drive-wide pages (issue 15), in ``health.py``
-            0x06: health.non_medium_errors, 0x0D: lambda: health.temperature(self.life),
+            0x06: lambda: health.non_medium_errors(self.life), 0x0D: lambda: health.temperature(self.life),
             0x11: self._log_device_status, 0x12: lambda: health.tapealert_response(self.tapealert),
             0x14: lambda: health.device_statistics(self.life, serial=self.serial,
                                                    density_code=DENSITY[self.cart.meta.generation]),

@@ -114,7 +114,9 @@ class InfoPanel(WizardPanel):
         self.tree.clear()
         health = info.get("health") or {}
         verdict = str(health.get("verdict", "unknown"))
-        reasons = health.get("reasons") or []
+        culprits = {str(f.get("text")): str(f.get("culprit")) for f in health.get("findings") or []
+                    if isinstance(f, dict) and f.get("level") != "Note"}
+        reasons = [f"{r} (culprit: {culprits[r]})" if r in culprits else r for r in health.get("reasons") or []]
         colour = SEVERITY_COLOURS.get(verdict.lower())
         ident = info.get("identity") or {}
         # A non-tape has no health verdict: say what it is instead of "Health: ...".
