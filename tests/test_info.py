@@ -232,6 +232,7 @@ def test_info_records_a_drive_info_run(capsys: pytest.CaptureFixture[str]) -> No
 
     assert main(["info", VIRTUAL, "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
+    assert data.pop("history")["keys"]["drive_serial"] == data["identity"]["serial"]  # from the history, not stored
     with History.open() as hist:
         run = hist.get_run(data.pop("run_id"), samples=False)
     assert (run.kind, run.device, run.status) == ("drive-info", VIRTUAL, "complete")

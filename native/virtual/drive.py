@@ -84,6 +84,8 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
             barcode=barcode or f"TD{crc % 10**4:04d}L{gen}",
         )
         self._check_cartridge(opts)
+        if opts.serial is not None:
+            self.serial = opts.serial
         self.loaded = opts.loaded
         self.pos = 0
         self.mode = pages.ModeState(density_code=DENSITY[self.cart.meta.generation])
@@ -159,6 +161,8 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
             meta.capacity = opts.capacity
         if "wp" in opts.explicit:
             meta.write_protect = opts.write_protect
+        if opts.worn_media is not None:  # kept in the cartridge: it follows the cartridge into any drive
+            meta.extra["worn_media"] = opts.worn_media
         self.cart.save_meta()
 
     # ------------------------------------------------------------------ Transport

@@ -92,6 +92,10 @@ OPTIONS: tuple[Option, ...] = (
     Option("nonmedium", "N", "the non-medium error count on log page 0x06", "250"),
     Option("diag", "KK/AA/QQ", "a tape diagnostic data entry (0x16) with this sense (hex), kept from before the "
            "open, on a WRITE of the loaded cartridge", "03/0C/00"),
+    Option("serial", "TEXT", "the drive's serial number (VPD 80h, page 0x14); default made from the cartridge path. "
+           "Two device strings with different serials are two drives to the history", "HU0001"),
+    Option("wornmedia", "N", "a worn cartridge: N corrected errors per GB (10^9 bytes) read or written on it, kept in "
+           "the cartridge file, so they follow the cartridge into any drive (wornhead= is the drive's own)", "50"),
     Option("tur", "KK/AA/QQ[/deferred|/filemark]", "every TEST UNIT READY answers CHECK CONDITION with this sense (hex): "
            "0B/47/00 a parity error on the path, 03/0C/00/deferred a deferred write error, 00/00/01/filemark",
            "0B/47/00"),
@@ -170,6 +174,8 @@ class VirtualOptions:
     non_medium_errors: int = 0  # page 0x06
     diagnostic: tuple[int, int, int] | None = None  # one kept entry on page 0x16 (sense key, ASC, ASCQ)
     tur_sense: TurSense | None = None  # every TEST UNIT READY fails with it
+    serial: str | None = None  # the drive's serial (default: from the cartridge path)
+    worn_media: float | None = None  # the cartridge's own corrected errors per GB (kept in the cartridge)
     explicit: set[str] = field(default_factory=set)
 
     @property
@@ -328,6 +334,12 @@ def _apply_alarm(opts: VirtualOptions, key: str, value: str) -> bool:
         opts.non_medium_errors = int(_number(value, key, low=0, high=4_000_000_000))
     elif key == "diag":
         opts.diagnostic = _sense_triple(value, key)
+    elif key == "serial":
+        if not (0 < len(value) <= 32 and value.isascii() and value.isprintable() and " " not in value):
+            raise InvalidParameter(f"serial={value!r} must be 1-32 printable ASCII characters without spaces")
+        opts.serial = value
+    elif key == "wornmedia":
+        opts.worn_media = _number(value, key, low=0, high=1_000_000)
     elif key == "tur":
         rest = value.split("/")
         bits = {b.strip().lower() for b in rest[3:]}

@@ -144,7 +144,8 @@ class ReportCommands(DriveBase):
         """Pages 02h/03h: zero errors, or with a worn head (``worn=1``, ``wornhead=N``) the model's corrected
         rewrites/rereads (``vendorpages.worn_retries``: counted as corrected with delay, retried and corrected).
         The data still comes back right: the drive's ECC and retries correct it, as they would."""
-        retries = vendorpages.worn_retries(processed, self.opts.worn_head)
+        worn = self.opts.worn_head + float(self.cart.meta.extra.get("worn_media", 0.0))  # the drive's head + the cartridge
+        retries = vendorpages.worn_retries(processed, worn)
         return ([pages.counter(0, 0), pages.counter(1, retries), pages.counter(2, retries), pages.counter(3, retries),
                  pages.counter(4, retries)] + [pages.counter(5, processed, 8), pages.counter(6, 0)])
 

@@ -133,9 +133,14 @@ class InfoPanel(WizardPanel):
             pal = self.verdict.palette()
             pal.setColor(self.verdict.foregroundRole(), colour)
             self.verdict.setPalette(pal)
+        from app import visits
         from app.info import DriveInfo
-        from app.info_view import sections
+        from app.info_view import Row, Section, sections
         from app.runs.typed import from_dict
 
-        self.tree.show_view(sections(from_dict(DriveInfo, info)))
+        view = sections(from_dict(DriveInfo, info))
+        history = visits.lines_from_dict(info.get("history"))
+        if history:
+            view.append(Section(visits.TITLE, tuple(Row("", line) for line in history)))
+        self.tree.show_view(view)
         self.show_page("results")
