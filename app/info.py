@@ -21,7 +21,7 @@ import enum
 from dataclasses import dataclass, field, is_dataclass
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
-from native.errors import CheckCondition, HardwareError, IllegalRequest, NotReady, ParseError, UnitAttention
+from native.errors import CheckCondition, ParseError, UnitAttention
 
 from app.drive import NOT_SUPPORTED, Maybe, Supported, TapeDrive, Unsupported, generation_from_product, is_not_supported
 from app.timeouts import Timeouts
@@ -58,11 +58,12 @@ from native.scsi.logpages import (
 from native.scsi.mam import Mam
 from native.transport import TransferLimit
 from native.scsi.sense import sense_key_name
-from native.scsi.tapealert import CLEANING_FLAGS, Severity
-from native.units import plural
+from native.scsi.tapealert import CLEANING_FLAGS
 from native.scsi.vendorlogs import HP, VendorPage, vendor_family, vendor_page_from
 
 from app.wear import Wear, cartridge_wear, drive_reported_limits, drive_wear
+from app.health_rules import EVIDENCE, INFORMATIONAL, NO_CARTRIDGE as NO_CARTRIDGE_CLASS, Finding, Level, Subject, Verdict
+from app.health_rules import classify, evaluate, tapealert_culprit
 
 if TYPE_CHECKING:
     from app.history import History
@@ -71,17 +72,6 @@ T = TypeVar("T")
 
 NO_CARTRIDGE = "no cartridge loaded"
 NO_PATH_LIMIT = "not reported by this path"
-
-
-class Verdict(str, enum.Enum):
-    HEALTHY = "Healthy"
-    ATTENTION = "Attention"
-    FAILING = "Failing"
-    # Neither TapeAlert nor the error counters could be read: there is no evidence
-    # either way, and "Healthy" would be a claim the technician cannot sign.
-    NOT_ASSESSED = "Not assessed"
-    # INQUIRY says this is not a sequential-access device: no tape query was sent.
-    NOT_A_TAPE = "Not a tape drive"
 
 
 # Exit status of ``tapediag info`` per verdict (documented in ``--help`` and the README).
@@ -286,6 +276,10 @@ class DiagnosticRecord:
     head_hours: int
     timestamp: int
     repeat: bool
+    # The entry's sense as numbers, for the drive-health rules (the text above is for people).
+    key: int = 0
+    asc: int = 0
+    ascq: int = 0
 
 
 @dataclass(frozen=True)
@@ -312,8 +306,12 @@ NOT_REPORTED = Unsupported(NOT_SUPPORTED)
 
 @dataclass(frozen=True)
 class Health:
+    """The verdict, the sentences behind it (``reasons``: what every front end prints) and the
+    findings they come from, each with its evidence and culprit (``app.health_rules.Finding``)."""
+
     verdict: Verdict
     reasons: tuple[str, ...] = ()
+    findings: tuple[Finding, ...] = ()
 
     @property
     def exit_code(self) -> int:
@@ -322,16 +320,21 @@ class Health:
 
 @dataclass(frozen=True)
 class Evidence:
-    """An error a drive gave while answering a health query: it says something about the drive.
+    """An error a drive gave while answering a query, classified by its sense (``app.health_rules.classify``).
 
-    ``verdict`` is the least the error implies (Failing for HARDWARE ERROR, Attention
-    for MEDIUM ERROR and anything else unexpected); ``reason`` names the query and the
-    decoded sense.
+    ``kind`` is "evidence" (it says something about the drive, cartridge, path or host: ``level``
+    and ``culprit`` say what) or "informational" (shown, not judged: NO SENSE with a filemark,
+    RECOVERED ERROR, UNIT ATTENTION). ``query`` names the command ("LOG SENSE page 2Eh"),
+    ``sense`` the decoded sense ("HARDWARE ERROR: Diagnostic failure on component 81h (40/81)").
     """
 
-    verdict: Verdict
-    query: str  # the command that got the error: "LOG SENSE page 2Eh"
-    sense: str  # the decoded sense: "HARDWARE ERROR: Diagnostic failure on component 81h (40/81)"
+    level: Level | None
+    query: str
+    sense: str
+    culprit: str = "drive"
+    why: str = ""
+    kind: str = EVIDENCE
+    code: tuple[int, int, int] = (0, 0, 0)  # sense key, ASC, ASCQ
 
 
 @dataclass(frozen=True)
@@ -398,28 +401,22 @@ def _jsonable(value: Any) -> Any:
 def _section(fn: Callable[[], T], evidence: "list[Evidence] | None" = None, what: str = "") -> "Maybe[T]":
     """Run one query; what the device cannot answer becomes Unsupported(reason).
 
-    Only ILLEGAL REQUEST 20h/24h/26h means "not supported" and NOT READY 3Ah "no
-    cartridge": those say nothing about the drive's health. Any other error is
-    evidence: it is appended to ``evidence`` (HARDWARE ERROR -> Failing, anything
-    else -> Attention) with the decoded sense as the reason.
+    "Not supported" is ``app.drive.is_not_supported``'s rule (ILLEGAL REQUEST 20h/24h/26h);
+    every other CHECK CONDITION is classified by the drive-health rules' sense table
+    (``app.health_rules.classify``): no cartridge and not-ready-yet say nothing about health;
+    an informational sense (NO SENSE, RECOVERED ERROR, UNIT ATTENTION) is shown in the
+    section; any other error is evidence: appended to ``evidence`` with its verdict and
+    culprit, the decoded sense as the reason.
 
     Transport failures (timeout, lost connection) still raise: the drive is gone
     and every following section would fail the same way.
     """
     try:
         return Supported(fn())
-    except IllegalRequest as err:
+    except CheckCondition as err:
         if is_not_supported(err):
             return Unsupported(NOT_SUPPORTED)
-        return _evidence(err, evidence, what, Verdict.ATTENTION)
-    except NotReady as err:
-        if err.sense is not None and err.sense.asc == 0x3A:
-            return Unsupported(NO_CARTRIDGE)
-        return _evidence(err, evidence, what, Verdict.ATTENTION)
-    except HardwareError as err:
-        return _evidence(err, evidence, what, Verdict.FAILING)
-    except CheckCondition as err:
-        return _evidence(err, evidence, what, Verdict.ATTENTION)
+        return _classified(err, evidence, what)
     except ParseError as err:
         return Unsupported(f"the device returned data tapediag cannot decode ({err})")
 
@@ -428,21 +425,33 @@ def _decoded(err: CheckCondition) -> str:
     return err.sense.describe() if err.sense is not None else str(err)
 
 
-def _evidence(err: CheckCondition, evidence: "list[Evidence] | None", what: str, verdict: Verdict) -> Unsupported:
-    """The section shows the decoded sense; the verdict gets it once, naming the query."""
-    text = f"the device reported an error: {_decoded(err)}"
-    if evidence is not None:
-        evidence.append(Evidence(verdict, what or "a query", _decoded(err)))
-    return Unsupported(text)
+def _classify(err: CheckCondition, what: str) -> Evidence:
+    """The error as the sense table classifies it (``app.health_rules``: one table for every query)."""
+    found = classify(err.sense)
+    code = (err.sense.key, err.sense.asc, err.sense.ascq) if err.sense is not None else (0, 0, 0)
+    return Evidence(found.level, what or "a query", _decoded(err), found.culprit, found.why, found.kind, code)
+
+
+def _classified(err: CheckCondition, evidence: "list[Evidence] | None", what: str) -> Unsupported:
+    """The section shows the decoded sense; evidence goes to the verdict once, naming the query."""
+    item = _classify(err, what)
+    if item.kind == NO_CARTRIDGE_CLASS:
+        return Unsupported(NO_CARTRIDGE)
+    if item.kind == EVIDENCE and evidence is not None:
+        evidence.append(item)
+    if item.kind == EVIDENCE:
+        return Unsupported(f"the device reported an error: {item.sense}")
+    return Unsupported(f"the device answered {item.sense} ({item.why})")
 
 
 def _settle(drive: TapeDrive, attempts: int = 4) -> Evidence | None:
     """One TEST UNIT READY to consume pending UNIT ATTENTIONs (after a load or reset).
 
-    NOT READY is fine here: info also describes a drive without a cartridge. Any
-    other error (a deferred error, HARDWARE ERROR) is returned as evidence, not
-    raised: a broken drive is exactly when a technician runs ``info``, so every
-    page that still answers is gathered after it.
+    Its error is classified like any other query's (``_classify``), not made Failing
+    whatever it is: no cartridge or becoming ready is fine (info also describes an
+    empty drive), a parity error is the path's, a MEDIUM ERROR the cartridge's, a
+    HARDWARE ERROR the drive's. It is returned, not raised: a broken drive is exactly
+    when a technician runs ``info``, so every page that still answers is gathered after it.
     """
     for _ in range(attempts):
         try:
@@ -450,10 +459,11 @@ def _settle(drive: TapeDrive, attempts: int = 4) -> Evidence | None:
             return None
         except UnitAttention:
             continue
-        except NotReady:
-            return None
         except CheckCondition as err:
-            return Evidence(Verdict.FAILING, "TEST UNIT READY", _decoded(err))
+            if is_not_supported(err):
+                return None
+            item = _classify(err, "TEST UNIT READY")
+            return item if item.kind in (EVIDENCE, INFORMATIONAL) else None
     return None
 
 
@@ -528,10 +538,7 @@ def gather(drive: TapeDrive) -> DriveInfo:
     else:
         alerts_page = log(0x2E, drive.tapealert)
         tapealert_source = "log page 0x2E (reading it cleared the flags)" if isinstance(alerts_page, Supported) else ""
-    tapealerts: Maybe[tuple[Alert, ...]] = (
-        Supported(tuple(Alert(f.code, f.name, f.severity.value, f.definition.text) for f in alerts_page.value.active))
-        if isinstance(alerts_page, Supported) else alerts_page
-    )
+    tapealerts = _alerts(alerts_page)
 
     def counts(page: int) -> Maybe[ErrorCounts]:
         got = log(page)
@@ -576,7 +583,9 @@ def gather(drive: TapeDrive) -> DriveInfo:
     limit = drive.transfer_limit()
     max_transfer: Maybe[TransferLimit] = Supported(limit) if limit is not None else Unsupported(NO_PATH_LIMIT)
 
-    health = assess(tapealerts, write_errors, read_errors, cleaning, evidence=evidence)
+    health = assess(tapealerts, write_errors, read_errors, cleaning, evidence=evidence, temperature=temperature,
+                    device_status=device_status, device_statistics=statistics, ports=ports, diagnostics=diagnostics,
+                    non_medium_errors=non_medium, tapealert_page=_TAPEALERT_PAGES.get(tapealert_source[:13], ""))
     return DriveInfo(
         device=drive.device,
         identity=identity,
@@ -605,6 +614,20 @@ def gather(drive: TapeDrive) -> DriveInfo:
         max_transfer=max_transfer,
         command_timeouts=Supported(drive.command_timeouts()),
     )
+
+
+#: An empty TapeAlert page is no evidence: "no flags set" needs the flags to have been reported.
+EMPTY_TAPEALERT = "the drive returned the TapeAlert page without any flag parameter: no evidence either way"
+_TAPEALERT_PAGES = {"log page 0x12": "log page 12h (TapeAlert response)", "log page 0x2E": "log page 2Eh (TapeAlert)"}
+
+
+def _alerts(page: Maybe[Any]) -> Maybe[tuple[Alert, ...]]:
+    """The active flags of page 0x12 or 0x2E; a page holding no parameter at all says nothing (issue 25)."""
+    if not isinstance(page, Supported):
+        return page
+    if not page.value.parameters:
+        return Unsupported(EMPTY_TAPEALERT)
+    return Supported(tuple(Alert(f.code, f.name, f.severity.value, f.definition.text) for f in page.value.active))
 
 
 #: Vendor-specific log page codes (SPC-4: 30h-3Eh).
@@ -704,7 +727,8 @@ def _ports(drive: TapeDrive) -> tuple[PhyCounters, ...]:
 def _diagnostics(drive: TapeDrive) -> tuple[DiagnosticRecord, ...]:
     page = _typed(drive.log_sense(PAGE_TAPE_DIAGNOSTIC), TapeDiagnostic)
     return tuple(DiagnosticRecord(f"{sense_key_name(e.sense_key)}: {asc_text(e.asc, e.ascq)} ({e.sense_key:02X}/{e.asc:02X}/{e.ascq:02X})",
-                                  e.opcode, e.medium_id, e.head_hours, e.timestamp, e.repeat) for e in page.entries)
+                                  e.opcode, e.medium_id, e.head_hours, e.timestamp, e.repeat, e.sense_key, e.asc, e.ascq)
+                 for e in page.entries)
 
 
 def _not_a_tape(device: str, identity: Identity, device_type: int) -> DriveInfo:
@@ -728,65 +752,152 @@ def _article(name: str) -> str:
 
 
 def assess(tapealerts: Maybe[tuple[Alert, ...]], write_errors: Maybe[ErrorCounts], read_errors: Maybe[ErrorCounts],
-           cleaning: Maybe[bool], *, evidence: "list[Evidence] | tuple[Evidence, ...]" = ()) -> Health:
-    """The verdict a technician acts on.
+           cleaning: Maybe[bool], *, evidence: "list[Evidence] | tuple[Evidence, ...]" = (),
+           temperature: Maybe[Temperature] = NOT_REPORTED, device_status: Maybe[DeviceState] = NOT_REPORTED,
+           device_statistics: Maybe[DriveStatistics] = NOT_REPORTED, ports: Maybe[tuple[PhyCounters, ...]] = NOT_REPORTED,
+           diagnostics: Maybe[tuple[DiagnosticRecord, ...]] = NOT_REPORTED, non_medium_errors: Maybe[int] = NOT_REPORTED,
+           tapealert_page: str = "") -> Health:
+    """The verdict a technician acts on: the one health rule of tapediag (``info``, the assessment's health step).
 
-    Errors the drive returned while being queried (``evidence``) count like flags:
-    HARDWARE ERROR is Failing, MEDIUM ERROR and other errors at least Attention.
-    ``cleaning`` is the drive's own "cleaning required" (sequential-access page 0x0C or
-    DT device status page 0x11).
-    Healthy needs evidence of health: TapeAlert or the error counters read and clean.
-    Without either (and nothing wrong seen) the verdict is Not assessed, naming what
-    the drive did not report.
+    Every page that can signal trouble is turned into facts (``_subjects``) and judged by the
+    rules of ``resources/rules/drive-health.json`` (``app.health_rules.evaluate``): TapeAlert
+    flags, the error counters, cleaning required/requested (0Ch, 11h), temperature against the
+    drive's own reference (0Dh), the device statistics' hard errors and temperature flag (14h),
+    the kept diagnostic entries (16h), non-medium errors (06h), the SAS phy counters (18h), and
+    every error a query got (``evidence``, classified by sense). Any Failing finding makes the
+    verdict Failing, any Attention finding Attention; Notes are shown and do not move it.
 
-    Failing: a Critical TapeAlert flag (other than the cleaning flags). Attention:
-    uncorrected read/write errors, cleaning requested (TapeAlert 0x14/0x15 or the
-    sequential-access page), any Warning flag. Cleaning is Attention even though
-    flag 0x14 is Critical, because the remedy is a cleaning cartridge, not a new drive.
+    Healthy needs evidence of health: TapeAlert or the error counters read and clean. Without
+    either (and nothing wrong found) the verdict is Not assessed, naming what the drive did not
+    report. The positional parameters are the sections every drive may have; the keyword ones
+    the drive-wide pages, which older callers may leave out.
     """
-    failing: list[str] = []
-    attention: list[str] = []
-    if isinstance(tapealerts, Supported):
-        for alert in tapealerts.value:
-            label = f"TapeAlert {alert.code:02X}h {alert.name} ({alert.severity})"
-            if alert.code in CLEANING_FLAGS:
-                attention.append(f"cleaning requested: {label}")
-            elif alert.severity == Severity.CRITICAL.value:
-                failing.append(label)
-            elif alert.severity == Severity.WARNING.value:
-                attention.append(label)
-    for direction, counts in (("write", write_errors), ("read", read_errors)):
-        if isinstance(counts, Supported) and counts.value.uncorrected:
-            attention.append(f"{plural(counts.value.uncorrected, f'uncorrected {direction} error')} in the error counters")
-    if isinstance(cleaning, Supported) and cleaning.value and not any(r.startswith("cleaning") for r in attention):
-        attention.append("cleaning requested: the drive reports that cleaning is required")
-    # One reason per distinct error, naming every query that got it: a drive failing every
-    # command reads as one diagnosis, not twelve copies of it.
-    grouped: dict[tuple[Verdict, str], list[str]] = {}
-    for item in evidence:
-        grouped.setdefault((item.verdict, item.sense), []).append(item.query)
-    for (verdict, sense), queries in grouped.items():
-        (failing if verdict is Verdict.FAILING else attention).append(f"{', '.join(queries)}: {sense}")
-    if failing:
-        return Health(Verdict.FAILING, tuple(failing + attention))
-    if attention:
-        return Health(Verdict.ATTENTION, tuple(attention))
-    read_ok = [name for name, sec in (("TapeAlert", tapealerts), ("write error counters", write_errors),
-                                      ("read error counters", read_errors)) if isinstance(sec, Supported)]
-    if not read_ok:
+    subjects = _subjects(tapealerts, write_errors, read_errors, cleaning, evidence, temperature, device_status,
+                         device_statistics, ports, diagnostics, non_medium_errors, tapealert_page)
+    findings = evaluate(subjects)
+    by_level = {level: [f for f in findings if f.level is level] for level in Level}
+    judged = by_level[Level.FAILING] + by_level[Level.ATTENTION]
+    notes = by_level[Level.NOTE]
+    ordered = tuple(judged + notes)
+    if by_level[Level.FAILING]:
+        return Health(Verdict.FAILING, tuple(f.text for f in ordered), ordered)
+    if judged:
+        return Health(Verdict.ATTENTION, tuple(f.text for f in ordered), ordered)
+    basis = _healthy_basis(tapealerts, write_errors, read_errors,
+                           (("temperature", temperature), ("device status", device_status),
+                            ("device statistics", device_statistics), ("SAS port", ports),
+                            ("tape diagnostic data", diagnostics), ("non-medium errors", non_medium_errors)))
+    if basis is None:
         by_reason: dict[str, list[str]] = {}
         for name, sec in (("TapeAlert", tapealerts), ("write error counters", write_errors),
                           ("read error counters", read_errors)):
             by_reason.setdefault(sec.reason if isinstance(sec, Unsupported) else "", []).append(name)
         missing = "; ".join(f"{_and(names)} ({reason})" for reason, names in by_reason.items())
-        return Health(Verdict.NOT_ASSESSED, (f"the drive did not report {missing}",))
-    # A Healthy verdict names the evidence it rests on, as the other verdicts do: a ticket
-    # that says "Healthy" must also say what was read (a drive may give only its write counters).
+        return Health(Verdict.NOT_ASSESSED, (f"the drive did not report {missing}",) + tuple(f.text for f in notes), ordered)
+    return Health(Verdict.HEALTHY, (basis,) + tuple(f.text for f in notes), ordered)
+
+
+def _healthy_basis(tapealerts: Maybe[Any], write_errors: Maybe[Any], read_errors: Maybe[Any],
+                   drive_pages: tuple[tuple[str, Maybe[Any]], ...]) -> str | None:
+    """What a Healthy verdict rests on, as the other verdicts name theirs (a ticket that says "Healthy"
+    must say what was read: a drive may give only its write counters); None when nothing was read."""
     clean = ["TapeAlert: no warning or critical flag"] if isinstance(tapealerts, Supported) else []
     counted = [d for d, sec in (("write", write_errors), ("read", read_errors)) if isinstance(sec, Supported)]
     if counted:
         clean.append(f"{' and '.join(counted)} error counters: no uncorrected error")
-    return Health(Verdict.HEALTHY, ("; ".join(clean),))
+    if not clean:
+        return None
+    read = [name for name, sec in drive_pages if isinstance(sec, Supported)]
+    if read:
+        clean.append(f"{_and_all(read)}: nothing past a threshold")
+    return "; ".join(clean)
+
+
+def _and_all(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _subjects(tapealerts: Maybe[tuple[Alert, ...]], write_errors: Maybe[ErrorCounts], read_errors: Maybe[ErrorCounts],
+              cleaning: Maybe[bool], evidence: "list[Evidence] | tuple[Evidence, ...]", temperature: Maybe[Temperature],
+              device_status: Maybe[DeviceState], statistics: Maybe[DriveStatistics], ports: Maybe[tuple[PhyCounters, ...]],
+              diagnostics: Maybe[tuple[DiagnosticRecord, ...]], non_medium: Maybe[int], tapealert_page: str) -> list[Subject]:
+    """The facts the drive-health rules read, one subject per thing a rule judges (``app.health_rules``)."""
+    alerts = tapealerts.value if isinstance(tapealerts, Supported) else ()
+    page = tapealert_page or "TapeAlert log page"
+    out = [Subject("tapealert", {"code": a.code, "name": a.name, "severity": a.severity, "advice": a.text,
+                                 "cleaning_flag": a.code in CLEANING_FLAGS, "culprit": tapealert_culprit(a.code),
+                                 "tapealert_page": page}) for a in alerts]
+    for code, direction, counts in ((0x02, "write", write_errors), (0x03, "read", read_errors)):
+        if isinstance(counts, Supported):
+            n = counts.value.uncorrected
+            out.append(Subject("counters", {"page": code, "direction": direction, "uncorrected": n,
+                                            "plural": "" if n == 1 else "s", "corrected": counts.value.corrected}))
+    out.append(Subject("drive", _drive_facts(cleaning, alerts, temperature, device_status, statistics, ports, non_medium)))
+    if isinstance(ports, Supported):
+        out += [Subject("phy", {"port": p.port, "phy": p.phy, "invalid_dwords": p.invalid_dwords,
+                                "disparity_errors": p.disparity_errors, "loss_of_sync": p.loss_of_sync,
+                                "phy_reset_problems": p.phy_reset_problems, "errors": _phy_errors(p)}) for p in ports.value]
+    if isinstance(diagnostics, Supported):
+        out += [_diagnostic_subject(i, d) for i, d in enumerate(diagnostics.value)]
+    return out + _query_subjects(evidence)
+
+
+def _phy_errors(p: PhyCounters) -> int:
+    return p.invalid_dwords + p.disparity_errors + p.loss_of_sync + p.phy_reset_problems
+
+
+def _drive_facts(cleaning: Maybe[bool], alerts: tuple[Alert, ...], temperature: Maybe[Temperature],
+                 device_status: Maybe[DeviceState], statistics: Maybe[DriveStatistics],
+                 ports: Maybe[tuple[PhyCounters, ...]], non_medium: Maybe[int]) -> dict[str, Any]:
+    """The drive-wide facts: None where the drive did not report one (a rule on it then does not fire)."""
+    status = device_status.value if isinstance(device_status, Supported) else None
+    figures = statistics.value.figures if isinstance(statistics, Supported) else {}
+    temp = temperature.value if isinstance(temperature, Supported) else None
+    by_status = status is not None and status.cleaning_required
+    return {
+        "cleaning_required": cleaning.value if isinstance(cleaning, Supported) else None,
+        "cleaning_page": "log page 11h (DT device status)" if by_status else "log page 0Ch (sequential access)",
+        "cleaning_parameter": "CRQRD" if by_status else "0100h cleaning required",
+        "cleaning_requested": status.cleaning_requested if status is not None else None,
+        "cleaning_flag_set": any(a.code in CLEANING_FLAGS for a in alerts),
+        "temperature_c": temp.celsius if temp is not None else None,
+        "reference_temperature_c": temp.reference_celsius if temp is not None else None,
+        "max_temperature_exceeded": figures.get("max_mechanism_temperature_exceeded"),
+        "hard_write_errors": figures.get("hard_write_errors"),
+        "hard_read_errors": figures.get("hard_read_errors"),
+        "power_on_hours": figures.get("lifetime_power_on_hours"),
+        "non_medium_errors": non_medium.value if isinstance(non_medium, Supported) else None,
+        "phy_errors": sum(_phy_errors(p) for p in ports.value) if isinstance(ports, Supported) else None,
+    }
+
+
+def _diagnostic_subject(index: int, entry: DiagnosticRecord) -> Subject:
+    """A kept error, classified by its own sense as a query's would be (a MEDIUM ERROR is the cartridge's)."""
+    from native.scsi.sense import Sense
+
+    key, asc, ascq = entry.key, entry.asc, entry.ascq
+    found = classify(Sense(response_code=0x70, key=key, asc=asc, ascq=ascq))
+    return Subject("diagnostic", {"code": index, "head_hours": entry.head_hours, "sense": entry.sense, "opcode": entry.opcode,
+                                  "medium": entry.medium_id or "-", "repeated": " (repeated)" if entry.repeat else "",
+                                  "key": key, "asc": asc, "ascq": ascq, "class": found.kind, "culprit": found.culprit,
+                                  "why": found.why})
+
+
+def _query_subjects(evidence: "list[Evidence] | tuple[Evidence, ...]") -> list[Subject]:
+    """One subject per distinct error, naming every query that got it: a drive failing every
+    command reads as one diagnosis, not twelve copies of it."""
+    grouped: dict[tuple[str, str], list[Evidence]] = {}
+    for item in evidence:
+        grouped.setdefault((item.kind, item.sense), []).append(item)
+    out = []
+    for (kind, sense), items in grouped.items():
+        first = items[0]
+        key, asc, ascq = first.code
+        out.append(Subject("query", {"queries": ", ".join(i.query for i in items), "sense": sense, "class": kind,
+                                     "verdict": first.level.value if first.level is not None else "Note",
+                                     "culprit": first.culprit, "why": first.why, "key": key, "asc": asc, "ascq": ascq,
+                                     "tur": any(i.query == "TEST UNIT READY" for i in items)}))
+    return out
 
 
 def snapshot(device: str, *, history: "History | None" = None) -> tuple[DriveInfo, int]:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 from app.drive import NOT_SUPPORTED, Supported, Unsupported
+from app.health_rules import Finding
 from app.info import DriveInfo, Verdict
 from app.timeouts import CommandTimeoutEntry
 from app.wear import WearFigure
@@ -259,10 +260,32 @@ def _wear(info: DriveInfo) -> list[Section]:
     return out
 
 
+#: A finding's level as a row severity (the GUI's colour).
+_LEVEL_SEVERITY = {"Failing": "failing", "Attention": "attention"}
+
+
+def finding_rows(f: Finding) -> tuple[Row, ...]:
+    """One finding as a technician quotes it: the sentence, then who is at fault, the evidence
+    (page, parameter, value), the threshold with its source, and what to do."""
+    note = f.level.value == "Note"
+    rows = [Row("Note (not judged)" if note else f"Culprit: {f.culprit}", f.text, _LEVEL_SEVERITY.get(f.level.value))]
+    rows.append(Row("Evidence", f"{f.page}, {f.parameter}: {f.value}", indent=1))
+    rows.append(Row("Threshold", f"{f.threshold}; source: {f.source}", indent=1))
+    if f.action:
+        rows.append(Row("What to do", f.action, indent=1))
+    return tuple(rows)
+
+
 def health_section(info: DriveInfo) -> Section:
+    """The verdict, then each finding with its evidence and culprit; the reasons that are not
+    findings (what a Healthy or Not assessed verdict rests on) as plain lines."""
     health = info.health
-    return Section("Health", (Row("Verdict", health.verdict.value, health.verdict.value.lower()),)
-                   + tuple(Row("", f"- {reason}") for reason in health.reasons))
+    texts = {f.text for f in health.findings}
+    rows = [Row("Verdict", health.verdict.value, health.verdict.value.lower())]
+    rows += [Row("", f"- {reason}") for reason in health.reasons if reason not in texts]
+    for f in health.findings:
+        rows += finding_rows(f)
+    return Section("Health", tuple(rows))
 
 
 def _tapealert(info: DriveInfo) -> Section:

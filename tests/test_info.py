@@ -61,7 +61,10 @@ def test_gather_from_the_virtual_drive() -> None:
     assert isinstance(info.block_limits, Supported) and info.block_limits.value.max_block >= 1 << 20
     assert isinstance(info.cartridge, Supported) and info.cartridge.value.barcode == "ABC123L9"
     assert info.health.verdict is Verdict.HEALTHY
-    assert info.health.reasons == ("TapeAlert: no warning or critical flag; write and read error counters: no uncorrected error",)
+    assert info.health.reasons == ("TapeAlert: no warning or critical flag; write and read error counters: no uncorrected "
+                                   "error; temperature, device status, device statistics, SAS port, tape diagnostic data "
+                                   "and non-medium errors: nothing past a threshold",)
+    assert info.health.findings == ()
 
 
 @pytest.mark.parametrize("flags, verdict", [("", Verdict.HEALTHY), ("21", Verdict.ATTENTION), ("1", Verdict.ATTENTION),
@@ -229,6 +232,7 @@ def test_info_records_a_drive_info_run(capsys: pytest.CaptureFixture[str]) -> No
 
     assert main(["info", VIRTUAL, "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
+    assert data.pop("history")["keys"]["drive_serial"] == data["identity"]["serial"]  # from the history, not stored
     with History.open() as hist:
         run = hist.get_run(data.pop("run_id"), samples=False)
     assert (run.kind, run.device, run.status) == ("drive-info", VIRTUAL, "complete")

@@ -40,7 +40,9 @@ def test_info_shows_the_virtual_drives_own_pages(tmp_path: Path) -> None:
     (phy,) = info.ports.value
     assert (phy.link_rate, phy.invalid_dwords, phy.disparity_errors, phy.loss_of_sync) == ("12 Gbps", 77, 77, 7)
     assert info.diagnostics == Supported(()) and info.non_medium_errors == Supported(0)
-    assert info.health.verdict is Verdict.HEALTHY  # nothing here is evidence against the drive
+    # 161 SAS link errors: evidence against the path (cable, HBA), none against the drive (issue 25).
+    assert info.health.verdict is Verdict.ATTENTION
+    assert [(f.rule, f.culprit) for f in info.health.findings] == [("sas-phy-errors", "path")]
 
     data = info.to_dict()
     assert data["temperature"] == {"supported": True, "celsius": 45, "reference_celsius": None}
@@ -99,12 +101,15 @@ def test_cleaning_required_on_the_device_status_page_is_attention() -> None:
     assert info.health.reasons == ("cleaning requested: the drive reports that cleaning is required",)
 
 
-def test_cleaning_only_requested_keeps_the_verdict() -> None:
-    """CRQST alone is shown, not judged: only 'required' is clear evidence (the TapeAlert flags keep their own rules)."""
+def test_cleaning_requested_alone_is_attention() -> None:
+    """CRQST (routine cleaning requested) is Attention, as the README says (issue 25: it gave Healthy)."""
     flags = {n: n in ("cleaning_requested", "medium_present") for n in D.DT_FLAG_NAMES}
     info = gather(TapeDrive(_with_device_status(D.DtStatus(flags, 0))))
     assert info.device_status.value.cleaning_requested and not info.device_status.value.cleaning_required
-    assert info.cleaning_required == Supported(False) and info.health.verdict is Verdict.HEALTHY
+    assert info.cleaning_required == Supported(False) and info.health.verdict is Verdict.ATTENTION
+    (finding,) = info.health.findings
+    assert (finding.rule, finding.culprit, finding.page, finding.parameter) == (
+        "cleaning-requested", "drive", "log page 11h (DT device status)", "CRQST")
 
 
 def test_cli_json_carries_the_drive_pages(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -307,8 +307,11 @@ def latest_figures() -> dict[str, str]:
 # -- drive information ---------------------------------------------------------------------
 def drive_info(device: str) -> tuple[dict, int]:
     """Gather everything ``tapediag info`` shows and record it as a drive-info run."""
+    from app import visits
+
     info, run_id = snapshot(device)
-    return info.to_dict(), run_id
+    history = visits.for_run(run_id)  # this drive and cartridge in earlier runs (issue 25 §4)
+    return {**info.to_dict(), **({"history": history.to_dict()} if history is not None else {})}, run_id
 
 
 # -- tape performance ------------------------------------------------------------------------

@@ -88,6 +88,7 @@ class ResultTree(QTreeWidget):
                 top.setText(1, section.rows[0].value)
                 continue
             parent = top
+            judged: list[QTreeWidgetItem] = []
             for row in section.rows:
                 item = QTreeWidgetItem(parent if row.indent else top, [row.label, row.value])
                 if not row.indent:
@@ -95,7 +96,11 @@ class ResultTree(QTreeWidget):
                 colour = SEVERITY_COLOURS.get(row.severity or "")
                 if colour is not None:
                     item.setForeground(1, colour)
+                if row.severity in ("attention", "failing"):  # a health finding: its evidence shown, not folded
+                    judged.append(item)
             top.setExpanded(section.expanded)
+            for item in judged:
+                item.setExpanded(True)
 
     def add_section(self, title: str, data: Any, *, colour: QColor | None = None,
                     expanded: bool = True) -> QTreeWidgetItem:

@@ -6,6 +6,7 @@ import json
 import signal
 from typing import Any, Callable
 
+from app import visits
 from app.events import CancelToken
 from app.runs.ondrive import DriveTest, record_on_drive
 
@@ -19,9 +20,14 @@ def run_on_drive(device: str, kind: str, params: dict[str, Any], make_test: Call
         run_id, result = record_on_drive(device, kind, params, make_test, cancel=cancel)
     finally:
         signal.signal(signal.SIGINT, previous)
+    history = visits.for_run(run_id)  # this drive and cartridge in earlier runs (issue 25 §4)
     if as_json:
-        print(json.dumps({"run_id": run_id, **result.to_dict()}, indent=2, default=str))
+        extra = {"history": history.to_dict()} if history is not None else {}
+        print(json.dumps({"run_id": run_id, **result.to_dict(), **extra}, indent=2, default=str))
     else:
         print("\n".join(text(result)))
+        block = visits.text(history)
+        if block:
+            print("\n" + block, end="")
         print(f"\nRecorded as run {run_id} ('tapediag report {run_id} -o report.pdf').")
     return result

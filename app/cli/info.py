@@ -17,12 +17,16 @@ import sys
 
 from app.cli.commands import HELP
 from app.info import EXIT_CODES, Verdict, snapshot
+from app import visits
 from app.info_view import render_text
 
 EPILOG = f"""exit status (also in --json: "health": {{"verdict": ..., "exit_code": ...}}):
   {EXIT_CODES[Verdict.HEALTHY]:<4}Healthy: TapeAlert and/or the error counters were read and are clean
-  {EXIT_CODES[Verdict.ATTENTION]:<4}Attention: warnings, cleaning requested, uncorrected errors, a MEDIUM ERROR
-  {EXIT_CODES[Verdict.FAILING]:<4}Failing: a critical TapeAlert flag or a HARDWARE ERROR / failing TEST UNIT READY
+  {EXIT_CODES[Verdict.ATTENTION]:<4}Attention: warnings, cleaning requested or required, uncorrected or hard errors,
+      a MEDIUM ERROR, above the drive's own reference temperature, SAS link or non-medium errors
+  {EXIT_CODES[Verdict.FAILING]:<4}Failing: a critical TapeAlert flag or a HARDWARE ERROR on any query
+      (each finding names its evidence, threshold and culprit: drive, cartridge, path or host;
+      the rules: resources/rules/drive-health.json)
   {EXIT_CODES[Verdict.NOT_ASSESSED]:<4}Not assessed: the drive reported neither TapeAlert nor error counters
   {EXIT_CODES[Verdict.NOT_A_TAPE]:<4}not a tape drive (identity shown, no tape command sent), or bad input
   1   the device could not be reached or queried"""
@@ -47,10 +51,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     info, run_id = snapshot(args.device)
     code = info.health.exit_code
+    history = visits.for_run(run_id)  # this drive and cartridge in earlier runs (issue 25 §4)
     if args.json:
-        print(json.dumps({"run_id": run_id, **info.to_dict()}, indent=2))
+        extra = {"history": history.to_dict()} if history is not None else {}
+        print(json.dumps({"run_id": run_id, **info.to_dict(), **extra}, indent=2))
     else:
         print(render_text(info), end="")
+        block = visits.text(history)
+        if block:
+            print("\n" + block, end="")
         print(f"\nRecorded as run {run_id} ('tapediag report {run_id} -o report.pdf').")
     if info.health.verdict is Verdict.NOT_A_TAPE:
         print(f"tapediag: error: {info.health.reasons[0]}", file=sys.stderr)

@@ -29,6 +29,7 @@ from app.events import Event, EventSink, Sample, SampleBatch, SampleColumns, dis
 from native.errors import Cancelled, InvalidParameter, SafetyRefusal
 from native.iscsi_url import display_device
 
+from .keys import RunKeys, keys_from_results
 from .store import History, HistoryError
 
 
@@ -43,6 +44,9 @@ class Recorder:
         #: reports its own failure or cancellation (with partial results) sets these.
         self.status = "complete"
         self.error: str | None = None
+        #: Which drive and cartridge the run was on, read before the test (``app.visits.identify``);
+        #: what the results carry fills the rest (``keys_from_results``).
+        self.keys = RunKeys()
         self._buffer: list[Sample] = []
         self._columns: list[SampleColumns] = []  # engines' arrays, stored as rows without a Sample each
         self._pending = 0
@@ -93,7 +97,7 @@ class Recorder:
 
 @contextmanager
 def record(kind: str, device: str, params: dict | None = None, *, history: History | None = None,
-           flush_samples: int = 20000, flush_seconds: float = 1.0) -> Iterator[Recorder]:
+           flush_samples: int = 20000, flush_seconds: float = 1.0, keys: RunKeys | None = None) -> Iterator[Recorder]:
     """Record one run; see the module docstring. Opens the default history if none given."""
     device = display_device(device)  # a CHAP secret is never recorded
     own = history is None
@@ -107,28 +111,35 @@ def record(kind: str, device: str, params: dict | None = None, *, history: Histo
         except HistoryError as err:
             raise _not_started(err) from err
         rec = Recorder(hist, run_id, flush_samples=flush_samples, flush_seconds=flush_seconds)
+        rec.keys = keys or RunKeys()
         try:
             yield rec
         except (Cancelled, KeyboardInterrupt) as err:
-            rec.flush()
-            hist.finish_run(run_id, "cancelled", rec.results, error=str(err) or "cancelled by the user")
+            _finish(rec, "cancelled", str(err) or "cancelled by the user")
             raise
         except InvalidParameter:
             hist.delete_run(run_id)
             raise
         except SafetyRefusal as err:
-            rec.flush()
-            hist.finish_run(run_id, "refused", rec.results, error=str(err))
+            _finish(rec, "refused", str(err))
             raise
         except BaseException as err:
-            rec.flush()
-            hist.finish_run(run_id, "failed", rec.results, error=str(err) or type(err).__name__)
+            _finish(rec, "failed", str(err) or type(err).__name__)
             raise
-        rec.flush()
-        hist.finish_run(run_id, rec.status, rec.results, error=rec.error)
+        _finish(rec, rec.status, rec.error)
     finally:
         if own:
             hist.close()
+
+
+def _finish(rec: Recorder, status: str, error: str | None) -> None:
+    """Flush, store how the run ended and which drive and cartridge it was on (a failed run is a visit too:
+    a MEDIUM ERROR that stopped a scan is exactly what tells a bad cartridge from a bad drive)."""
+    rec.flush()
+    rec.history.finish_run(rec.run_id, status, rec.results, error=error)
+    keys = rec.keys.merged(keys_from_results(rec.results))
+    if keys != RunKeys():
+        rec.history.set_keys(rec.run_id, keys)
 
 
 def _not_started(err: HistoryError) -> HistoryError:
@@ -144,7 +155,8 @@ _RESULT_STATUS = {"complete": "complete", "cancelled": "cancelled", "failed": "f
 
 
 def run_recorded(kind: str, device: str, params: dict | None, run_callable: Callable[[EventSink], Any], *,
-                 sink: EventSink = discard, history: History | None = None) -> tuple[int, Any]:
+                 sink: EventSink = discard, history: History | None = None,
+                 keys: RunKeys | None = None) -> tuple[int, Any]:
     """Call ``run_callable(sink)`` inside ``record()`` and store its result.
 
     The result's ``to_dict()`` (or the dict it returns) becomes the run's results; a
@@ -153,7 +165,7 @@ def run_recorded(kind: str, device: str, params: dict | None, run_callable: Call
     ``error``. Returns ``(run_id, result)``. For engines shaped
     ``Test(...).run(sink, cancel)``: ``run_recorded("tape-perf", dev, params, lambda s: test.run(s, cancel))``.
     """
-    with record(kind, device, params, history=history) as rec:
+    with record(kind, device, params, history=history, keys=keys) as rec:
         result = run_callable(rec.sink(sink))
         to_dict = getattr(result, "to_dict", None)
         rec.results = to_dict() if callable(to_dict) else (result if isinstance(result, dict) else None)

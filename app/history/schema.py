@@ -54,8 +54,30 @@ def _m2_sample_count(conn: sqlite3.Connection) -> None:
     conn.execute("UPDATE runs SET sample_count = (SELECT COUNT(*) FROM samples WHERE samples.run_id = runs.id)")
 
 
+def _m3_identity_keys(conn: sqlite3.Connection) -> None:
+    """Drive serial, cartridge barcode and MAM serial per run (issue 25 §4), indexed, so the history can
+    say "this cartridge erred in two drives" or "this drive erred on three cartridges". Existing runs get
+    the keys their stored results carry (``keys_from_results``); a row whose results cannot be read
+    keeps none and stays listed."""
+    import json
+
+    from .keys import keys_from_results
+
+    for column in ("drive_serial", "barcode", "mam_serial"):
+        conn.execute(f"ALTER TABLE runs ADD COLUMN {column} TEXT")
+        conn.execute(f"CREATE INDEX runs_{column} ON runs({column})")
+    rows = conn.execute("SELECT id, results FROM runs WHERE results IS NOT NULL").fetchall()
+    for run_id, text in rows:
+        try:
+            keys = keys_from_results(json.loads(text))
+        except ValueError:
+            continue
+        conn.execute("UPDATE runs SET drive_serial = ?, barcode = ?, mam_serial = ? WHERE id = ?",
+                     (keys.drive_serial, keys.barcode, keys.mam_serial, run_id))
+
+
 # Ordered: MIGRATIONS[n] upgrades version n to n + 1. Append only; never edit a shipped one.
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_m1_initial, _m2_sample_count)
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_m1_initial, _m2_sample_count, _m3_identity_keys)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

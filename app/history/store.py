@@ -33,6 +33,7 @@ from native.errors import InvalidParameter, TapediagError
 
 from app import runs
 
+from .keys import RunKeys
 from .schema import SCHEMA_VERSION, migrate
 
 #: The run kinds are the registry's (``app.runs``): one place says what a run is.
@@ -354,6 +355,48 @@ class History:
             )
             if cur.rowcount != 1:
                 raise InvalidParameter(f"no run {run_id} in the history")
+
+    def set_keys(self, run_id: int, keys: RunKeys) -> None:
+        """Which drive and cartridge the run was on (``app.history.keys``): the visits' index."""
+        _check_id(run_id)
+        with self._db(write=True):
+            self._conn.execute("UPDATE runs SET drive_serial = ?, barcode = ?, mam_serial = ? WHERE id = ?",
+                               (keys.drive_serial, keys.barcode, keys.mam_serial, run_id))
+
+    def keys(self, run_id: int) -> RunKeys:
+        _check_id(run_id)
+        with self._db():
+            row = self._conn.execute("SELECT drive_serial, barcode, mam_serial FROM runs WHERE id = ?", (run_id,)).fetchone()
+        if row is None:
+            raise InvalidParameter(f"no run {run_id} in the history", hint="'tapediag history' lists the runs")
+        return RunKeys(*row)
+
+    def keyed_runs(self, keys: RunKeys, *, before: int | None = None) -> list[tuple[Run, RunKeys]]:
+        """Runs on this drive or this cartridge (by MAM serial, or barcode where the MAM serial is unknown),
+        oldest first, each with its keys; only runs before ``before`` when given. A row whose stored JSON
+        cannot be read is left out: it cannot say what happened on that visit."""
+        where: list[str] = []
+        args: list[str | int] = []
+        for column, value in (("drive_serial", keys.drive_serial), ("mam_serial", keys.mam_serial),
+                              ("barcode", None if keys.mam_serial else keys.barcode)):
+            if value:
+                where.append(f"{column} = ?")
+                args.append(value)
+        if not where:
+            return []
+        sql = f"SELECT {self._COLUMNS}, drive_serial, barcode, mam_serial FROM runs WHERE ({' OR '.join(where)})"
+        if before is not None:
+            sql += " AND id < ?"
+            args.append(before)
+        with self._db():
+            rows = self._conn.execute(sql + " ORDER BY id", args).fetchall()
+        out = []
+        for row in rows:
+            try:
+                out.append((self._row_to_run(row[:11]), RunKeys(*row[11:])))
+            except ValueError:
+                continue
+        return out
 
     def delete_run(self, run_id: int) -> None:
         _check_id(run_id)

@@ -28,7 +28,10 @@ def _from_drive_info(res: dict) -> tuple[dict[str, str], str, list[Field], list[
     if code:
         identity["Cartridge density"] = density(code, media.get("density_name") if media.get("supported") else None)
     health = res.get("health") or {}
-    details = [Field("Reason", str(r)) for r in health.get("reasons") or []]
+    findings = [f for f in health.get("findings") or [] if isinstance(f, dict)]
+    said = {str(f.get("text")) for f in findings}
+    details = [Field("Reason", str(r)) for r in health.get("reasons") or [] if str(r) not in said]
+    details += [_finding_field(f) for f in findings]
     ta = res.get("tapealerts") or {}
     alerts: list[str] = []
     if ta.get("supported"):
@@ -38,6 +41,14 @@ def _from_drive_info(res: dict) -> tuple[dict[str, str], str, list[Field], list[
     elif ta:
         details.append(Field("TapeAlert", str(ta.get("reason", "not read"))))
     return identity, str(health.get("verdict", "")), details, alerts
+
+
+def _finding_field(f: dict) -> Field:
+    """A health finding (``app.health_rules.Finding``) as the support case quotes it: who, what, the
+    evidence and the threshold with its source."""
+    who = "Note (not judged)" if f.get("level") == "Note" else f"{f.get('level', '')}: {f.get('culprit', '')}"
+    return Field(who, f"{f.get('text', '')}. Evidence: {f.get('page', '')}, {f.get('parameter', '')}: "
+                      f"{f.get('value', '')}; threshold {f.get('threshold', '')} ({f.get('source', '')})")
 
 
 def device_section(device: str, runs: list[Run]) -> DeviceSection:

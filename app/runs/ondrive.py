@@ -20,7 +20,9 @@ def record_on_drive(device: str, kind: str, params: dict[str, Any], make_test: C
     """Open ``device``, run ``make_test(drive)`` recorded as ``kind`` with ``params``; (run id, result)."""
     from app.drive import TapeDrive
     from app.history import run_recorded
+    from app.visits import identify
 
     with TapeDrive.open(device) as drive:
         test = make_test(drive)
-        return run_recorded(kind, device, params, lambda s: test.run(s, cancel), sink=sink)
+        keys = identify(drive)  # which drive and cartridge: read before the test, both passive queries
+        return run_recorded(kind, device, params, lambda s: test.run(s, cancel), sink=sink, keys=keys)

@@ -32,6 +32,15 @@ def drive_info(res: Results) -> list[Finding]:
         return []
     tone, action = HEALTH.get(verdict, ("none", ""))
     reasons = [str(r) for r in health.get("reasons") or []]
+    # Each finding names its culprit, and the findings' own actions replace the generic one:
+    # "clean the drive" is the wrong advice for a bad SAS cable (issue 25).
+    culprits = {str(f.get("text")): str(f.get("culprit")) for f in health.get("findings") or []
+                if isinstance(f, dict) and f.get("level") != "Note"}
+    reasons = [f"{r} (culprit: {culprits[r]})" if r in culprits else r for r in reasons]
+    judged = [f for f in health.get("findings") or [] if isinstance(f, dict) and f.get("level") != "Note"]
+    actions = list(dict.fromkeys(str(f["action"]) for f in judged if f.get("action")))
+    if actions:
+        action = " ".join(actions)
     detail = "; ".join(reasons) if reasons else ("TapeAlert and the error counters are clean" if tone == "good" else "")
     return [Finding("Drive health", verdict, tone, detail, action)]
 

@@ -84,15 +84,15 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
             barcode=barcode or f"TD{crc % 10**4:04d}L{gen}",
         )
         self._check_cartridge(opts)
+        if opts.serial is not None:
+            self.serial = opts.serial
         self.loaded = opts.loaded
         self.pos = 0
         self.mode = pages.ModeState(density_code=DENSITY[self.cart.meta.generation])
         self.tapealert = set(opts.tapealert)
         self._alert_due = opts.alert_at  # (flags, host bytes): raised mid-test, once
         # Cleaning wanted survives a read of page 0x2E (which clears the flags): it is the drive's state.
-        self.life = health.DriveLife(power_on_hours=opts.hours, temperature=opts.temperature, phy_errors=opts.phy_errors,
-                                     cleaning_required=health.CLEAN_NOW in self.tapealert,
-                                     cleaning_requested=health.CLEAN_PERIODIC in self.tapealert)
+        self.life = self._life(opts)
         self.model = TapeModel(
             ModelParams(self.spec.speed_steps, self.spec.buffer_size, self.spec.interface_rate, opts.backhitch, opts.restart)
         )
@@ -117,6 +117,24 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
             0x8C: self._read_attribute, 0x91: self._space16, 0xA2: self._security_protocol_in,
             0x1D: self._send_diagnostic, 0xA3: self._maintenance_in,
         }
+
+    def _life(self, opts: VirtualOptions) -> health.DriveLife:
+        """The drive's own state for the drive-wide pages, with the trainer's alarms (``reftemp=``, ``clean=``,
+        ``harderrors=``, ``nonmedium=``, ``maxtemp=``, ``diag=``)."""
+        life = health.DriveLife(power_on_hours=opts.hours, temperature=opts.temperature, phy_errors=opts.phy_errors,
+                                cleaning_required=health.CLEAN_NOW in self.tapealert or opts.cleaning == "required",
+                                cleaning_requested=health.CLEAN_PERIODIC in self.tapealert or opts.cleaning == "requested",
+                                reference_temperature=opts.reference_temperature,
+                                max_temperature_exceeded=opts.max_temperature_exceeded,
+                                hard_write_errors=opts.hard_errors[0], hard_read_errors=opts.hard_errors[1],
+                                non_medium_errors=opts.non_medium_errors)
+        if opts.diagnostic is not None:
+            key, asc, ascq = opts.diagnostic
+            life.diagnostics.append(health.diagnostic_entry(
+                sense_key=key, asc=asc, ascq=ascq, opcode=0x0A, density_code=DENSITY[self.cart.meta.generation],
+                head_hours=life.head_hours, hours_since_clean=life.head_hours % health.HEAD_HOURS_PER_CLEANING,
+                medium_id=self.cart.meta.serial, revision=self.spec.revision, timestamp_ms=0))
+        return life
 
     def _send_diagnostic(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
         """SEND DIAGNOSTIC: the default self-test (SELFTEST bit) passes, or fails as ``selftest=fail`` asks;
@@ -143,6 +161,8 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
             meta.capacity = opts.capacity
         if "wp" in opts.explicit:
             meta.write_protect = opts.write_protect
+        if opts.worn_media is not None:  # kept in the cartridge: it follows the cartridge into any drive
+            meta.extra["worn_media"] = opts.worn_media
         self.cart.save_meta()
 
     # ------------------------------------------------------------------ Transport
@@ -220,6 +240,9 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
         return self._reply(data, alloc, buf)
 
     def _test_unit_ready(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
+        bad = self.opts.tur_sense
+        if bad is not None:  # ``tur=``: a trainer's drive whose TEST UNIT READY fails this way
+            raise Check(bad.key, bad.asc, bad.ascq, deferred=bad.deferred, filemark=bad.filemark)
         self._medium()
         return 0
 

@@ -42,6 +42,12 @@ class DriveLife:
     cleaning_requested: bool
     loads_this_session: int = 0
     diagnostics: list[bytes] = field(default_factory=list)  # 0x16 entry values, newest last
+    # The drive's own alarms (issue 25), as the trainer's options set them.
+    reference_temperature: int | None = None  # 0x0D parameter 0001h; None: not reported
+    max_temperature_exceeded: bool = False  # 0x14 parameter 0081h
+    hard_write_errors: int = 0  # 0x14 parameter 000Eh
+    hard_read_errors: int = 0  # 0x14 parameter 000Fh
+    non_medium_errors: int = 0  # 0x06 parameter 0000h
 
     @property
     def head_hours(self) -> int:
@@ -66,13 +72,16 @@ def _sas_rate_code(interface_bytes_s: float) -> int:
     return 0x8 if mb_s <= 150 else 0x9 if mb_s <= 300 else 0xA if mb_s <= 600 else 0xB
 
 
-def non_medium_errors() -> list[bytes]:
-    return [pages.log_param(0x0000, (0).to_bytes(4, "big"), 0x02)]
+def non_medium_errors(life: DriveLife) -> list[bytes]:
+    return [pages.log_param(0x0000, life.non_medium_errors.to_bytes(4, "big"), 0x02)]
 
 
 def temperature(life: DriveLife) -> list[bytes]:
-    # SPC-4: byte 0 reserved, byte 1 degrees C (FFh: not available).
-    return [pages.log_param(0x0000, bytes([0, max(0, min(life.temperature, 0xFE))]), 0x03)]
+    # SPC-4: byte 0 reserved, byte 1 degrees C (FFh: not available); 0001h the reference temperature.
+    out = [pages.log_param(0x0000, bytes([0, max(0, min(life.temperature, 0xFE))]), 0x03)]
+    if life.reference_temperature is not None:
+        out.append(pages.log_param(0x0001, bytes([0, max(0, min(life.reference_temperature, 0xFE))]), 0x03))
+    return out
 
 
 def dt_device_status(life: DriveLife, *, loaded: bool, write_protected: bool, compression: bool, alerts: bool,
@@ -98,9 +107,12 @@ def device_statistics(life: DriveLife, *, serial: str, density_code: int) -> lis
     since_clean = life.head_hours % HEAD_HOURS_PER_CLEANING
     counters = ((0x0000, life.loads), (0x0001, life.cleanings), (0x0002, life.power_on_hours),
                 (0x0003, life.head_hours), (0x0004, life.metres), (0x0008, since_clean),
-                (0x000C, max(1, life.power_on_hours // 500)), (0x000E, 0), (0x000F, 0))
+                (0x000C, max(1, life.power_on_hours // 500)), (0x000E, life.hard_write_errors),
+                (0x000F, life.hard_read_errors))
     out = [pages.log_param(code, value.to_bytes(4, "big"), 0x03) for code, value in counters]
     out.append(pages.log_param(0x0041, pages.ascii_field(serial, 12), 0x01))
+    if life.max_temperature_exceeded:  # SSC-4: 0081h, a 1-byte flag
+        out.append(pages.log_param(0x0081, bytes([1]), 0x03))
     per_medium = bytes([0, 0, density_code, 0x00]) + life.head_hours.to_bytes(4, "big")
     out.append(pages.log_param(0x1000, per_medium, 0x03))
     return out

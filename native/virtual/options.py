@@ -82,6 +82,23 @@ OPTIONS: tuple[Option, ...] = (
     Option("wornhead", "N", "a worn head: N corrected errors per GB (10^9 bytes) the host writes or reads, on the "
            "error counter pages (0x02, 0x03) and HP's tape usage page (30h); default 0. The data still comes back "
            "right: the drive's ECC and retries correct it", "200"),
+    # The drive's own alarms (issue 25), for a trainer showing what moves the health verdict.
+    Option("reftemp", "C", "the drive's reference (maximum rated) temperature on log page 0x0D parameter 0001h; "
+           "default none reported. temp= above it makes 'info' say Attention", "55"),
+    Option("maxtemp", "0|1", "device statistics (0x14) 'maximum recommended mechanism temperature exceeded'", "1"),
+    Option("clean", "requested|required", "the drive's own cleaning flag on log page 0x11 (CRQST or CRQRD; "
+           "required also on 0x0C), without a TapeAlert flag", "requested"),
+    Option("harderrors", "W,R", "lifetime hard write and read errors on device statistics (0x14)", "7,3"),
+    Option("nonmedium", "N", "the non-medium error count on log page 0x06", "250"),
+    Option("diag", "KK/AA/QQ", "a tape diagnostic data entry (0x16) with this sense (hex), kept from before the "
+           "open, on a WRITE of the loaded cartridge", "03/0C/00"),
+    Option("serial", "TEXT", "the drive's serial number (VPD 80h, page 0x14); default made from the cartridge path. "
+           "Two device strings with different serials are two drives to the history", "HU0001"),
+    Option("wornmedia", "N", "a worn cartridge: N corrected errors per GB (10^9 bytes) read or written on it, kept in "
+           "the cartridge file, so they follow the cartridge into any drive (wornhead= is the drive's own)", "50"),
+    Option("tur", "KK/AA/QQ[/deferred|/filemark]", "every TEST UNIT READY answers CHECK CONDITION with this sense (hex): "
+           "0B/47/00 a parity error on the path, 03/0C/00/deferred a deferred write error, 00/00/01/filemark",
+           "0B/47/00"),
 )
 
 
@@ -106,6 +123,17 @@ def _number(text: str, what: str, *, low: float, high: float) -> float:
     if not (low <= value <= high):
         raise InvalidParameter(f"{what}={text} is out of range ({low:g} ... {high:g})")
     return value
+
+
+@dataclass(frozen=True)
+class TurSense:
+    """The sense every TEST UNIT READY answers with (``tur=``): key, ASC, ASCQ and the tape bits."""
+
+    key: int
+    asc: int
+    ascq: int
+    deferred: bool = False
+    filemark: bool = False
 
 
 @dataclass
@@ -139,6 +167,15 @@ class VirtualOptions:
     worn_head: float = 0.0  # corrected errors per GB moved (write and read error counter pages)
     library: Path | None = None  # the virtual library's folder this drive belongs to (with ``drive``)
     library_drive: int | None = None
+    reference_temperature: int | None = None  # page 0x0D parameter 0001h
+    max_temperature_exceeded: bool = False  # page 0x14 parameter 0081h
+    cleaning: str = ""  # "requested" (CRQST) or "required" (CRQRD) on page 0x11
+    hard_errors: tuple[int, int] = (0, 0)  # lifetime hard write and read errors (page 0x14)
+    non_medium_errors: int = 0  # page 0x06
+    diagnostic: tuple[int, int, int] | None = None  # one kept entry on page 0x16 (sense key, ASC, ASCQ)
+    tur_sense: TurSense | None = None  # every TEST UNIT READY fails with it
+    serial: str | None = None  # the drive's serial (default: from the cartridge path)
+    worn_media: float | None = None  # the cartridge's own corrected errors per GB (kept in the cartridge)
     explicit: set[str] = field(default_factory=set)
 
     @property
@@ -271,9 +308,60 @@ def _apply(opts: VirtualOptions, key: str, value: str) -> None:
         if value.strip().lower() not in ("pass", "fail"):
             raise InvalidParameter(f"selftest={value!r} must be pass or fail")
         opts.selftest_fails = value.strip().lower() == "fail"
-    else:
+    elif not _apply_alarm(opts, key, value):
         known = ", ".join(opt.key for opt in OPTIONS)
         raise InvalidParameter(f"unknown virtual drive option '{key}'", hint=f"known: {known}")
+
+
+def _apply_alarm(opts: VirtualOptions, key: str, value: str) -> bool:
+    """The drive's own alarms (issue 25: temperature, cleaning, hard errors, kept errors, a failing TUR);
+    False for a key that is not one of them."""
+    if key == "reftemp":
+        opts.reference_temperature = int(_number(value, key, low=0, high=254))
+    elif key == "maxtemp":
+        opts.max_temperature_exceeded = parse_on_off(value, key)
+    elif key == "clean":
+        if value.strip().lower() not in ("requested", "required"):
+            raise InvalidParameter(f"clean={value!r} must be requested or required")
+        opts.cleaning = value.strip().lower()
+    elif key == "harderrors":
+        parts = value.split(",")
+        if len(parts) != 2:
+            raise InvalidParameter(f"harderrors={value!r} must be two counts, write and read, e.g. 7,3")
+        write, read = (int(_number(p, key, low=0, high=4_000_000_000)) for p in parts)
+        opts.hard_errors = (write, read)
+    elif key == "nonmedium":
+        opts.non_medium_errors = int(_number(value, key, low=0, high=4_000_000_000))
+    elif key == "diag":
+        opts.diagnostic = _sense_triple(value, key)
+    elif key == "serial":
+        if not (0 < len(value) <= 32 and value.isascii() and value.isprintable() and " " not in value):
+            raise InvalidParameter(f"serial={value!r} must be 1-32 printable ASCII characters without spaces")
+        opts.serial = value
+    elif key == "wornmedia":
+        opts.worn_media = _number(value, key, low=0, high=1_000_000)
+    elif key == "tur":
+        rest = value.split("/")
+        bits = {b.strip().lower() for b in rest[3:]}
+        if bits - {"deferred", "filemark"}:
+            raise InvalidParameter(f"tur={value!r}: after KK/AA/QQ only /deferred or /filemark")
+        k, a, q = _sense_triple("/".join(rest[:3]), key)
+        opts.tur_sense = TurSense(k, a, q, deferred="deferred" in bits, filemark="filemark" in bits)
+    else:
+        return False
+    return True
+
+
+def _sense_triple(value: str, what: str) -> tuple[int, int, int]:
+    """'03/0C/00' -> (3, 0x0C, 0): a sense key (0-F), ASC and ASCQ in hex."""
+    parts = value.split("/")
+    try:
+        key, asc, ascq = (int(p, 16) for p in parts)
+    except ValueError:
+        raise InvalidParameter(f"{what}={value!r} must be a sense key, ASC and ASCQ in hex, e.g. 03/0C/00") from None
+    if not (0 <= key <= 0xF and 0 <= asc <= 0xFF and 0 <= ascq <= 0xFF):
+        raise InvalidParameter(f"{what}={value!r}: the sense key is 0-F, ASC and ASCQ 00-FF")
+    return key, asc, ascq
 
 
 def _flags(value: str, what: str) -> tuple[int, ...]:

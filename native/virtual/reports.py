@@ -94,7 +94,7 @@ class ReportCommands(DriveBase):
             0x03: lambda: self._log_errors(self.load["host_r"]), 0x0C: self._log_sequential,
             0x17: self._log_volume, 0x1B: self._log_compression, 0x2E: self._log_tapealert,
             # drive-wide pages (issue 15), in ``health.py``
-            0x06: health.non_medium_errors, 0x0D: lambda: health.temperature(self.life),
+            0x06: lambda: health.non_medium_errors(self.life), 0x0D: lambda: health.temperature(self.life),
             0x11: self._log_device_status, 0x12: lambda: health.tapealert_response(self.tapealert),
             0x14: lambda: health.device_statistics(self.life, serial=self.serial,
                                                    density_code=DENSITY[self.cart.meta.generation]),
@@ -144,7 +144,8 @@ class ReportCommands(DriveBase):
         """Pages 02h/03h: zero errors, or with a worn head (``worn=1``, ``wornhead=N``) the model's corrected
         rewrites/rereads (``vendorpages.worn_retries``: counted as corrected with delay, retried and corrected).
         The data still comes back right: the drive's ECC and retries correct it, as they would."""
-        retries = vendorpages.worn_retries(processed, self.opts.worn_head)
+        worn = self.opts.worn_head + float(self.cart.meta.extra.get("worn_media", 0.0))  # the drive's head + the cartridge
+        retries = vendorpages.worn_retries(processed, worn)
         return ([pages.counter(0, 0), pages.counter(1, retries), pages.counter(2, retries), pages.counter(3, retries),
                  pages.counter(4, retries)] + [pages.counter(5, processed, 8), pages.counter(6, 0)])
 

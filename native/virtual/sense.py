@@ -21,10 +21,11 @@ def fixed_sense(
     filemark: bool = False,
     eom: bool = False,
     ili: bool = False,
+    deferred: bool = False,
 ) -> bytes:
-    """18 bytes of fixed-format current sense; INFO is a signed 32-bit value when given."""
+    """18 bytes of fixed-format sense, current (70h) or deferred (71h); INFO is a signed 32-bit value when given."""
     b = bytearray(18)
-    b[0] = 0x70 | (0x80 if info is not None else 0)
+    b[0] = (0x71 if deferred else 0x70) | (0x80 if info is not None else 0)
     b[2] = (key & 0x0F) | (0x80 if filemark else 0) | (0x40 if eom else 0) | (0x20 if ili else 0)
     if info is not None:
         struct.pack_into(">i" if info < 0 else ">I", b, 3, info)
@@ -37,9 +38,9 @@ class Check(Exception):
     """A CHECK CONDITION to report; raised inside command handlers only."""
 
     def __init__(self, key: int, asc: int, ascq: int = 0, *, info: int | None = None, filemark: bool = False,
-                 eom: bool = False, ili: bool = False, transferred: int = 0) -> None:
+                 eom: bool = False, ili: bool = False, transferred: int = 0, deferred: bool = False) -> None:
         super().__init__(f"sense {key:X}/{asc:02X}/{ascq:02X}")
-        self.sense = fixed_sense(key, asc, ascq, info=info, filemark=filemark, eom=eom, ili=ili)
+        self.sense = fixed_sense(key, asc, ascq, info=info, filemark=filemark, eom=eom, ili=ili, deferred=deferred)
         self.transferred = transferred
 
 

@@ -42,6 +42,8 @@ def test_virtual_drive_information_with_tapealerts_and_verdict(qtbot, window):
     with contextlib.redirect_stdout(out):
         main(["show", str(panel.run_id)])
     shown = [panel.tree.topLevelItem(i).text(0) for i in range(panel.tree.topLevelItemCount())]
+    # The drive's and cartridge's earlier visits come from the history, after the snapshot's own sections.
+    assert shown.pop() == "History of this drive and cartridge"
     printed = [line for line in out.getvalue().splitlines() if line and not line.startswith(" ")]
     first = printed.index(shown[0])  # after show's own header line
     assert shown == printed[first:first + len(shown)], (shown, printed)

@@ -114,7 +114,9 @@ class InfoPanel(WizardPanel):
         self.tree.clear()
         health = info.get("health") or {}
         verdict = str(health.get("verdict", "unknown"))
-        reasons = health.get("reasons") or []
+        culprits = {str(f.get("text")): str(f.get("culprit")) for f in health.get("findings") or []
+                    if isinstance(f, dict) and f.get("level") != "Note"}
+        reasons = [f"{r} (culprit: {culprits[r]})" if r in culprits else r for r in health.get("reasons") or []]
         colour = SEVERITY_COLOURS.get(verdict.lower())
         ident = info.get("identity") or {}
         # A non-tape has no health verdict: say what it is instead of "Health: ...".
@@ -131,9 +133,14 @@ class InfoPanel(WizardPanel):
             pal = self.verdict.palette()
             pal.setColor(self.verdict.foregroundRole(), colour)
             self.verdict.setPalette(pal)
+        from app import visits
         from app.info import DriveInfo
-        from app.info_view import sections
+        from app.info_view import Row, Section, sections
         from app.runs.typed import from_dict
 
-        self.tree.show_view(sections(from_dict(DriveInfo, info)))
+        view = sections(from_dict(DriveInfo, info))
+        history = visits.lines_from_dict(info.get("history"))
+        if history:
+            view.append(Section(visits.TITLE, tuple(Row("", line) for line in history)))
+        self.tree.show_view(view)
         self.show_page("results")

@@ -1,0 +1,43 @@
+"""Which drive and which cartridge a run was on: the keys that let the history tell drive from media.
+
+A run is keyed by the drive's serial number (VPD 80h) and the cartridge's barcode and MAM serial
+(the cartridge memory's serial, burned in at manufacture: a relabelled cartridge keeps it). Runs
+recorded on a drive get them read from the drive before the test (``app.visits.identify``); for
+runs stored before the keys existed, ``keys_from_results`` finds them in the stored results (the
+migration to schema 3 uses it), and a run whose results say more fills what was not read.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+
+@dataclass(frozen=True)
+class RunKeys:
+    drive_serial: str | None = None
+    barcode: str | None = None
+    mam_serial: str | None = None
+
+    def merged(self, other: "RunKeys") -> "RunKeys":
+        """These keys, with what ``other`` knows where these have none."""
+        return replace(self, drive_serial=self.drive_serial or other.drive_serial,
+                       barcode=self.barcode or other.barcode, mam_serial=self.mam_serial or other.mam_serial)
+
+
+def _text(value: Any) -> str | None:
+    return value.strip() or None if isinstance(value, str) else None
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def keys_from_results(results: Any) -> RunKeys:
+    """The keys a stored result carries: ``info``'s identity and MAM, an assessment's serial, a scan's MAM
+    figures. Anything else (an odd or damaged result) gives no key rather than an error."""
+    if not isinstance(results, dict):
+        return RunKeys()
+    identity, cartridge, volume = (_dict(results.get(k)) for k in ("identity", "cartridge", "volume_statistics"))
+    return RunKeys(drive_serial=_text(identity.get("serial")) or _text(results.get("serial")),
+                   barcode=_text(cartridge.get("barcode")) or _text(volume.get("volume_barcode")),
+                   mam_serial=_text(cartridge.get("serial")))

@@ -1,0 +1,262 @@
+"""History that separates drive from media (issue 25 §4).
+
+Every run recorded on a drive is a *visit* of a cartridge to a drive (``app.history.keys``: the
+drive's serial, the cartridge's barcode and MAM serial). One visit cannot tell a worn cartridge
+from a worn drive; several can: a cartridge that erred or read slowly in two different drives
+points at the cartridge, a drive that erred on several different cartridges points at the drive.
+``media_history`` gathers a run's earlier visits of the same cartridge and the same drive, the
+trend of corrected errors per GB across the cartridge's visits, and says which part the visits
+point at. The counts that decide are data (``resources/rules/drive-health.json``, "history");
+a visit "erred" by the thresholds the media scan uses (``app.scan.results``).
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any
+
+from app.history.keys import RunKeys
+from app.scan.results import CORRECTED_PER_GB_MONITOR
+from native.errors import InvalidParameter, TapediagError
+from native.units import plural
+
+if TYPE_CHECKING:
+    from app.drive import TapeDrive
+    from app.history import History, Run
+
+#: The run kinds that put a cartridge through a drive (a visit) and what each is called in a sentence.
+VISIT_KINDS = {"drive-info": "drive information read", "media-scan": "scan", "assessment": "assessment",
+               "tape-perf": "tape test"}
+
+
+def identify(drive: "TapeDrive") -> RunKeys:
+    """The drive's serial (VPD 80h) and the cartridge's barcode and MAM serial (READ ATTRIBUTE): passive
+    queries, read before a test. What cannot be read (no cartridge, no MAM, not a tape) stays unknown:
+    identifying a visit must never stop the test it belongs to."""
+    from app.drive import Supported, supported
+    from native.errors import UnitAttention
+
+    serial = barcode = mam_serial = None
+    try:
+        serial = drive.serial_number() or None
+    except TapediagError:
+        pass
+    for _ in range(2):  # a pending UNIT ATTENTION (a load) is consumed by the first try
+        try:
+            mam = supported(drive.read_attributes)
+        except UnitAttention:
+            continue
+        except TapediagError:
+            break
+        if isinstance(mam, Supported):
+            barcode, mam_serial = mam.value.barcode or None, mam.value.serial or None
+        break
+    return RunKeys(serial, barcode, mam_serial)
+
+
+@dataclass(frozen=True)
+class Visit:
+    """One run of a cartridge in a drive, with what it saw of errors."""
+
+    run_id: int
+    kind: str
+    started_at: str
+    drive_serial: str | None
+    barcode: str | None
+    mam_serial: str | None
+    gb: float | None  # data moved (10^9 bytes)
+    corrected: int | None
+    uncorrected: int | None
+    slow: bool  # slow zones in a scan
+    erred: bool
+
+    @property
+    def corrected_per_gb(self) -> float | None:
+        if self.corrected is None or not self.gb:
+            return None
+        return self.corrected / self.gb
+
+    @property
+    def cartridge(self) -> str | None:
+        return self.mam_serial or self.barcode
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _deltas(items: Any) -> tuple[int | None, int | None]:
+    """Corrected and uncorrected errors from a run's counter deltas (``app.tapeperf.logs`` names)."""
+    corrected = uncorrected = None
+    for d in items if isinstance(items, list) else []:
+        name, delta = (d.get("name"), _int(d.get("delta"))) if isinstance(d, dict) else ("", None)
+        if delta is None or not isinstance(name, str):
+            continue
+        if name.endswith("errors corrected"):
+            corrected = (corrected or 0) + delta
+        elif name.endswith("errors uncorrected"):
+            uncorrected = (uncorrected or 0) + delta
+    return corrected, uncorrected
+
+
+def _figures(kind: str, res: dict[str, Any]) -> tuple[float | None, int | None, int | None, bool]:
+    """(GB moved, corrected, uncorrected, slow) from one kind's stored result."""
+    if kind == "drive-info":
+        sides = [s for s in (_dict(res.get(k)) for k in ("write_errors", "read_errors")) if s.get("supported")]
+        if not sides:
+            return None, None, None, False
+        total = sum(_int(s.get("bytes_processed")) or 0 for s in sides)
+        return (total / 1e9 or None, sum(_int(s.get("corrected")) or 0 for s in sides),
+                sum(_int(s.get("uncorrected")) or 0 for s in sides), False)
+    if kind == "assessment":
+        res = _dict(res.get("tape"))
+    corrected, uncorrected = _deltas(res.get("log_deltas"))
+    if kind == "media-scan":
+        read = _dict(res.get("read"))
+        moved = _int(read.get("bytes")) or 0
+        return moved / 1e9 or None, corrected, uncorrected, bool(res.get("slow_zones"))
+    moved = sum(_int(p.get("bytes")) or 0 for p in res.get("phases") or [] if isinstance(p, dict))
+    return moved / 1e9 or None, corrected, uncorrected, False
+
+
+def visit(run: "Run", keys: RunKeys) -> Visit:
+    """A stored run as a visit. It erred when the drive counted an uncorrected error, more corrected
+    errors per GB than the media scan's threshold, or a scan found slow zones or stopped on an error."""
+    res = run.results if isinstance(run.results, dict) else {}
+    gb, corrected, uncorrected, slow = _figures(run.kind, res)
+    per_gb = corrected / gb if corrected is not None and gb else None
+    stopped = run.kind == "media-scan" and res.get("end_reason") == "error"
+    erred = bool(uncorrected) or (per_gb is not None and per_gb > CORRECTED_PER_GB_MONITOR) or slow or stopped
+    return Visit(run.id, run.kind, run.started_at, keys.drive_serial, keys.barcode, keys.mam_serial, gb, corrected,
+                 uncorrected, slow, erred)
+
+
+def _rules() -> dict[str, Any]:
+    from app.health_rules import document
+
+    return dict(document()["history"])
+
+
+@dataclass(frozen=True)
+class MediaHistory:
+    """A run's cartridge and drive across their visits, and what the visits point at."""
+
+    keys: RunKeys
+    current: Visit | None
+    cartridge_visits: tuple[Visit, ...]  # earlier visits of this cartridge (any drive), oldest first
+    drive_visits: tuple[Visit, ...]  # earlier visits to this drive (other cartridges), oldest first
+    points_at: str  # "cartridge", "drive", "drive and cartridge" or "" (nothing to say)
+    why: str
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["trend"] = [{"run_id": v.run_id, "corrected_per_gb": v.corrected_per_gb} for v in self.trend]
+        out["lines"] = self.lines()
+        return out
+
+    @property
+    def trend(self) -> tuple[Visit, ...]:
+        """The cartridge's visits that counted corrected errors, this run last."""
+        visits = self.cartridge_visits + ((self.current,) if self.current is not None else ())
+        return tuple(v for v in visits if v.corrected_per_gb is not None)
+
+    def lines(self) -> list[str]:
+        """What a technician reads: this cartridge's visits, this drive's, the trend, what it points at."""
+        out = []
+        name = self.keys.barcode or self.keys.mam_serial
+        if name:
+            out.append(f"this cartridge ({_cartridge_name(self.keys)}): {_summary(self.cartridge_visits, 'drive')}")
+        if self.keys.drive_serial:
+            out.append(f"this drive ({self.keys.drive_serial}): {_summary(self.drive_visits, 'cartridge')}")
+        if len(self.trend) >= 2:
+            steps = " -> ".join(f"{v.corrected_per_gb:,.1f} (run {v.run_id})" for v in self.trend)
+            out.append(f"corrected errors per GB on this cartridge, visit by visit: {steps}")
+        if self.points_at:
+            out.append(f"points at the {self.points_at}: {self.why}")
+        return out
+
+
+def _cartridge_name(keys: RunKeys) -> str:
+    if keys.barcode and keys.mam_serial:
+        return f"{keys.barcode}, MAM serial {keys.mam_serial}"
+    return keys.barcode or keys.mam_serial or "?"
+
+
+def _summary(visits: tuple[Visit, ...], other: str) -> str:
+    """'2 earlier visits (2 scans), both clean, in drive HU01' / '3 earlier visits ..., 1 with errors (run 7)'."""
+    if not visits:
+        return "no earlier visit in this history"
+    kinds: dict[str, int] = {}
+    for v in visits:
+        kinds[v.kind] = kinds.get(v.kind, 0) + 1
+    what = ", ".join(plural(n, VISIT_KINDS.get(k, k)) for k, n in kinds.items())
+    erred = [v for v in visits if v.erred]
+    n = len(visits)
+    state = (("clean" if n == 1 else "both clean" if n == 2 else "all clean") if not erred
+             else f"{len(erred)} with errors (run{'s' if len(erred) > 1 else ''} {', '.join(str(v.run_id) for v in erred)})")
+    where = sorted({(v.drive_serial if other == "drive" else v.barcode or v.mam_serial) or "?" for v in visits})
+    label = other if len(where) == 1 else f"{other}s"
+    return f"{plural(n, 'earlier visit')} ({what}), {state}, {'in' if other == 'drive' else 'with'} {label} {', '.join(where)}"
+
+
+def _attribution(current: Visit | None, cartridge: tuple[Visit, ...], drive: tuple[Visit, ...]) -> tuple[str, str]:
+    """Which part the visits point at: the cartridge when it erred in enough different drives, the drive
+    when it erred on enough different cartridges (counts from the rules file), this run included."""
+    rules = _rules()
+    here = (current,) if current is not None and current.erred else ()
+    media_drives = sorted({v.drive_serial for v in cartridge + here if v.erred and v.drive_serial})
+    drive_carts = sorted({c for v in drive + here if v.erred and (c := v.cartridge)})
+    media = len(media_drives) >= rules["cartridge_erred_in_drives"]
+    worn_drive = len(drive_carts) >= rules["drive_erred_on_cartridges"]
+    reasons = []
+    if media:
+        reasons.append(f"the cartridge erred in {len(media_drives)} different drives ({', '.join(media_drives)})")
+    if worn_drive:
+        reasons.append(f"the drive erred on {len(drive_carts)} different cartridges ({', '.join(drive_carts)})")
+    who = "drive and cartridge" if media and worn_drive else "cartridge" if media else "drive" if worn_drive else ""
+    return who, "; ".join(reasons)
+
+
+def media_history(history: "History", run_id: int) -> MediaHistory:
+    """Run ``run_id``'s cartridge and drive across the runs recorded before it."""
+    keys = history.keys(run_id)
+    run = history.get_run(run_id, samples=False)
+    current = visit(run, keys) if run.kind in VISIT_KINDS else None
+    earlier = [visit(r, k) for r, k in history.keyed_runs(keys, before=run_id) if r.kind in VISIT_KINDS]
+    cart = keys.mam_serial or keys.barcode
+    cartridge = tuple(v for v in earlier if cart and v.cartridge == cart)
+    drive = tuple(v for v in earlier if keys.drive_serial and v.drive_serial == keys.drive_serial and v.cartridge != cart)
+    who, why = _attribution(current, cartridge, drive)
+    return MediaHistory(keys, current, cartridge, drive, who, why)
+
+
+def for_run(run_id: int, history: "History | None" = None) -> MediaHistory | None:
+    """``media_history`` of a run just recorded, from the default history unless one is given; None when
+    the history cannot be read (the run's own result is printed all the same)."""
+    from app.history import History, HistoryError
+
+    try:
+        if history is not None:
+            return media_history(history, run_id)
+        with History.open() as hist:
+            return media_history(hist, run_id)
+    except (HistoryError, InvalidParameter):
+        return None
+
+
+TITLE = "History of this drive and cartridge"
+
+
+def text(found: MediaHistory | None) -> str:
+    """The block the CLI prints after a run's result (``info``, ``scan``, ``assess``, ``tape-perf``)."""
+    lines = found.lines() if found is not None else []
+    return "\n".join([TITLE] + [f"  {line}" for line in lines]) + "\n" if lines else ""
+
+
+def lines_from_dict(data: Any) -> list[str]:
+    """The lines of a ``MediaHistory.to_dict()`` (what the GUI's worker hands back)."""
+    lines = data.get("lines") if isinstance(data, dict) else None
+    return [str(line) for line in lines] if isinstance(lines, list) else []
