@@ -48,6 +48,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from app.claims import claimed
     from app.cli import main
     from app.library import Changer
     from app.library_run import LibraryRunError, load, misplaced, put_back
@@ -61,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
                                hint="e.g. tapediag library-run LIB --barcode BC --run tape-perf --size 4G")
     # With --json the test's JSON is stdout; the cycle's steps then go to stderr.
     steps = sys.stderr if "--json" in test else sys.stdout
-    with Changer.open(args.device) as changer:
+    with Changer.open(args.device) as changer, claimed(changer, "library-run"):
         loaded, before = load(changer, args.barcode, args.drive)
         print(f"loaded {loaded.barcode} from {loaded.slot} into {loaded.drive} ({loaded.device})", file=steps,
               flush=True)

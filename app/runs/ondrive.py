@@ -17,10 +17,14 @@ class DriveTest(Protocol):
 
 def record_on_drive(device: str, kind: str, params: dict[str, Any], make_test: Callable[[Any], DriveTest], *,
                     cancel: CancelToken, sink: EventSink = discard) -> tuple[int, Any]:
-    """Open ``device``, run ``make_test(drive)`` recorded as ``kind`` with ``params``; (run id, result)."""
+    """Open ``device``, run ``make_test(drive)`` recorded as ``kind`` with ``params``; (run id, result).
+
+    The drive is claimed for the run (``app.claims``): a second test on it, from this process or
+    another, is refused before anything is recorded or sent."""
+    from app.claims import claimed
     from app.drive import TapeDrive
     from app.history import run_recorded
 
-    with TapeDrive.open(device) as drive:
+    with TapeDrive.open(device) as drive, claimed(drive, kind):
         test = make_test(drive)
         return run_recorded(kind, device, params, lambda s: test.run(s, cancel), sink=sink)
