@@ -172,8 +172,10 @@ def matched(inv: "Inventory", tape_drives: list[DeviceEntry]) -> DriveMatch:
     for tape in tape_drives:  # the listed virtual drives are never probed (reachable None): never opened here
         if not tape.is_tape or not (tape.reachable or tape.busy):
             continue
-        serial, in_use = _serial_or_busy(tape.device) if tape.reachable else (None, True)
-        serial = serial or (tape.serial if in_use else None)  # the kernel's copy (sysfs), read without opening
+        # The serial known without opening the drive (the kernel's copy in sysfs, the virtual library's own
+        # drives) is enough; else the drive is asked (VPD 80h), unless it is busy.
+        serial, in_use = (tape.serial, tape.busy) if tape.serial else \
+            _serial_or_busy(tape.device) if tape.reachable else (None, True)
         if in_use:
             busy.add(tape.device)
         if serial:
@@ -214,12 +216,16 @@ def library_own_drives(device: str) -> list[DeviceEntry]:
         if device_kind(device) != "library":
             return []
         from native.virtual.library import VirtualLibrary
+        from native.virtual.library import drive_serial as own_serial
 
         lib = VirtualLibrary(device)
     except TapediagError:
         return []
+    # Their serials are the library's to say: matched without opening a drive (an empty one's placeholder
+    # cartridge would be a file written by a mere listing).
     return [DeviceEntry(lib.drive_device(i), "virtual", f"drive {i} of the virtual library",
-                        vendor="HPE", product=f"Ultrium {lib.opts.lto}", reachable=True, is_tape=True)
+                        vendor="HPE", product=f"Ultrium {lib.opts.lto}", reachable=True, is_tape=True,
+                        serial=own_serial(i))
             for i in range(lib.opts.drives)]
 
 

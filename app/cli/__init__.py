@@ -127,7 +127,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not getattr(args, "func", None):
             parser.print_help()
             return EXIT_USAGE
-        if getattr(args, "read_only", False):
+        # Anywhere on the line: after the command, after its options, and after library-run's --run,
+        # whose words go to the test it runs (they once lost it: a MOVE MEDIUM went out).
+        if getattr(args, "read_only", False) or "--read-only" in args_in:
             from app.drive import set_read_only_session
 
             set_read_only_session(True)

@@ -11,6 +11,10 @@ from typing import Any, Callable, Protocol
 from app.events import CancelToken, EventSink, discard
 
 
+#: The command that records a kind, as a refused second run names the first (``app.claims``).
+_COMMAND = {"assessment": "assess", "media-scan": "scan"}
+
+
 class DriveTest(Protocol):
     def run(self, sink: EventSink, cancel: CancelToken) -> Any: ...
 
@@ -25,6 +29,6 @@ def record_on_drive(device: str, kind: str, params: dict[str, Any], make_test: C
     from app.drive import TapeDrive
     from app.history import run_recorded
 
-    with TapeDrive.open(device) as drive, claimed(drive, kind):
+    with TapeDrive.open(device) as drive, claimed(drive, _COMMAND.get(kind, kind)):
         test = make_test(drive)
         return run_recorded(kind, device, params, lambda s: test.run(s, cancel), sink=sink)

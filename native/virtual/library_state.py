@@ -62,11 +62,12 @@ class StateFile:
             text = self.path.read_text(encoding="utf-8")
         except FileNotFoundError:
             return None
-        except (OSError, UnicodeDecodeError) as err:
+        except UnicodeDecodeError:
+            raise self._damaged("not UTF-8 text") from None
+        except OSError as err:
             if self.path.is_dir():
                 raise self._foreign("a directory") from None
-            reason = err.strerror if isinstance(err, OSError) and err.strerror else "not text"
-            raise InvalidParameter(f"cannot read the virtual library's {self.path}: {reason}") from None
+            raise InvalidParameter(f"cannot read the virtual library's {self.path}: {err.strerror or err}") from None
         try:
             raw = json.loads(text)
         except ValueError as err:
