@@ -9,6 +9,7 @@ import os
 import tempfile
 from pathlib import Path
 
+from app.output import check_target
 from native.errors import InvalidParameter
 
 
@@ -23,6 +24,7 @@ def check_report_path(output: Path) -> None:
         raise InvalidParameter(f"the report is a PDF: name it {output.with_suffix('.pdf').name}")
     if output.is_dir():
         raise InvalidParameter(f"cannot write the report to {output}: it is a directory")
+    check_target(output, "the report")  # a regular file or nothing: never a node, a pipe or a link
     parent = output.absolute().parent
     while not parent.exists() and parent != parent.parent:
         parent = parent.parent
