@@ -149,6 +149,8 @@ def export_csv(run_id: int, path: Path) -> Path:
 
 def run_headline(run: Run) -> str:
     """One line for the run list: the run kind's headline (``app.runs``), as the CLI's history shows it."""
+    if run.damaged:
+        return f"record damaged: {run.damaged}"
     return headline(run.kind, run.status, run.results, run.error) or (run.error or "")
 
 

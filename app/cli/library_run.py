@@ -65,7 +65,7 @@ def _check_test_words(test: list[str]) -> None:
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             for sub in action.choices.values():
-                sub.error = refuse  # type: ignore[method-assign]
+                sub.error = refuse
     parsed = parser.parse_args(words)
     devices = getattr(parsed, "device", None)
     extra = devices[1:] if isinstance(devices, list) else []
