@@ -65,7 +65,8 @@ class LibraryEntry:
     def to_dict(self) -> dict[str, Any]:
         """As a ``DeviceEntry`` (``is_tape`` false) plus ``is_changer`` and its drives, so one JSON list holds both."""
         d = asdict(self)
-        d.update(is_tape=False, is_changer=True, device_type=PERIPHERAL_CHANGER, revision=None, alternative=None)
+        d.update(is_tape=False, is_changer=True, device_type=PERIPHERAL_CHANGER, revision=None, alternative=None,
+                 busy=False, serial=None)
         return d
 
 

@@ -24,12 +24,12 @@ def check_report_path(output: Path) -> None:
         raise InvalidParameter(f"the report is a PDF: name it {output.with_suffix('.pdf').name}")
     if output.is_dir():
         raise InvalidParameter(f"cannot write the report to {output}: it is a directory")
-    check_target(output, "the report")  # a regular file or nothing: never a node, a pipe or a link
     parent = output.absolute().parent
     while not parent.exists() and parent != parent.parent:
         parent = parent.parent
     if not parent.is_dir():
         raise InvalidParameter(f"cannot write the report to {output}: {parent} is not a directory")
+    check_target(output, "the report")  # a regular file or nothing: never a node, a pipe or a link
     if output.exists() and not os.access(output, os.W_OK):
         raise InvalidParameter(f"cannot write the report to {output}: permission denied")
     try:  # only trying tells (root ignores permissions; /proc, read-only mounts): a hidden probe, removed at once
