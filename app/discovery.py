@@ -29,6 +29,7 @@ VIRTUAL_GENERATIONS = (5, 6, 7, 8, 9, 10)
 ISCSI_PROBE_TIMEOUT = 3  # seconds for connect + login of a remembered target
 
 _NST = re.compile(r"^nst(\d+)$")
+BUSY_NOTE = "in use by another program"
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,8 @@ class DeviceEntry:
     # tape command to it (app.drive's gate); the list says so rather than offering it as a drive.
     is_tape: bool | None = None
     device_type: int | None = None  # INQUIRY peripheral type when probed (8: a medium changer, see app.library_discovery)
+    busy: bool = False  # another program has it open (EBUSY): probably the backup application, at work
+    serial: str | None = None  # the unit serial number the kernel read (sysfs vpd_pg80), without opening the drive
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -60,6 +63,17 @@ def _read_attr(directory: Path, name: str) -> str | None:
     try:
         return (directory / name).read_text(errors="replace").strip() or None
     except OSError:
+        return None
+
+
+def _sysfs_serial(scsi_dev: Path) -> str | None:
+    """The unit serial number the kernel read when it found the device (``vpd_pg80``): a drive's
+    identity even while another program has it open (the library matches its drives by it)."""
+    from native.scsi.inquiry import UnitSerialNumber
+
+    try:
+        return UnitSerialNumber.parse((scsi_dev / "vpd_pg80").read_bytes()).serial.strip() or None
+    except (OSError, TapediagError):
         return None
 
 
@@ -77,7 +91,7 @@ def _probe_node(node: Path) -> tuple[bool, str]:
         if err.errno in (errno.EACCES, errno.EPERM):
             return False, "permission denied: run as root or join the 'tape' group"
         if err.errno == errno.EBUSY:
-            return False, "in use by another program"
+            return False, BUSY_NOTE
         if err.errno == errno.ENOENT:
             return False, f"{node} is missing (udev has not created it)"
         return False, err.strerror or str(err)
@@ -129,7 +143,7 @@ def linux_tape_drives(sysfs_root: Path = Path("/sys"), dev_root: Path = Path("/d
             description=f"{label} (SCSI {scsi_dev.name})",
             vendor=vendor, product=product, revision=revision, is_tape=True,  # st binds only to type 01h
             alternative=alternative,
-            reachable=reachable, note=note,
+            reachable=reachable, note=note, busy=note == BUSY_NOTE, serial=_sysfs_serial(scsi_dev),
         ))
     return entries
 

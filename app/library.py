@@ -49,6 +49,7 @@ from native.scsi.smc import (
 )
 from native.errors import (
     CheckCondition,
+    DeviceBusy,
     DeviceError,
     IllegalRequest,
     InvalidParameter,
@@ -56,6 +57,7 @@ from native.errors import (
     ParseError,
     SafetyRefusal,
     ScsiStatusError,
+    TapediagError,
     UnitAttention,
     check_condition_class,
 )
@@ -110,9 +112,13 @@ def release_drive(device: str, name: str, *, allow_removal: bool = False) -> Dri
     TEST UNIT READY decides: GOOD, a tape is threaded and is unloaded; NOT READY with no
     medium (3A/xx) or "initializing command required" (04/02), the tape is already out of
     the drive's path; busy (``_BUSY``) or any other answer, refused with the drive's sense.
+    A drive another program has open (the backup application: EBUSY) or another tapediag has
+    claimed is refused as busy, never with advice to force the move: it is at work.
     """
+    from app.claims import DeviceInUse, claimed
+
     try:
-        with TapeDrive.open(device) as drive:
+        with TapeDrive.open(device) as drive, claimed(drive, f"library --move (unloading {name})"):
             drive.require_tape()
             ready = _threaded(drive, name, device)
             if allow_removal:
@@ -121,6 +127,8 @@ def release_drive(device: str, name: str, *, allow_removal: bool = False) -> Dri
                 drive.unload()
     except DriveNotSafe:
         raise
+    except (DeviceBusy, DeviceInUse) as err:
+        raise _busy(name, device, err) from None
     except IllegalRequest as err:  # a real drive refuses UNLOAD while PREVENT MEDIUM REMOVAL is set
         if _is_prevented(err):
             raise _prevented(name, allow_removal) from None
@@ -130,6 +138,12 @@ def release_drive(device: str, name: str, *, allow_removal: bool = False) -> Dri
         raise DriveNotSafe(f"{name} ({device}) could not be checked and unloaded: {err}; the cartridge is still "
                            f"in {name}") from None
     return DriveRelease(device, ready, allow_removal)
+
+
+def _busy(name: str, device: str, err: TapediagError) -> DriveNotSafe:
+    """A drive at work for another program: named busy, the cartridge left where it is, no way around it offered."""
+    return DriveNotSafe(f"{name} ({device}) is busy: {err.message}; the cartridge is still in {name}, nothing moved",
+                        hint="wait until that job has ended; a cartridge is never pulled from a drive in use")
 
 
 def _is_prevented(err: CheckCondition) -> bool:
@@ -344,19 +358,7 @@ class Changer:
         src, dst = check_move(inv, source, destination)
         release = None
         if src.type is ElementType.DATA_TRANSFER and (unload or allow_removal):
-            from app.library_discovery import drive_devices
-
-            name = inv.name(src)
-            device = drive_devices(inv, {src.address}).get(src.address)
-            if device is None:
-                ident = f"its identifier {src.identifier.strip()!r}" if src.identifier.strip() else \
-                    "the library reports no identifier for it"
-                raise DriveNotSafe(f"{name} (address {src.address}): no listed tape drive matches {ident}, so it "
-                                   f"cannot be checked and unloaded; the cartridge is still in {name}",
-                                   overridable=True,
-                                   hint="add the drive ('tapediag devices --add-iscsi URL'), or unload it "
-                                        "yourself and use --no-unload")
-            release = release_drive(device, name, allow_removal=allow_removal)
+            release = release_drive(_drive_of(inv, src), inv.name(src), allow_removal=allow_removal)
         mail_slot = next((e for e in (src, dst) if e.type is ElementType.IMPORT_EXPORT), None)
         locked = self._lock() if mail_slot is not None else None
         try:
@@ -401,6 +403,33 @@ class Changer:
         start = time.monotonic()
         self._command(move_medium(robot, src.address, dst.address), timeout=MOVE_TIMEOUT)
         return time.monotonic() - start
+
+
+def _drive_of(inv: Inventory, src: Element) -> str:
+    """The tape drive behind drive element ``src``, to check and unload it through; refused when it cannot be
+    named. ``--no-unload`` is offered only when no listed drive is at work for another program: a busy drive
+    that could not be identified may be this one, and pulling a tape from under a backup is the harm to avoid."""
+    from app.library_discovery import drive_matches
+
+    name = inv.name(src)
+    found = drive_matches(inv, {src.address})
+    device = next((d.device for d in found.drives if d.device), None)
+    if device is not None:
+        return device
+    ident = f"its identifier {src.identifier.strip()!r}" if src.identifier.strip() else \
+        "the library reports no identifier for it"
+    if found.unidentified:
+        busy = ", ".join(found.unidentified)
+        raise DriveNotSafe(f"{name} (address {src.address}): no listed tape drive matches {ident}, and {busy} "
+                           f"{'is' if len(found.unidentified) == 1 else 'are'} busy (in use by another program) and "
+                           f"could not be identified, so {name} may be at work; the cartridge is still in {name}, "
+                           "nothing moved",
+                           hint="wait until that program's job has ended, then move it")
+    raise DriveNotSafe(f"{name} (address {src.address}): no listed tape drive matches {ident}, so it "
+                       f"cannot be checked and unloaded; the cartridge is still in {name}",
+                       overridable=True,
+                       hint="add the drive ('tapediag devices --add-iscsi URL'), or unload it "
+                            "yourself and use --no-unload")
 
 
 def check_move(inv: Inventory, source: str, destination: str) -> tuple[Element, Element]:

@@ -11,6 +11,13 @@ ends with it as a separate word (the T10 vendor-ID form, vendor + product + seri
 most libraries and tgt use). A drive element whose identifier names no listed drive, or
 more than one, stays unmatched: the list never guesses which drive is which.
 
+A tape drive another program has open (the st driver refuses a second open, EBUSY; a
+virtual drive's cartridge is locked) is probably the backup application's, at work. It is
+not skipped: its serial is the kernel's copy (``DeviceEntry.serial``, sysfs ``vpd_pg80``, read
+without opening the drive) when the kernel offers it, and the drive is matched and marked busy; when its serial cannot be read at all
+it is named as a busy drive that may be any unmatched element (``DriveMatch.unidentified``),
+so no advice can suggest moving a cartridge out of it on the guess that it is idle.
+
 Probing sends INQUIRY and READ ELEMENT STATUS only: nothing moves.
 """
 from __future__ import annotations
@@ -22,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from app.discovery import DeviceEntry, _read_attr
-from native.errors import TapediagError
+from native.errors import DeviceBusy, TapediagError
 
 if TYPE_CHECKING:
     from app.library import Inventory
@@ -41,6 +48,7 @@ class LibraryDrive:
     identifier: str  # as READ ELEMENT STATUS reported it ("" when the library gives none)
     device: str | None = None  # the matched tape drive's device string
     serial: str | None = None
+    busy: bool = False  # the matched tape drive is open in another program (a backup application, at work)
 
 
 @dataclass(frozen=True)
@@ -57,7 +65,8 @@ class LibraryEntry:
     def to_dict(self) -> dict[str, Any]:
         """As a ``DeviceEntry`` (``is_tape`` false) plus ``is_changer`` and its drives, so one JSON list holds both."""
         d = asdict(self)
-        d.update(is_tape=False, is_changer=True, device_type=PERIPHERAL_CHANGER, revision=None, alternative=None)
+        d.update(is_tape=False, is_changer=True, device_type=PERIPHERAL_CHANGER, revision=None, alternative=None,
+                 busy=False, serial=None)
         return d
 
 
@@ -116,6 +125,11 @@ def match_drive(identifier: str, serials: dict[str, str]) -> str | None:
 
 def drive_serial(device: str) -> str | None:
     """A tape drive's serial number (INQUIRY VPD 80h), or None when it cannot be read."""
+    return _serial_or_busy(device)[0]
+
+
+def _serial_or_busy(device: str) -> tuple[str | None, bool]:
+    """(serial, busy): the serial from INQUIRY VPD 80h; busy when another program has the drive open."""
     from app.targets import chap_secret_for
     from native import open_transport
     from native.scsi.cdb import inquiry
@@ -127,27 +141,63 @@ def drive_serial(device: str) -> str | None:
             result = transport.execute(inquiry(255, evpd=True, page=0x80), data_in=255, timeout=10)
         finally:
             transport.close()
-        return UnitSerialNumber.parse(bytes(result.data)).serial if result.good else None
+        return (UnitSerialNumber.parse(bytes(result.data)).serial if result.good else None), False
+    except DeviceBusy:
+        return None, True
     except TapediagError:
-        return None
+        return None, False
+
+
+@dataclass(frozen=True)
+class DriveMatch:
+    """A library's drive elements matched to the listed tape drives (``match_drives``)."""
+
+    drives: tuple[LibraryDrive, ...]
+    #: Listed tape drives in use by another program whose serial could not be read: any unmatched
+    #: drive element may be one of them.
+    unidentified: tuple[str, ...] = ()
 
 
 def match_drives(inv: "Inventory", tape_drives: list[DeviceEntry]) -> tuple[LibraryDrive, ...]:
     """The library's drive elements, each with the listed tape drive whose serial its identifier names."""
+    return matched(inv, tape_drives).drives
+
+
+def matched(inv: "Inventory", tape_drives: list[DeviceEntry]) -> DriveMatch:
+    """``match_drives`` with the busy drives it could not identify."""
     from native.scsi.smc import ElementType
 
     serials: dict[str, str] = {}
+    busy: set[str] = set()
+    unidentified: list[str] = []
     for tape in tape_drives:  # the listed virtual drives are never probed (reachable None): never opened here
-        if tape.reachable and tape.is_tape:
-            serial = drive_serial(tape.device)
-            if serial:
-                serials[tape.device] = serial
+        if not tape.is_tape or not (tape.reachable or tape.busy):
+            continue
+        # The serial known without opening the drive (the kernel's copy in sysfs, the virtual library's own
+        # drives) is enough; else the drive is asked (VPD 80h), unless it is busy.
+        serial, in_use = (tape.serial, tape.busy) if tape.serial else \
+            _serial_or_busy(tape.device) if tape.reachable else (None, True)
+        if in_use:
+            busy.add(tape.device)
+        if serial:
+            serials[tape.device] = serial
+        elif in_use:
+            unidentified.append(tape.device)
     drives = []
     for element in inv.of(ElementType.DATA_TRANSFER):
         device = match_drive(element.identifier, serials)
         drives.append(LibraryDrive(inv.name(element), element.address, element.identifier, device,
-                                   serials.get(device) if device else None))
-    return tuple(drives)
+                                   serials.get(device) if device else None, busy=device in busy))
+    return DriveMatch(tuple(drives), tuple(unidentified))
+
+
+def drive_matches(inv: "Inventory", addresses: set[int] | None = None) -> DriveMatch:
+    """The library's drive elements matched among every listed drive (``app.discovery.discover``) and the
+    library's own; ``addresses``: only those elements."""
+    from app.discovery import discover
+
+    found = matched(inv, discover() + library_own_drives(inv.device))
+    return DriveMatch(tuple(d for d in found.drives if addresses is None or d.address in addresses), found.unidentified)
 
 
 def drive_devices(inv: "Inventory", addresses: set[int] | None = None) -> dict[int, str]:
@@ -155,10 +205,7 @@ def drive_devices(inv: "Inventory", addresses: set[int] | None = None) -> dict[i
     can name among every listed drive (``app.discovery.discover``); the others are absent, never guessed.
 
     The one place a move out of a drive (``app.library.Changer.move``, the exerciser) finds its drive."""
-    from app.discovery import discover
-
-    return {d.address: d.device for d in match_drives(inv, discover() + library_own_drives(inv.device))
-            if d.device and (addresses is None or d.address in addresses)}
+    return {d.address: d.device for d in drive_matches(inv, addresses).drives if d.device}
 
 
 def library_own_drives(device: str) -> list[DeviceEntry]:
@@ -170,12 +217,16 @@ def library_own_drives(device: str) -> list[DeviceEntry]:
         if device_kind(device) != "library":
             return []
         from native.virtual.library import VirtualLibrary
+        from native.virtual.library import drive_serial as own_serial
 
         lib = VirtualLibrary(device)
     except TapediagError:
         return []
+    # Their serials are the library's to say: matched without opening a drive (an empty one's placeholder
+    # cartridge would be a file written by a mere listing).
     return [DeviceEntry(lib.drive_device(i), "virtual", f"drive {i} of the virtual library",
-                        vendor="HPE", product=f"Ultrium {lib.opts.lto}", reachable=True, is_tape=True)
+                        vendor="HPE", product=f"Ultrium {lib.opts.lto}", reachable=True, is_tape=True,
+                        serial=own_serial(i))
             for i in range(lib.opts.drives)]
 
 
@@ -217,5 +268,5 @@ def discover_libraries(tape_drives: list[DeviceEntry], *, sysfs_root: Path = Pat
     return entries + [virtual_library()]
 
 
-__all__ = ["LibraryDrive", "LibraryEntry", "discover_libraries", "drive_devices", "library_own_drives", "linux_changers", "match_drive", "match_drives",
-           "probe_library"]
+__all__ = ["DriveMatch", "LibraryDrive", "LibraryEntry", "discover_libraries", "drive_devices", "drive_matches",
+           "library_own_drives", "linux_changers", "match_drive", "match_drives", "matched", "probe_library"]

@@ -31,7 +31,7 @@ from typing import Any
 import app
 from app.drive import NOT_SUPPORTED, TapeDrive, is_not_supported
 from app.info import DriveInfo, gather
-from app.paths import create_beside
+from app.output import check_target, replacing
 from native.scsi import cdb as C
 from native.errors import CheckCondition, InvalidParameter, TapediagError, TransportError
 from native.transport import DEFAULT_TIMEOUT, GOOD, Buffer, CommandResult, TransferLimit, Transport, WritableBuffer, make_data_in
@@ -267,9 +267,11 @@ def _zip_bytes(ticket: Ticket) -> bytes:
 
 
 def check_output(path: Path) -> None:
-    """Refuse an output path that cannot take the zip before the drive is even opened (exit 2)."""
-    if path.is_dir():
+    """Refuse an output path that cannot take the zip before the drive is even opened (exit 2): anything
+    but a regular file or nothing (``app.output``)."""
+    if path.is_dir() and not path.is_symlink():
         raise InvalidParameter(f"{path} is a directory: give a file name such as ticket.zip")
+    check_target(path, "the ticket")
     parent = path.parent if str(path.parent) else Path(".")
     if not parent.is_dir():
         raise InvalidParameter(f"cannot write the ticket to {path}: the directory {parent} does not exist")
@@ -279,22 +281,17 @@ def write(ticket: Ticket, path: Path) -> Path:
     """Write the zip beside ``path`` and rename it over ``path`` once complete and checked."""
     check_output(path)
     data = _zip_bytes(ticket)
-    try:
-        fd, tmp = create_beside(path)
-    except OSError as err:
-        raise TapediagError(f"cannot write the ticket to {path}: {err.strerror or err}") from err
-    try:
-        with os.fdopen(fd, "w+b") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-            out.seek(0)
-            with zipfile.ZipFile(out) as check:
-                if check.testzip() is not None:
-                    raise OSError("the written zip does not read back")
-        os.replace(tmp, path)
-    except OSError as err:
-        tmp.unlink(missing_ok=True)
-        raise TapediagError(f"cannot write the ticket to {path}: {err.strerror or err}; nothing was replaced") from err
+    with replacing(path, "the ticket") as out:
+        out.stream.write(data)
+        out.stream.flush()
+        out.stream.seek(0)
+        try:
+            with zipfile.ZipFile(out.stream) as check:
+                bad = check.testzip()
+        except (OSError, zipfile.BadZipFile) as err:
+            raise TapediagError(f"cannot write the ticket to {path}: the written zip does not read back ({err}); "
+                                "nothing was replaced") from err
+        if bad is not None:
+            raise TapediagError(f"cannot write the ticket to {path}: {bad} does not read back; nothing was replaced")
     ticket.path = path
     return path

@@ -146,6 +146,8 @@ def main() -> None:
     cart_mb = (count * io >> 20) + 128
     with tempfile.TemporaryDirectory() as tmp, ExitStack() as stack:
         os.environ.setdefault("TAPEDIAG_DATA_DIR", str(Path(tmp) / "data"))
+        os.environ.setdefault("TAPEDIAG_LOCK_DIR", str(Path(tmp) / "claims"))  # every tgtd serves one WWN: 
+        # a machine-wide claim would refuse another engineer's run on their own tgtd
         if args.separate:
             urls = [stack.enter_context(TgtTarget(Path(tmp) / f"t{k}", size_mb=cart_mb, large_segments=True)).url
                     for k in range(args.drives)]

@@ -262,6 +262,8 @@ def main() -> None:
         raise SystemExit("--size must be at least 1M and --fixed-block divide 256K")
     with tempfile.TemporaryDirectory(prefix="tapediag-bench-") as tmp:
         os.environ.setdefault("TAPEDIAG_DATA_DIR", str(Path(tmp) / "data"))  # the engine's history records go here
+        os.environ.setdefault("TAPEDIAG_LOCK_DIR", str(Path(tmp) / "claims"))  # every tgtd serves one WWN: 
+        # a machine-wide claim would refuse another engineer's run on their own tgtd
         with TgtTarget(Path(tmp) / "tgt", size_mb=(size >> 20) + 128, large_segments=True) as target:
             load = os.getloadavg()
             if not args.callgrind_only:

@@ -19,7 +19,8 @@ user-facing code prints ``str(error)`` and never a traceback.
         ├── TransportUnavailable   the library a transport needs is missing
         ├── TransportError         below SCSI: the command did not complete
         │   ├── CommandTimeout
-        │   └── ConnectionLost
+        │   ├── ConnectionLost
+        │   └── DeviceBusy         another program has the device open
         ├── ScsiStatusError        a SCSI status other than GOOD / CHECK CONDITION
         └── CheckCondition         CHECK CONDITION, with the decoded sense
             ├── NotReady           (sense key 2)
@@ -121,6 +122,12 @@ class CommandTimeout(TransportError):
 
 class ConnectionLost(TransportError):
     """The iSCSI session or the device went away mid-command."""
+
+
+class DeviceBusy(TransportError):
+    """The OS refused to open the device because another program has it open (EBUSY: the st
+    driver lets one program at a time open a tape). That program is probably the backup
+    application: what tapediag advises must never be to take the drive from it."""
 
 
 class ScsiStatusError(DeviceError):

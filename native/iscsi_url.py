@@ -52,6 +52,21 @@ def display_device(device: str) -> str:
     return f"{device[:8]}{user}@{rest}" if user else f"{device[:8]}{rest}"
 
 
+#: An iSCSI device string inside any text, up to its path: what ``scrub`` cleans and ``has_secret`` finds.
+_IN_TEXT = re.compile(r"iscsi://[^\s/]+", re.IGNORECASE)
+
+
+def scrub(text: str) -> str:
+    """``text`` with every iSCSI device string in it shown as ``display_device`` shows it: an error
+    line that quotes a command line (argparse's "unrecognized arguments: ...") never shows a secret."""
+    return _IN_TEXT.sub(lambda m: display_device(m.group(0) + "/")[:-1], text)
+
+
+def has_secret(text: str) -> bool:
+    """Whether ``text`` holds an iSCSI device string with a CHAP secret in it."""
+    return any(display_device(m.group(0) + "/") != m.group(0) + "/" for m in _IN_TEXT.finditer(text))
+
+
 def _check_host(host: str, bad: InvalidParameter) -> None:
     """A host name or address libiscsi and the resolver can take, checked before any lookup.
 

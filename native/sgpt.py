@@ -34,6 +34,7 @@ from typing import Iterator
 from native.errors import (
     CommandTimeout,
     ConnectionLost,
+    DeviceBusy,
     DeviceNotFound,
     DevicePermissionDenied,
     InvalidParameter,
@@ -298,8 +299,8 @@ def _open_error(device: str, err: int) -> Exception:
         return DeviceNotFound(f"no device is attached behind {device} ({reason})", device=device,
                               hint="the drive may be powered off, unplugged or its driver not loaded")
     if err == errno.EBUSY:
-        return TransportError(f"{device} is in use by another program ({reason})", device=device,
-                              hint="close backup software or other tools using the drive")
+        return DeviceBusy(f"{device} is in use by another program ({reason})", device=device,
+                          hint="wait until the backup job or tool using it has ended")
     return TransportError(f"cannot open {device}: {reason}", device=device)
 
 

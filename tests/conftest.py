@@ -16,3 +16,13 @@ def isolated_data_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pyt
     path = tmp_path_factory.mktemp("tapediag-data")
     monkeypatch.setenv("TAPEDIAG_DATA_DIR", str(path))
     return path
+
+
+@pytest.fixture(autouse=True)
+def isolated_claims(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
+    """Every test gets its own directory of device claims (``app.claims``): every tgtd of every run on
+    this machine serves the same WWN for target 1 LUN 1, so a shared directory would make tests of
+    different runs refuse each other."""
+    path = tmp_path_factory.mktemp("tapediag-claims")
+    monkeypatch.setenv("TAPEDIAG_LOCK_DIR", str(path))
+    return path

@@ -80,7 +80,7 @@ CASES = (
     Case("show-bad-run-id", ("show", "abc"), EXIT_USAGE, r"invalid int value: 'abc'"),
     Case("export-unknown-run", ("export", "999", "--csv"), EXIT_USAGE, r"no run 999 in the history"),
     Case("export-unwritable", ("export", "{run}", "--csv", "-o", f"{UNWRITABLE}/x.csv"), EXIT_USAGE,
-         r"cannot write /proc/tapediag/x\.csv"),
+         r"cannot write the export to /proc/tapediag/x\.csv"),  # app.output's words, as the report's
     Case("report-unknown-run", ("report", "999", "-o", "{work}/r.pdf"), EXIT_USAGE, r"no run 999 in the history"),
     Case("report-unwritable", ("report", "{run}", "-o", f"{UNWRITABLE}/r.pdf"), EXIT_USAGE,
          r"cannot write the report to /proc/tapediag/r\.pdf"),

@@ -18,6 +18,7 @@ from app.events import CancelToken, Event, Message
 from app.history import History
 from app.libtest import LibraryTest, LibraryTestParams, Verdict
 from app.library import Changer
+from native.virtual.library import VirtualLibrary
 from tests.helpers.tgt import show_blocks
 from tests.helpers.tgt_library import TgtLibraryFactory
 
@@ -32,8 +33,9 @@ def _state(tmp_path: Path) -> dict:
 
 
 def _fresh(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> dict:
-    assert main(["library", _dev(tmp_path)]) == 0  # makes the library: 5 scratch cartridges and a cleaner
+    assert main(["library", _dev(tmp_path)]) == 0  # a new library: 5 scratch cartridges and a cleaner
     capsys.readouterr()
+    VirtualLibrary(_dev(tmp_path)).save()  # its file, to compare with (a listing writes none)
     return _state(tmp_path)
 
 

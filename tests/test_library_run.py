@@ -143,3 +143,20 @@ def test_virtual_assess_runs_on_the_library_drive_and_is_recorded_against_it(
         runs = hist.list_runs(kind="assessment")
     assert [r.device for r in runs] == [result["device"]]
     assert _where(dev, capsys) == before
+
+
+@pytest.mark.parametrize("test", [["tape-perf", "{other}", "--size", "4M"], ["tape-perf", "--size", "4M", "{other}"],
+                                  ["assess", "{other}", "--size", "4M"]])
+def test_a_device_after_run_is_refused_before_anything_moves(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                             test: list[str]) -> None:
+    """Issue 27 §3: an extra device after --run was quietly tested too, beside the library drive."""
+    dev = _dev(tmp_path)
+    other = f"virtual:lto9?realtime=0&cartridge={tmp_path / 'other.img'}"
+    before = _where(dev, capsys)
+    words = [w.replace("{other}", other) for w in test]
+    assert main(["library-run", dev, "--barcode", "TD0000L9", "--run", *words]) == 2
+    line = _one_error_line(capsys)
+    assert other in line, line
+    if test[0] == "tape-perf" and test[1] == "{other}":
+        assert "is not the drive the cartridge goes into; library-run tests only that drive" in line
+    assert _where(dev, capsys) == before and not (tmp_path / "other.img").exists()

@@ -141,3 +141,60 @@ def test_scan_info_and_ticket_send_no_state_changing_command(tmp_path: Path, mon
     assert 0x08 in sent["scan"] and 0x4D in sent["info"] and 0x4D in sent["ticket"]  # READ; LOG SENSE
     assert (tmp_path / "ticket.zip").stat().st_size > 0
     assert _records(cart) == before
+
+
+def _with_read_only(argv: list[str], where: int | None) -> list[str]:
+    """``argv`` with --read-only inserted at ``where`` (None: at the end)."""
+    return [*argv, "--read-only"] if where is None else [*argv[:where], "--read-only", *argv[where:]]
+
+
+@pytest.mark.tgt
+def test_read_only_in_every_position_of_every_command_sends_nothing_state_changing(
+        tmp_path: Path, tgt_library_factory, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
+    """On the wire (issue 27 §3): tgtd's own log of the commands it queued, on a tape LUN and on a library's
+    changer and drive LUNs, shows no command of ``STATE_CHANGING_OPCODES``, wherever --read-only stands
+    (before the command, right after it, after its device or options, after library-run's --run words)."""
+    from tests.helpers.tgt import TgtTarget
+    from tests.helpers.wire import CommandLog
+
+    lib = tgt_library_factory(drives=2, slots=4, ie=1, barcodes=("TGT001L6", "TGT002L6", "CLN001L1"), size_mb=16)
+    for index in range(2):
+        assert main(["devices", "--add-iscsi", lib.drive_url(index), "--no-probe"]) == 0
+    with TgtTarget(tmp_path / "tape", size_mb=64) as tape:
+        assert main(["tape-perf", tape.url, "--size", "4M", "--direction", "write"]) == 0  # a tape holding data
+        logs = [CommandLog(tape), CommandLog(lib)]
+        marks = [log.mark() for log in logs]
+        run_on = ["--run", "tape-perf", "--size", "4M", "--io-size", "256K", "--block-size", "256K"]
+        commands = [
+            (["tape-perf", tape.url, "--size", "4M", "--force"], (0, 1, 2, None)),
+            (["assess", tape.url, "--size", "4M", "--force"], (0, 1, 2, None)),
+            (["scan", tape.url, "--limit", "1M"], (0, 1, None)),
+            (["info", tape.url], (0, None)),
+            (["ticket", tape.url, "-o", str(tmp_path / "t.zip")], (1, None)),
+            (["library", lib.url, "--move", "slot:1", "drive:0"], (0, 1, 2, None)),
+            (["library", lib.url, "--init"], (0, 2, None)),
+            (["library-test", lib.url, "--moves", "2"], (0, 1, 2, None)),
+            (["library-run", lib.url, "--barcode", "TGT001L6", *run_on], (0, 1, 2, 4, 6, None)),
+            (["library-run", lib.url, "--barcode", "TGT001L6", "--run", "assess", "--size", "4M"], (6, None)),
+        ]
+        codes = []
+        for argv, places in commands:
+            for where in places:
+                line = _with_read_only(argv, where)
+                capsys.readouterr()
+                try:
+                    code = main(line)
+                finally:
+                    set_read_only_session(False)
+                err = capsys.readouterr().err
+                assert "Traceback" not in err and code in (0, 3, 10, 12), (line, code, err)
+                codes.append(code)
+                sent = {op for log, mark in zip(logs, marks) for op in log.since(mark)}
+                assert not sent & set(STATE_CHANGING_OPCODES), \
+                    (line, [STATE_CHANGING_OPCODES[op] for op in sent & set(STATE_CHANGING_OPCODES)])
+        assert codes.count(3) >= 20  # the tests themselves were refused, not quietly skipped
+        # Every library command was refused before the robot was asked anything but INQUIRY (and libiscsi's TUR).
+        assert {op for op in logs[1].since(marks[1])} <= {0x00, 0x12}
+        assert {0x12, 0x08} <= {op for op in logs[0].since(marks[0])}  # the tape was asked and read (the scan)
+    for barcode in ("TGT001L6", "TGT002L6"):  # every cartridge is still in its slot's file, untouched
+        assert lib.slot_file(barcode).exists()

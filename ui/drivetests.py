@@ -60,10 +60,11 @@ class CartridgeCheck:
 
 def probe_scratch(device: str) -> CartridgeCheck:
     """Rewind and read at BOT (no write): would the write step be refused, and why."""
+    from app.claims import claimed
     from app.drive import TapeDrive
     from app.tapeperf import safety
 
-    with TapeDrive.open(device) as drive:
+    with TapeDrive.open(device) as drive, claimed(drive, "assess (checking the cartridge)"):
         state = safety.probe(drive, at_bot=True)
     return CartridgeCheck(safety.decide(state, force=False), state.mam_mb_written)
 

@@ -139,13 +139,18 @@ def delete_runs(ids: list[int]) -> None:
 
 
 def export_csv(run_id: int, path: Path) -> Path:
-    with History.open() as h, open(path, "w", newline="") as out:
-        write_csv(h, run_id, out)
+    """The run's samples as CSV, written as every output file is (``app.output``: a regular file or nothing)."""
+    from app.output import Replacement
+
+    with History.open() as h, Replacement(path, "the export") as out:
+        write_csv(h, run_id, out.text())
     return path
 
 
 def run_headline(run: Run) -> str:
     """One line for the run list: the run kind's headline (``app.runs``), as the CLI's history shows it."""
+    if run.damaged:
+        return f"record damaged: {run.damaged}"
     return headline(run.kind, run.status, run.results, run.error) or (run.error or "")
 
 

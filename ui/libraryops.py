@@ -59,9 +59,12 @@ def read_library(device: str, *, initialize: bool = False) -> LibraryView:
     """``tapediag library DEVICE [--init]``: INITIALIZE ELEMENT STATUS only when asked, then the inventory."""
     from app.library import Changer
 
+    from app.claims import claimed
+
     with Changer.open(device) as changer:
         if initialize:
-            changer.initialize_element_status()
+            with claimed(changer, "library --init"):
+                changer.initialize_element_status()
         return _view(device, changer.inventory(), [])
 
 
@@ -71,8 +74,11 @@ def move(device: str, source: str, destination: str, *, unload: bool = True,
     from app.library import Changer
     from app.library_view import moved_lines
 
+    from app.claims import claimed
+
     with Changer.open(device) as changer:
-        moved: Moved = changer.move(source, destination, unload=unload, allow_removal=allow_removal)
+        with claimed(changer, "library --move"):
+            moved: Moved = changer.move(source, destination, unload=unload, allow_removal=allow_removal)
         inventory = changer.inventory()
     return _view(device, inventory, moved_lines(moved, inventory))
 
@@ -92,11 +98,12 @@ class Exercised:
 
 def run_exerciser(device: str, params: LibraryTestParams, *, sink: EventSink, cancel: CancelToken) -> Exercised:
     """``tapediag library-test``: bad input refused before a run is recorded, then the run in the history."""
+    from app.claims import claimed
     from app.history import run_recorded
     from app.libtest import LibraryTest
     from app.library import Changer
 
-    with Changer.open(device) as changer:
+    with Changer.open(device) as changer, claimed(changer, "library-test"):
         test = LibraryTest(changer, params)
         test.prepare()
         run_id, result = run_recorded("library-test", device, params.to_dict(), lambda s: test.run(s, cancel),

@@ -37,6 +37,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--self-test", action="store_true",
                         help="show the main window, list devices, then exit 0 (packaging smoke test)")
     args = parser.parse_args(argv)
+    from app.claims import set_program
+
+    set_program("the tapediag GUI")  # how a refused second run (app.claims) names a run started here
     app = build_app()
     from PySide6.QtCore import QTimer
 

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app.paths import create_beside
+from app.output import check_target, replacing
 from native.errors import InvalidParameter, TapediagError
 
 if TYPE_CHECKING:
@@ -64,6 +64,7 @@ def render_pdf(report: "Report", path: str | Path) -> int:
     the directories this call created.
     """
     path = Path(path)
+    check_target(path, "the report")  # a regular file or nothing (app.output): before anything is painted
     created = [p for p in reversed(path.absolute().parents) if not p.exists()]
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -108,41 +109,20 @@ def _check_pdf(data: bytes, path: Path, stage: str) -> None:
 
 
 def _write_atomically(data: bytes, path: Path) -> None:
-    """``data`` into a temporary file beside ``path``, synced, verified, renamed over ``path``."""
-    tmp: Path | None = None
-    try:
-        fd, tmp = create_beside(path)
+    """``data`` into a temporary file beside ``path``, synced, verified, renamed over ``path`` (``app.output``)."""
+    with replacing(path, "the report") as out:
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-            os.fsync(fd)
-            if os.fstat(fd).st_size != len(data):
+            out.stream.write(data)
+            out.stream.flush()
+            os.fsync(out.stream.fileno())
+            if os.fstat(out.stream.fileno()).st_size != len(data):
                 raise TapediagError(f"cannot write the report to {path}: the file came out short")
-            os.lseek(fd, max(0, len(data) - 64), os.SEEK_SET)  # not os.pread: Windows has none
-            tail = os.read(fd, 64)
-        finally:
-            os.close(fd)
+            out.stream.seek(max(0, len(data) - 64))
+            tail = out.stream.read(64)
+        except OSError as err:
+            raise TapediagError(f"cannot write the report to {path}: {err.strerror or err}; "
+                                "nothing was replaced") from err
         _check_pdf(data[:8] + tail, path, "writing")
-        os.replace(tmp, path)
-    except OSError as err:
-        if tmp is not None:
-            tmp.unlink(missing_ok=True)
-        raise TapediagError(f"cannot write the report to {path}: {err.strerror or err}; nothing was replaced") from err
-    except BaseException:
-        if tmp is not None:
-            tmp.unlink(missing_ok=True)
-        raise
-    if not hasattr(os, "O_DIRECTORY"):  # Windows: a directory cannot be opened to be synced; NTFS logs the rename
-        return
-    try:  # the rename itself survives a crash only once the directory is synced
-        dir_fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
-    except OSError:
-        pass  # some file systems refuse fsync on a directory; the report is complete either way
 
 
 def _remove(tmp: Path | None, created: list[Path]) -> None:

@@ -36,7 +36,9 @@ class _Parser(argparse.ArgumentParser):
     """argparse with a one-line error: ``tapediag tape-perf: error: ... (see 'tapediag tape-perf --help')``."""
 
     def error(self, message: str) -> "NoReturn":  # type: ignore[name-defined]  # noqa: F821
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+        from native.iscsi_url import scrub  # argparse quotes the command line: never a CHAP secret
+
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {scrub(message)} (see '{self.prog} --help')\n")
 
 
 def _command_in(argv: Sequence[str]) -> str | None:
@@ -112,6 +114,17 @@ def _printable_output() -> None:
             continue
 
 
+def _warn_secret_on_command_line(args: Sequence[str]) -> None:
+    """A CHAP secret in an iSCSI device string works, but every user of the machine reads it in ``ps``
+    for the whole run: said in one line (the secret itself never)."""
+    from native.iscsi_url import has_secret
+
+    if any(has_secret(arg) for arg in args):
+        print("tapediag: warning: the CHAP secret in the iSCSI device string can be read by every user of this "
+              "machine (ps) while tapediag runs; give it with --chap-secret-file FILE, TAPEDIAG_CHAP_SECRET or at "
+              "the prompt instead", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     _printable_output()
     args_in = list(sys.argv[1:] if argv is None else argv)
@@ -120,6 +133,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # a start-up probe should cost about the interpreter's own start-up (issue 13.4).
         print(f"tapediag {__version__}")
         return EXIT_OK
+    _warn_secret_on_command_line(args_in)
     parser = build_parser(args_in)
     try:
         # Inside the try: an option's type= converter may raise InvalidParameter itself.
@@ -127,7 +141,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not getattr(args, "func", None):
             parser.print_help()
             return EXIT_USAGE
-        if getattr(args, "read_only", False):
+        # Anywhere on the line: after the command, after its options, and after library-run's --run,
+        # whose words go to the test it runs (they once lost it: a MOVE MEDIUM went out).
+        if getattr(args, "read_only", False) or "--read-only" in args_in:
             from app.drive import set_read_only_session
 
             set_read_only_session(True)

@@ -1,24 +1,23 @@
 """`tapediag export RUN_ID --csv|--json [-o FILE]`: a run's samples (CSV) or the whole run (JSON).
 
-A file is written like a report: into a hidden temporary file beside it, synced, then
-renamed over it, so a full disk never leaves half an export nor costs an older file at
-that path. A device or a pipe (``-o /dev/stdout``) is written in place; a pipe nobody
-reads is refused rather than waited on forever.
+A file is written like a report (``app.output``): into a hidden temporary file beside it,
+synced, then renamed over it, so a full disk never leaves half an export nor costs an older
+file at that path. Only a regular file (or a new name) is replaced: a device, a pipe or a
+symbolic link is refused in one line; without ``-o`` the export goes to standard output,
+which is how it reaches a pipe.
 """
 from __future__ import annotations
 
 import argparse
-import os
-import stat
 import sys
 from pathlib import Path
 from typing import TextIO
 
 from app.cli.commands import HELP
-from app.history import History
+from app.history import History, Run
 from app.history.export import write_csv, write_json
-from app.paths import create_beside
-from native.errors import InvalidParameter, TapediagError
+from app.output import Replacement
+from native.errors import TapediagError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -34,58 +33,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def _open_output(path: Path) -> tuple[TextIO, Path | None]:
-    """The stream to write and the temporary file to rename over ``path`` (None: written in place)."""
-    try:
-        try:
-            st: os.stat_result | None = os.stat(path)
-        except FileNotFoundError:
-            st = None
-        if st is not None and stat.S_ISDIR(st.st_mode):
-            raise InvalidParameter(f"cannot write {path}: it is a directory")
-        if st is not None and not stat.S_ISREG(st.st_mode):
-            nonblock = getattr(os, "O_NONBLOCK", 0)  # POSIX only
-            fd = os.open(path, os.O_WRONLY | nonblock)  # a pipe without a reader: ENXIO, not a hang
-            if nonblock:
-                os.set_blocking(fd, True)
-            return os.fdopen(fd, "w", newline="", encoding="utf-8"), None
-        if st is not None and not os.access(path, os.W_OK):
-            raise InvalidParameter(f"cannot write {path}: permission denied")
-        fd, tmp = create_beside(path)
-        return os.fdopen(fd, "w", newline="", encoding="utf-8"), tmp
-    except OSError as err:  # the user's path: bad input, nothing was written
-        reason = "no program is reading that pipe" if err.errno == 6 else (err.strerror or str(err))  # ENXIO
-        raise InvalidParameter(f"cannot write {path}: {reason}") from err
+def _write(hist: History, args: argparse.Namespace, got: Run, out: TextIO) -> str:
+    if args.csv:
+        return f"{write_csv(hist, args.run_id, out)} samples"
+    write_json(got, out)
+    return "run"
 
 
 def run(args: argparse.Namespace) -> int:
     with History.open() as hist:
         got = hist.get_run(args.run_id, samples=args.json)  # checks the id before creating a file
-        out, tmp = _open_output(args.output) if args.output else (sys.stdout, None)
-        try:
-            if args.csv:
-                n = write_csv(hist, args.run_id, out)
-                what = f"{n} samples"
-            else:
-                write_json(got, out)
-                what = "run"
-            out.flush()
-            if tmp is not None:
-                os.fsync(out.fileno())
-                out.close()
-                os.replace(tmp, args.output)
-                tmp = None
-        except OSError as err:
-            raise TapediagError(f"cannot write {args.output or 'the output'}: {err.strerror or err}"
-                                + ("; nothing was replaced" if tmp is not None else "")) from err
-        finally:
-            if args.output:
-                try:
-                    out.close()
-                except OSError:
-                    pass  # the error that matters was raised above
-                if tmp is not None:  # no half-written export left behind
-                    tmp.unlink(missing_ok=True)
-    if args.output:
-        print(f"Exported {what} of run {args.run_id} to {args.output}", file=sys.stderr)
+        if not args.output:
+            _write(hist, args, got, sys.stdout)
+            return 0
+        with Replacement(args.output, "the export") as target:
+            try:
+                what = _write(hist, args, got, target.text())
+            except OSError as err:
+                raise TapediagError(f"cannot write {args.output}: {err.strerror or err}; nothing was replaced") \
+                    from err
+    print(f"Exported {what} of run {args.run_id} to {args.output}", file=sys.stderr)
     return 0

@@ -3,11 +3,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from app.cli.commands import HELP
 from app.history import KINDS, History, Run, default_path
 from app.history.store import MAX_ID, printable
 from native.errors import InvalidParameter
+from native.units import plural
 from app.history.summary import headline as summary_headline
 
 
@@ -36,7 +38,9 @@ def _limit(text: str) -> int:
 
 
 def headline(run: Run) -> str:
-    """A short summary of a run's results for one table cell."""
+    """A short summary of a run's results for one table cell (a damaged record says so, and only that)."""
+    if run.damaged:
+        return f"record damaged: {run.damaged}"
     return summary_headline(run.kind, run.status, run.results, run.error)
 
 
@@ -46,6 +50,11 @@ def run(args: argparse.Namespace) -> int:
         return 0
     with History.open() as hist:
         runs = hist.list_runs(kind=args.kind, device=args.device, limit=args.limit)
+    damaged = [r for r in runs if r.damaged]
+    if damaged:  # the others are listed; the bad ones are named, once, where a script does not parse
+        print(f"tapediag: note: {plural(len(damaged), 'run')} ({', '.join(str(r.id) for r in damaged)}) "
+              f"{'has' if len(damaged) == 1 else 'have'} a damaged record in the history: listed without "
+              "results; 'show' cannot read it", file=sys.stderr)
     if args.json:
         print(json.dumps([r.to_dict(samples=False) for r in runs], indent=2, sort_keys=True))
         return 0

@@ -12,6 +12,7 @@ The rows are ``app.library_view``'s, which the GUI's library panel shows too.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 
 from app.cli.commands import HELP
@@ -49,15 +50,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from app.claims import claimed
     from app.library import Changer
     from app.library_view import element_rows, moved_lines
     from native.scsi.smc import ElementType
 
     with Changer.open(args.device) as changer:
-        if args.init:
-            changer.initialize_element_status()
-        moved = changer.move(*args.move, unload=not args.no_unload, allow_removal=args.allow_removal) \
-            if args.move else None
+        # A move or a scan changes the library: claimed (app.claims); the inventory alone is a query.
+        with claimed(changer, "library --move" if args.move else "library --init") if (args.move or args.init) \
+                else contextlib.nullcontext():
+            if args.init:
+                changer.initialize_element_status()
+            moved = changer.move(*args.move, unload=not args.no_unload, allow_removal=args.allow_removal) \
+                if args.move else None
         inventory = changer.inventory()
     from app.library_discovery import drive_devices
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import sys
 import textwrap
+from typing import NoReturn
 
 from app.cli.commands import HELP
 
@@ -47,7 +48,35 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
+def _check_test_words(test: list[str]) -> None:
+    """The test's words as the test will read them, checked before anything moves: bad options are its own
+    one-line error, and a device among them is refused (it would be tested too, quietly, beside the drive
+    the cartridge went into)."""
+    from app.cli import build_parser
+    from native.errors import InvalidParameter
+    from native.iscsi_url import display_device, scrub
+
+    def refuse(message: str) -> NoReturn:  # argparse's words, as this command's one line (exit 2)
+        raise InvalidParameter(f"--run {test[0]}: {scrub(message)}")
+
+    words = [test[0], "LOADED-DRIVE", *test[1:]]
+    parser = build_parser(words)
+    parser.error = refuse  # type: ignore[method-assign]
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                sub.error = refuse
+    parsed = parser.parse_args(words)
+    devices = getattr(parsed, "device", None)
+    extra = devices[1:] if isinstance(devices, list) else []
+    if extra:
+        raise InvalidParameter(f"--run {test[0]}: {', '.join(display_device(d) for d in extra)} is not the drive the "
+                               "cartridge goes into; library-run tests only that drive, so name no device after --run",
+                               hint="test another drive with its own 'tapediag tape-perf DEVICE'")
+
+
 def run(args: argparse.Namespace) -> int:
+    from app.claims import claimed
     from app.cli import main
     from app.library import Changer
     from app.library_run import LibraryRunError, load, misplaced, put_back
@@ -59,9 +88,10 @@ def run(args: argparse.Namespace) -> int:
     if not test or test[0] not in TESTS:
         raise InvalidParameter(f"name the test after --run: {' or '.join(TESTS)}",
                                hint="e.g. tapediag library-run LIB --barcode BC --run tape-perf --size 4G")
+    _check_test_words(test)
     # With --json the test's JSON is stdout; the cycle's steps then go to stderr.
     steps = sys.stderr if "--json" in test else sys.stdout
-    with Changer.open(args.device) as changer:
+    with Changer.open(args.device) as changer, claimed(changer, "library-run"):
         loaded, before = load(changer, args.barcode, args.drive)
         print(f"loaded {loaded.barcode} from {loaded.slot} into {loaded.drive} ({loaded.device})", file=steps,
               flush=True)

@@ -39,6 +39,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from app.claims import claimed
     from app.events import CancelToken
     from app.history import run_recorded
     from app.libtest import LibraryTest, LibraryTestParams
@@ -47,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
 
     params = LibraryTestParams.from_text(args.moves, args.slots, args.drives, unload=not args.no_unload)
     cancel = CancelToken()
-    with Changer.open(args.device) as changer:
+    with Changer.open(args.device) as changer, claimed(changer, "library-test"):
         test = LibraryTest(changer, params)
         test.prepare()
         previous = signal.signal(signal.SIGINT, lambda *_: cancel.cancel())

@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import argparse
 import csv
-import errno
 import json
-import os
 import signal
 import sys
 from pathlib import Path
 from typing import TextIO
 
 from app.cli.commands import HELP
+from app.output import Replacement, Stream, open_output
 from native.errors import InvalidParameter
 
 from app.events import CancelToken, Event, Message, PhaseFinished, PhaseStarted, Progress
@@ -164,27 +163,21 @@ def summary_lines(result: TapePerfResult) -> list[str]:
     return lines
 
 
-def open_samples_file(path: str) -> TextIO:
-    """Open the CSV before the test runs: an unwritable path is bad input, found before any write.
+def open_samples_file(path: str) -> Replacement | Stream:
+    """Where the CSV goes, opened before the test runs: a bad path is bad input, found before any write.
 
-    A named pipe is opened without blocking (no reader: one line, not a hang before the test)."""
-    try:
-        if os.path.exists(path) and not os.path.isfile(path) and not os.path.isdir(path):
-            fd = os.open(path, os.O_WRONLY | getattr(os, "O_NONBLOCK", 0))
-            os.set_blocking(fd, True)
-            return os.fdopen(fd, "w", newline="")
-        return open(path, "w", newline="")
-    except OSError as err:
-        reason = "no program is reading that pipe" if err.errno == errno.ENXIO else (err.strerror or str(err))
-        raise InvalidParameter(f"cannot write the samples file {path}: {reason}") from None
+    A regular file (or a new name) is replaced once the CSV is complete (``app.output``); a pipe (a FIFO,
+    ``>(gzip > s.csv.gz)``) is streamed into, on purpose, opened without blocking (no reader: one line,
+    not a hang before the test). Anything else (a device, a link, a directory) is refused."""
+    return open_output(Path(path), "the samples file", pipes=True)
 
 
-def write_samples_csv(fh: TextIO, result: TapePerfResult) -> None:
-    with fh:
-        out = csv.writer(fh)
-        out.writerow(["phase", "t_s", "bytes", "latency_s"])
-        for s in result.samples:
-            out.writerow([s.phase, f"{s.t:.6f}", s.nbytes, f"{s.latency:.6f}"])
+def write_samples_csv(target: Replacement | Stream, result: TapePerfResult) -> None:
+    out = csv.writer(target.text())
+    out.writerow(["phase", "t_s", "bytes", "latency_s"])
+    for s in result.samples:
+        out.writerow([s.phase, f"{s.t:.6f}", s.nbytes, f"{s.latency:.6f}"])
+    target.commit()
 
 
 def run(args: argparse.Namespace) -> int:
@@ -198,9 +191,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         run_id, result = _run_test(args.device[0], params)
     except BaseException:
-        if samples_file is not None:  # nothing half-done: no empty CSV after a refusal
-            samples_file.close()
-            Path(args.samples).unlink(missing_ok=True)
+        if samples_file is not None:  # nothing half-done: no empty CSV after a refusal, the old file kept
+            samples_file.discard()
         raise
     if samples_file is not None:
         write_samples_csv(samples_file, result)
@@ -245,17 +237,16 @@ def _run_several(args: argparse.Namespace, params: TapePerfParams) -> int:
         run_id, result = run_on_devices(multi, sink=_Printer(sys.stderr), cancel=cancel)
     except BaseException:
         if samples_file is not None:
-            samples_file.close()
-            Path(args.samples).unlink(missing_ok=True)
+            samples_file.discard()
         raise
     finally:
         signal.signal(signal.SIGINT, previous)
     if samples_file is not None:
-        with samples_file as fh:
-            out = csv.writer(fh)
-            out.writerow(["drive", "stage", "phase", "t_s", "bytes", "latency_s"])
-            for i, d in enumerate(result.drives, 1):
-                for stage, res in (("alone", d.alone), ("together", d.together)):
-                    for s in res.samples if res is not None else ():
-                        out.writerow([i, stage, s.phase, f"{s.t:.6f}", s.nbytes, f"{s.latency:.6f}"])
+        out = csv.writer(samples_file.text())
+        out.writerow(["drive", "stage", "phase", "t_s", "bytes", "latency_s"])
+        for i, d in enumerate(result.drives, 1):
+            for stage, res in (("alone", d.alone), ("together", d.together)):
+                for s in res.samples if res is not None else ():
+                    out.writerow([i, stage, s.phase, f"{s.t:.6f}", s.nbytes, f"{s.latency:.6f}"])
+        samples_file.commit()
     return _finish(args, run_id, result.to_dict(), multi_lines(result), result.status)

@@ -168,6 +168,9 @@ class Run:
     version: str
     sample_count: int
     samples: tuple[Sample, ...] = ()
+    #: What is wrong with the stored record ("its results are not valid JSON"), "" when it is whole. A damaged
+    #: row is listed (with the others) and named, never read as if it held results.
+    damaged: str = ""
 
     def to_dict(self, *, samples: bool = True) -> dict:
         """The JSON form (``tapediag show --json``, ``export --json``, reports)."""
@@ -414,10 +417,29 @@ class History:
 
     @staticmethod
     def _row_to_run(row: tuple, samples: tuple[Sample, ...] = ()) -> Run:
+        """One row as a ``Run``; a row whose JSON does not parse (a damaged page, a hand edit) comes back
+        with ``damaged`` saying so, so that one bad row never hides the others."""
+        wrong: list[str] = []
+
+        def parsed(text: object, what: str, default: object) -> Any:
+            if text is None:
+                return default if what == "parameters" else None
+            try:
+                value = json.loads(text)  # type: ignore[arg-type]
+            except (TypeError, ValueError):
+                value = None
+            if not isinstance(value, dict):
+                wrong.append(what)
+                return default
+            return value
+
+        params = parsed(row[6], "parameters", {})
+        results = parsed(row[7], "results", None)
+        damaged = f"its {' and '.join(wrong)} are not valid JSON" if wrong else ""
         return Run(
-            id=row[0], kind=row[1], device=row[2], status=row[3], started_at=row[4], finished_at=row[5],
-            params=json.loads(row[6]), results=None if row[7] is None else json.loads(row[7]),
-            error=row[8], version=row[9], sample_count=row[10], samples=samples,
+            id=row[0], kind=str(row[1]), device=str(row[2]), status=str(row[3]), started_at=str(row[4]),
+            finished_at=row[5], params=params, results=results, error=row[8], version=str(row[9]),
+            sample_count=int(row[10] or 0), samples=samples, damaged=damaged,
         )
 
     def list_runs(self, kind: str | None = None, device: str | None = None, limit: int | None = None) -> list[Run]:
@@ -449,7 +471,11 @@ class History:
             if row is None:
                 raise InvalidParameter(f"no run {run_id} in the history", hint="'tapediag history' lists the runs")
             got = tuple(self.iter_samples(run_id)) if samples else ()
-        return self._row_to_run(row, got)
+        run = self._row_to_run(row, got)
+        if run.damaged:
+            raise HistoryError(f"run {run_id} in the history {self.path} is damaged: {run.damaged}",
+                               hint="'tapediag history' lists the other runs")
+        return run
 
     def throughput(self, run_id: int, interval: float | None = None, max_points: int = 600) -> dict:
         """``{phase: [ThroughputPoint]}`` for a stored run: one query per (phase, stream), straight

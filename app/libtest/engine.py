@@ -29,6 +29,7 @@ import itertools
 from dataclasses import dataclass
 from typing import Iterator
 
+from app.claims import DeviceInUse, claimed
 from app.drive import ReadOnlyRefusal, TapeDrive, read_only_session
 from app.events import CancelToken, EventSink, Message, RobotMove, discard
 from app.libtest.params import LibraryTestParams
@@ -192,9 +193,9 @@ class LibraryTest:
         device = self.drive_devices.get(src.address) if src.type is ElementType.DATA_TRANSFER else None
         if device is not None:
             try:
-                with TapeDrive.open(device) as drive:
+                with TapeDrive.open(device) as drive, claimed(drive, "library-test (unloading the drive)"):
                     drive.unload()
-            except DeviceError as err:
+            except (DeviceError, DeviceInUse) as err:
                 move.error = f"LOAD UNLOAD on {device}: {err}"
                 sink(dataclasses.replace(said, error=move.error))
                 return self._stop(result, f"the drive in {move.source} ({device}) did not unload "

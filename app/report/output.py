@@ -9,6 +9,7 @@ import os
 import tempfile
 from pathlib import Path
 
+from app.output import check_target
 from native.errors import InvalidParameter
 
 
@@ -28,6 +29,7 @@ def check_report_path(output: Path) -> None:
         parent = parent.parent
     if not parent.is_dir():
         raise InvalidParameter(f"cannot write the report to {output}: {parent} is not a directory")
+    check_target(output, "the report")  # a regular file or nothing: never a node, a pipe or a link
     if output.exists() and not os.access(output, os.W_OK):
         raise InvalidParameter(f"cannot write the report to {output}: permission denied")
     try:  # only trying tells (root ignores permissions; /proc, read-only mounts): a hidden probe, removed at once

@@ -11,18 +11,26 @@ from typing import Any, Callable, Protocol
 from app.events import CancelToken, EventSink, discard
 
 
+#: The command that records a kind, as a refused second run names the first (``app.claims``).
+_COMMAND = {"assessment": "assess", "media-scan": "scan"}
+
+
 class DriveTest(Protocol):
     def run(self, sink: EventSink, cancel: CancelToken) -> Any: ...
 
 
 def record_on_drive(device: str, kind: str, params: dict[str, Any], make_test: Callable[[Any], DriveTest], *,
                     cancel: CancelToken, sink: EventSink = discard) -> tuple[int, Any]:
-    """Open ``device``, run ``make_test(drive)`` recorded as ``kind`` with ``params``; (run id, result)."""
+    """Open ``device``, run ``make_test(drive)`` recorded as ``kind`` with ``params``; (run id, result).
+
+    The drive is claimed for the run (``app.claims``): a second test on it, from this process or
+    another, is refused before anything is recorded or sent."""
+    from app.claims import claimed
     from app.drive import TapeDrive
     from app.history import run_recorded
     from app.visits import identify
 
-    with TapeDrive.open(device) as drive:
+    with TapeDrive.open(device) as drive, claimed(drive, _COMMAND.get(kind, kind)):
         test = make_test(drive)
         keys = identify(drive)  # which drive and cartridge: read before the test, both passive queries
         return run_recorded(kind, device, params, lambda s: test.run(s, cancel), sink=sink, keys=keys)

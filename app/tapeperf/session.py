@@ -33,8 +33,11 @@ class CartridgeCheck:
 
 
 def check_cartridge(device: str, params: TapePerfParams) -> CartridgeCheck:
-    """The engine's own pre-write probe and decision (no write), for a confirm step to show."""
-    with TapeDrive.open(device) as drive:
+    """The engine's own pre-write probe and decision (no write), for a confirm step to show. The probe
+    rewinds: the drive is claimed for it, so it never moves the tape under another run."""
+    from app.claims import claimed
+
+    with TapeDrive.open(device) as drive, claimed(drive, "tape-perf (checking the cartridge)"):
         state = safety.probe(drive, at_bot=params.start == "bot")
     return CartridgeCheck(state, safety.decide(state, force=False))
 
@@ -54,7 +57,9 @@ __all__ = ["CartridgeCheck", "check_cartridge", "run_on_device", "run_on_devices
 def run_on_devices(params: "MultiParams", *, sink: EventSink = discard,
                    cancel: CancelToken | None = None) -> tuple[int, "MultiTapePerfResult"]:
     """Open every device of ``params`` and run them together, recorded in the history as one run:
-    (run id, result). A refusal on any drive is recorded as refused, with nothing written anywhere."""
+    (run id, result). A refusal on any drive is recorded as refused, with nothing written anywhere.
+    Every drive is claimed for the run (``app.claims``); two names for one drive are refused."""
+    from app.claims import claimed_all
     from app.history import run_recorded
     from app.tapeperf.multi import MultiDriveTest, open_drives
     from native.iscsi_url import display_device
@@ -62,10 +67,11 @@ def run_on_devices(params: "MultiParams", *, sink: EventSink = discard,
     params.validate()
     drives = open_drives(params.devices)
     try:
-        test = MultiDriveTest(drives, params)
-        device = ", ".join(display_device(d) for d in params.devices)
-        run_id, result = run_recorded("tape-perf-multi", device, params.to_dict(),
-                                      lambda s: test.run(s, cancel or CancelToken()), sink=sink)
+        with claimed_all(drives, "tape-perf"):
+            test = MultiDriveTest(drives, params)
+            device = ", ".join(display_device(d) for d in params.devices)
+            run_id, result = run_recorded("tape-perf-multi", device, params.to_dict(),
+                                          lambda s: test.run(s, cancel or CancelToken()), sink=sink)
     finally:
         for drive in drives:
             drive.close()

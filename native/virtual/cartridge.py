@@ -28,7 +28,7 @@ from bisect import bisect_left, bisect_right
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from native.errors import DeviceError, InvalidParameter, TransportError
+from native.errors import DeviceBusy, DeviceError, InvalidParameter, TransportError
 from native.virtual import fileio
 
 
@@ -160,7 +160,7 @@ class Cartridge:
         # appending to one file would corrupt it.
         if not fileio.lock_exclusive(fd):
             os.close(fd)
-            raise TransportError(f"virtual cartridge {path} is in use by another program",
+            raise DeviceBusy(f"virtual cartridge {path} is in use by another program",
                                  hint="close the other tapediag window or command using it")
         size = os.fstat(fd).st_size
         if size == 0:

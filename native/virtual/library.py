@@ -6,8 +6,13 @@ READ ELEMENT STATUS with volume tags (barcodes) and the drives' device identifie
 MOVE MEDIUM and INITIALIZE ELEMENT STATUS, with real libraries' refusals: a move from an
 empty element is 05/3B/0E, into a full one 05/3B/0D, an address that is no element
 05/21/01. The state (which barcode is where) lives in ``library.json`` in the library's
-folder (``dir=``, default the data directory's ``virtual-library``), written atomically
-after each move, so a trainer's library survives between runs. ``robotfault=N`` makes the
+folder (``dir=``, default the data directory's ``virtual-library``; ``library_state.py``):
+read by every command and changed under a lock, so every process sees one library, as every
+host sees one real library, and a trainer's library survives between runs. Nothing is
+written before the first move: reading a library (and a read-only session) leaves its folder
+as it was. A ``library.json`` that is not tapediag's is refused, never overwritten; a library
+opened with another layout (``drives``, ``slots``, ``ie``) than its file holds is refused
+too, rather than losing where its cartridges are. ``robotfault=N`` makes the
 N-th move fail with a HARDWARE ERROR (04/15/01, mechanical positioning error) for training;
 ``robotfault=3,4`` the 3rd and the 4th (a robot that stays broken, so that a cartridge
 cannot be put back). Moves are counted per opened library (per command).
@@ -17,8 +22,9 @@ PREVENT ALLOW MEDIUM REMOVAL on the changer locks and unlocks it for this sessio
 state is kept per opened library, as a real library keeps it per I_T nexus);
 ``ielocked=1`` is a mail slot that another host's application has locked: a move to or
 from it answers 05/53/02 (medium removal prevented), whatever this session sends.
-INITIALIZE ELEMENT STATUS re-reads ``library.json``, as a real library's barcode scan
-finds what an operator changed by hand behind the door.
+INITIALIZE ELEMENT STATUS finds what was changed by hand in ``library.json``, as a real
+library's barcode scan finds what an operator moved behind the door (every command reads
+the file, so the other commands see it too).
 
 Its drives are virtual LTO drives (``lto=N``, default 8; ``realtime=0`` makes them answer
 at once): drive element N is ``drive_device(N)``, ``virtual:ltoN?library=DIR&drive=N``,
@@ -49,15 +55,14 @@ app's parsers (``native/scsi/smc.py``) read them back in the tests.
 """
 from __future__ import annotations
 
-import json
-import os
 import struct
 import time
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import parse_qsl, quote
 
-from native.errors import InvalidParameter
+from native.errors import InvalidParameter, TransportError
 from native.transport import (
     CHECK_CONDITION,
     DEFAULT_TIMEOUT,
@@ -68,6 +73,7 @@ from native.transport import (
     WritableBuffer,
     make_data_in,
 )
+from native.virtual.library_state import LibraryState, StateFile
 from native.virtual.sense import fixed_sense
 
 TRANSPORT, IE_FIRST, DRIVE_FIRST, SLOT_FIRST = 0, 10, 500, 1000
@@ -101,6 +107,8 @@ def parse_library(device: str) -> LibraryOptions:
                     raise ValueError
                 setattr(opts, key, number)
             elif key == "dir":
+                if not value or "\0" in value:
+                    raise ValueError
                 opts.folder = Path(value)
             elif key == "lto":
                 opts.lto = int(value)
@@ -132,16 +140,16 @@ class VirtualLibrary(Transport):
 
             self.opts.folder = data_dir() / "virtual-library"
         self.folder = self.opts.folder
-        self.folder.mkdir(parents=True, exist_ok=True)
-        self.state_path = self.folder / "library.json"
-        self.contents: dict[int, str | None] = {}  # element address -> barcode (None: empty)
-        self.sources: dict[int, int] = {}
-        self.threaded: set[int] = set()  # drive elements whose tape is threaded (loaded, not unloaded)
+        if self.folder.exists() and not self.folder.is_dir():
+            raise InvalidParameter(f"dir={self.folder} is not a folder", hint="name a folder for the library's state")
+        self.store = StateFile(self.folder)
+        self.state_path = self.store.path
+        self.state = self._fresh()
         self.moves = 0
         self.prevented = False  # this session's PREVENT MEDIUM REMOVAL (the mail slot locked)
         self.initialized = 0  # INITIALIZE ELEMENT STATUS commands answered
         self._unit_attention = True
-        self._load()
+        self._load()  # a foreign or damaged file, or another layout, is refused here, at open
 
     # -- state --------------------------------------------------------------------------
     def _addresses(self) -> dict[int, int]:
@@ -152,29 +160,53 @@ class VirtualLibrary(Transport):
         out.update({SLOT_FIRST + i: TYPE_STORAGE for i in range(o.slots)})
         return out
 
-    def _load(self) -> None:
-        layout = self._addresses()
-        try:
-            saved = json.loads(self.state_path.read_text())
-            if sorted(int(k) for k in saved["contents"]) != sorted(layout):
-                raise ValueError("another layout")
-            self.contents = {int(k): v for k, v in saved["contents"].items()}
-            self.sources = {int(k): int(v) for k, v in saved.get("sources", {}).items()}
-            self.threaded = {int(a) for a in saved.get("threaded", [])}
-        except (OSError, ValueError, KeyError, TypeError):
-            # A new library: every slot full with a barcoded scratch cartridge, the last one a cleaner.
-            self.contents = {a: None for a in layout}
-            for i in range(self.opts.slots):
-                label = f"CLN{i:03d}L1" if i == self.opts.slots - 1 else f"TD{i:04d}L9"
-                self.contents[SLOT_FIRST + i] = label
-            self._save()
+    @property
+    def contents(self) -> dict[int, str | None]:
+        """Element address -> barcode (None: empty), as last read."""
+        return self.state.contents
 
-    def _save(self) -> None:
-        tmp = self.state_path.with_name(f".{self.state_path.name}.tmp")
-        tmp.write_text(json.dumps({"contents": {str(k): v for k, v in self.contents.items()},
-                                   "sources": {str(k): v for k, v in self.sources.items()},
-                                   "threaded": sorted(self.threaded)}))
-        os.replace(tmp, self.state_path)
+    @property
+    def sources(self) -> dict[int, int]:
+        return self.state.sources
+
+    @property
+    def threaded(self) -> set[int]:
+        """Drive elements whose tape is threaded (loaded, not unloaded)."""
+        return self.state.threaded
+
+    def _fresh(self) -> LibraryState:
+        """A new library: every slot full with a barcoded scratch cartridge, the last one a cleaner."""
+        contents: dict[int, str | None] = {a: None for a in self._addresses()}
+        for i in range(self.opts.slots):
+            label = f"CLN{i:03d}L1" if i == self.opts.slots - 1 else f"TD{i:04d}L9"
+            contents[SLOT_FIRST + i] = label
+        return LibraryState(contents)
+
+    def _load(self) -> None:
+        """The library as its file now says (a new one while there is none); refused when the file holds
+        another layout than this library's options (its cartridges' places would be lost)."""
+        saved = self.store.read()
+        if saved is not None:
+            self._check_layout(saved)
+        self.state = saved or self._fresh()
+
+    def save(self) -> None:
+        """Write the library's file now if it has none: a new library a trainer may then edit by hand."""
+        self.store.create(self.state)
+
+    def _check_layout(self, saved: LibraryState) -> None:
+        if sorted(saved.contents) == sorted(self._addresses()):
+            return
+
+        def count(first: int, last: int) -> int:
+            return sum(1 for a in saved.contents if first <= a < last)
+
+        held = (f"{count(DRIVE_FIRST, SLOT_FIRST)} drive(s), {count(SLOT_FIRST, 1 << 16)} slot(s) and "
+                f"{count(IE_FIRST, DRIVE_FIRST)} mail slot(s)")
+        o = self.opts
+        raise InvalidParameter(f"the virtual library in {self.folder} has {held}, not the drives={o.drives}, "
+                               f"slots={o.slots}, ie={o.ie} asked for; its cartridges stay where they are",
+                               hint="open it with its own layout, or give a new library its own dir=")
 
     # -- SCSI ---------------------------------------------------------------------------
     def execute(self, cdb: bytes, *, data_out: Buffer | None = None, data_in: int | WritableBuffer = 0,
@@ -201,6 +233,7 @@ class VirtualLibrary(Transport):
         elif op in (0x1A, 0x5A):
             answer = self._mode_sense(cdb)
         elif op == 0xB8:
+            self._load()
             answer = self._read_element_status(cdb)
         elif op == 0xA5:
             return self._move(cdb)
@@ -221,7 +254,10 @@ class VirtualLibrary(Transport):
                 serial = b"TDLIB0001"
                 return bytes([0x08, 0x80, 0, len(serial)]) + serial
             if cdb[2] == 0x00:
-                return bytes([0x08, 0x00, 0, 2, 0x00, 0x80])
+                return bytes([0x08, 0x00, 0, 3, 0x00, 0x80, 0x83])
+            if cdb[2] == 0x83:  # the library's WWN (NAA 5), one per folder: what tells two libraries apart
+                naa = (0x5 << 60) | (0x001438 << 36) | (zlib.crc32(str(self.folder.resolve()).encode()) & 0xFFFFFFFFF)
+                return bytes([0x08, 0x83, 0, 12, 0x01, 0x03, 0, 8]) + naa.to_bytes(8, "big")
             return self._check(0x5, 0x24, 0x00)
         data = bytearray(96)
         data[0] = 0x08  # medium changer
@@ -290,34 +326,36 @@ class VirtualLibrary(Transport):
         if transport != TRANSPORT or source not in layout or destination not in layout \
                 or TYPE_TRANSPORT in (layout[source], layout[destination]):
             return self._check(0x5, 0x21, 0x01)  # invalid element address
+        # Under the state's lock, on the state as it is now: another process may have moved since.
+        with self.store.changing(self._fresh) as state:
+            self._check_layout(state)
+            self.state = state
+            refusal = self._refusal(source, destination, layout)
+            if refusal is not None:
+                return refusal
+            self.moves += 1
+            if self.moves in self.opts.robot_fault:
+                return self._check(0x4, 0x15, 0x01)  # mechanical positioning error: the cartridge did not move
+            if self.opts.realtime:
+                time.sleep(self._robot_time(source, destination))
+            barcode = state.contents[source]
+            state.contents[source], state.contents[destination] = None, barcode
+            state.sources[destination] = state.sources.pop(source, source)
+            if layout[destination] == TYPE_DRIVE:
+                state.threaded.add(destination)
+        return CommandResult(GOOD, b"", memoryview(bytearray()), 0)
+
+    def _refusal(self, source: int, destination: int, layout: dict[int, int]) -> CommandResult | None:
+        """What a real library answers to a move it cannot make, or None."""
         if not self.contents[source]:
             return self._check(0x5, 0x3B, 0x0E)  # medium source element empty
         if self.contents[destination] and destination != source:
             return self._check(0x5, 0x3B, 0x0D)  # medium destination element full
         if self.opts.ie_locked and TYPE_IE in (layout[source], layout[destination]):
             return self._check(0x5, 0x53, 0x02)  # medium removal prevented: another host locked the mail slot
-        self._reload()  # a drive may have unloaded its tape since this library was opened
         if source in self.threaded:
             return self._check(0x5, 0x3B, 0x90)  # the cartridge is loaded inside the drive: unload it first
-        self.moves += 1
-        if self.moves in self.opts.robot_fault:
-            return self._check(0x4, 0x15, 0x01)  # mechanical positioning error: the cartridge did not move
-        if self.opts.realtime:
-            time.sleep(self._robot_time(source, destination))
-        barcode = self.contents[source]
-        self.contents[source], self.contents[destination] = None, barcode
-        self.sources[destination] = self.sources.pop(source, source)
-        if layout[destination] == TYPE_DRIVE:
-            self.threaded.add(destination)
-        self._save()
-        return CommandResult(GOOD, b"", memoryview(bytearray()), 0)
-
-    def _reload(self) -> None:
-        try:
-            saved = json.loads(self.state_path.read_text())
-            self.threaded = {int(a) for a in saved.get("threaded", [])}
-        except (OSError, ValueError, TypeError):
-            pass
+        return None
 
     def drive_device(self, index: int) -> str:
         """The device string of drive element ``index``: a virtual LTO drive holding that element's cartridge."""
@@ -338,28 +376,30 @@ def drive_serial(index: int) -> str:
 
 
 def drive_cartridge(folder: Path, index: int) -> tuple[str | None, bool]:
-    """(barcode, threaded) of drive element ``index`` in the library at ``folder``; (None, False) when empty."""
-    try:
-        saved = json.loads((folder / "library.json").read_text())
-        barcode = saved["contents"].get(str(DRIVE_FIRST + index))
-        return (barcode or None), DRIVE_FIRST + index in {int(a) for a in saved.get("threaded", [])}
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+    """(barcode, threaded) of drive element ``index`` in the library at ``folder``; (None, False) when empty
+    or when the library has no state yet. A foreign or damaged ``library.json`` is refused (one line)."""
+    saved = StateFile(folder).read()
+    if saved is None:
         return None, False
+    address = DRIVE_FIRST + index
+    return (saved.contents.get(address) or None), address in saved.threaded
 
 
 def set_threaded(folder: Path, index: int, threaded: bool) -> None:
-    """A library drive loaded (True) or unloaded (False) its tape: the robot may pull it only when unloaded."""
-    path = folder / "library.json"
-    try:
-        saved = json.loads(path.read_text())
-    except (OSError, ValueError):
+    """A library drive loaded (True) or unloaded (False) its tape: the robot may pull it only when unloaded.
+    A library without a state file has no cartridge in any drive: nothing to say then."""
+    store = StateFile(folder)
+    if store.read() is None:
         return
-    addresses = {int(a) for a in saved.get("threaded", [])}
-    addresses = addresses | {DRIVE_FIRST + index} if threaded else addresses - {DRIVE_FIRST + index}
-    saved["threaded"] = sorted(addresses)
-    tmp = path.with_name(f".{path.name}.drive{index}.tmp")
-    tmp.write_text(json.dumps(saved))
-    os.replace(tmp, path)
+
+    def none() -> LibraryState:  # not reached: the file exists (a library's file is never removed by tapediag)
+        raise TransportError(f"the virtual library's {store.path} vanished")
+
+    with store.changing(none) as state:
+        if threaded:
+            state.threaded.add(DRIVE_FIRST + index)
+        else:
+            state.threaded.discard(DRIVE_FIRST + index)
 
 
 def open_library(device: str) -> VirtualLibrary:

@@ -103,3 +103,16 @@ def test_a_run_over_several_drives_is_listed_and_plotted_per_drive(qtbot, window
     history.plot.clear()
     assert not history.plot._curves
     wait_idle(qtbot, window)
+
+
+def test_a_damaged_run_is_listed_among_the_others(qtbot, window, capsys) -> None:  # type: ignore[no-untyped-def]
+    """Issue 27 §3: one damaged row is listed as such among the others."""
+    from tests.history.test_damaged_rows import _history_with_a_bad_row
+
+    good1, bad, good2 = _history_with_a_bad_row(capsys)
+    history = window.show_panel("history")
+    history.refresh()
+    qtbot.waitUntil(lambda: {r.id for r in history.runs} == {good1, bad, good2}, timeout=10000)
+    rows = {history.table.item(r, 0).text(): history.table.item(r, 5).text() for r in range(history.table.rowCount())}
+    assert rows[str(bad)] == "record damaged: its results are not valid JSON"
+    wait_idle(qtbot, window)

@@ -109,6 +109,9 @@ def test_a_move_with_the_button_is_in_the_next_reading_and_a_refusal_is_one_line
 def test_initialize_element_status_from_the_button_finds_what_changed_by_hand(qtbot, window, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     panel = _panel(qtbot, window, _library(tmp_path))
     _read(qtbot, window, panel)
+    from native.virtual.library import VirtualLibrary
+
+    VirtualLibrary(_library(tmp_path)).save()  # its file, for the operator's hand edit (a reading writes none)
     path = tmp_path / "lib" / "library.json"
     state = json.loads(path.read_text())
     state["contents"]["1000"], state["contents"]["10"] = None, "TD0000L9"  # an operator moved it behind the door

@@ -308,7 +308,8 @@ def test_an_export_that_does_not_fit_keeps_the_older_export(tmp_path: Path, caps
         subprocess.run(["umount", str(mnt)], check=True)
 
 
-def test_export_to_a_pipe_nobody_reads_is_refused_not_waited_on(tmp_path: Path) -> None:
+def test_export_to_a_pipe_is_refused_not_waited_on(tmp_path: Path) -> None:
+    """-o names a file to replace (issue 27 §2): a pipe is refused at once; stdout (no -o) reaches pipes."""
     data = tmp_path / "data"
     data.mkdir()
     ids = _fill(data / "history.sqlite", runs=1)
@@ -316,16 +317,17 @@ def test_export_to_a_pipe_nobody_reads_is_refused_not_waited_on(tmp_path: Path) 
     os.mkfifo(fifo)
     got = _cli(["export", str(ids[0]), "--json", "-o", str(fifo)], data)  # 120 s timeout: a hang fails
     _one_line(got.stderr)
-    assert got.returncode == 2 and "reading" in got.stderr, got.stderr
+    assert got.returncode == 2 and "it is a FIFO (named pipe), which tapediag does not replace" in got.stderr
     assert fifo.is_fifo()
 
 
-def test_export_to_dev_null_writes_through_and_replaces_nothing(tmp_path: Path) -> None:
+def test_export_to_dev_null_is_refused_and_replaces_nothing(tmp_path: Path) -> None:
     data = tmp_path / "data"
     data.mkdir()
     ids = _fill(data / "history.sqlite", runs=1)
     got = _cli(["export", str(ids[0]), "--csv", "-o", os.devnull], data)
-    assert got.returncode == 0, got.stderr
+    _one_line(got.stderr)
+    assert got.returncode == 2 and "it is a character device" in got.stderr, got.stderr
     assert Path(os.devnull).is_char_device()
 
 

@@ -76,7 +76,16 @@ def test_chap_secret_never_leaves_the_targets_file(tgt_target: TgtTarget, cli: C
     perf = cli("tape-perf", plain, "--size", "2M", "--direction", "write", "--json")
     run_id = json.loads(perf.stdout)["run_id"] if "run_id" in perf.stdout else None
     cli("info", plain, code=NOT_ASSESSED)
-    cli("info", with_secret, code=NOT_ASSESSED)  # a secret in the URL still works, and is not shown either
+    shown = cli("info", with_secret, code=NOT_ASSESSED)  # a secret in the URL still works, and is not shown either
+    warned = [ln for ln in shown.stderr.splitlines() if "warning" in ln]  # but ps shows it: said once (issue 27)
+    assert warned == ["tapediag: warning: the CHAP secret in the iSCSI device string can be read by every user of "
+                      "this machine (ps) while tapediag runs; give it with --chap-secret-file FILE, "
+                      "TAPEDIAG_CHAP_SECRET or at the prompt instead"], shown.stderr
+    assert not [ln for ln in cli("info", plain, code=NOT_ASSESSED).stderr.splitlines() if "warning" in ln]
+    bad = cli("info", with_secret, "--no-such-option", code=2)  # argparse quotes the line: never the secret
+    assert "unrecognized arguments: --no-such-option" in bad.stderr
+    bad = cli("library-run", "virtual:library", "--barcode", "TD0000L9", "--run", "assess", with_secret, code=2)
+    assert f"--run assess: unrecognized arguments: {plain}" in bad.stderr  # an extra device: refused, no secret
     runs = json.loads(cli("history", "--json").stdout)
     assert runs and all(r["device"] == plain for r in runs), runs
     run_id = run_id or runs[0]["id"]

@@ -1,0 +1,58 @@
+"""One damaged row in the history (issue 27 §3): the others are listed, the bad one is named, no traceback.
+
+A row whose parameters or results are not valid JSON (a disk error inside the database, a hand edit)
+used to break the whole ``history`` listing; it is now listed as damaged beside the others, ``show``,
+``export`` and ``report`` say in one line that it cannot be read, and the GUI's list shows them all.
+"""
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from app.cli import main
+from app.history import History, default_path
+
+
+def _history_with_a_bad_row(capsys: pytest.CaptureFixture[str]) -> tuple[int, int, int]:
+    with History.open() as hist:
+        ids = []
+        for n in range(3):
+            run_id = hist.start_run("tape-perf", "virtual:lto9", {"n": n})
+            hist.finish_run(run_id, "complete", {"write_mb_s": 26.2 + n})
+            ids.append(run_id)
+    with sqlite3.connect(default_path()) as db:  # the middle one's results, damaged as a bad page would
+        db.execute("UPDATE runs SET results = ? WHERE id = ?", ('{"write_mb_s": 27.2, "phas', ids[1]))
+    capsys.readouterr()
+    return ids[0], ids[1], ids[2]
+
+
+def test_history_lists_the_others_and_names_the_damaged_one(capsys: pytest.CaptureFixture[str]) -> None:
+    good1, bad, good2 = _history_with_a_bad_row(capsys)
+    assert main(["history"]) == 0
+    out, err = capsys.readouterr()
+    rows = {line.split()[0]: line for line in out.splitlines()[1:]}
+    assert set(rows) == {str(good1), str(bad), str(good2)}
+    assert "record damaged: its results are not valid JSON" in rows[str(bad)]
+    assert "record damaged" not in rows[str(good1)] + rows[str(good2)]
+    assert err.strip().splitlines() == [f"tapediag: note: 1 run ({bad}) has a damaged record in the history: "
+                                        "listed without results; 'show' cannot read it"]
+    assert main(["history", "--json"]) == 0
+    listed = {r["id"]: r for r in json.loads(capsys.readouterr().out)}
+    assert listed[bad]["damaged"] and listed[bad]["results"] is None and listed[good1]["results"]["write_mb_s"]
+
+
+@pytest.mark.parametrize("argv", [["show", "{bad}"], ["show", "--json", "{bad}"], ["export", "{bad}", "--json"],
+                                  ["report", "{good}", "{bad}", "-o", "{tmp}/r.pdf"]])
+def test_reading_the_damaged_run_is_one_line(argv: list[str], tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    good, bad, _ = _history_with_a_bad_row(capsys)
+    line = [a.format(bad=bad, good=good, tmp=tmp_path) for a in argv]
+    assert main(line) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "Traceback" not in err[0], err
+    assert f"run {bad} in the history" in err[0] and "is damaged: its results are not valid JSON" in err[0]
+    assert not (tmp_path / "r.pdf").exists()
+    assert main(["show", str(good)]) == 0  # the others still read
