@@ -76,7 +76,7 @@ sg_of() {  # sg_of TID LUN TYPE: the sg node of the LUN on the session to that t
 }
 wait_node() { for i in $(seq 100); do [ -e "$1" ] && return 0; sleep 0.1; done; return 1; }
 running() {  # running SGNODE: wait until the SCSI device behind an sg node is running again (after recovery)
-  for i in $(seq 300); do
+  for i in $(seq 600); do
     [ "$(cat /sys/class/scsi_generic/$(basename $1)/device/state 2> /dev/null)" = running ] && return 0; sleep 0.2
   done; return 1
 }

@@ -187,6 +187,8 @@ def test_without_access_to_the_sg_node_st_refuses_in_one_line_naming_it(guest: G
 
 def _lost_line(guest: GuestRun, step: str, device: str) -> str:
     """The run's one error line for a drive lost mid-write (the fault fired once tgtd had written 8 MiB)."""
+    setup = guest.out / "r" / f"{step}.setup"
+    assert not setup.exists(), setup.read_text()
     assert _read(guest, f"{step}.trigger").strip() == "hit", f"the {step} test ended before its fault"
     code, out, err = _step(guest, step)
     assert code == 1, (code, err)
