@@ -23,6 +23,7 @@ import errno
 import glob
 import math
 import os
+import re
 import stat
 import sys
 import time
@@ -42,7 +43,10 @@ from native.errors import (
     TransportUnavailable,
 )
 from native.buffers import buffer_address
-from native.transport import DEFAULT_TIMEOUT, Buffer, CommandResult, TransferLimit, Transport, WritableBuffer, make_data_in
+from native.transport import (
+    DEFAULT_TIMEOUT, Buffer, CommandResult, TransferLimit, Transport, WritableBuffer, make_data_in, notice,
+)
+from native.units import block_text
 
 INSTALL_HINT = "apt-get install libsgutils2-1.46-2"
 PERMISSION_HINT = "run as root or add yourself to the 'tape'/'disk' group"
@@ -60,13 +64,23 @@ HOST_BYTE_NAMES = {
     0x0E: "DID_TRANSPORT_DISRUPTED", 0x0F: "DID_TRANSPORT_FAILFAST", 0x10: "DID_TARGET_FAILURE",
     0x11: "DID_NEXUS_FAILURE", 0x12: "DID_ALLOC_FAILURE", 0x13: "DID_MEDIUM_ERROR", 0x14: "DID_TRANSPORT_MARGINAL",
 }
-#: Host bytes that mean the path to the drive is gone, whatever the node says.
-HOST_BYTES_LOST = {0x01, 0x04, 0x0E, 0x0F}
+#: Linux driver statuses (low nibble; sg3_utils' ``linux_driver_bytes``) named in messages.
+DRIVER_BYTE_NAMES = {
+    0x00: "DRIVER_OK", 0x01: "DRIVER_BUSY", 0x02: "DRIVER_SOFT", 0x03: "DRIVER_MEDIA", 0x04: "DRIVER_ERROR",
+    0x05: "DRIVER_INVALID", 0x06: "DRIVER_TIMEOUT", 0x07: "DRIVER_HARD", 0x08: "DRIVER_SENSE",
+}
+#: Host bytes that mean the path to the drive is gone, whatever the node says, and what each means.
+HOST_BYTES_LOST = {
+    0x01: "the kernel has no connection to the drive",  # DID_NO_CONNECT
+    0x04: "the drive no longer answers at its address",  # DID_BAD_TARGET
+    0x0E: "the link to the drive broke during the command",  # DID_TRANSPORT_DISRUPTED
+    0x0F: "the link to the drive is down and the kernel stopped waiting for it",  # DID_TRANSPORT_FAILFAST
+}
 #: DID_ERROR is also a generic HBA failure; it means a lost drive only once the node left sysfs.
 DID_ERROR = 0x07
-DID_OK = 0x00
-#: sg's driver status for a command the driver gave up on: DRIVER_ERROR, DRIVER_TIMEOUT, DRIVER_HARD.
+#: Driver statuses for a command the driver gave up on: DRIVER_ERROR, DRIVER_TIMEOUT, DRIVER_HARD.
 DRIVER_FAILURES = (0x04, 0x06, 0x07)
+LOST_HINT = "check the cable, the drive's power and the iSCSI/FC session; the tape position is now unknown"
 
 
 #: Data transfers up to this size go through every Linux HBA we know of; a refusal of a larger
@@ -74,76 +88,76 @@ DRIVER_FAILURES = (0x04, 0x06, 0x07)
 SAFE_TRANSFER = 1 << 20
 
 
-def host_transfer_limit(sys_device: Path) -> int | None:
-    """The largest transfer the SCSI host behind a device accepts, from sysfs: ``max_sectors``
-    (512-byte units) and ``sg_tablesize`` (segments; a user buffer's pages are not contiguous,
-    so one page each). ``sys_device`` is the node's ``/sys/dev/char/MAJ:MIN/device``. None if unknown.
-    The Windows twin is ``native.winstorage.host_transfer_limit``."""
-    found = host_limits(sys_device)
-    return found.max_bytes if found is not None else None
-
-
-def host_limits(sys_device: Path) -> TransferLimit | None:
-    """``host_transfer_limit`` with the sysfs values it came from, for ``info``."""
-    try:
-        real = sys_device.resolve()
-    except OSError:
-        return None
-    host = next((p for p in real.parents if p.name.startswith("host") and p.name[4:].isdigit()), None)
-    if host is None:
-        return None
-    page = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
-    limits, parts = [], []
-    for name, unit in (("max_sectors", 512), ("sg_tablesize", page)):
-        try:
-            value = int((host / "scsi_host" / host.name / name).read_text().strip())
-        except (OSError, ValueError):
-            continue
-        if value > 0:
-            limits.append(value * unit)
-            parts.append(f"{name} {value} ({_size(value * unit)})")
-    if not limits:
-        return None
-    return TransferLimit(min(limits), f"SCSI host {host.name}: " + ", ".join(parts))
-
-
-def transfer_refused(device: str, err: int, nbytes: int, node_present: bool, limit: int | None) -> Exception | None:
+def transfer_refused(device: str, err: int, nbytes: int, node_present: bool, limit: TransferLimit | None) -> Exception | None:
     """A large data transfer the OS or the HBA refused, as one line naming the size (exit 2),
-    instead of "does not accept SCSI pass-through" or "went away, check cabling"."""
+    instead of "does not accept SCSI pass-through" or "the connection was lost". The advice is the
+    path's limit only when that is below the refused size: a limit the kernel just broke is not advice."""
     if nbytes <= SAFE_TRANSFER or err not in (errno.EINVAL, errno.EIO, errno.ENOMEM, errno.EOVERFLOW):
         return None
     if err == errno.EIO and not node_present:
         return None
-    fits = f"at most {limit // (1 << 20)} MiB per transfer here (the HBA's limit)" if limit and limit >= (1 << 20) \
-        else "try --io-size 1M"
-    return InvalidParameter(f"the OS or the HBA refused a {_size(nbytes)} transfer to {device} ({os.strerror(err)}): "
-                            f"nothing was transferred", hint=f"use a smaller --io-size / --block-size: {fits}")
+    if limit is not None and limit.max_bytes < nbytes:
+        fits = f"at most {block_text(limit.max_bytes)} per transfer here ({limit.source})"
+    else:
+        fits = f"{block_text(SAFE_TRANSFER)} goes through every Linux HBA tapediag knows"
+    return InvalidParameter(f"the OS or the HBA refused a {block_text(nbytes)} transfer to {device} "
+                            f"({os.strerror(err)}): nothing was transferred",
+                            hint=f"use a smaller --io-size / --block-size: {fits}")
 
 
-def _size(n: int) -> str:
-    for unit, size in (("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= size and n % size == 0:
-            return f"{n // size} {unit}"
-    return f"{n:,} bytes"
+@dataclass(frozen=True)
+class LinuxStatus:
+    """The host byte and driver status of a command that failed below SCSI (Linux).
 
-
-def transport_failure(device: str, transport_err: int, node_present: bool) -> Exception:
-    """The exception for a pass-through transport error (``host_status << 8 | driver_status``).
-
-    A drive that vanished (cable pulled, iSCSI/FC session gone) shows up as a host byte, not an
-    errno; mapping those to ConnectionLost lets the engine give the "tape position is unknown"
-    advice instead of a two-line libsgutils2 dump.
+    Read from ``get_scsi_pt_transport_err_str``, the one call of libsgutils2 that gives both in every
+    version: ``get_scsi_pt_transport_err`` returns the host byte alone since 1.43 (``transport_status``
+    of its sg v4 header, ``lib/sg_pt_linux.c``) and ``host << 8 | driver`` in 1.42 and earlier built
+    without bsg, so its integer cannot be split. The string is ``Host_status=0xHH [...]`` (only when
+    not zero) and ``Driver_status=0xHH [...]``, one per line, in 1.37 to 1.48.
     """
-    host, driver = (transport_err >> 8) & 0xFF, transport_err & 0xFF
-    name = HOST_BYTE_NAMES.get(host, f"host status {host:#04x}")
-    # A logged-out iSCSI session can also end the command as DID_OK with a hard driver status
-    # (seen: driver status 07h, DRIVER_HARD); once the node is gone that is a vanished drive too.
-    gone_hard = host in (DID_OK, DID_ERROR) and driver in DRIVER_FAILURES and not node_present
-    if host in HOST_BYTES_LOST or (host == DID_ERROR and not node_present) or gone_hard:
-        return ConnectionLost(f"{device} went away ({name})", device=device,
-                              hint="check cabling and power; the tape position is now unknown")
-    return TransportError(f"the command to {device} failed below SCSI ({name}, driver status "
-                          f"{transport_err & 0xFF:#04x})", device=device)
+
+    host: int
+    driver: int
+
+    @classmethod
+    def parse(cls, text: str) -> "LinuxStatus | None":
+        """None when the text is not Linux's (Windows gives an error message there)."""
+        driver = re.search(r"Driver_status=0x([0-9a-fA-F]+)", text)
+        if driver is None:
+            return None
+        host = re.search(r"Host_status=0x([0-9a-fA-F]+)", text)
+        return cls(int(host[1], 16) if host else 0, int(driver[1], 16))
+
+    @property
+    def host_name(self) -> str:
+        return HOST_BYTE_NAMES.get(self.host, f"host status {self.host:#04x}")
+
+    @property
+    def driver_name(self) -> str:
+        return DRIVER_BYTE_NAMES.get(self.driver & 0x0F, f"driver status {self.driver:#04x}")
+
+    @property
+    def gave_up(self) -> bool:
+        """A failure a vanishing drive causes first (the kernel removes the node a moment later)."""
+        return self.host == DID_ERROR or (self.driver & 0x0F) in DRIVER_FAILURES
+
+
+def transport_failure(device: str, status: LinuxStatus, node_present: bool) -> Exception:
+    """The exception for a pass-through transport error: one line, in words.
+
+    A drive that vanished (cable pulled, iSCSI/FC session gone, target dead) shows up as a host byte,
+    not an errno; mapping those to ConnectionLost lets the engines stop sending and give the "tape
+    position is unknown" advice instead of a libsgutils2 dump. Once the node has left sysfs, any
+    failure below SCSI is the drive going away.
+    """
+    why = HOST_BYTES_LOST.get(status.host)
+    if why is None and not node_present:
+        why = "the kernel removed the device"
+    if why is not None:
+        return ConnectionLost(f"the connection to the drive at {device} was lost: {why} ({status.host_name})",
+                              device=device, hint=LOST_HINT)
+    return TransportError(f"the command to {device} failed below SCSI ({status.host_name}, "
+                          f"{status.driver_name})", device=device)
 
 
 #: Linux capability bit of CAP_SYS_RAWIO (``include/uapi/linux/capability.h``).
@@ -288,6 +302,31 @@ def _char_driver_names() -> dict[int, str]:
     return names
 
 
+def _char_driver_of(path: str) -> str | None:
+    """The character-device driver (``/proc/devices`` name) behind a path, without opening it."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return _char_driver_names().get(os.major(st.st_rdev)) if stat.S_ISCHR(st.st_mode) else None
+
+
+def _sg_node_hint(sg: str | None) -> str:
+    """What to do when st refuses a user without CAP_SYS_RAWIO: the sg node, or access to it (the
+    transport already tried it: ``_open_sg_beside``)."""
+    if sg is None:
+        return "use the drive's /dev/sgN node (load the sg module: modprobe sg)"
+    if os.access(sg, os.R_OK | os.W_OK):
+        return f"use {sg}, the same drive's sg node"
+    try:
+        import grp
+
+        group = f" (group '{grp.getgrgid(os.stat(sg).st_gid).gr_name}')"
+    except (ImportError, KeyError, OSError):
+        group = ""
+    return f"{sg}, the same drive's sg node, would serve it, but this user may not open it: give the user access to {sg}{group}"
+
+
 def _open_error(device: str, err: int) -> Exception:
     reason = os.strerror(err)
     if err == errno.ENOENT:
@@ -327,7 +366,9 @@ class PassThroughTransport(Transport):
             lib.scsi_pt_win32_direct(1)
             fd = lib.scsi_pt_open_device(device.encode(), False, 0)
         else:
-            fd = lib.scsi_pt_open_flags(device.encode(), os.O_RDWR | os.O_NONBLOCK, 0)
+            fd = self._open_sg_beside(device)
+            if fd < 0:
+                fd = lib.scsi_pt_open_flags(device.encode(), os.O_RDWR | os.O_NONBLOCK, 0)
             if fd == -errno.EROFS:
                 # st refuses O_RDWR on a write-protected cartridge; diagnostics must
                 # still read it. (Root's SG_IO is not filtered on a read-only fd.)
@@ -349,6 +390,29 @@ class PassThroughTransport(Transport):
         except BaseException:
             self.close()
             raise
+
+    #: The node commands go through: ``device``, or the sg node beside it (see ``_open_sg_beside``).
+    node: str = ""
+
+    def _open_sg_beside(self, device: str) -> int:
+        """For an st node when this process lacks CAP_SYS_RAWIO (a 'tape' group user): open the same
+        drive's sg node instead, and say so once (``route``, ``notice``); the st driver would refuse
+        every command. -1 when that does not apply or the sg node cannot be opened (the st node is
+        then used, and its refusal names the sg node)."""
+        self.node = device
+        if not sys.platform.startswith("linux") or _char_driver_of(device) != "st" or has_cap_sys_rawio():
+            return -1
+        sg = sg_node_beside(device)
+        if sg is None:
+            return -1
+        fd = int(self._sg.lib.scsi_pt_open_flags(sg.encode(), os.O_RDWR | os.O_NONBLOCK, 0))
+        if fd < 0:
+            return -1
+        self.node = sg
+        self.route = (f"{device} is served through {sg}, the same drive's sg node: the kernel's st driver "
+                      f"passes SCSI commands only with CAP_SYS_RAWIO")
+        notice(self.route)
+        return fd
 
     def _check_linux_node(self) -> None:
         """Refuse a node that is not a SCSI generic/tape/bsg character device, by name."""
@@ -409,8 +473,7 @@ class PassThroughTransport(Transport):
         if category == RESULT_OS_ERR:
             raise self._os_error(lib.get_scsi_pt_os_err(obj), cdb, out_len or in_len)
         if category == RESULT_TRANSPORT_ERR:
-            err = lib.get_scsi_pt_transport_err(obj)
-            raise transport_failure(self.device, err, self._node_present_after(err))
+            raise self._transport_error()
         status = lib.get_scsi_pt_status_response(obj) & 0xFF
         sense = self._sense.raw[: max(0, lib.get_scsi_pt_sense_len(obj))]
         expected = out_len or in_len
@@ -418,12 +481,23 @@ class PassThroughTransport(Transport):
         data = in_view[:transferred] if in_len else memoryview(b"")
         return CommandResult(status=status, sense=sense, data=data, transferred=transferred)
 
-    def _node_present_after(self, transport_err: int, grace: float = 2.0) -> bool:
+    def _transport_error(self) -> Exception:
+        """The failure below SCSI of the last command, from libsgutils2's own account of it."""
+        lib, obj = self._sg.lib, self._obj
+        text_buf = ctypes.create_string_buffer(512)
+        text = (lib.get_scsi_pt_transport_err_str(obj, len(text_buf), text_buf) or b"").decode(errors="replace")
+        status = LinuxStatus.parse(text)
+        if status is None:  # not Linux (Windows: an error code and its message)
+            code = lib.get_scsi_pt_transport_err(obj)
+            reason = " ".join(text.split()) or f"error {code}"
+            return TransportError(f"the command to {self.device} failed below SCSI ({reason})", device=self.device)
+        return transport_failure(self.device, status, self._node_present_after(status))
+
+    def _node_present_after(self, status: LinuxStatus, grace: float = 2.0) -> bool:
         """Whether the node is still there after a failed command; for the failures a vanishing
         drive causes, give the kernel a moment to remove it (the command fails first)."""
         present = self._node_present()
-        host, driver = (transport_err >> 8) & 0xFF, transport_err & 0xFF
-        if present and (host == DID_ERROR or driver in DRIVER_FAILURES):
+        if present and status.gave_up:
             deadline = time.monotonic() + grace
             while present and time.monotonic() < deadline:
                 time.sleep(0.1)
@@ -449,39 +523,41 @@ class PassThroughTransport(Transport):
         return Path(f"/sys/dev/char/{os.major(rdev)}:{os.minor(rdev)}/device")
 
     def transfer_limit(self) -> TransferLimit | None:
-        """The host's maximum transfer: sysfs on Linux, the storage adapter descriptor on Windows
-        (``native.winstorage``, not run on Windows by this project's tests)."""
+        """The largest transfer this node takes: its queue's limits on Linux (``native.sglimit``, the
+        rule), the storage adapter descriptor on Windows (``native.winstorage``, not run on Windows by
+        this project's tests)."""
         if sys.platform == "win32":
             from native.winstorage import adapter_limits
 
             adapter = adapter_limits(self.device)
             return TransferLimit(adapter.limit, adapter.describe()) if adapter and adapter.limit else None
         sys_device = self._sys_device()
-        return host_limits(sys_device) if sys_device is not None else None
+        if sys_device is None or not sys_device.exists():
+            return None
+        from native.sglimit import node_limit
+
+        return node_limit(self._fd, sys_device, st_node=self._st_node, node=self.node)
 
     def _os_error(self, err: int, cdb: bytes = b"", nbytes: int = 0) -> Exception:
         if nbytes > SAFE_TRANSFER:
             limit = self.transfer_limit()
-            refused = transfer_refused(self.device, err, nbytes, self._node_present(),
-                                       limit.max_bytes if limit is not None else None)
+            refused = transfer_refused(self.device, err, nbytes, self._node_present(), limit)
             if refused is not None:
                 return refused
         if err == errno.ETIMEDOUT:
             return CommandTimeout(f"the command to {self.device} timed out", device=self.device)
         if err in (errno.ENODEV, errno.ENXIO, errno.EIO):
-            return ConnectionLost(f"{self.device} went away ({os.strerror(err)})", device=self.device,
-                                  hint="check cabling and power; the tape position is now unknown")
+            return ConnectionLost(f"the connection to the drive at {self.device} was lost ({os.strerror(err)})",
+                                  device=self.device, hint=LOST_HINT)
         if err in (errno.ENOTTY, errno.EINVAL, errno.ENOSYS):
             return TransportError(f"{self.device} does not accept SCSI pass-through ({os.strerror(err)})",
                                   device=self.device)
         if err in (errno.EACCES, errno.EPERM):
             command = f"{_opcode_name(cdb)} " if cdb else ""
             if self._st_node and not has_cap_sys_rawio():
-                sg = sg_node_beside(self.device)
                 return DevicePermissionDenied(
                     f"the kernel's st driver refused SCSI pass-through ({command}to {self.device}) without "
-                    f"CAP_SYS_RAWIO", device=self.device,
-                    hint=f"use {sg}, the same drive's sg node" if sg else "use the drive's /dev/sgN node")
+                    f"CAP_SYS_RAWIO", device=self.device, hint=_sg_node_hint(sg_node_beside(self.device)))
             return DevicePermissionDenied(f"the OS refused the command {command}to {self.device}", device=self.device,
                                           hint=PERMISSION_HINT)
         return TransportError(f"the command to {self.device} failed: {os.strerror(err)}", device=self.device)

@@ -101,11 +101,30 @@ class Repeated:
 Fill = Callable[[bytearray, int], object]
 
 
+#: Who hears a transport's one-line notices (``notice``): the CLI prints them on stderr.
+_notice_listener: Callable[[str], object] | None = None
+
+
+def set_notice_listener(listener: Callable[[str], object] | None) -> None:
+    """Route transports' notices (how a device string was served, ...) to ``listener`` (None: nowhere)."""
+    global _notice_listener
+    _notice_listener = listener
+
+
+def notice(text: str) -> None:
+    """One line a front end should show the technician now (the transport keeps it too, e.g. ``route``)."""
+    if _notice_listener is not None:
+        _notice_listener(text)
+
+
 class Transport(abc.ABC):
     """A route to one device. Not thread-safe: one worker per device uses it."""
 
     #: The device string this transport was opened with (``virtual:lto9``, ``iscsi://...``).
     device: str = ""
+    #: How the device string is served when not as named, in one line (an st node served through its
+    #: sg node for a user without CAP_SYS_RAWIO); None: as named.
+    route: str | None = None
 
     @abc.abstractmethod
     def execute(

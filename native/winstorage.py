@@ -3,7 +3,7 @@
 Why: an HBA that caps a single transfer below the I/O size fails the command (Linux: EINVAL/EIO,
 Windows: ERROR_INVALID_PARAMETER / ERROR_IO_DEVICE) and can look like a dead drive; ``info``
 shows the path's maximum transfer and the refusal message names it (issue 13.2). On Linux it
-comes from sysfs (``native.sgpt.host_transfer_limit``); on Windows the port driver answers
+comes from the node's queue (``native.sglimit``); on Windows the port driver answers
 IOCTL_STORAGE_QUERY_PROPERTY for StorageAdapterProperty with a STORAGE_ADAPTER_DESCRIPTOR
 (winioctl.h / ntddstor.h, documented on learn.microsoft.com):
 

@@ -25,6 +25,8 @@ APT_PACKAGES=(
 TEST_PACKAGES=(
   # the real tape target the tests start on 127.0.0.1, and the tools they cross-check with
   tgt libiscsi-bin sg3-utils
+  # mtx: the oracle for tgt's changer through the kernel's sg node (tests/kernel)
+  mtx
   # disk benchmarks, PDF checks, the GUI in a real X window
   fio poppler-utils xvfb xauth
   # the real-kernel tests (tests/kernel): a Debian kernel under qemu (software emulation), a busybox

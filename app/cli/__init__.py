@@ -18,6 +18,7 @@ from typing import Sequence
 from app import __version__
 from app.cli.commands import COMMANDS, HELP
 from native.errors import InvalidParameter, SafetyRefusal, TapediagError
+from native.transport import set_notice_listener
 
 # The sub-commands and their help: app/cli/commands.py (light: nothing else is imported for --help).
 COMMAND_MODULES = tuple(module for module, _help in COMMANDS.values())
@@ -135,6 +136,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_OK
     _warn_secret_on_command_line(args_in)
     parser = build_parser(args_in)
+    # A transport's notices (e.g. /dev/nst0 served through its sg node) as the run's own "info:" lines.
+    set_notice_listener(lambda text: print(f"info: {text}", file=sys.stderr))
     try:
         # Inside the try: an option's type= converter may raise InvalidParameter itself.
         args = parser.parse_args(argv)
