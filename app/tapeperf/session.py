@@ -11,13 +11,15 @@ from typing import TYPE_CHECKING
 
 from native.errors import SafetyRefusal
 
+from app import media
 from app.drive import TapeDrive
 from app.events import CancelToken, EventSink, discard
 from app.runs.ondrive import record_on_drive
-from app.tapeperf import safety
+from app.tapeperf import safety, sizing
 from app.tapeperf.engine import TapePerfTest
 from app.tapeperf.params import TapePerfParams
 from app.tapeperf.results import TapePerfResult
+from app.tapeperf.sizing import SizePlan
 
 if TYPE_CHECKING:
     from app.tapeperf.multi import MultiParams
@@ -26,17 +28,24 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class CartridgeCheck:
-    """What is on the cartridge and the engine's decision on it, before anything is written."""
+    """What is on the cartridge and the engine's decision on it, before anything is written: whether it fits
+    the drive (``app.media``), what the write will send and whether that fits it (``app.tapeperf.sizing``)."""
 
     state: safety.CartridgeState
-    refusal: SafetyRefusal | None  # ``safety.decide`` without force: None = the write may go ahead
+    refusal: SafetyRefusal | None  # media, then ``safety.decide`` without force: None = the write may go ahead
+    size: SizePlan | None = None
+    media_notes: tuple[str, ...] = ()
 
 
 def check_cartridge(device: str, params: TapePerfParams) -> CartridgeCheck:
-    """The engine's own pre-write probe and decision (no write), for a confirm step to show."""
+    """The engine's own pre-write checks (no write), for a confirm step to show: the media fit, the size plan
+    (as the engine will make it), the probe and the decision."""
     with TapeDrive.open(device) as drive:
+        fit = media.loaded_fit(drive)
+        plan = sizing.plan_for(drive, params, drive.generation())
         state = safety.probe(drive, at_bot=params.start == "bot")
-    return CartridgeCheck(state, safety.decide(state, force=False))
+    refusal = media.refusal(fit, writes=params.writes, doing="the tape test") or safety.decide(state, force=False)
+    return CartridgeCheck(state, refusal, plan, tuple(media.notes(fit, writes=params.writes)))
 
 
 def run_on_device(device: str, params: TapePerfParams, *, sink: EventSink = discard,
