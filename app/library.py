@@ -181,6 +181,7 @@ class Moved:
     destination: Element
     release: DriveRelease | None = None
     mail_slot_locked: bool | None = None
+    notes: tuple[str, ...] = ()  # the media check's one-line notes (an unknown label, a read-only load)
 
     def to_dict(self, inv: "Inventory") -> dict[str, object]:
         return {"source": inv.name(self.source), "destination": inv.name(self.destination),
@@ -330,9 +331,13 @@ class Changer:
             raise ReadOnlyRefusal.command(self.device, INITIALIZE_ELEMENT_STATUS)
         self._command(bytes([INITIALIZE_ELEMENT_STATUS, 0, 0, 0, 0, 0]), timeout=INIT_TIMEOUT)
 
-    def move(self, source: str, destination: str, *, unload: bool = True, allow_removal: bool = False) -> Moved:
+    def move(self, source: str, destination: str, *, unload: bool = True, allow_removal: bool = False,
+             writes: bool = False) -> Moved:
         """Move the cartridge in ``source`` to ``destination`` (names as ``Inventory.find``).
 
+        Into a drive, the cartridge's label is checked against the drive's generation first
+        (``media_fit``): a cartridge the drive cannot use is refused before the robot moves,
+        and with ``writes`` (a write test follows) one it can only read too.
         Out of a drive, the drive is released first (``release_drive``) through the tape drive
         its identifier names; ``unload=False`` is the operator's word that it is unloaded.
         ``allow_removal`` sends ALLOW MEDIUM REMOVAL to that drive: only on the operator's request.
@@ -342,6 +347,7 @@ class Changer:
             raise ReadOnlyRefusal.command(self.device, 0xA5)
         inv = self.inventory()
         src, dst = check_move(inv, source, destination)
+        notes = media_fit(inv, src, dst, writes=writes)
         release = None
         if src.type is ElementType.DATA_TRANSFER and (unload or allow_removal):
             from app.library_discovery import drive_devices
@@ -374,7 +380,7 @@ class Changer:
                                     "application holds its mail slot; nothing moved") from None
         if locked:
             self._unlock()
-        return Moved(src, dst, release, locked)
+        return Moved(src, dst, release, locked, notes)
 
     def _lock(self) -> bool:
         """PREVENT MEDIUM REMOVAL to the changer: True when the library took it (then ``_unlock`` is owed),
@@ -403,6 +409,36 @@ class Changer:
         return time.monotonic() - start
 
 
+def media_fit(inv: Inventory, src: Element, dst: Element, *, writes: bool = False,
+              device: str | None = None) -> tuple[str, ...]:
+    """Before a cartridge goes into a drive: its label against the drive's generation (``app.media``).
+
+    Raises ``MediaRefusal`` (nothing moved) for a cartridge the drive cannot use, or, with ``writes``, one it
+    can only read; returns the notes to say (an unknown label, a read-only load). Nothing to check (no
+    drive destination, no label with a media identifier, no tape drive named by the element): ()."""
+    from app import media
+    from native.scsi.media import medium_of_barcode
+
+    label = src.barcode.strip()
+    if dst.type is not ElementType.DATA_TRANSFER or not label:
+        return ()
+    if medium_of_barcode(label) is None:  # nothing the rules can check: said, not refused
+        return tuple(media.judge(media.DriveGeneration(None, ""), barcode=label).notes)
+    if device is None:
+        from app.library_discovery import drive_devices
+
+        device = drive_devices(inv, {dst.address}).get(dst.address)
+    if device is None:
+        return ()
+    with TapeDrive.open(device) as drive:
+        generation = media.drive_generation(drive)
+    fit = media.judge(generation, barcode=label)
+    refused = media.refusal(fit, writes=writes, doing=f"moving {label} into {inv.name(dst)}", test=False)
+    if refused is not None:
+        raise refused
+    return tuple(media.notes(fit, writes=writes))
+
+
 def check_move(inv: Inventory, source: str, destination: str) -> tuple[Element, Element]:
     """The two elements of a move that can work by ``inv``: both real, source full, destination empty."""
     src, dst = inv.find(source), inv.find(destination)
@@ -416,4 +452,4 @@ def check_move(inv: Inventory, source: str, destination: str) -> tuple[Element, 
 
 
 __all__ = ["Changer", "DriveNotSafe", "DriveRelease", "Inventory", "MailSlotPrevented", "Moved", "NotAChanger",
-           "check_move", "release_drive"]
+           "check_move", "media_fit", "release_drive"]

@@ -144,16 +144,16 @@ def _read_attributes(drive: TapeDrive) -> Mam:
         return drive.read_attributes()
 
 
-def refusal(fit: MediaFit, *, writes: bool, doing: str) -> MediaRefusal | None:
-    """The one policy (module docstring): None when ``doing`` may go ahead with this cartridge."""
+def refusal(fit: MediaFit, *, writes: bool, doing: str, test: bool = True) -> MediaRefusal | None:
+    """The one policy (module docstring): None when ``doing`` may go ahead with this cartridge. ``test``:
+    a test would run on it (a cleaning cartridge is refused then; a move of one into a drive is a cleaning)."""
     kind = fit.access
     if kind is Access.NONE:
-        return MediaRefusal(f"{doing} refused: {fit.describe()}",
-                            hint="use a cartridge of a generation the drive takes")
-    if kind is Access.CLEANING:
-        return MediaRefusal(f"{doing} refused: {fit.describe()}", hint="use a data cartridge")
+        return MediaRefusal(f"{doing}: {fit.describe()}", hint="use a cartridge of a generation the drive takes")
+    if kind is Access.CLEANING and test:
+        return MediaRefusal(f"{doing}: {fit.describe()}", hint="use a data cartridge")
     if kind is Access.READ_ONLY and writes:
-        return MediaRefusal(f"{doing} refused: it would write, and {fit.describe()}",
+        return MediaRefusal(f"{doing}: {fit.describe()}, and the test writes",
                             hint="use a cartridge of the drive's own generation, or run a read test")
     return None
 

@@ -47,6 +47,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
+def _writes(test: list[str]) -> bool:
+    """Whether the test after --run writes (then a cartridge the drive can only read is refused before the
+    load): assess unless --no-write, tape-perf unless its --direction is read."""
+    if test[0] == "assess":
+        return "--no-write" not in test
+    from app.tapeperf.params import parse_direction
+
+    direction = "write,read"
+    for i, arg in enumerate(test):
+        if arg == "--direction" and i + 1 < len(test):
+            direction = test[i + 1]
+        elif arg.startswith("--direction="):
+            direction = arg.partition("=")[2]
+    return parse_direction(direction) != "read"
+
+
 def run(args: argparse.Namespace) -> int:
     from app.cli import main
     from app.library import Changer
@@ -62,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
     # With --json the test's JSON is stdout; the cycle's steps then go to stderr.
     steps = sys.stderr if "--json" in test else sys.stdout
     with Changer.open(args.device) as changer:
-        loaded, before = load(changer, args.barcode, args.drive)
+        loaded, before = load(changer, args.barcode, args.drive, writes=_writes(test))
         print(f"loaded {loaded.barcode} from {loaded.slot} into {loaded.drive} ({loaded.device})", file=steps,
               flush=True)
         try:

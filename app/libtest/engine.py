@@ -91,12 +91,41 @@ class LibraryTest:
                 skipped.append(f"{slot.barcode} in {inv.name(slot)} (the same barcode is in another slot)")
             else:
                 cartridges.append(_Cartridge(slot.barcode, slot.address))
-        self._prepared = (inv, slots, usable, cartridges, skipped)
-        self._start = {e.address: e.barcode for e in inv.elements if e.full}
-        if self.params.unload and usable:
+        devices: dict[int, str] = {}
+        if usable:
             from app.library_discovery import drive_devices
 
-            self.drive_devices = drive_devices(inv, {d.address for d in usable})
+            devices = drive_devices(inv, {d.address for d in usable})
+        cartridges = self._fitting(inv, cartridges, usable, devices, skipped)
+        self._prepared = (inv, slots, usable, cartridges, skipped)
+        self._start = {e.address: e.barcode for e in inv.elements if e.full}
+        if self.params.unload:
+            self.drive_devices = devices
+
+    @staticmethod
+    def _fitting(inv: Inventory, cartridges: list[_Cartridge], drives: list[Element], devices: dict[int, str],
+                 skipped: list[str]) -> list[_Cartridge]:
+        """The cartridges every exercised drive can load (``app.media``: by label, against each drive's
+        generation); the others are skipped, each with the drive that could not take it. A drive whose tape
+        drive is not named, or whose generation is unknown, checks nothing."""
+        from app import media
+
+        generations: dict[int, media.DriveGeneration] = {}
+        for drive in drives:
+            if drive.address in devices:
+                with TapeDrive.open(devices[drive.address]) as tape:
+                    generations[drive.address] = media.drive_generation(tape)
+        fitting = []
+        for cartridge in cartridges:
+            refused = next((r for d in drives if d.address in generations
+                            if (r := media.refusal(media.judge(generations[d.address], barcode=cartridge.barcode),
+                                                   writes=False, doing=inv.name(d), test=False)) is not None), None)
+            if refused is None:
+                fitting.append(cartridge)
+            else:
+                home = next(e for e in inv.elements if e.address == cartridge.home)
+                skipped.append(f"{cartridge.barcode} in {inv.name(home)} (does not fit {refused.message})")
+        return fitting
 
     @staticmethod
     def _chosen(inv: Inventory, names: tuple[str, ...], kind: ElementType, option: str) -> list[Element]:
