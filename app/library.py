@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 from app.drive import STATE_CHANGING_OPCODES, ReadOnlyRefusal, TapeDrive, read_only_session
 from native.scsi import cdb as C
-from native.scsi.inquiry import Inquiry, device_type_name
+from native.scsi.inquiry import Inquiry, UnitSerialNumber, device_type_name
 from native.scsi.sense import Sense
 from native.scsi.smc import (
     INITIALIZE_ELEMENT_STATUS,
@@ -276,6 +276,16 @@ class Changer:
             raise cls(f"{C.opcode_name(cdb[0])}: {sense.describe() if sense else 'CHECK CONDITION without sense'}",
                       sense=sense, device=self.device)
         raise CheckCondition(f"{C.opcode_name(cdb[0])}: the unit attention did not clear", sense=None, device=self.device)
+
+    def identify(self) -> Inquiry:
+        """The library's INQUIRY (read once)."""
+        if self.inquiry is None:
+            self.inquiry = Inquiry.parse(self._command(C.inquiry(96), 96))
+        return self.inquiry
+
+    def serial_number(self) -> str:
+        """The library's serial number (VPD 80h), read-only."""
+        return UnitSerialNumber.parse(self._command(C.inquiry(255, evpd=True, page=0x80), 255)).serial
 
     def _require_changer(self) -> None:
         if self.inquiry is None:

@@ -144,7 +144,8 @@ _RESULT_STATUS = {"complete": "complete", "cancelled": "cancelled", "failed": "f
 
 
 def run_recorded(kind: str, device: str, params: dict | None, run_callable: Callable[[EventSink], Any], *,
-                 sink: EventSink = discard, history: History | None = None) -> tuple[int, Any]:
+                 sink: EventSink = discard, history: History | None = None,
+                 extra: Callable[[], dict[str, Any]] | None = None) -> tuple[int, Any]:
     """Call ``run_callable(sink)`` inside ``record()`` and store its result.
 
     The result's ``to_dict()`` (or the dict it returns) becomes the run's results; a
@@ -152,11 +153,15 @@ def run_recorded(kind: str, device: str, params: dict | None, run_callable: Call
     partial results rather than raise) finishes the run with that status and its
     ``error``. Returns ``(run_id, result)``. For engines shaped
     ``Test(...).run(sink, cancel)``: ``run_recorded("tape-perf", dev, params, lambda s: test.run(s, cancel))``.
+    ``extra()``, called after the run, adds keys to the stored results (the devices' identities,
+    ``app.identity``).
     """
     with record(kind, device, params, history=history) as rec:
         result = run_callable(rec.sink(sink))
         to_dict = getattr(result, "to_dict", None)
         rec.results = to_dict() if callable(to_dict) else (result if isinstance(result, dict) else None)
+        if extra is not None and rec.results is not None:
+            rec.results = {**rec.results, **extra()}
         rec.status = _RESULT_STATUS.get(getattr(result, "status", "complete"), "failed")
         rec.error = getattr(result, "error", None) or None
     return rec.run_id, result

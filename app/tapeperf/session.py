@@ -68,13 +68,17 @@ def run_on_devices(params: "MultiParams", *, sink: EventSink = discard,
     from app.tapeperf.multi import MultiDriveTest, open_drives
     from native.iscsi_url import display_device
 
+    from app import identity
+
     params.validate()
     drives = open_drives(params.devices)
     try:
         test = MultiDriveTest(drives, params)
         device = ", ".join(display_device(d) for d in params.devices)
-        run_id, result = run_recorded("tape-perf-multi", device, params.to_dict(),
-                                      lambda s: test.run(s, cancel or CancelToken()), sink=sink)
+        before = [identity.of_drive(d) for d in drives]
+        run_id, result = run_recorded(
+            "tape-perf-multi", device, params.to_dict(), lambda s: test.run(s, cancel or CancelToken()), sink=sink,
+            extra=lambda: {identity.IDENTITIES: [identity.with_cartridge(b, d).to_dict() for b, d in zip(before, drives)]})
     finally:
         for drive in drives:
             drive.close()
