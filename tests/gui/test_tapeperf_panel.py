@@ -234,8 +234,9 @@ def test_the_confirm_page_says_what_is_written_and_whether_it_fits(qtbot, window
     panel.params_next.click()
     _wait_probe(qtbot, panel)
     found = panel.found_label.text()
-    assert "<b>Does not fit:</b> writes 62.9 MB: the 34.4 GB (32 GiB) asked for does not fit, the cartridge holds " \
-           "67.1 MB (MAM 0001h, maximum capacity)" in found, found
+    assert "<b>Does not fit:</b> the 34.4 GB (32 GiB) asked for does not fit, the cartridge holds 67.1 MB (MAM " \
+           "0001h, maximum capacity), less 5% for its early-warning zone" in found, found
+    assert "<b>The test writes 62.9 MB.</b>" in found
     panel.show_page("params")
     panel.fields["size"].setText(AUTO)
     panel.params_next.click()

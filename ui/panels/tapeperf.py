@@ -31,8 +31,9 @@ def _size_words(check: CartridgeCheck) -> str:
     plan = check.size
     if plan is None or plan.size is None:
         return f"<br>Writes {escape(plan.why)}." if plan is not None else ""
-    if plan.capped:
-        return f"<br><b>Does not fit:</b> writes {escape(plan.why)}."
+    if plan.capped:  # why: "8.16 GB: the 34.4 GB (32 GiB) asked for does not fit, the cartridge holds ..."
+        size, _, why = plan.why.partition(": ")
+        return f"<br><b>Does not fit:</b> {escape(why)}. <b>The test writes {escape(size)}.</b>"
     return f"<br>Writes {escape(plan.why)}."
 
 
