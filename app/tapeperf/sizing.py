@@ -88,13 +88,12 @@ def auto_bytes(params: "TapePerfParams", generation: int | None) -> tuple[int, s
     buffer_mib = BUFFER_MIB.get(generation or 0)
     ref = possible(generation, _ratio(params), compression_on=params.compression != "off")
     if buffer_mib is None or ref is None:
-        return UNKNOWN_BYTES, (f"the drive's generation is unknown (no rate, no buffer to size from): "
-                               f"{size_text(UNKNOWN_BYTES)}")
+        return UNKNOWN_BYTES, "auto, the drive's generation is unknown (no rate and no buffer to size from)"
     minute = int(JUDGE_SECONDS * ref.mb_s * 1e6)
     floor = int(BUFFERS * buffer_mib * MiB)
     if minute >= floor:
-        return minute, f"a minute at {ref.label}"
-    return floor, f"{BUFFERS:g} x the drive's {buffer_mib:,} MiB buffer"
+        return minute, f"auto, a minute at {ref.label}"
+    return floor, f"auto, {BUFFERS:g} x the drive's {buffer_mib:,} MiB buffer"
 
 
 def _asked(size: int) -> str:

@@ -27,7 +27,7 @@ GiB, MiB = 1 << 30, 1 << 20
 def test_auto_is_a_minute_at_the_possible_rate_when_the_cartridge_allows() -> None:
     p = plan(TapePerfParams(), generation=9, capacity=None)  # 2:1 data on LTO-9: 800 MB/s possible
     assert p.auto and p.size == int(JUDGE_SECONDS * 800e6) // MiB * MiB
-    assert p.why == "48.0 GB: a minute at 800 MB/s possible for 2:1 data on LTO-9; the cartridge reports no capacity"
+    assert p.why == "48.0 GB: auto, a minute at 800 MB/s possible for 2:1 data on LTO-9; the cartridge reports no capacity"
     incompressible = plan(TapePerfParams(pattern=Pattern.parse("random")), generation=5, capacity=None)
     assert incompressible.size == int(60 * 140e6) // MiB * MiB  # LTO-5 native 140 MB/s
 
