@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields, replace
 from typing import TYPE_CHECKING, Any
 
-from native.errors import ConnectionLost, DeviceError, ParseError
+from native.errors import TapediagError
 from native.iscsi_url import display_device
 
 if TYPE_CHECKING:
@@ -71,9 +71,7 @@ def of_drive(drive: "TapeDrive") -> DeviceIdentity:
         inq = drive.inquiry()
         ident = replace(ident, vendor=_text(inq.vendor), product=_text(inq.product), firmware=_text(inq.revision))
         ident = replace(ident, serial=_text(drive.serial_number()))
-    except ConnectionLost:
-        raise
-    except (DeviceError, ParseError):
+    except TapediagError:  # whatever fails is not recorded; the run itself says what is wrong with the drive
         pass
     return ident
 
@@ -82,7 +80,7 @@ def with_cartridge(ident: DeviceIdentity, drive: "TapeDrive") -> DeviceIdentity:
     """The identity with the loaded cartridge's barcode and medium serial (READ ATTRIBUTE), after a run."""
     try:
         mam = drive.read_attributes()
-    except (DeviceError, ParseError):  # no cartridge, no cartridge memory, the connection gone: not recorded
+    except TapediagError:  # no cartridge, no cartridge memory, the connection gone: not recorded
         return ident
     return replace(ident, barcode=_text(mam.barcode), cartridge_serial=_text(mam.serial))
 
@@ -94,9 +92,7 @@ def of_changer(changer: "Changer") -> DeviceIdentity:
         inq = changer.identify()
         ident = replace(ident, vendor=_text(inq.vendor), product=_text(inq.product), firmware=_text(inq.revision))
         ident = replace(ident, serial=_text(changer.serial_number()))
-    except ConnectionLost:
-        raise
-    except (DeviceError, ParseError):
+    except TapediagError:
         pass
     return ident
 
@@ -108,7 +104,7 @@ def of_drive_device(device: str) -> DeviceIdentity:
     try:
         with TapeDrive.open(device) as drive:
             return of_drive(drive)
-    except (DeviceError, ParseError):
+    except TapediagError:
         return DeviceIdentity(display_device(device), TAPE_DRIVE)
 
 

@@ -56,6 +56,7 @@ from native.errors import (
     ParseError,
     SafetyRefusal,
     ScsiStatusError,
+    TapediagError,
     UnitAttention,
     check_condition_class,
 )
@@ -440,8 +441,12 @@ def media_fit(inv: Inventory, src: Element, dst: Element, *, writes: bool = Fals
         device = drive_devices(inv, {dst.address}).get(dst.address)
     if device is None:
         return ()
-    with TapeDrive.open(device) as drive:
-        generation = media.drive_generation(drive)
+    try:
+        with TapeDrive.open(device) as drive:
+            generation = media.drive_generation(drive)
+    except TapediagError as err:  # the move may still be wanted (the library loads it); said, not refused
+        return (f"{label}: the drive in {inv.name(dst)} ({display_device(device)}) could not be asked its generation ({err}); the "
+                "label was not checked",)
     fit = media.judge(generation, barcode=label)
     refused = media.refusal(fit, writes=writes, doing=f"moving {label} into {inv.name(dst)}", test=False)
     if refused is not None:

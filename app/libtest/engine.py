@@ -34,7 +34,8 @@ from app.events import CancelToken, EventSink, Message, RobotMove, discard
 from app.libtest.params import LibraryTestParams
 from app.libtest.results import LibraryTestResult, Misplaced, Move, Verdict
 from app.library import Changer, Inventory, check_move
-from native.errors import DeviceError, InvalidParameter
+from native.errors import DeviceError, InvalidParameter, TapediagError
+from native.iscsi_url import display_device
 from native.scsi.smc import Element, ElementType
 
 if TYPE_CHECKING:
@@ -114,9 +115,12 @@ class LibraryTest:
         self.identities = [identity.of_changer(self.changer)]
         generations: dict[int, media.DriveGeneration] = {}
         for address, device in devices.items():
-            with TapeDrive.open(device) as tape:
-                generations[address] = media.drive_generation(tape)
-                self.identities.append(replace(identity.of_drive(tape), role=identity.LIBRARY_DRIVE))
+            try:
+                with TapeDrive.open(device) as tape:
+                    generations[address] = media.drive_generation(tape)
+                    self.identities.append(replace(identity.of_drive(tape), role=identity.LIBRARY_DRIVE))
+            except TapediagError:  # a drive that does not answer checks nothing here; unloading it will say why
+                self.identities.append(identity.DeviceIdentity(display_device(device), identity.LIBRARY_DRIVE))
         return generations
 
     @staticmethod
