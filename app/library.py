@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 from app.drive import STATE_CHANGING_OPCODES, ReadOnlyRefusal, TapeDrive, read_only_session
 from native.scsi import cdb as C
-from native.scsi.inquiry import Inquiry, device_type_name
+from native.scsi.inquiry import Inquiry, UnitSerialNumber, device_type_name
 from native.scsi.sense import Sense
 from native.scsi.smc import (
     INITIALIZE_ELEMENT_STATUS,
@@ -195,6 +195,7 @@ class Moved:
     destination: Element
     release: DriveRelease | None = None
     mail_slot_locked: bool | None = None
+    notes: tuple[str, ...] = ()  # the media check's one-line notes (an unknown label, a read-only load)
 
     def to_dict(self, inv: "Inventory") -> dict[str, object]:
         return {"source": inv.name(self.source), "destination": inv.name(self.destination),
@@ -290,6 +291,16 @@ class Changer:
                       sense=sense, device=self.device)
         raise CheckCondition(f"{C.opcode_name(cdb[0])}: the unit attention did not clear", sense=None, device=self.device)
 
+    def identify(self) -> Inquiry:
+        """The library's INQUIRY (read once)."""
+        if self.inquiry is None:
+            self.inquiry = Inquiry.parse(self._command(C.inquiry(96), 96))
+        return self.inquiry
+
+    def serial_number(self) -> str:
+        """The library's serial number (VPD 80h), read-only."""
+        return UnitSerialNumber.parse(self._command(C.inquiry(255, evpd=True, page=0x80), 255)).serial
+
     def _require_changer(self) -> None:
         if self.inquiry is None:
             self.inquiry = Inquiry.parse(self._command(C.inquiry(96), 96))
@@ -344,9 +355,13 @@ class Changer:
             raise ReadOnlyRefusal.command(self.device, INITIALIZE_ELEMENT_STATUS)
         self._command(bytes([INITIALIZE_ELEMENT_STATUS, 0, 0, 0, 0, 0]), timeout=INIT_TIMEOUT)
 
-    def move(self, source: str, destination: str, *, unload: bool = True, allow_removal: bool = False) -> Moved:
+    def move(self, source: str, destination: str, *, unload: bool = True, allow_removal: bool = False,
+             writes: bool = False) -> Moved:
         """Move the cartridge in ``source`` to ``destination`` (names as ``Inventory.find``).
 
+        Into a drive, the cartridge's label is checked against the drive's generation first
+        (``media_fit``): a cartridge the drive cannot use is refused before the robot moves,
+        and with ``writes`` (a write test follows) one it can only read too.
         Out of a drive, the drive is released first (``release_drive``) through the tape drive
         its identifier names; ``unload=False`` is the operator's word that it is unloaded.
         ``allow_removal`` sends ALLOW MEDIUM REMOVAL to that drive: only on the operator's request.
@@ -356,6 +371,7 @@ class Changer:
             raise ReadOnlyRefusal.command(self.device, 0xA5)
         inv = self.inventory()
         src, dst = check_move(inv, source, destination)
+        notes = media_fit(inv, src, dst, writes=writes)
         release = None
         if src.type is ElementType.DATA_TRANSFER and (unload or allow_removal):
             release = release_drive(_drive_of(inv, src), inv.name(src), allow_removal=allow_removal)
@@ -376,7 +392,7 @@ class Changer:
                                     "application holds its mail slot; nothing moved") from None
         if locked:
             self._unlock()
-        return Moved(src, dst, release, locked)
+        return Moved(src, dst, release, locked, notes)
 
     def _lock(self) -> bool:
         """PREVENT MEDIUM REMOVAL to the changer: True when the library took it (then ``_unlock`` is owed),
@@ -432,6 +448,40 @@ def _drive_of(inv: Inventory, src: Element) -> str:
                             "yourself and use --no-unload")
 
 
+def media_fit(inv: Inventory, src: Element, dst: Element, *, writes: bool = False,
+              device: str | None = None) -> tuple[str, ...]:
+    """Before a cartridge goes into a drive: its label against the drive's generation (``app.media``).
+
+    Raises ``MediaRefusal`` (nothing moved) for a cartridge the drive cannot use, or, with ``writes``, one it
+    can only read; returns the notes to say (an unknown label, a read-only load). Nothing to check (no
+    drive destination, no label with a media identifier, no tape drive named by the element): ()."""
+    from app import media
+    from native.scsi.media import medium_of_barcode
+
+    label = src.barcode.strip()
+    if dst.type is not ElementType.DATA_TRANSFER or not label:
+        return ()
+    if medium_of_barcode(label) is None:  # nothing the rules can check: said, not refused
+        return tuple(media.judge(media.DriveGeneration(None, ""), barcode=label).notes)
+    if device is None:
+        from app.library_discovery import drive_devices
+
+        device = drive_devices(inv, {dst.address}).get(dst.address)
+    if device is None:
+        return ()
+    try:
+        with TapeDrive.open(device) as drive:
+            generation = media.drive_generation(drive)
+    except TapediagError as err:  # the move may still be wanted (the library loads it); said, not refused
+        return (f"{label}: the drive in {inv.name(dst)} ({display_device(device)}) could not be asked its generation ({err}); the "
+                "label was not checked",)
+    fit = media.judge(generation, barcode=label)
+    refused = media.refusal(fit, writes=writes, doing=f"moving {label} into {inv.name(dst)}", test=False)
+    if refused is not None:
+        raise refused
+    return tuple(media.notes(fit, writes=writes))
+
+
 def check_move(inv: Inventory, source: str, destination: str) -> tuple[Element, Element]:
     """The two elements of a move that can work by ``inv``: both real, source full, destination empty."""
     src, dst = inv.find(source), inv.find(destination)
@@ -445,4 +495,4 @@ def check_move(inv: Inventory, source: str, destination: str) -> tuple[Element, 
 
 
 __all__ = ["Changer", "DriveNotSafe", "DriveRelease", "Inventory", "MailSlotPrevented", "Moved", "NotAChanger",
-           "check_move", "release_drive"]
+           "check_move", "media_fit", "release_drive"]

@@ -67,10 +67,11 @@ def where(changer: Changer, barcode: str) -> str:
     return f"{barcode} is in {found[0]}" if len(found) == 1 else f"the library shows {barcode} in no element"
 
 
-def load(changer: Changer, barcode: str, drive: str | None = None) -> tuple[Loaded, Inventory]:
+def load(changer: Changer, barcode: str, drive: str | None = None, *, writes: bool = False) -> tuple[Loaded, Inventory]:
     """Move the cartridge ``barcode`` from its slot into ``drive`` (or the first empty drive whose tape drive
     is named); the inventory before the move is returned for the final comparison. Bad input raises
-    ``InvalidParameter`` before anything moves."""
+    ``InvalidParameter`` before anything moves; a cartridge that does not fit the drive (``app.media``; with
+    ``writes``, the test that follows writes, one the drive can only read too) ``MediaRefusal``."""
     if read_only_session():
         raise ReadOnlyRefusal.command(changer.device, MOVE_MEDIUM)
     from app.library_discovery import drive_devices
@@ -97,7 +98,7 @@ def load(changer: Changer, barcode: str, drive: str | None = None) -> tuple[Load
         target = empty[0]
     loaded = Loaded(slot.barcode.strip(), inv.name(slot), inv.name(target), devices[target.address])
     try:
-        changer.move(loaded.slot, loaded.drive)
+        changer.move(loaded.slot, loaded.drive, writes=writes)
     except InvalidParameter:
         raise
     except DeviceError as err:

@@ -83,7 +83,7 @@ def moved_lines(moved: Moved, inv: Inventory) -> list[str]:
         lines.append("mail slot locked during the move (PREVENT MEDIUM REMOVAL), then released (ALLOW)")
     lines.append(f"moved {moved.source.barcode or 'the cartridge'} from {inv.name(moved.source)} (address "
                  f"{moved.source.address}) to {inv.name(moved.destination)} (address {moved.destination.address})")
-    return lines
+    return lines + [f"note: {note}" for note in moved.notes]
 
 
 __all__ = ["GROUPS", "ElementRow", "element_rows", "move_destinations", "move_sources", "moved_lines", "summary"]

@@ -16,41 +16,15 @@ from typing import TYPE_CHECKING, Any
 
 from app.history.keys import RunKeys
 from app.scan.results import CORRECTED_PER_GB_MONITOR
-from native.errors import InvalidParameter, TapediagError
+from native.errors import InvalidParameter
 from native.units import plural
 
 if TYPE_CHECKING:
-    from app.drive import TapeDrive
     from app.history import History, Run
 
 #: The run kinds that put a cartridge through a drive (a visit) and what each is called in a sentence.
 VISIT_KINDS = {"drive-info": "drive information read", "media-scan": "scan", "assessment": "assessment",
                "tape-perf": "tape test"}
-
-
-def identify(drive: "TapeDrive") -> RunKeys:
-    """The drive's serial (VPD 80h) and the cartridge's barcode and MAM serial (READ ATTRIBUTE): passive
-    queries, read before a test. What cannot be read (no cartridge, no MAM, not a tape) stays unknown:
-    identifying a visit must never stop the test it belongs to."""
-    from app.drive import Supported, supported
-    from native.errors import UnitAttention
-
-    serial = barcode = mam_serial = None
-    try:
-        serial = drive.serial_number() or None
-    except TapediagError:
-        pass
-    for _ in range(2):  # a pending UNIT ATTENTION (a load) is consumed by the first try
-        try:
-            mam = supported(drive.read_attributes)
-        except UnitAttention:
-            continue
-        except TapediagError:
-            break
-        if isinstance(mam, Supported):
-            barcode, mam_serial = mam.value.barcode or None, mam.value.serial or None
-        break
-    return RunKeys(serial, barcode, mam_serial)
 
 
 @dataclass(frozen=True)

@@ -182,7 +182,7 @@ def test_the_library_drives_are_virtual_lto_drives_holding_the_slot_cartridges(t
     assert main(["library", dev, "--move", "slot:2", "drive:0", "--json"]) == 0
     inv = json.loads(capsys.readouterr().out)
     drive0, drive1 = inv["drive_devices"]["drive:0"], inv["drive_devices"]["drive:1"]
-    assert drive0.startswith("virtual:lto8?library=") and drive0.endswith("&drive=0&realtime=0")
+    assert drive0.startswith("virtual:lto9?library=") and drive0.endswith("&drive=0&realtime=0")
     with TapeDrive.open(drive0) as drive:
         assert drive.serial_number() == "TDLIBDRV000" and drive.read_attributes().barcode == "TD0001L9"
         drive.write(b"TD0001L9 marker".ljust(512, b"."))

@@ -45,7 +45,7 @@ def test_virtual_load_tape_perf_return_and_the_data_stays_on_that_cartridge(
     before = _where(dev, capsys)
     assert main(["library-run", dev, "--barcode", "TD0001L9", *PERF]) == 0
     out = capsys.readouterr().out
-    assert "loaded TD0001L9 from slot:2 into drive:0 (virtual:lto8?library=" in out
+    assert "loaded TD0001L9 from slot:2 into drive:0 (virtual:lto9?library=" in out
     assert "returned TD0001L9 from drive:0 to slot:2" in out and "final inventory: every cartridge where it was" in out
     assert _where(dev, capsys) == before
     # The cartridge's own file took the 4 MiB (stored uncompressed); the other cartridges were never loaded.

@@ -36,7 +36,7 @@ from app.troubleshoot.request import (RunRef, TroubleshootRequest, diagnose_reco
                                       parse_file_count, parse_rate, parse_streams)
 from native.errors import InvalidParameter, SafetyRefusal, TapediagError
 from native.iscsi_url import display_device
-from native.units import parse_amount, parse_size, plural
+from native.units import parse_size, plural
 from ui.worker import Job
 
 
@@ -292,8 +292,9 @@ def check_history_size(text: str) -> int | None:
 
 
 def check_amount(text: str) -> tuple[int | None, float | None]:
-    """A test size ('32G') or a duration ('90s', '10min'), as the CLI's --size takes it."""
-    return parse_amount(text)
+    """A test size ('32G'), a duration ('90s', '10min') or 'auto' (both None), as the CLI's --size takes it."""
+    params = TapePerfParams.from_text({"size": text})
+    return params.size, params.duration
 
 
 # -- troubleshooting -----------------------------------------------------------------------

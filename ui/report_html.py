@@ -109,10 +109,7 @@ def _page_one(report: Report) -> list[str]:
             for i in range(0, len(who), 2)]
     parts.append('<table width="100%" cellpadding="3" cellspacing="0" border="0">' + "".join(rows) + "</table>")
     if report.devices:
-        devices = "; ".join(d.device + (" (" + ", ".join(f"{f.label.lower()} {f.value}" for f in d.identity
-                                                          if f.label in ("Serial", "Cartridge barcode")) + ")"
-                                        if any(f.label in ("Serial", "Cartridge barcode") for f in d.identity) else "")
-                            for d in report.devices)
+        devices = "; ".join(d.line for d in report.devices)  # vendor, product, serial, firmware, cartridge
         parts.append(f'<p><span class="muted">Devices</span>&nbsp;&nbsp;<b>{_e(devices)}</b></p>')
     parts.append(SPACER + "<h2>Verdicts</h2>")
     if not report.headlines:

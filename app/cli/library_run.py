@@ -48,10 +48,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def _check_test_words(test: list[str]) -> None:
+def _check_test_words(test: list[str]) -> argparse.Namespace:
     """The test's words as the test will read them, checked before anything moves: bad options are its own
     one-line error, and a device among them is refused (it would be tested too, quietly, beside the drive
-    the cartridge went into)."""
+    the cartridge went into). Returns them parsed."""
     from app.cli import build_parser
     from native.errors import InvalidParameter
     from native.iscsi_url import display_device, scrub
@@ -73,6 +73,18 @@ def _check_test_words(test: list[str]) -> None:
         raise InvalidParameter(f"--run {test[0]}: {', '.join(display_device(d) for d in extra)} is not the drive the "
                                "cartridge goes into; library-run tests only that drive, so name no device after --run",
                                hint="test another drive with its own 'tapediag tape-perf DEVICE'")
+    return parsed
+
+
+def _writes(test: str, parsed: argparse.Namespace) -> bool:
+    """Whether the test after --run writes (then a cartridge the drive can only read is refused before the
+    load): assess unless --no-write, tape-perf unless its --direction is read; read from the test's own
+    parsed options, so it is what the test will do."""
+    if test == "assess":
+        return not parsed.no_write
+    from app.tapeperf.params import parse_direction
+
+    return parse_direction(parsed.direction) != "read"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -88,11 +100,11 @@ def run(args: argparse.Namespace) -> int:
     if not test or test[0] not in TESTS:
         raise InvalidParameter(f"name the test after --run: {' or '.join(TESTS)}",
                                hint="e.g. tapediag library-run LIB --barcode BC --run tape-perf --size 4G")
-    _check_test_words(test)
+    writes = _writes(test[0], _check_test_words(test))
     # With --json the test's JSON is stdout; the cycle's steps then go to stderr.
     steps = sys.stderr if "--json" in test else sys.stdout
     with Changer.open(args.device) as changer, claimed(changer, "library-run"):
-        loaded, before = load(changer, args.barcode, args.drive)
+        loaded, before = load(changer, args.barcode, args.drive, writes=writes)
         print(f"loaded {loaded.barcode} from {loaded.slot} into {loaded.drive} ({loaded.device})", file=steps,
               flush=True)
         try:

@@ -21,6 +21,7 @@ from native.errors import InvalidParameter
 
 from app.events import CancelToken, Event, Message, PhaseFinished, PhaseStarted, Progress
 from app.tapeperf import TapePerfParams, TapePerfResult
+from app.tapeperf.sizing import AUTO, AUTO_HELP
 from native.units import SIZES_HELP, parse_size, plural, rate_text
 from app.tapeperf.results import MB, MiB, phase_headline
 from app.tapeperf.session import run_on_device
@@ -47,7 +48,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="HP-UX form: blocks per I/O (fixed mode; sets --io-size = block size x this)")
     parser.add_argument("--repeats", type=int, default=None, help="HP-UX form: number of I/Os (sets --size)")
     parser.add_argument("--mode", choices=("fixed", "variable"), default="fixed", help="block mode (default fixed)")
-    parser.add_argument("--size", default="1G", help="bytes to write (32G, 100GB) or a duration (90s, 10min, 1h); default 1G")
+    parser.add_argument("--size", default=AUTO, help="bytes to write (32G, 100GB), a duration (90s, 10min, 1h) or "
+                        + AUTO_HELP.replace("%", "%%") + "; a size the cartridge cannot take is capped to what it holds")
     parser.add_argument("--filemarks-every", default="0", help="write a filemark every N bytes (0 = none)")
     parser.add_argument("--compression", choices=("on", "off", "leave"), default="leave", help="hardware compression")
     parser.add_argument("--direction", default="write,read", help="write, read, or write,read (default)")
@@ -131,6 +133,9 @@ def summary_lines(result: TapePerfResult) -> list[str]:
     predicted = f"{result.predicted_ratio:.2f}:1" if result.predicted_ratio else "-"
     drive = f"{result.drive_ratio:.2f}:1" if result.drive_ratio else "not reported"
     lines.append(f"pattern {result.params['pattern']}: model predicts {predicted}, drive reports {drive}")
+    plan = result.size_plan or {}
+    if plan.get("auto") or (plan.get("asked") and plan.get("size") and plan["size"] < plan["asked"]):
+        lines.append(f"size {plan['why']}")
     as_dict = result.to_dict()
     for ph, pd in zip(result.phases, as_dict["phases"]):
         lines.append(phase_headline({**pd, "possible_label": as_dict["possible_label"]}))

@@ -1,10 +1,11 @@
 """Which drive and which cartridge a run was on: the keys that let the history tell drive from media.
 
 A run is keyed by the drive's serial number (VPD 80h) and the cartridge's barcode and MAM serial
-(the cartridge memory's serial, burned in at manufacture: a relabelled cartridge keeps it). Runs
-recorded on a drive get them read from the drive before the test (``app.visits.identify``); for
-runs stored before the keys existed, ``keys_from_results`` finds them in the stored results (the
-migration to schema 3 uses it), and a run whose results say more fills what was not read.
+(the cartridge memory's serial, burned in at manufacture: a relabelled cartridge keeps it).
+``keys_from_results`` finds them in the stored results: first the identities a run on a drive
+records (``app.identity``, read from the drive before the test), else, for runs stored before
+those existed, ``info``'s identity and MAM, an assessment's serial, a scan's MAM figures (the
+migration to schema 3 uses it).
 """
 from __future__ import annotations
 
@@ -37,7 +38,10 @@ def keys_from_results(results: Any) -> RunKeys:
     figures. Anything else (an odd or damaged result) gives no key rather than an error."""
     if not isinstance(results, dict):
         return RunKeys()
+    drives = [i for i in results.get("identities") or () if isinstance(i, dict) and i.get("role") == "tape drive"]
+    recorded = RunKeys(_text(drives[0].get("serial")), _text(drives[0].get("barcode")),
+                       _text(drives[0].get("cartridge_serial"))) if len(drives) == 1 else RunKeys()
     identity, cartridge, volume = (_dict(results.get(k)) for k in ("identity", "cartridge", "volume_statistics"))
-    return RunKeys(drive_serial=_text(identity.get("serial")) or _text(results.get("serial")),
-                   barcode=_text(cartridge.get("barcode")) or _text(volume.get("volume_barcode")),
-                   mam_serial=_text(cartridge.get("serial")))
+    return recorded.merged(RunKeys(drive_serial=_text(identity.get("serial")) or _text(results.get("serial")),
+                                   barcode=_text(cartridge.get("barcode")) or _text(volume.get("volume_barcode")),
+                                   mam_serial=_text(cartridge.get("serial"))))

@@ -44,9 +44,6 @@ class Recorder:
         #: reports its own failure or cancellation (with partial results) sets these.
         self.status = "complete"
         self.error: str | None = None
-        #: Which drive and cartridge the run was on, read before the test (``app.visits.identify``);
-        #: what the results carry fills the rest (``keys_from_results``).
-        self.keys = RunKeys()
         self._buffer: list[Sample] = []
         self._columns: list[SampleColumns] = []  # engines' arrays, stored as rows without a Sample each
         self._pending = 0
@@ -97,7 +94,7 @@ class Recorder:
 
 @contextmanager
 def record(kind: str, device: str, params: dict | None = None, *, history: History | None = None,
-           flush_samples: int = 20000, flush_seconds: float = 1.0, keys: RunKeys | None = None) -> Iterator[Recorder]:
+           flush_samples: int = 20000, flush_seconds: float = 1.0) -> Iterator[Recorder]:
     """Record one run; see the module docstring. Opens the default history if none given."""
     device = display_device(device)  # a CHAP secret is never recorded
     own = history is None
@@ -111,7 +108,6 @@ def record(kind: str, device: str, params: dict | None = None, *, history: Histo
         except HistoryError as err:
             raise _not_started(err) from err
         rec = Recorder(hist, run_id, flush_samples=flush_samples, flush_seconds=flush_seconds)
-        rec.keys = keys or RunKeys()
         try:
             yield rec
         except (Cancelled, KeyboardInterrupt) as err:
@@ -137,7 +133,7 @@ def _finish(rec: Recorder, status: str, error: str | None) -> None:
     a MEDIUM ERROR that stopped a scan is exactly what tells a bad cartridge from a bad drive)."""
     rec.flush()
     rec.history.finish_run(rec.run_id, status, rec.results, error=error)
-    keys = rec.keys.merged(keys_from_results(rec.results))
+    keys = keys_from_results(rec.results)  # the identities the run recorded (``app.identity``), else its own fields
     if keys != RunKeys():
         rec.history.set_keys(rec.run_id, keys)
 
@@ -156,7 +152,7 @@ _RESULT_STATUS = {"complete": "complete", "cancelled": "cancelled", "failed": "f
 
 def run_recorded(kind: str, device: str, params: dict | None, run_callable: Callable[[EventSink], Any], *,
                  sink: EventSink = discard, history: History | None = None,
-                 keys: RunKeys | None = None) -> tuple[int, Any]:
+                 extra: Callable[[], dict[str, Any]] | None = None) -> tuple[int, Any]:
     """Call ``run_callable(sink)`` inside ``record()`` and store its result.
 
     The result's ``to_dict()`` (or the dict it returns) becomes the run's results; a
@@ -164,11 +160,15 @@ def run_recorded(kind: str, device: str, params: dict | None, run_callable: Call
     partial results rather than raise) finishes the run with that status and its
     ``error``. Returns ``(run_id, result)``. For engines shaped
     ``Test(...).run(sink, cancel)``: ``run_recorded("tape-perf", dev, params, lambda s: test.run(s, cancel))``.
+    ``extra()``, called after the run, adds keys to the stored results (the devices' identities,
+    ``app.identity``).
     """
-    with record(kind, device, params, history=history, keys=keys) as rec:
+    with record(kind, device, params, history=history) as rec:
         result = run_callable(rec.sink(sink))
         to_dict = getattr(result, "to_dict", None)
         rec.results = to_dict() if callable(to_dict) else (result if isinstance(result, dict) else None)
+        if extra is not None and rec.results is not None:
+            rec.results = {**rec.results, **extra()}
         rec.status = _RESULT_STATUS.get(getattr(result, "status", "complete"), "failed")
         rec.error = getattr(result, "error", None) or None
     return rec.run_id, result

@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from dataclasses import dataclass
-from typing import Iterator
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Iterator
 
 from app.claims import DeviceInUse, claimed
 from app.drive import ReadOnlyRefusal, TapeDrive, read_only_session
@@ -35,8 +35,12 @@ from app.events import CancelToken, EventSink, Message, RobotMove, discard
 from app.libtest.params import LibraryTestParams
 from app.libtest.results import LibraryTestResult, Misplaced, Move, Verdict
 from app.library import Changer, Inventory, check_move
-from native.errors import DeviceError, InvalidParameter
+from native.errors import DeviceError, InvalidParameter, TapediagError
+from native.iscsi_url import display_device
 from native.scsi.smc import Element, ElementType
+
+if TYPE_CHECKING:
+    from app import identity, media
 
 MOVE_MEDIUM = 0xA5
 
@@ -53,6 +57,7 @@ class LibraryTest:
         self._prepared: tuple[Inventory, list[Element], list[Element], list[_Cartridge], list[str]] | None = None
         self.drive_devices: dict[int, str] = {}  # drive element address -> the tape drive to unload it through
         self._start: dict[int, str] = {}  # element address -> barcode, every full element when the run began
+        self.identities: list["identity.DeviceIdentity"] = []  # the library and its exercised drives
 
     def prepare(self) -> None:
         """Read the library and choose the elements; bad input raises here, before a run is recorded.
@@ -92,12 +97,52 @@ class LibraryTest:
                 skipped.append(f"{slot.barcode} in {inv.name(slot)} (the same barcode is in another slot)")
             else:
                 cartridges.append(_Cartridge(slot.barcode, slot.address))
-        self._prepared = (inv, slots, usable, cartridges, skipped)
-        self._start = {e.address: e.barcode for e in inv.elements if e.full}
-        if self.params.unload and usable:
+        devices: dict[int, str] = {}
+        if usable:
             from app.library_discovery import drive_devices
 
-            self.drive_devices = drive_devices(inv, {d.address for d in usable})
+            devices = drive_devices(inv, {d.address for d in usable})
+        generations = self._drives(devices)
+        cartridges = self._fitting(inv, cartridges, usable, generations, skipped)
+        self._prepared = (inv, slots, usable, cartridges, skipped)
+        self._start = {e.address: e.barcode for e in inv.elements if e.full}
+        if self.params.unload:
+            self.drive_devices = devices
+
+    def _drives(self, devices: dict[int, str]) -> dict[int, "media.DriveGeneration"]:
+        """Each named drive's generation (for the media check) and identity (for the record), by INQUIRY."""
+        from app import identity, media
+
+        self.identities = [identity.of_changer(self.changer)]
+        generations: dict[int, media.DriveGeneration] = {}
+        for address, device in devices.items():
+            try:
+                with TapeDrive.open(device) as tape:
+                    generations[address] = media.drive_generation(tape)
+                    self.identities.append(replace(identity.of_drive(tape), role=identity.LIBRARY_DRIVE))
+            except TapediagError:  # a drive that does not answer checks nothing here; unloading it will say why
+                self.identities.append(identity.DeviceIdentity(display_device(device), identity.LIBRARY_DRIVE))
+        return generations
+
+    @staticmethod
+    def _fitting(inv: Inventory, cartridges: list[_Cartridge], drives: list[Element],
+                 generations: dict[int, "media.DriveGeneration"], skipped: list[str]) -> list[_Cartridge]:
+        """The cartridges every exercised drive can load (``app.media``: by label, against each drive's
+        generation); the others are skipped, each with the drive that could not take it. A drive whose tape
+        drive is not named, or whose generation is unknown, checks nothing."""
+        from app import media
+
+        fitting = []
+        for cartridge in cartridges:
+            refused = next((r for d in drives if d.address in generations
+                            if (r := media.refusal(media.judge(generations[d.address], barcode=cartridge.barcode),
+                                                   writes=False, doing=inv.name(d), test=False)) is not None), None)
+            if refused is None:
+                fitting.append(cartridge)
+            else:
+                home = next(e for e in inv.elements if e.address == cartridge.home)
+                skipped.append(f"{cartridge.barcode} in {inv.name(home)} (does not fit {refused.message})")
+        return fitting
 
     @staticmethod
     def _chosen(inv: Inventory, names: tuple[str, ...], kind: ElementType, option: str) -> list[Element]:
@@ -127,7 +172,8 @@ class LibraryTest:
                                    product=inv.product, slots=[inv.name(s) for s in slots],
                                    drives=[inv.name(d) for d in drives], skipped=skipped,
                                    drive_devices={inv.name(d): self.drive_devices[d.address] for d in drives
-                                                  if d.address in self.drive_devices})
+                                                  if d.address in self.drive_devices},
+                                   identities=[i.to_dict() for i in self.identities])
         if not drives or not cartridges:
             result.reason = ("no empty drive to exercise" if not drives
                              else "no cartridge to move (only cleaning or unlabelled cartridges, or empty slots)")
@@ -146,6 +192,9 @@ class LibraryTest:
         self._put_back(result, where, cartridges, sink)
         self._final_inventory(result, cartridges, sink)
         self._judge(result)
+        moved = list(dict.fromkeys(m.barcode for m in result.moves if m.barcode))
+        if result.identities and moved:  # the cartridges the robot moved, on the library's identity
+            result.identities[0]["barcode"] = ", ".join(moved)
         return result
 
     @staticmethod

@@ -61,6 +61,8 @@ class LibraryTestResult:
     moves: list[Move] = field(default_factory=list)
     restored: bool | None = None  # every cartridge home by the final inventory; None: it could not be read
     misplaced: list[Misplaced] = field(default_factory=list)
+    #: the library and the exercised drives (``app.identity``; the key every run keeps them under)
+    identities: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def exit_code(self) -> int:

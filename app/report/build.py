@@ -11,6 +11,7 @@ from datetime import datetime, timezone
 from app import __version__
 from app import runs as run_kinds
 from app.history import History, Run, ThroughputPoint
+from app.identity import recorded as recorded_identities
 from app.runs.words import mb_s, when
 from native.errors import InvalidParameter
 
@@ -192,6 +193,9 @@ def build_report(history: History, run_ids: list[int], *, customer: str = "", si
     for run in sorted(runs, key=lambda r: -r.id):
         if run.device:
             by_device.setdefault(run.device, []).append(run)
+        for ident in recorded_identities(run.results) or ():  # a library's drives, each of several drives
+            if ident.device and ident.device != run.device:
+                by_device.setdefault(ident.device, []).append(run)
     snapshots = _snapshots(history, by_device)
     headlines = _headlines(runs + snapshots, set(run_ids))
     verdict = " ".join(v for v in verdicts if v)

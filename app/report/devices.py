@@ -1,16 +1,24 @@
 """A device's identity and health for the report: what a support case quotes.
 
 Vendor, product, serial, firmware and the cartridge's barcode and density come from the
-newest ``drive-info`` run; runs of other kinds fill in what they know (an assessment's
-firmware and serial, a tape-perf run's drive and the TapeAlert flags it saw).
+newest ``drive-info`` run and from the identities every run that touches a device records
+(``app.identity``: newest first); runs of other kinds fill in what they know (an
+assessment's firmware and serial, a tape-perf run's drive and the TapeAlert flags it saw).
+What no run recorded (a run from before issue 25) is said: "not recorded", never left out,
+so a support case sees that the serial is missing rather than that there is none.
 """
 from __future__ import annotations
 
+from app import runs as run_kinds
+from app.identity import LIBRARY, TAPE_DRIVE, recorded
 from app.history import Run
 from app.runs.words import density
 from app.troubleshoot.fromhistory import drive_from_run
 
 from .model import DeviceSection, Field
+
+NOT_RECORDED = "not recorded"
+_NAMED = ("Vendor", "Product", "Serial", "Firmware")
 
 
 def _from_drive_info(res: dict) -> tuple[dict[str, str], str, list[Field], list[str]]:
@@ -51,6 +59,59 @@ def _finding_field(f: dict) -> Field:
                       f"{f.get('value', '')}; threshold {f.get('threshold', '')} ({f.get('source', '')})")
 
 
+def _recorded(device: str, runs: list[Run], fields: dict[str, str]) -> tuple[str | None, list[tuple[str, int]]]:
+    """Fill ``fields`` from the identities the runs recorded for ``device`` (newest first); its role, and the
+    cartridge barcodes with the run each was seen in."""
+    role, barcodes = None, []
+    for run in runs:
+        for ident in recorded(run.results) or ():
+            if ident.device != device:
+                continue
+            role = role or ident.role
+            for name, value in zip(_NAMED, (ident.vendor, ident.product, ident.serial, ident.firmware)):
+                if value and name not in fields:
+                    fields[name] = value
+            if ident.barcode:
+                barcodes.append((ident.barcode, run.id))
+    return role, barcodes
+
+
+def _touched(device: str, runs: list[Run]) -> str | None:
+    """The role of ``device`` when a run touched it as a device of its own (a drive or a library), else None
+    (a disk run's directory, several drives' joint name)."""
+    for run in runs:
+        ids = recorded(run.results)
+        if ids is not None:
+            named = next((i for i in ids if i.device == device), None)
+            if named is not None:
+                return named.role
+            continue
+        if run.device == device and len(run.params.get("devices") or []) <= 1:
+            if run.kind == "library-test":
+                return LIBRARY
+            if getattr(run_kinds.get(run.kind), "drive", False):
+                return TAPE_DRIVE
+    return None
+
+
+def _not_recorded(fields: dict[str, str], role: str | None, barcodes: list[tuple[str, int]]) -> None:
+    """The cartridges the runs used (which run used which, when there were several), and what a support case
+    needs that no run recorded, said as such; the cartridge's barcode too, for a tape drive."""
+    seen = list(dict.fromkeys(b for b, _ in barcodes))
+    if len(seen) > 1:
+        fields["Cartridge barcode"] = ", ".join(
+            f"{b} (run {', '.join(str(r) for bc, r in barcodes if bc == b)})" for b in seen)
+    elif seen:
+        fields["Cartridge barcode"] = seen[0]
+    if role is None:
+        return
+    for name in _NAMED:
+        if name not in fields and not (name in ("Vendor", "Product") and "Drive" in fields):
+            fields[name] = NOT_RECORDED
+    if role == TAPE_DRIVE and "Cartridge barcode" not in fields:
+        fields["Cartridge barcode"] = NOT_RECORDED
+
+
 def device_section(device: str, runs: list[Run]) -> DeviceSection:
     """Identity and health of one device; ``runs`` newest first."""
     identity: dict[str, str] = {}
@@ -58,6 +119,10 @@ def device_section(device: str, runs: list[Run]) -> DeviceSection:
     snapshot = next((r for r in runs if r.kind == "drive-info" and r.results), None)
     if snapshot is not None:
         identity, health, details, alerts = _from_drive_info(snapshot.results or {})
+    role, barcodes = _recorded(device, runs, identity)
+    if snapshot is not None and "Cartridge barcode" in identity:  # one of the report's cartridges, by its run
+        barcodes.append((identity.pop("Cartridge barcode"), snapshot.id))
+        barcodes.sort(key=lambda b: -b[1])
     for run in runs:
         res = run.results or {}
         if run.kind == "assessment":
@@ -65,6 +130,8 @@ def device_section(device: str, runs: list[Run]) -> DeviceSection:
                               ("Firmware", "firmware")):
                 if res.get(key) and name not in identity:
                     identity[name] = str(res[key])
+        if run.device != device:  # a run that only passed through this device (a library's drive)
+            continue
         ctx = drive_from_run(run) if run.kind != "drive-info" else None
         if ctx and ctx.serial and "Serial" not in identity:
             identity["Serial"] = ctx.serial
@@ -75,6 +142,7 @@ def device_section(device: str, runs: list[Run]) -> DeviceSection:
         for item in (res.get("tapealert") or []) + (res.get("warnings") or []):  # tape-perf / disk runs: sentences
             if isinstance(item, str) and item not in alerts:
                 alerts.append(item)
+    _not_recorded(identity, role or _touched(device, runs), barcodes)
     order = ("Vendor", "Product", "Drive", "Serial", "Firmware", "Generation", "Cartridge barcode",
              "Cartridge density", "WWN")
     fields = tuple(Field(k, identity[k]) for k in order if k in identity)

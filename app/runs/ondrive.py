@@ -24,13 +24,16 @@ def record_on_drive(device: str, kind: str, params: dict[str, Any], make_test: C
     """Open ``device``, run ``make_test(drive)`` recorded as ``kind`` with ``params``; (run id, result).
 
     The drive is claimed for the run (``app.claims``): a second test on it, from this process or
-    another, is refused before anything is recorded or sent."""
+    another, is refused before anything is recorded or sent. The drive's and the cartridge's identity
+    (INQUIRY, serial, cartridge memory) is read before the test and stored with the results under
+    ``app.identity.IDENTITIES``: every report names them, and the history is keyed by them."""
     from app.claims import claimed
+    from app import identity
     from app.drive import TapeDrive
     from app.history import run_recorded
-    from app.visits import identify
 
     with TapeDrive.open(device) as drive, claimed(drive, _COMMAND.get(kind, kind)):
         test = make_test(drive)
-        keys = identify(drive)  # which drive and cartridge: read before the test, both passive queries
-        return run_recorded(kind, device, params, lambda s: test.run(s, cancel), sink=sink, keys=keys)
+        who = identity.with_cartridge(identity.of_drive(drive), drive)
+        return run_recorded(kind, device, params, lambda s: test.run(s, cancel), sink=sink,
+                            extra=lambda: {identity.IDENTITIES: [who.to_dict()]})

@@ -12,8 +12,9 @@ from __future__ import annotations
 import time
 from typing import Callable
 
+from app import media
 from app.drive import ReadOnlyRefusal, Supported, TapeDrive, supported
-from app.events import CancelToken, EventSink, PhaseFinished, PhaseStarted, discard
+from app.events import CancelToken, EventSink, Message, PhaseFinished, PhaseStarted, discard
 from app.scan.params import ScanParams
 from app.scan.results import FileLayout, ScanResult, judge, slow_zones, zones_from
 from app.tapeperf.engine import SamplePublisher
@@ -41,6 +42,9 @@ class MediaScan:
         inq = drive.inquiry()
         result.vendor, result.product = inq.vendor, inq.product
         drive.wait_ready(timeout=300.0)
+        fit = media.check_loaded(drive, writes=False, doing="the media scan")  # an incompatible cartridge: refused
+        for note in media.notes(fit, writes=False):
+            sink(Message("warning", note))
         mode = drive.block_size()
         if mode and drive.read_only:
             raise ReadOnlyRefusal(drive.device, f"the drive is in fixed-block mode ({mode} bytes) and the scan "

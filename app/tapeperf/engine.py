@@ -26,15 +26,16 @@ from __future__ import annotations
 
 import time
 from array import array
+from dataclasses import replace
 from typing import Callable, Protocol
 
-from app import heap
+from app import heap, media
 from app.drive import ReadOnlyRefusal, TapeDrive, supported
 from app.events import (CancelToken, EventSink, Message, PhaseFinished, PhaseStarted, Progress, RatedRates, Sample,
                         SampleBatch, discard)
 from app.patterns import DEFAULT_POOL_BYTES, BlockGenerator
 from native.scsi.cdb import SpaceCode
-from app.tapeperf import safety, settings
+from app.tapeperf import safety, settings, sizing
 from app.tapeperf.logs import DriveLogs
 from app.tapeperf.params import TapePerfParams
 from app.tapeperf.rated import rated
@@ -178,11 +179,27 @@ class TapePerfTest:
             self._note(result, sink, "info", "generation unknown: patterns calibrated for a 16 KiB SLDC history")
         result.rated_native_mb_s, result.rated_compressed_mb_s = rated(result.generation)
         sink(RatedRates(result.generation, result.rated_native_mb_s, result.rated_compressed_mb_s))
+        self._plan_size(result, sink)
         return result
 
+    def _plan_size(self, result: TapePerfResult, sink: EventSink) -> None:
+        """The size the write sends (``app.tapeperf.sizing``): the default that can judge the drive, capped by
+        what the cartridge holds; said in one line when it was chosen or capped here."""
+        plan = sizing.plan_for(self.drive, self.params, result.generation)
+        result.size_plan = plan.to_dict()
+        if plan.size is not None and plan.size != self.params.size:
+            self.params = replace(self.params, size=plan.size)
+        if plan.auto or plan.capped:
+            self._note(result, sink, "info", f"size {plan.why}")
+
     def check_cartridge(self, result: TapePerfResult, sink: EventSink = discard) -> None:
-        """The safety probe and decision before a write test (``app.tapeperf.safety``); raises ``SafetyRefusal``."""
+        """Before anything is read or written: the cartridge against the drive (``app.media``: an incompatible
+        one refused, a read-only one refused for a write), then the safety probe and decision before a write
+        test (``app.tapeperf.safety``); raises ``SafetyRefusal``."""
         p = self.params
+        fit = media.check_loaded(self.drive, writes=p.writes, doing="the tape test")
+        for note in media.notes(fit, writes=p.writes):
+            self._note(result, sink, "warning", note)
         if p.writes:
             state = safety.check_before_write(self.drive, at_bot=p.start == "bot", force=p.force)
             if state.holds_data:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 from app.patterns import Pattern
+from app.tapeperf.sizing import AUTO
 from native.scsi.tape import BlockLimits
 from native.errors import InvalidParameter
 from native.units import parse_amount, parse_size
@@ -53,7 +54,8 @@ def parse_direction(text: str) -> str:
 
 @dataclass
 class TapePerfParams:
-    """One tape performance test. Sizes are bytes; ``size`` or ``duration`` bounds the write.
+    """One tape performance test. Sizes are bytes; ``size`` or ``duration`` bounds the write, neither: the
+    default size that can judge the drive (``app.tapeperf.sizing``, resolved on the drive).
 
     ``io_size`` is the bytes per WRITE/READ command: in fixed mode a multiple of
     ``block_size`` (the white paper's 256 KB block, 1 MB I/O); in variable mode each
@@ -66,7 +68,7 @@ class TapePerfParams:
     block_size: int = 256 << 10
     mode: str = "fixed"
     io_size: int = 1 << 20
-    size: int | None = 1 << 30
+    size: int | None = None  # None with no duration: auto (app.tapeperf.sizing), resolved on the drive
     duration: float | None = None
     filemarks_every: int = 0
     compression: str = "leave"
@@ -90,7 +92,8 @@ class TapePerfParams:
         """Parameters from the text a user typed (CLI options, GUI fields), one conversion for both.
 
         Keys: direction, pattern, block_size, mode, io_size (default: 1 MiB in fixed
-        mode, the block size in variable mode), size (bytes or a duration),
+        mode, the block size in variable mode), size (bytes, a duration or ``auto``, the
+        default: ``app.tapeperf.sizing``),
         filemarks_every, compression, start, verify, force, history, seed, host_rate.
         Missing keys take the defaults; bad text raises ``InvalidParameter``.
         """
@@ -113,7 +116,8 @@ class TapePerfParams:
             io = parse_size(io_text, "I/O size") if io_text is not None else block
         else:
             io = max(block, (1 << 20) // block * block)
-        size, duration = parse_amount(text("size") or "1G", "test size")
+        amount = text("size") or AUTO
+        size, duration = (None, None) if amount.strip().lower() == AUTO else parse_amount(amount, "test size")
         history = text("history")
         host_rate = text("host_rate")
         return cls(
@@ -182,8 +186,6 @@ class TapePerfParams:
                 out.append(f"in variable-block mode each I/O is one block: the I/O size ({io}) must equal the block size ({bs})")
             if bs > MAX_TRANSFER_FIELD:
                 out.append(f"a variable block of {bs} bytes does not fit a WRITE(6) command (max {MAX_TRANSFER_FIELD})")
-        if self.size is None and self.duration is None:
-            out.append("give a test size in bytes or a duration")
         if self.size is not None and self.size < io:
             out.append(f"the test size ({self.size} bytes) is smaller than one I/O ({io} bytes)")
         if self.size is not None and self.size > MAX_TEST_BYTES:

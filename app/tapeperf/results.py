@@ -257,6 +257,7 @@ class TapePerfResult:
     log_notes: list[str] = field(default_factory=list)  # "page 0x1B: not supported"...
     tapealert: list[str] = field(default_factory=list)
     messages: list[str] = field(default_factory=list)
+    size_plan: dict[str, Any] | None = None  # app.tapeperf.sizing.SizePlan: what the write sent and why
     samples: list[Sample] = field(default_factory=list, repr=False)
 
     def phase(self, name: str) -> PhaseResult | None:

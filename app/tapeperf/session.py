@@ -11,13 +11,15 @@ from typing import TYPE_CHECKING
 
 from native.errors import SafetyRefusal
 
+from app import media
 from app.drive import TapeDrive
 from app.events import CancelToken, EventSink, discard
 from app.runs.ondrive import record_on_drive
-from app.tapeperf import safety
+from app.tapeperf import safety, sizing
 from app.tapeperf.engine import TapePerfTest
 from app.tapeperf.params import TapePerfParams
 from app.tapeperf.results import TapePerfResult
+from app.tapeperf.sizing import SizePlan
 
 if TYPE_CHECKING:
     from app.tapeperf.multi import MultiParams
@@ -26,20 +28,27 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class CartridgeCheck:
-    """What is on the cartridge and the engine's decision on it, before anything is written."""
+    """What is on the cartridge and the engine's decision on it, before anything is written: whether it fits
+    the drive (``app.media``), what the write will send and whether that fits it (``app.tapeperf.sizing``)."""
 
     state: safety.CartridgeState
-    refusal: SafetyRefusal | None  # ``safety.decide`` without force: None = the write may go ahead
+    refusal: SafetyRefusal | None  # media, then ``safety.decide`` without force: None = the write may go ahead
+    size: SizePlan | None = None
+    media_notes: tuple[str, ...] = ()
 
 
 def check_cartridge(device: str, params: TapePerfParams) -> CartridgeCheck:
-    """The engine's own pre-write probe and decision (no write), for a confirm step to show. The probe
-    rewinds: the drive is claimed for it, so it never moves the tape under another run."""
+    """The engine's own pre-write checks (no write), for a confirm step to show: the media fit, the size plan
+    (as the engine will make it), the probe and the decision. The probe rewinds: the drive is claimed for
+    it, so it never moves the tape under another run."""
     from app.claims import claimed
 
     with TapeDrive.open(device) as drive, claimed(drive, "tape-perf (checking the cartridge)"):
+        fit = media.loaded_fit(drive)
+        plan = sizing.plan_for(drive, params, drive.generation())
         state = safety.probe(drive, at_bot=params.start == "bot")
-    return CartridgeCheck(state, safety.decide(state, force=False))
+    refusal = media.refusal(fit, writes=params.writes, doing="the tape test") or safety.decide(state, force=False)
+    return CartridgeCheck(state, refusal, plan, tuple(media.notes(fit, writes=params.writes)))
 
 
 def run_on_device(device: str, params: TapePerfParams, *, sink: EventSink = discard,
@@ -64,14 +73,19 @@ def run_on_devices(params: "MultiParams", *, sink: EventSink = discard,
     from app.tapeperf.multi import MultiDriveTest, open_drives
     from native.iscsi_url import display_device
 
+    from app import identity
+
     params.validate()
     drives = open_drives(params.devices)
     try:
         with claimed_all(drives, "tape-perf"):
             test = MultiDriveTest(drives, params)
             device = ", ".join(display_device(d) for d in params.devices)
-            run_id, result = run_recorded("tape-perf-multi", device, params.to_dict(),
-                                          lambda s: test.run(s, cancel or CancelToken()), sink=sink)
+            before = [identity.of_drive(d) for d in drives]
+            run_id, result = run_recorded(
+                "tape-perf-multi", device, params.to_dict(), lambda s: test.run(s, cancel or CancelToken()),
+                sink=sink, extra=lambda: {identity.IDENTITIES: [identity.with_cartridge(b, d).to_dict()
+                                                                for b, d in zip(before, drives)]})
     finally:
         for drive in drives:
             drive.close()

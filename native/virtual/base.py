@@ -77,14 +77,21 @@ class DriveBase:
 
     @property
     def _max_file(self) -> int:
-        """Disk budget of the cartridge file: ``maxfile=``, default 4 x the tape capacity."""
-        return self.opts.max_file if self.opts.max_file is not None else 4 * self.cart.meta.capacity
+        """Disk budget of the cartridge file's records: its capacity, or less with ``maxfile=``.
+
+        The file stores the host's data uncompressed, so without this bound 2:1 data would
+        make an 8 GiB cartridge a 16 GiB file (issue 25 saw 14.9 GB on the way). With it the
+        file never holds more than the capacity in records; all of it is at most
+        ``cartridge.file_bound(capacity, records)``: 64 KiB + 41 bytes per record more."""
+        capacity = self.cart.meta.capacity
+        return min(self.opts.max_file, capacity) if self.opts.max_file is not None else capacity
 
     def _past_early_warning(self) -> bool:
         """Past the early-warning point of the tape, or of the file's disk budget."""
         file_budget = self._max_file
+        file_zone = min(self._early_warning, max(file_budget // 64, 1 << 20))  # the tape's zone when it is the capacity
         return (self.cart.tape_used() > self.cart.meta.capacity - self._early_warning
-                or self.cart.file_bytes > file_budget - max(file_budget // 64, 1 << 20))
+                or self.cart.file_bytes > file_budget - file_zone)
 
     def _nop(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
         return 0

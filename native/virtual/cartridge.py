@@ -41,6 +41,14 @@ KIND_BLOCK, KIND_FILEMARK, KIND_ZERO = 0, 1, 2
 FILEMARK_TAPE_BYTES = 4096  # what a filemark costs on tape (a small fraction of a dataset)
 _IOV_BLOCKS = 500  # blocks per pwritev/preadv: two iovecs each, below IOV_MAX (1024)
 _ZEROS = bytes(1 << 20)
+INDEX_BYTES = 25  # per record, in the index saved after EOD at a clean close
+
+
+def file_bound(budget: int, records: int) -> int:
+    """The most a cartridge file can be: the header, the records the drive's budget counts (``budget``,
+    ``DriveBase._max_file``: data blocks with their 16-byte headers), a 16-byte header for each record it does
+    not count (an all-zero block, a filemark) and, at a clean close, the index (``INDEX_BYTES`` a record)."""
+    return HEADER_SIZE + budget + (_REC.size + INDEX_BYTES) * records
 
 
 def is_zero(data: memoryview) -> bool:

@@ -38,6 +38,7 @@ from native.virtual.sense import (
     BLANK_CHECK, NO_SENSE, VOLUME_OVERFLOW, Check, fixed_sense, invalid_field, invalid_opcode,
     invalid_parameter, worm_overwrite, write_protected,
 )
+from native.scsi.media import ident_for
 from native.virtual.specs import DENSITY
 
 _CDB_LEN = {0: 6, 1: 10, 2: 10, 4: 16, 5: 12}
@@ -55,8 +56,9 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
         path = opts.cartridge or data_dir() / "virtual" / f"lto{gen}.cart"
         self.empty = False  # a library drive with no cartridge in it
         barcode = opts.barcode
+        cart_gen, worm = gen, bool(opts.worm)
         if opts.library is not None and opts.library_drive is not None:
-            from native.virtual.library import drive_cartridge
+            from native.virtual.library import cartridge_medium, drive_cartridge
 
             held, threaded = drive_cartridge(opts.library, opts.library_drive)
             if held is not None and not re.fullmatch(r"[A-Za-z0-9_-]{1,32}", held):
@@ -68,6 +70,9 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
             path.parent.mkdir(parents=True, exist_ok=True)
             barcode = held or "EMPTY"
             opts.loaded = threaded
+            if held:  # made, when first loaded, as its label says (TD0001L8: an LTO-8 cartridge), as a real one is
+                medium = cartridge_medium(held, gen)
+                cart_gen, worm = medium.generation, medium.worm
         crc = zlib.crc32(str(path).encode())
         self.serial = f"TDV{gen}{crc % 10**6:06d}"
         if opts.library_drive is not None:
@@ -77,11 +82,11 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
         self.naa = (0x5 << 60) | (0x001438 << 36) | (crc & 0xFFFFFFFFF)
         self.cart = Cartridge.open(
             path,
-            generation=gen,
+            generation=cart_gen,
             capacity=opts.capacity or DEFAULT_CAPACITY,
-            worm=bool(opts.worm),
-            serial=f"TDC{crc % 10**7:07d}L{gen}",
-            barcode=barcode or f"TD{crc % 10**4:04d}L{gen}",
+            worm=worm,
+            serial=f"TDC{crc % 10**7:07d}L{cart_gen}",
+            barcode=barcode or f"TD{crc % 10**4:04d}{ident_for(gen)}",  # the label's media identifier: L9, LA
         )
         self._check_cartridge(opts)
         if opts.serial is not None:

@@ -26,7 +26,7 @@ INITIALIZE ELEMENT STATUS finds what was changed by hand in ``library.json``, as
 library's barcode scan finds what an operator moved behind the door (every command reads
 the file, so the other commands see it too).
 
-Its drives are virtual LTO drives (``lto=N``, default 8; ``realtime=0`` makes them answer
+Its drives are virtual LTO drives (``lto=N``, default 9; ``realtime=0`` makes them answer
 at once): drive element N is ``drive_device(N)``, ``virtual:ltoN?library=DIR&drive=N``,
 whose cartridge is the one the robot put there, a file per barcode in ``DIR/cartridges``
 (created blank on its first load), so what is written through the drive stays with the
@@ -40,9 +40,21 @@ SMC-3 leaves the unload to the application unless the library offers it (Storage
 SL150/SL4000's move option 11b). The threaded state is ``threaded`` in ``library.json``,
 written by the drive on LOAD and UNLOAD.
 
+Its cartridges are labelled for its drives' generation (``TD0001L9`` for ``lto=9``,
+``...LA`` for LTO-10; the last slot holds a cleaning cartridge), and each cartridge's
+memory says the same generation: the label's media identifier is the rule table's
+(``native.scsi.media``). ``media=L8,L9,LZ`` labels the data cartridges with these media
+identifiers instead, in turn (WORM ones are WORM cartridges): a library whose cartridges
+do not all fit its drives, on purpose, for training. Such a cartridge is refused by
+tapediag before the move; a robot asked anyway answers as a library whose drive cannot
+load it does: 03/53/00 (media load or eject failed; the Quantum/Exabyte Magnum 1x7
+autoloader, SCSI reference 1014826, MOVE MEDIUM) with the cartridge back in its source
+element (Oracle StorageTek SL4000, MOVE MEDIUM: a failed load is moved back to the source).
+A cartridge the drive can only read loads.
+
 Options: ``drives`` (1-16), ``slots`` (1-500), ``ie`` (0-8), ``dir``, ``robotfault``,
-``lto`` (5-10, the drives' generation), ``realtime`` (0|1, the drives' and the robot's
-pacing), ``ielocked`` (0|1).
+``lto`` (5-10, the drives' generation), ``media`` (media identifiers, e.g. ``L8,L9``),
+``realtime`` (0|1, the drives' and the robot's pacing), ``ielocked`` (0|1).
 
 With ``realtime=1`` (the default) a move takes the robot time: a fixed grip-and-put part
 and a part that grows with the distance the picker travels (elements in the order mail
@@ -73,8 +85,10 @@ from native.transport import (
     WritableBuffer,
     make_data_in,
 )
+from native.scsi.media import MEDIA, Access, Medium, access, ident_for, medium_of_barcode
 from native.virtual.library_state import LibraryState, StateFile
 from native.virtual.sense import fixed_sense
+from native.virtual.specs import GENERATIONS
 
 TRANSPORT, IE_FIRST, DRIVE_FIRST, SLOT_FIRST = 0, 10, 500, 1000
 TYPE_TRANSPORT, TYPE_STORAGE, TYPE_IE, TYPE_DRIVE = 1, 2, 3, 4
@@ -88,7 +102,8 @@ class LibraryOptions:
     ie: int = 1
     folder: Path | None = None
     robot_fault: frozenset[int] = frozenset()  # fail these moves (1-based) with a robotics error
-    lto: int = 8  # the drives' LTO generation
+    lto: int = 9  # the drives' LTO generation
+    media: tuple[str, ...] = ()  # media identifiers the data cartridges are labelled with, in turn (default: lto's)
     realtime: bool = True  # False: the drives answer at once (functional tests)
     ie_locked: bool = False  # another host's application holds the mail slot (PREVENT MEDIUM REMOVAL)
 
@@ -114,6 +129,8 @@ def parse_library(device: str) -> LibraryOptions:
                 opts.lto = int(value)
                 if not 5 <= opts.lto <= 10:
                     raise ValueError
+            elif key == "media":
+                opts.media = _media(value)
             elif key in ("realtime", "ielocked"):
                 if value not in ("0", "1"):
                     raise ValueError
@@ -124,11 +141,31 @@ def parse_library(device: str) -> LibraryOptions:
                     raise ValueError
             else:
                 raise InvalidParameter(f"unknown virtual library option '{key}'", hint="known: drives, slots, ie, dir, "
-                                                                                        "robotfault, lto, realtime, "
-                                                                                        "ielocked")
+                                                                                        "robotfault, lto, media, "
+                                                                                        "realtime, ielocked")
         except ValueError:
             raise InvalidParameter(f"{key}={value!r} is out of range for the virtual library") from None
     return opts
+
+
+def _media(value: str) -> tuple[str, ...]:
+    """``media=L8,L9``: media identifiers of cartridges a virtual drive can hold (data or WORM, LTO-5...10)."""
+    idents = tuple(v.strip().upper() for v in value.split(","))
+    for ident in idents:
+        medium = medium_of_barcode(f"XX0000{ident}")
+        if medium is None or medium.cleaning or medium.format == "M8" or medium.generation not in GENERATIONS:
+            raise InvalidParameter(f"media={value}: {ident or 'an empty item'} is not the media identifier of a "
+                                   "cartridge the virtual drives hold", hint="L5...L9, LA, or WORM LV...LZ")
+    return idents
+
+
+def cartridge_medium(barcode: str, drive_generation: int) -> Medium:
+    """The medium a library cartridge is made as when first loaded: its label's media identifier, the drive's
+    own generation when the label names none a virtual drive holds."""
+    medium = medium_of_barcode(barcode)
+    if medium is None or medium.cleaning or medium.generation not in GENERATIONS or medium.format == "M8":
+        return next(m for m in MEDIA if m.ident == ident_for(drive_generation))
+    return medium
 
 
 class VirtualLibrary(Transport):
@@ -177,8 +214,9 @@ class VirtualLibrary(Transport):
     def _fresh(self) -> LibraryState:
         """A new library: every slot full with a barcoded scratch cartridge, the last one a cleaner."""
         contents: dict[int, str | None] = {a: None for a in self._addresses()}
+        idents = self.opts.media or (ident_for(self.opts.lto),)
         for i in range(self.opts.slots):
-            label = f"CLN{i:03d}L1" if i == self.opts.slots - 1 else f"TD{i:04d}L9"
+            label = f"CLN{i:03d}L1" if i == self.opts.slots - 1 else f"TD{i:04d}{idents[i % len(idents)]}"
             contents[SLOT_FIRST + i] = label
         return LibraryState(contents)
 
@@ -339,6 +377,8 @@ class VirtualLibrary(Transport):
             if self.opts.realtime:
                 time.sleep(self._robot_time(source, destination))
             barcode = state.contents[source]
+            if layout[destination] == TYPE_DRIVE and not self._loads(barcode or ""):
+                return self._check(0x3, 0x53, 0x00)  # media load or eject failed: the drive refused it, put back
             state.contents[source], state.contents[destination] = None, barcode
             state.sources[destination] = state.sources.pop(source, source)
             if layout[destination] == TYPE_DRIVE:
@@ -356,6 +396,11 @@ class VirtualLibrary(Transport):
         if source in self.threaded:
             return self._check(0x5, 0x3B, 0x90)  # the cartridge is loaded inside the drive: unload it first
         return None
+
+    def _loads(self, barcode: str) -> bool:
+        """Whether the library's drives can load this cartridge (read it at least: ``native.scsi.media``)."""
+        medium = medium_of_barcode(barcode)
+        return medium is None or access(self.opts.lto, medium) is not Access.NONE
 
     def drive_device(self, index: int) -> str:
         """The device string of drive element ``index``: a virtual LTO drive holding that element's cartridge."""

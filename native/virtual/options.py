@@ -43,10 +43,11 @@ class Option:
 OPTIONS: tuple[Option, ...] = (
     Option("cartridge", "PATH", "cartridge file; default data_dir()/virtual/lto<N>.cart, created blank", "/tmp/a.cart"),
     Option("capacity", "S", "tape capacity in compressed bytes, set when the cartridge is created (default 8G); "
-           "the file holds the uncompressed data, so it can grow to capacity x compression ratio", "64M"),
+           "the file holds the uncompressed data and never more than the capacity of it (+ 64 KiB header and 41 "
+           "bytes per block), so compressible data ends the tape at the capacity too", "64M"),
     Option("ew", "S", "early-warning zone before the end (default capacity/64, at least 1M)", "4M"),
-    Option("maxfile", "S", "disk budget of the cartridge file (default 4 x capacity); reaching it is the end of "
-           "the medium too, so 10:1 data cannot fill the disk (all-zero blocks cost no disk)", "1G"),
+    Option("maxfile", "S", "disk budget of the cartridge file's data (default and at most the capacity); reaching "
+           "it is the end of the medium too (all-zero blocks cost no disk)", "1G"),
     Option("wp", "0|1", "write-protect tab (kept in the cartridge until changed)", "1"),
     Option("worm", "0|1", "WORM medium; only when the cartridge is created", "1"),
     Option("loaded", "0|1", "0: no cartridge in the drive (NOT READY 02/3A/00 until LOAD)", "0"),

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from native.scsi.media import density_of_format, formats
+
 MB = 1_000_000
 MiB = 1 << 20
 
@@ -78,13 +80,10 @@ def spec_for(generation: int, *, half_height: bool = False) -> GenerationSpec:
     if half_height:
         native = _HALF_HEIGHT_NATIVE.get(generation, native)
     own = DENSITY[generation]
-    # An LTO drive reads two generations back (one from LTO-8 on) and writes one back.
-    # LTO-10 reads and writes LTO-10 media only (LTFS src/tape_drivers/ibm_tape.c lists only
-    # the LTO-10 cartridges for DRIVE_GEN_LTO10).
-    back_read = 0 if generation >= 10 else 1 if generation >= 8 else 2
-    back_write = 0 if generation >= 10 else 1
-    readable = tuple(DENSITY[g] for g in range(generation - back_read, generation + 1))
-    writable = tuple(DENSITY[g] for g in range(generation - back_write, generation + 1))
+    # What the drive reads and writes is the LTO rule table's (native.scsi.media.DRIVE_MEDIA): LTO-8 and
+    # LTO-9 one generation back (LTO-8 also M8), LTO-5..7 write one back and read two, LTO-10 only LTO-10.
+    readable = tuple(sorted(density_of_format(f) for f in formats(generation, writable=False)))
+    writable = tuple(sorted(density_of_format(f) for f in formats(generation, writable=True)))
     steps = tuple(v * MB for v in _PUBLISHED_STEPS[generation]) if generation in _PUBLISHED_STEPS else _steps(low, high, count)
     return GenerationSpec(
         generation=generation,

@@ -57,7 +57,7 @@ def test_the_inventory_shows_every_element_barcodes_cleaners_and_the_drives(qtbo
     assert [rows[f"slot:{i}"][2] for i in range(1, 7)] == ["TD0000L9", "TD0001L9", "TD0002L9", "TD0003L9",
                                                           "TD0004L9", "CLN005L1"]
     assert "cleaning cartridge" in rows["slot:6"][3] and rows["ie:0"][2] == "empty"
-    assert rows["drive:0"][4].startswith("virtual:lto8?library=") and rows["drive:0"][4].endswith("&drive=0&realtime=0")
+    assert rows["drive:0"][4].startswith("virtual:lto9?library=") and rows["drive:0"][4].endswith("&drive=0&realtime=0")
     assert "TDLIBDRV001" in rows["drive:1"][3]
     assert "2 drives, 6 slots (6 full), 1 mail slot" in panel.summary.text()
     groups = [(panel.map.topLevelItem(i).text(0), panel.map.topLevelItem(i).text(2))

@@ -59,8 +59,8 @@ def test_tape_perf_gui_and_cli_make_equal_params(qtbot, window) -> None:  # type
     cli = params_from_args(_cli_args(["tape-perf", "virtual:lto9", "--mode", "variable", "--block-size", "64K",
                                       "--direction", "write"]))
     panel.apply_values({"direction": "write", "pattern": "2:1", "mode": "variable", "block_size": "64K",
-                        "io_size": "1M", "size": "1G", "filemarks_every": "0", "compression": "leave", "start": "bot",
-                        "verify": False, "host_rate": "", "seed": "", "history": ""})  # blank: the defaults
+                        "io_size": "1M", "size": "auto", "filemarks_every": "0", "compression": "leave", "start": "bot",
+                        "verify": False, "host_rate": "", "seed": "", "history": ""})  # blank / auto: the defaults
     assert panel.make_params().to_dict() == cli.to_dict()
 
 

@@ -216,3 +216,32 @@ def test_several_drives_hold_the_other_drives_workers(qtbot, window, tmp_path):
     assert panel.outcome == "complete", panel.result_dict
     assert ran == ["Ultrium 9-SCSI"]  # it waited for the test, instead of failing on a cartridge in use
     wait_idle(qtbot, window)
+
+
+def test_the_confirm_page_says_what_is_written_and_whether_it_fits(qtbot, window, tmp_path):
+    """Issue 25: the L&TT preset (32 GiB) on an 8 GiB-class virtual cartridge used to write on with no word. The
+    confirm page now says the write is capped to what the cartridge holds; the field's default is the one
+    declaration (app.tapeperf.sizing.AUTO), and auto says what it will write."""
+    from app.tapeperf.sizing import AUTO
+
+    select_device(qtbot, window, DEVICE)
+    panel = window.show_panel("tapeperf")
+    wait_idle(qtbot, window)
+    panel.set_device(f"virtual:lto9?realtime=0&capacity=64M&cartridge={tmp_path / 'small.cart'}")
+    panel.choose_next.click()
+    assert panel.fields["size"].text() == AUTO
+    panel.apply_preset("L&TT Windows default")
+    panel.params_next.click()
+    _wait_probe(qtbot, panel)
+    found = panel.found_label.text()
+    assert "<b>Does not fit:</b> the 34.4 GB (32 GiB) asked for does not fit, the cartridge holds 67.1 MB (MAM " \
+           "0001h, maximum capacity), less 5% for its early-warning zone" in found, found
+    assert "<b>The test writes 62.9 MB.</b>" in found
+    panel.show_page("params")
+    panel.fields["size"].setText(AUTO)
+    panel.params_next.click()
+    assert "enough to judge the drive (auto" in panel.confirm_label.text()
+    _wait_probe(qtbot, panel)
+    found = panel.found_label.text()
+    assert "Writes 62.9 MB: auto, the cartridge holds 67.1 MB" in found and "too little to judge the drive" in found
+    wait_idle(qtbot, window)

@@ -11,7 +11,11 @@ A slot may name a barcode with no tape file (``missing=``): moving it into a dri
 the way a robot that cannot load does (tgt answers 04/15/01, mechanical positioning
 error), which is how the tests get a real robotics error mid-run from tgt.
 
-Fixture: ``tgt_library_factory(drives=2, slots=5, ie=1, barcodes=(...), missing=(...))``.
+``drive_product="Ultrium 6-SCSI"`` makes the drive LUNs answer INQUIRY with that product name, so
+tapediag knows their LTO generation (tgt's own, "VIRTUAL-TAPE", names none) and checks the
+cartridges' labels against it.
+
+Fixture: ``tgt_library_factory(drives=2, slots=5, ie=1, barcodes=(...), missing=(...), drive_product=None)``.
 """
 from __future__ import annotations
 
@@ -32,7 +36,7 @@ class TgtLibrary(TgtTarget):
 
     def __init__(self, workdir: Path, *, drives: int = 2, slots: int = 5, ie: int = 1,
                  barcodes: tuple[str, ...] = ("TGT001L6", "TGT002L6", "CLN001L1"),
-                 missing: tuple[str, ...] = (), size_mb: int = 8) -> None:
+                 missing: tuple[str, ...] = (), size_mb: int = 8, drive_product: str | None = None) -> None:
         if len(barcodes) > slots:
             raise ValueError("more barcodes than slots")
         workdir = Path(workdir).resolve()
@@ -40,6 +44,7 @@ class TgtLibrary(TgtTarget):
         self.media_home.mkdir(parents=True, exist_ok=True)
         self.drives, self.slots, self.ie = drives, slots, ie
         self.barcodes, self.missing = barcodes, missing
+        self.drive_product = drive_product  # the drive LUNs' INQUIRY product ("Ultrium 6-SCSI"): their generation
         for barcode in barcodes:
             if barcode not in missing:
                 make_cartridge(self.media_home / barcode, size_mb=size_mb, barcode=barcode)
@@ -82,6 +87,9 @@ class TgtLibrary(TgtTarget):
             adm("--op", "new", "--mode", "logicalunit", "--tid", str(TID), "--lun", lun, "--bstype", "ssc",
                 "--device-type", "tape", "-b", str(placeholder))
             adm("--op", "update", "--mode", "logicalunit", "--tid", str(TID), "--lun", lun, "--params", "online=0")
+            if self.drive_product:
+                adm("--op", "update", "--mode", "logicalunit", "--tid", str(TID), "--lun", lun, "--params",
+                    f"product_id={self.drive_product}")
         smc_store = self.workdir / "smc"
         smc_store.write_bytes(bytes(1024))
         adm("--op", "new", "--mode", "logicalunit", "--tid", str(TID), "--lun", str(self.changer_lun),

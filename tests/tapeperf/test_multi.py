@@ -17,6 +17,7 @@ from app.events import Event, Sample, SampleBatch
 from app.history import History
 from app.runs.typed import from_dict
 from app.tapeperf import TapePerfParams
+from app.identity import IDENTITIES
 from app.tapeperf.multi import MultiDriveTest, MultiParams, open_drives
 from app.tapeperf.multiresult import DriveRun, MultiTapePerfResult, aggregate
 from app.tapeperf.results import PhaseResult, TapePerfResult
@@ -62,7 +63,9 @@ def test_two_virtual_drives_from_the_cli_round_trip_through_the_history(tmp_path
     for stored, back in ((d, e) for d, e in zip(run.results["drives"], again["drives"])):
         for stage in ("alone", "together"):  # the samples stay in the history's table, not in the result
             assert back[stage].pop("sample_count") == 0 and stored[stage].pop("sample_count") > 0
-    assert again == run.results  # typed and back: the same
+    # typed and back: the same (the devices' identities are stored beside the result, by the recorder: app.identity)
+    assert again == {k: v for k, v in run.results.items() if k != IDENTITIES}
+    assert [i["device"] for i in run.results[IDENTITIES]] == devices
     assert isinstance(typed.drives[0].together, TapePerfResult) and typed.drives[1].alone is not None
     assert run_kinds.headline(run.kind, run.results).startswith("2 drives: write together")
     text = run_kinds.text(run.kind, run.results)

@@ -6,6 +6,7 @@ import pytest
 from app.patterns import Pattern
 from native.scsi.tape import BlockLimits
 from app.tapeperf import TapePerfParams, parse_direction
+from app.tapeperf.sizing import AUTO
 from native.units import parse_amount, parse_size  # tape-perf reads sizes with the one parser (issue 12)
 from native.errors import InvalidParameter
 
@@ -62,7 +63,6 @@ def test_hpux_form_maps_onto_fixed_mode() -> None:
         (dict(filemarks_every=4096), "less than one I/O"),
         (dict(direction="write", verify=True), "verify needs a read phase"),
         (dict(history=1000), "power of two"),
-        (dict(size=None, duration=None), "test size in bytes or a duration"),
         (dict(mode="striped"), "not fixed or variable"),
     ],
 )
@@ -72,6 +72,17 @@ def test_each_problem_gets_one_clear_message(kwargs: dict, words: str) -> None:
     assert len(problems) == 1 and words in problems[0]
     with pytest.raises(InvalidParameter, match=words):
         p.validate(LIMITS)
+
+
+def test_no_size_and_no_duration_is_the_default_size_not_a_problem() -> None:
+    """Neither: the size that can judge the drive (app.tapeperf.sizing), chosen on the drive. The CLI's
+    --size default and the GUI field's text are that one declaration, "auto"."""
+    assert TapePerfParams(size=None, duration=None).problems(LIMITS) == []
+    assert TapePerfParams().size is None and TapePerfParams().duration is None
+    for text in (AUTO, "Auto", " auto "):
+        p = TapePerfParams.from_text({"size": text})
+        assert (p.size, p.duration) == (None, None)
+    assert (TapePerfParams.from_text({}).size, TapePerfParams.from_text({}).duration) == (None, None)
 
 
 def test_block_limits_minimum_and_granularity() -> None:

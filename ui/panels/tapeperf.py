@@ -3,6 +3,7 @@ watch the drive's throughput live, against its rated native and compressed rates
 from __future__ import annotations
 
 import threading
+from html import escape
 from typing import Any
 
 from PySide6.QtWidgets import QCheckBox, QLabel, QVBoxLayout
@@ -12,6 +13,7 @@ from native.errors import Cancelled
 from app.tapeperf import TapePerfParams
 from app.tapeperf.multi import MultiParams
 from app.tapeperf.session import CartridgeCheck
+from app.tapeperf.sizing import AUTO, AUTO_HELP
 from ui import engines
 from ui.panels.testpanel import TestPanel, combo
 from ui.widgets import ValidatedField
@@ -21,6 +23,18 @@ LTT_DEFAULT = "L&TT Windows default: 256 KB fixed blocks, 1 MB I/O, 2:1, 32 GB, 
 HPUX = "HP-UX style: 128 KB × 8 blocks × 8192 repeats (8 GB), 2:1"
 QUICK = "Quick check: 256 KB variable blocks, 2:1, 1 GB"
 NATIVE = "Native rate: incompressible (random) data, 256 KB fixed blocks, 1 MB I/O, 8 GB"
+
+
+def _size_words(check: CartridgeCheck) -> str:
+    """What the write will send and whether it fits the cartridge (``app.tapeperf.sizing``), for the confirm page:
+    a size that does not fit is said in bold, with what is written instead."""
+    plan = check.size
+    if plan is None or plan.size is None:
+        return f"<br>Writes {escape(plan.why)}." if plan is not None else ""
+    if plan.capped:  # why: "8.16 GB: the 34.4 GB (32 GiB) asked for does not fit, the cartridge holds ..."
+        size, _, why = plan.why.partition(": ")
+        return f"<br><b>Does not fit:</b> {escape(why)}. <b>The test writes {escape(size)}.</b>"
+    return f"<br>Writes {escape(plan.why)}."
 
 
 class TapePerfPanel(TestPanel):
@@ -69,8 +83,8 @@ class TapePerfPanel(TestPanel):
         self.mode_field = self.add_field("mode", "Block &mode:", combo([("Fixed", "fixed"), ("Variable", "variable")]))
         self.io_field = self.add_field("io_size", "&I/O size:", ValidatedField(engines.check_tape_size, "1M"),
                                        "bytes per WRITE/READ command (a multiple of the block size in fixed mode)")
-        self.add_field("size", "&Amount of data:", ValidatedField(engines.check_amount, "32G"),
-                       "how much to write (32G) or for how long (90s, 10min)")
+        self.add_field("size", "&Amount of data:", ValidatedField(engines.check_amount, AUTO),
+                       f"how much to write (32G), for how long (90s, 10min), or {AUTO_HELP}")
         self.add_field("filemarks_every", "Fi&lemark every:", ValidatedField(engines.check_tape_size_or_zero, "0"),
                        "0 = no filemarks (each filemark flushes the drive's buffer)")
         self.add_field("compression", "Drive &compression:", combo([("On", "on"), ("Off", "off"),
@@ -140,7 +154,8 @@ class TapePerfPanel(TestPanel):
 
         where = "the beginning of the tape" if params.start == "bot" else "the end of the recorded data"
         amount = (f"{human_size(params.size)} ({human_bytes(params.size)})" if params.size is not None
-                  else f"for {human_duration(params.duration)}")
+                  else f"for {human_duration(params.duration)}" if params.duration is not None
+                  else "enough to judge the drive (auto; the amount is shown once the cartridge is checked)")
         text = f"<p>Drive: <b>{self.device}</b></p>"
         if params.writes:
             text += (f"<p>This test <b>writes {amount}</b> of {params.pattern.name} data in {params.mode} "
@@ -186,15 +201,18 @@ class TapePerfPanel(TestPanel):
         return seq == self._probe_seq
 
     def _probed(self, check: CartridgeCheck) -> None:
-        self.refusal = check.refusal  # the engine's decision (app.tapeperf.safety.decide)
+        self.refusal = check.refusal  # the engine's decision (app.media, app.tapeperf.safety.decide)
         if self.refusal is None:
             mb = check.state.mam_mb_written
             written = f" (MAM: {mb:,} MB written in its life)" if mb else ""
             many = isinstance(getattr(self, "params", None), MultiParams)
-            self.found_label.setText("Checked: every drive's cartridge is blank at the start of the tape." if many else
-                                     f"Checked: the cartridge is blank at the start of the tape{written}.")
+            self.found_label.setText(("Checked: every drive's cartridge is blank at the start of the tape." if many else
+                                      f"Checked: the cartridge is blank at the start of the tape{written}.")
+                                     + _size_words(check) + "".join(f"<br>{escape(n)}" for n in check.media_notes))
             return
         self.show_refusal(self.refusal)
+        if self.refusal.overridable:  # the data may be overwritten on request: what would be written, then
+            self.found_label.setText(self.found_label.text() + _size_words(check))
 
     def _probe_failed(self, err: BaseException) -> None:
         from ui.worker import describe_error
