@@ -15,11 +15,13 @@ from typing import Callable
 from app.drive import ReadOnlyRefusal, Supported, TapeDrive, supported
 from app.events import CancelToken, EventSink, PhaseFinished, PhaseStarted, discard
 from app.scan.params import ScanParams
-from app.scan.results import FileLayout, ScanResult, judge, slow_zones, zones_from
-from app.tapeperf.engine import SamplePublisher
+from app.scan.results import FileLayout, ScanResult, slow_zones, zones_from
+from app.scan.rules import EarlierScan, judge
+from app.tapeperf.engine import SamplePublisher, lag_probe
 from app.tapeperf.logs import DriveLogs
-from app.tapeperf.results import SampleLog, summarize
-from native.errors import ConnectionLost, DeviceError
+from app.tapeperf.rated import BUFFER_MIB
+from app.tapeperf.results import MiB, SampleLog, summarize
+from native.errors import ConnectionLost, DeviceError, HardwareError, MediumError
 
 #: The largest READ the scan sends: LTO's maximum block (8 MiB); a drive reporting less caps it lower.
 MAX_READ = 8 << 20
@@ -29,10 +31,15 @@ PUBLISH_INTERVAL = 0.1
 
 
 class MediaScan:
-    """One read-only scan of the loaded cartridge."""
+    """One read-only scan of the loaded cartridge.
 
-    def __init__(self, drive: TapeDrive, params: ScanParams, *, clock: Callable[[], float] = time.perf_counter) -> None:
+    ``earlier(barcode, serial)``: the earlier scans of the same cartridge (default: the history,
+    ``app.scan.earlier``), which turn a slow stretch seen again into MONITOR."""
+
+    def __init__(self, drive: TapeDrive, params: ScanParams, *, clock: Callable[[], float] = time.perf_counter,
+                 earlier: Callable[[str | None, str | None], list[EarlierScan]] | None = None) -> None:
         self.drive, self.params, self.clock = drive, params, clock
+        self.earlier = earlier
 
     def run(self, sink: EventSink = discard, cancel: CancelToken | None = None) -> ScanResult:
         cancel = cancel or CancelToken()
@@ -40,6 +47,8 @@ class MediaScan:
         result = ScanResult(device=drive.device, params=self.params.to_dict())
         inq = drive.inquiry()
         result.vendor, result.product = inq.vendor, inq.product
+        serial = supported(drive.serial_number)
+        result.serial = serial.value if isinstance(serial, Supported) else ""
         drive.wait_ready(timeout=300.0)
         mode = drive.block_size()
         if mode and drive.read_only:
@@ -50,6 +59,7 @@ class MediaScan:
         result.max_block_read = min(largest, MAX_READ)
         logs = DriveLogs(drive)
         before = logs.snapshot(result)  # type: ignore[arg-type]
+        result.buffer_bytes = logs.buffer_bytes() or self._published_buffer()
         if mode:
             drive.set_block_size(0)
         try:
@@ -64,12 +74,31 @@ class MediaScan:
             except DeviceError as err:
                 result.log_notes.append(f"log pages after the scan could not be read: {err}")
             result.cartridge = self._cartridge()
-        judge(result)
+        judge(result, self._earlier(result))
         return result
+
+    def _published_buffer(self) -> int | None:
+        """The drive's generation's buffer, for a drive that does not report its own (page 0x0C)."""
+        try:
+            generation = self.drive.generation()
+        except DeviceError:
+            return None
+        return BUFFER_MIB[generation] * MiB if generation in BUFFER_MIB else None
+
+    def _earlier(self, result: ScanResult) -> list[EarlierScan]:
+        """The earlier scans of this cartridge, when it has an identity and anything was seen to compare."""
+        if not result.slow_zones and not result.read.drive_stalls:
+            return []
+        barcode, serial = result.cartridge.get("barcode"), result.cartridge.get("serial")
+        if self.earlier is not None:
+            return self.earlier(barcode, serial)
+        from app.scan.earlier import earlier_scans
+
+        return earlier_scans(barcode, serial)
 
     def _read(self, result: ScanResult, sink: EventSink, cancel: CancelToken) -> None:
         drive, clock, p = self.drive, self.clock, self.params
-        ph, log = result.read, SampleLog("read")
+        ph, log = result.read, SampleLog("read", lag_probe=lag_probe(drive))
         buf = bytearray(result.max_block_read)
         view = memoryview(buf)
         drive.rewind()
@@ -88,10 +117,12 @@ class MediaScan:
             try:
                 out = drive.read(view)
             except ConnectionLost as err:
-                reason, result.error, result.status = "lost", str(err), "failed"
+                reason, result.error, result.status, result.error_kind = "lost", str(err), "failed", "lost"
                 break
             except DeviceError as err:
                 reason, result.error, result.status = "error", str(err), "failed"
+                result.error_kind = ("medium" if isinstance(err, MediumError) else
+                                     "hardware" if isinstance(err, HardwareError) else "other")
                 break
             b = clock()
             if out.nbytes:
@@ -99,9 +130,7 @@ class MediaScan:
                     file_t0 = a - t0
                 current.add(out.nbytes)
                 current.seconds = b - t0 - file_t0
-                log.t.append(b - t0)
-                log.latency.append(b - a)
-                log.nbytes.append(out.nbytes)
+                log.add(b - t0, b - a, out.nbytes)
                 done += out.nbytes
                 if out.ili and out.residual < 0:
                     result.oversize_blocks += 1
@@ -125,8 +154,8 @@ class MediaScan:
             result.status, result.partial = "cancelled", True
         result.end_reason = reason
         ph.bytes, ph.ios, ph.blocks, ph.end_reason = done, len(log), len(log), reason
-        summarize(ph, log, 0.0, end)
-        result.zones = zones_from([s for s in result.samples if s.phase == "read"], p.zone_bytes, 0.0)
+        summarize(ph, log, 0.0, end, buffer_bytes=result.buffer_bytes)
+        result.zones = zones_from(log, p.zone_bytes, ph.stalls)
         result.slow_zones, result.typical_zone_mb_s = slow_zones(result.zones, p.zone_bytes)
         sink(PhaseFinished("read", ph.to_dict()))
 

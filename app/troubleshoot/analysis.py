@@ -52,8 +52,17 @@ def _direction(inp: TroubleshootInput, direction: str) -> tuple[BottleneckTable 
     if not (tape or single or parallel) and achieved is None:
         return None, notes  # nothing of this direction was measured (a link alone is no table)
     rows: list[tuple[str, float | None, str, str]] = []  # test, mb_s, component, source
+    tape_as = tape.component if tape else None
     if tape:
-        rows.append((f"Tape {'write' if backup else 'read'}", tape.mb_s, "tape", tape.source))
+        test, source = f"Tape {'write' if backup else 'read'}", tape.source
+        if tape_as != "tape":  # the run named another limit: say it where the figure is shown
+            source += f", limited by {tape.limited_why or tape.limited_by}"
+        rows.append((test, tape.mb_s, tape_as or "tape", source))
+        if tape_as is None:
+            notes.append(f"The tape {'write' if backup else 'read'} figure ({fmt(tape.mb_s)} MB/s, {tape.source}) was "
+                         f"limited by {tape.limited_why or tape.limited_by}, not by the drive: it is what that test fed "
+                         "the drive, not what the drive can do, so it names no bottleneck. Repeat the tape test from a "
+                         "host that keeps the drive fed.")
     if single:
         rows.append((f"Disk {verb}, single stream", single.mb_s, "disk", single.source))
     if parallel:
@@ -66,8 +75,8 @@ def _direction(inp: TroubleshootInput, direction: str) -> tuple[BottleneckTable 
         rows.append((f"Network ({link.label})", link_rate, "network", src))
 
     candidates: list[tuple[str, float]] = []
-    if tape:
-        candidates.append(("tape", tape.mb_s))
+    if tape and tape_as is not None:
+        candidates.append((tape_as, tape.mb_s))
     disk = _disk_figure(single, parallel, w.streams)
     if disk:
         candidates.append(("disk", disk.mb_s))
@@ -78,7 +87,10 @@ def _direction(inp: TroubleshootInput, direction: str) -> tuple[BottleneckTable 
     bottleneck: str | None = None
     limit = share = None
     name = direction.capitalize()
-    if not candidates:
+    if not candidates and tape:
+        verdict = (f"{name}: the tape test was limited by {tape.limited_why or tape.limited_by}, not by the drive, and "
+                   "no other component was measured: no bottleneck can be named.")
+    elif not candidates:
         verdict = f"{name}: no component was measured, so no bottleneck can be named."
     else:
         slowest, limit = min(candidates, key=lambda c: c[1])
@@ -103,7 +115,7 @@ def _direction(inp: TroubleshootInput, direction: str) -> tuple[BottleneckTable 
                 bottleneck = "disk"
                 verdict = (f"{name}: the bottleneck is the file system: with many small files the {direction} "
                            f"achieved only {fmt(achieved)} MB/s against {fmt(limit)} MB/s measured.")
-            elif missing := [c for c in ("tape", "disk") if c not in dict(candidates)]:
+            elif missing := [c for c in ("tape", "disk") if c not in dict(candidates) and (c, tape_as) != ("tape", "link")]:
                 what = " and ".join(f"the {'tape' if c == 'tape' else 'disk'} {verb if c == 'disk' else ('write' if backup else 'read')}"
                                     for c in missing)
                 verdict = (f"{name}: the measured components are all faster than the {direction} "
@@ -156,6 +168,11 @@ def facts(inp: TroubleshootInput, tables: tuple[BottleneckTable, ...], notes: tu
     f: dict = {
         "tape_write_mb_s": m.tape_write.mb_s if m.tape_write else None,
         "tape_read_mb_s": m.tape_read.mb_s if m.tape_read else None,
+        # What a recorded tape run said limited it ("" typed in): a figure not the drive's names no drive.
+        "tape_write_limited_by": m.tape_write.limited_by if m.tape_write else None,
+        "tape_read_limited_by": m.tape_read.limited_by if m.tape_read else None,
+        "tape_limit_why": next((f.limited_why for f in (m.tape_write, m.tape_read)
+                                if f and f.component is None and f.limited_why), None),
         "disk_read_single_mb_s": m.disk_read_single.mb_s if m.disk_read_single else None,
         "disk_read_parallel_mb_s": m.disk_read_parallel.mb_s if m.disk_read_parallel else None,
         "disk_write_single_mb_s": m.disk_write_single.mb_s if m.disk_write_single else None,
