@@ -107,9 +107,13 @@ class Zone:
     drive_seconds: float = 0.0
     record_size: int = 0
     end_byte: int = 0  # where the zone's last block ends in the data (0: start_byte + bytes)
-    #: An emulated drive: seconds it fell behind its own model while reading this zone (this machine's, not the drive's).
+    #: An emulated drive: seconds it fell behind its own model while reading this zone (this machine's, not the
+    #: drive's; already left out of ``drive_seconds``).
     lag_seconds: float = 0.0
     reads: int = 0
+    #: The host's time: between READs, and the stalls it caused beyond a typical READ (None: ``seconds`` less
+    #: ``drive_seconds``).
+    host_seconds: float | None = None
     #: Why the zone was left out of the slow-zone rule: "tail", "short", "machine" or "host" ("" when judged),
     #: and in words (``not_judged``).
     left_out: str = ""
@@ -123,13 +127,15 @@ class Zone:
     @property
     def drive_mb_s(self) -> float:
         """The rate the drive delivered the zone at, whatever the host or this machine did (else ``mb_s``)."""
-        own = self.drive_seconds - self.lag_seconds
-        return self.bytes / own / MB if own > 0 else self.mb_s
+        return self.bytes / self.drive_seconds / MB if self.drive_seconds > 0 else self.mb_s
 
     @property
     def host_share(self) -> float:
-        """The share of the zone's time that passed between READs: the host's."""
-        return max(0.0, 1.0 - self.drive_seconds / self.seconds) if self.seconds > 0 else 0.0
+        """The share of the zone's time that was the host's."""
+        if self.seconds <= 0:
+            return 0.0
+        host = self.host_seconds if self.host_seconds is not None else self.seconds - self.drive_seconds
+        return min(1.0, max(0.0, host / self.seconds))
 
 
 @dataclass
@@ -219,10 +225,11 @@ class _Open:
     lag_seconds: float = 0.0
     end_byte: int = 0
     reads: int = 0
+    host_seconds: float = 0.0
 
     def close(self, size: int) -> Zone:
         return Zone(self.start_byte, self.bytes, self.seconds, self.drive_seconds, size, self.end_byte, self.lag_seconds,
-                    self.reads)
+                    self.reads, self.host_seconds)
 
 
 def zones_from(log: SampleLog, zone_bytes: int, stalls: list[Stall], start_t: float = 0.0) -> list[Zone]:
@@ -230,9 +237,9 @@ def zones_from(log: SampleLog, zone_bytes: int, stalls: list[Stall], start_t: fl
 
     Blocks of another record size in between do not end a zone: each size fills its own. A
     READ's share of the wall clock is the time since the previous READ ended; of the drive's
-    time its latency, less what a stall the host or this machine caused (``stall_cause``) took
-    beyond the typical READ, and the first READ counts as a typical one (it carries the
-    positioning after the rewind)."""
+    time its latency, less what an emulated drive fell behind its model in it (this machine's)
+    and what a stall the host caused (``stall_cause``) took beyond the typical READ (the
+    host's); the first READ counts as a typical one (it carries the positioning after the rewind)."""
     import numpy as np
 
     n = len(log)
@@ -244,13 +251,15 @@ def zones_from(log: SampleLog, zone_bytes: int, stalls: list[Stall], start_t: fl
     lags = log.lags()
     lag = np.diff(np.frombuffer(lags, dtype=np.float64), prepend=lags[0]) if lags is not None else np.zeros(n)
     typical = float(np.median(lat[1:])) if n > 1 else float(lat[0])
-    own = lat.copy()
+    host_excess = np.zeros(n)
+    caused = {round(s.t, 9) for s in stalls if s.cause == "host"}
+    if caused:
+        hit = np.isin(np.round(t, 9), list(caused))
+        host_excess[hit] = np.maximum(lat[hit] - typical, 0.0)
+    own = np.maximum(lat - lag - host_excess, 0.0)
     own[0] = min(own[0], typical)
-    not_drive = {round(s.t, 9) for s in stalls if s.cause != "drive"}
-    if not_drive:
-        hit = np.isin(np.round(t, 9), list(not_drive))
-        own[hit] = np.minimum(own[hit], typical)
     wall = np.diff(t, prepend=start_t)
+    host = np.maximum(wall - lat, 0.0) + host_excess
     zones: list[Zone] = []
     open_: dict[int, _Open] = {}
     done = 0
@@ -265,6 +274,7 @@ def zones_from(log: SampleLog, zone_bytes: int, stalls: list[Stall], start_t: fl
         z.seconds += float(wall[i])
         z.drive_seconds += float(own[i])
         z.lag_seconds += float(lag[i])
+        z.host_seconds += float(host[i])
         z.reads += 1
         z.end_byte = done
         if z.bytes >= zone_bytes:
@@ -306,14 +316,14 @@ def _not_judged(zone: Zone, zone_bytes: int) -> tuple[str, str]:
     if zone.bytes < zone_bytes:
         return "tail", "the tail of its record size's data, shorter than a zone"
     own = zone.drive_seconds
-    if own < SLOW_ZONE_MIN_SECONDS or zone.reads < SLOW_ZONE_MIN_READS:
-        return "short", (f"read in {own:,.3f} s and {zone.reads} READs: too short to tell a slow stretch from chance "
-                         f"(at least {SLOW_ZONE_MIN_SECONDS:g} s and {SLOW_ZONE_MIN_READS} READs; a larger --zone)")
-    if own > 0 and zone.lag_seconds > EMULATOR_LAG_SHARE * own:
+    if zone.lag_seconds > EMULATOR_LAG_SHARE * (own + zone.lag_seconds):
         return "machine", (f"this machine: the virtual drive fell {zone.lag_seconds:,.2f} s behind its own model "
                            "there (CPU or the cartridge file's storage)")
     if zone.host_share > HOST_SHARE_LIMIT:
-        return "host", f"the host did not keep up there: {zone.host_share:.0%} of its time passed between READs"
+        return "host", f"the host did not keep up there: {zone.host_share:.0%} of its time was the host's"
+    if own < SLOW_ZONE_MIN_SECONDS or zone.reads < SLOW_ZONE_MIN_READS:
+        return "short", (f"read in {own:,.3f} s and {zone.reads} READs: too short to tell a slow stretch from chance "
+                         f"(at least {SLOW_ZONE_MIN_SECONDS:g} s and {SLOW_ZONE_MIN_READS} READs; a larger --zone)")
     return "", ""
 
 
