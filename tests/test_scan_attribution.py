@@ -35,7 +35,7 @@ def _page_one(run_id: int, tmp_path: Path, capsys: pytest.CaptureFixture[str] | 
     assert main(["report", str(run_id), "-o", str(pdf)]) == 0
     if capsys is not None:
         capsys.readouterr()
-    text = subprocess.run(["pdftotext", "-f", "1", "-l", "1", "-layout", str(pdf), "-"], capture_output=True,
+    text = subprocess.run(["pdftotext", "-f", "1", "-l", "1", str(pdf), "-"], capture_output=True,
                           text=True, check=True).stdout
     return " ".join(text.split())
 

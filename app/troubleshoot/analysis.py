@@ -19,6 +19,9 @@ from .model import COMPONENT_LABELS, BottleneckTable, Figure, TableRow, Troubles
 from .parse import parse_link
 
 SMALL_FILE_KB = 64  # average file size at or below which a data set counts as "small files"
+#: The components in the order the advice names them, and a recorded tape run's link in words.
+_ORDER = ("tape", "link", "disk", "network")
+_NAMED = {"link": "connection to the tape drive"}
 MANY_FILES = 1_000_000
 
 
@@ -214,12 +217,12 @@ def facts(inp: TroubleshootInput, tables: tuple[BottleneckTable, ...], notes: tu
         f[f"{t.direction}_disk_measured"] = "disk" in measured
         f[f"{t.direction}_tape_measured"] = "tape" in measured
         if t.bottleneck == "application":
-            app_directions.append(sorted(measured, key=("tape", "disk", "network").index))
+            app_directions.append(sorted(measured, key=_ORDER.index))
     for direction in ("backup", "restore"):
         for key in ("bottleneck", "share", "limit_mb_s", "disk_measured", "tape_measured"):
             f.setdefault(f"{direction}_{key}", None)
     # What the application-bottleneck advice may claim was measured: the components of its tables.
-    components = sorted({c for d in app_directions for c in d}, key=("tape", "disk", "network").index)
+    components = [_NAMED.get(c, c) for c in sorted({c for d in app_directions for c in d}, key=_ORDER.index)]
     f["app_components"] = (", ".join(components[:-1]) + " and " + components[-1]) if len(components) > 1 \
         else (components[0] if components else None)
     shares = [t.share for t in tables if t.share is not None and t.bottleneck == "tape"]
