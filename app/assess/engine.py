@@ -13,6 +13,7 @@ virtual drive) is a HOST note with the rate the host managed, never a drive warn
 from __future__ import annotations
 
 import datetime
+import shlex
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -27,7 +28,8 @@ from app.tapeperf import TapePerfParams
 from app.tapeperf.engine import TapePerfTest
 from app.tapeperf.rated import BUFFER_MIB
 from app.tapeperf.results import TapePerfResult
-from app.runs.alerts import judge_alerts
+from app.runs.alerts import flag_code, judge_alerts
+from native.scsi.tapealert import CLEANING_FLAGS
 from app.ticket import OnceTransport, Ticket, capture
 from native.errors import CheckCondition, ConnectionLost, DeviceError, InvalidParameter, NotReady, SafetyRefusal
 from native.units import parse_size, percent, plural, rate_text
@@ -126,8 +128,8 @@ class DriveAssessment:
                                      "Run the assessment again and let it finish."))
         elif self.params.no_write:
             result.steps.append(Step(rules.WRITE_READ, Outcome.NOT_RUN, "skipped (--no-write)",
-                                     f"Load a scratch cartridge and run 'tapediag assess {drive.device}' without "
-                                     "--no-write: the verdict rests on the write, read back and verify."))
+                                     f"Load a scratch cartridge and run: tapediag assess {shlex.quote(drive.device)} "
+                                     "(without --no-write): the verdict rests on the write, read back and verify."))
         elif not ready:
             result.steps.append(Step(rules.WRITE_READ, Outcome.NOT_ASSESSED, "no cartridge ready",
                                      "Load a scratch cartridge and run the assessment again."))
@@ -255,8 +257,13 @@ class DriveAssessment:
                                           ("TapeAlert " + ", ".join(alerts.flags)) if alerts else ""]))
             result.steps.append(Step(name, Outcome.FAIL, why))
         elif alerts is not None:
+            cleaning = any(flag_code(f) in CLEANING_FLAGS for f in tape.tapealert)
+            first = ("Clean the drive with a cleaning cartridge and run the assessment again" if cleaning else
+                     "Run the assessment again with another scratch cartridge")
             result.steps.append(Step(name, Outcome.WARN if alerts.exit_code else Outcome.PASS,
-                                     "TapeAlert raised: " + ", ".join(alerts.flags), " ".join(alerts.advice)))
+                                     "TapeAlert raised: " + ", ".join(alerts.flags),
+                                     f"{first}; if a flag comes back, open a case with the drive's vendor "
+                                     f"(TapeAlert's advice: {' '.join(alerts.advice)})"))
         elif gb and corrected / gb > rules.CORRECTED_PER_GB_WARN:
             result.steps.append(Step(name, Outcome.WARN, f"{corrected} corrected errors in {gb:,.1f} GB"))
         elif not deltas:

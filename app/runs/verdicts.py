@@ -134,7 +134,7 @@ def assessment(res: Results) -> list[Finding]:
     bad = [f"{s['name']}: {s['reason']}" for s in steps if s.get("outcome") in ("fail", "warn")]
     unknown = [f"{s['name']}: {s['reason']}" for s in steps if s.get("outcome") in ("not assessed", "not run")]
     passed = sum(1 for s in steps if s.get("outcome") == "pass")
-    detail = "; ".join(bad + unknown) or f"{passed} checks passed"
+    detail = "; ".join(bad + unknown + ([plural(passed, "check") + " passed"] if passed else []))
     out = [Finding("Drive assessment", words(verdict, partial=bool(res.get("partial")), status=str(res.get("status") or "")),
                    _ASSESS_TONES.get(verdict, "none") if res.get("status") != "cancelled" else "none",
                    detail, str(res.get("next_action") or ""))]

@@ -13,7 +13,7 @@ from typing import Any
 from native.errors import SafetyRefusal
 from ui import drivetests
 from ui.panels.verdictpanel import VerdictPanel
-from ui.widgets import ValidatedField
+from ui.widgets import SEVERITY_COLOURS, ValidatedField
 from ui.worker import Job
 
 WHOLE = "Whole cartridge: BOT to end of data"
@@ -72,8 +72,9 @@ class ScanPanel(VerdictPanel):
         lines = [f"• {escape(str(reason))}" for reason in r.get("reasons") or []]
         for f in r.get("findings") or []:
             action = f" <i>What to do:</i> {escape(str(f['action']))}" if f.get("action") else ""
-            lines.append(f"<b>{escape(str(f.get('culprit', '')).capitalize())}:</b> {escape(str(f.get('text', '')))}"
-                         + action)
+            colour = SEVERITY_COLOURS.get(str(f.get("severity")), SEVERITY_COLOURS["information"]).name()
+            lines.append(f"<b style='color:{colour}'>{escape(str(f.get('culprit', '')).capitalize())}:</b> "
+                         f"{escape(str(f.get('text', '')))}" + action)
         return lines
 
     def show_refusal(self, err: SafetyRefusal) -> None:
