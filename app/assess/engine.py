@@ -29,9 +29,9 @@ from app.tapeperf.engine import TapePerfTest
 from app.tapeperf.rated import BUFFER_MIB
 from app.tapeperf.results import TapePerfResult
 from app.runs.alerts import flag_code, judge_alerts
-from native.scsi.tapealert import CLEANING_FLAGS
 from app.ticket import OnceTransport, Ticket, capture
 from native.errors import CheckCondition, ConnectionLost, DeviceError, InvalidParameter, NotReady, SafetyRefusal
+from native.scsi.tapealert import CLEANING_FLAGS
 from native.units import parse_size, percent, plural, rate_text
 
 MiB = 1 << 20
@@ -286,7 +286,9 @@ class DriveAssessment:
         if caused:
             machine = all(s.cause == "emulator" for s in caused)
             rates = [s.host_mb_s for s in caused if s.host_mb_s is not None]
-            managed = f": it managed {rate_text(min(rates))} in the {caused[0].window or 0:,.1f} s before" if rates else ""
+            window = caused[0].window or 0.0
+            span = f"{window * 1000:,.0f} ms" if window < 1 else f"{window:,.1f} s"
+            managed = f": it managed {rate_text(min(rates))} in the {span} before" if rates else ""
             who = "this machine (the virtual drive fell behind its own model)" if machine else "the host did not keep up"
             result.steps.append(Step("back-hitches the host caused", Outcome.HOST,
                                      f"{plural(len(caused), 'back-hitch', 'back-hitches')}: {who}{managed}",
