@@ -15,7 +15,7 @@ compared with what the backup application achieved:
 from __future__ import annotations
 
 from .data import drive_spec, thresholds
-from .model import COMPONENT_LABELS, BottleneckTable, Figure, TableRow, TroubleshootInput
+from .model import COMPONENT_LABELS, LIMIT_WORDS, BottleneckTable, Figure, TableRow, TroubleshootInput
 from .parse import parse_link
 
 SMALL_FILE_KB = 64  # average file size at or below which a data set counts as "small files"
@@ -59,13 +59,13 @@ def _direction(inp: TroubleshootInput, direction: str) -> tuple[BottleneckTable 
     if tape:
         test, source = f"Tape {'write' if backup else 'read'}", tape.source
         if tape_as != "tape":  # the run named another limit: say it where the figure is shown
-            source += f", limited by {tape.limited_why or tape.limited_by}"
+            source += f", limited by {LIMIT_WORDS.get(tape.limited_by, tape.limited_by)}"
         rows.append((test, tape.mb_s, tape_as or "tape", source))
         if tape_as is None:
-            notes.append(f"The tape {'write' if backup else 'read'} figure ({fmt(tape.mb_s)} MB/s, {tape.source}) was "
-                         f"limited by {tape.limited_why or tape.limited_by}, not by the drive: it is what that test fed "
-                         "the drive, not what the drive can do, so it names no bottleneck. Repeat the tape test from a "
-                         "host that keeps the drive fed.")
+            notes.append(f"The tape {'write' if backup else 'read'} figure ({fmt(tape.mb_s)} MB/s, {tape.source}) is not "
+                         f"the drive's: its run said it was limited by {tape.limited_why or tape.limited_by}. It is what "
+                         "that test fed the drive, so it names no bottleneck: repeat the tape test from a host that "
+                         "keeps the drive fed.")
     if single:
         rows.append((f"Disk {verb}, single stream", single.mb_s, "disk", single.source))
     if parallel:
@@ -120,6 +120,7 @@ def _direction(inp: TroubleshootInput, direction: str) -> tuple[BottleneckTable 
                            f"achieved only {fmt(achieved)} MB/s against {fmt(limit)} MB/s measured.")
             elif missing := [c for c in ("tape", "disk") if c not in dict(candidates) and (c, tape_as) != ("tape", "link")]:
                 what = " and ".join(f"the {'tape' if c == 'tape' else 'disk'} {verb if c == 'disk' else ('write' if backup else 'read')}"
+                                    + (" again, from a host that keeps the drive fed," if c == "tape" and tape else "")
                                     for c in missing)
                 verdict = (f"{name}: the measured components are all faster than the {direction} "
                            f"({fmt(achieved)} MB/s); measure {what} to name the bottleneck.")

@@ -21,6 +21,9 @@ COMPONENT_LABELS = {
 #: only "drive" (or a figure typed in) measures the drive; "link" measures the connection to it; the others say
 #: what this host fed the drive (or too little was streamed to tell), so they can never name the drive.
 TAPE_LIMITS = {"drive": "tape", "link": "link", "host": None, "emulator": None, "not steady": None}
+#: Those limits in a few words, where a table row shows the figure.
+LIMIT_WORDS = {"host": "the host, not the drive", "emulator": "this machine, not the (virtual) drive",
+               "not steady": "a run too short to judge the drive", "link": "the connection to the drive"}
 
 
 @dataclass(frozen=True)
