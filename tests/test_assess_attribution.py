@@ -62,6 +62,7 @@ def test_a_host_that_does_not_keep_up_is_a_host_note_and_the_healthy_drive_passe
     assert "assessment: PASS" in shown and "[HOST]" in shown and "WARN" not in shown
     page = _page_one(run_id, tmp_path, capsys)
     assert "PASS" in page and "HOST (DURING THE ASSESSMENT)" in page and "did not keep up" in page
+    assert "it managed" in page and " MB/s" in page and " mb/s" not in page
     assert "PASS WITH WARNINGS" not in page
 
 

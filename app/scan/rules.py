@@ -161,7 +161,7 @@ def _corrected(result: ScanResult, reasons: list[tuple[CartridgeVerdict, str]], 
         return
     figure = f"{corrected:,} corrected read errors in {gb:,.1f} GB ({corrected / gb:,.1f} per GB)"
     if slow:
-        reasons.append((CHECK, figure + ", with the slow stretch below"))
+        reasons.append((CHECK, figure + ", together with the slow stretch"))
         return
     result.findings.append(ScanFinding(
         "drive", "warning", f"the drive counted {figure}, spread over the whole read with no slow stretch: the "
