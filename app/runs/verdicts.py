@@ -140,8 +140,8 @@ def assessment(res: Results) -> list[Finding]:
                    detail, str(res.get("next_action") or ""))]
     for s in steps:
         if s.get("outcome") == "host":
-            words = str(s.get("reason", "")).split(" (", 1)[0]
-            out.append(Finding("Host (during the assessment)", words[:1].upper() + words[1:],
+            note = str(s.get("reason", "")).split(" (", 1)[0]
+            out.append(Finding("Host (during the assessment)", note[:1].upper() + note[1:],
                                "none", f"{s['name']}: {s['reason']}", str(s.get("action") or "")))
     return out
 
