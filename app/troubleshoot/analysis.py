@@ -57,15 +57,7 @@ def _direction(inp: TroubleshootInput, direction: str) -> tuple[BottleneckTable 
     rows: list[tuple[str, float | None, str, str]] = []  # test, mb_s, component, source
     tape_as = tape.component if tape else None
     if tape:
-        test, source = f"Tape {'write' if backup else 'read'}", tape.source
-        if tape_as != "tape":  # the run named another limit: say it where the figure is shown
-            source += f", limited by {LIMIT_WORDS.get(tape.limited_by, tape.limited_by)}"
-        rows.append((test, tape.mb_s, tape_as or "tape", source))
-        if tape_as is None:
-            notes.append(f"The tape {'write' if backup else 'read'} figure ({fmt(tape.mb_s)} MB/s, {tape.source}) is not "
-                         f"the drive's: its run said it was limited by {tape.limited_why or tape.limited_by}. It is what "
-                         "that test fed the drive, so it names no bottleneck: repeat the tape test from a host that "
-                         "keeps the drive fed.")
+        rows.append(_tape_row(tape, "write" if backup else "read", notes))
     if single:
         rows.append((f"Disk {verb}, single stream", single.mb_s, "disk", single.source))
     if parallel:
@@ -90,11 +82,10 @@ def _direction(inp: TroubleshootInput, direction: str) -> tuple[BottleneckTable 
     bottleneck: str | None = None
     limit = share = None
     name = direction.capitalize()
-    if not candidates and tape:
-        verdict = (f"{name}: the tape test was limited by {tape.limited_why or tape.limited_by}, not by the drive, and "
-                   "no other component was measured: no bottleneck can be named.")
-    elif not candidates:
-        verdict = f"{name}: no component was measured, so no bottleneck can be named."
+    if not candidates:
+        verdict = (f"{name}: the tape test was limited by {LIMIT_WORDS.get(tape.limited_by, tape.limited_by)} and no "
+                   "other component was measured: no bottleneck can be named." if tape else
+                   f"{name}: no component was measured, so no bottleneck can be named.")
     else:
         slowest, limit = min(candidates, key=lambda c: c[1])
         label = COMPONENT_LABELS[slowest].lower()
@@ -145,6 +136,19 @@ def _direction(inp: TroubleshootInput, direction: str) -> tuple[BottleneckTable 
         table_rows.append(TableRow(f"{app}: {direction}{streams}", achieved, "application",
                                    bottleneck == "application", "entered"))
     return BottleneckTable(direction, tuple(table_rows), bottleneck, verdict, achieved, limit, share), notes
+
+
+def _tape_row(tape: Figure, verb: str, notes: list[str]) -> tuple[str, float | None, str, str]:
+    """The tape figure's row (test, MB/s, component, source): a figure its run said something else limited says so
+    in its source, and one that is not the drive's (``Figure.component`` None) gets a note saying whose it is."""
+    source = tape.source
+    if tape.component != "tape":
+        source += f", limited by {LIMIT_WORDS.get(tape.limited_by, tape.limited_by)}"
+    if tape.component is None:
+        notes.append(f"The tape {verb} figure ({fmt(tape.mb_s)} MB/s, {tape.source}) is not the drive's: its run said "
+                     f"it was limited by {tape.limited_why or tape.limited_by}. It is what that test fed the drive, so "
+                     "it names no bottleneck: repeat the tape test from a host that keeps the drive fed.")
+    return f"Tape {verb}", tape.mb_s, tape.component or "tape", source
 
 
 def _small_files(inp: TroubleshootInput) -> bool:

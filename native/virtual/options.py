@@ -251,13 +251,7 @@ def _apply(opts: VirtualOptions, key: str, value: str) -> None:
     elif key == "wornhead":
         opts.worn_head = _number(value, key, low=0, high=1_000_000)
     elif key == "badtape":
-        first, dash, last = value.partition("-")
-        if not dash or not first.strip() or not last.strip():
-            raise InvalidParameter(f"badtape={value!r} must be START-END, e.g. 1G-2G")
-        start, end = parse_size(first, key), parse_size(last, key)
-        if end <= start:
-            raise InvalidParameter(f"badtape={value}: the end must lie after the start")
-        opts.bad_tape = (start, end)
+        opts.bad_tape = _stretch(value, key)
     elif key == "barcode":
         if not (0 < len(value) <= 32 and value.isprintable() and value.isascii()):
             raise InvalidParameter(f"barcode={value!r} must be 1-32 printable ASCII characters")
@@ -291,6 +285,17 @@ def _apply(opts: VirtualOptions, key: str, value: str) -> None:
     else:
         known = ", ".join(opt.key for opt in OPTIONS)
         raise InvalidParameter(f"unknown virtual drive option '{key}'", hint=f"known: {known}")
+
+
+def _stretch(value: str, what: str) -> tuple[int, int]:
+    """A stretch of tape: '1G-2G' -> (start, end) in bytes, the end after the start."""
+    first, dash, last = value.partition("-")
+    if not dash or not first.strip() or not last.strip():
+        raise InvalidParameter(f"{what}={value!r} must be START-END, e.g. 1G-2G")
+    start, end = parse_size(first, what), parse_size(last, what)
+    if end <= start:
+        raise InvalidParameter(f"{what}={value}: the end must lie after the start")
+    return start, end
 
 
 def _flags(value: str, what: str) -> tuple[int, ...]:
