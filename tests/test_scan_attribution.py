@@ -144,7 +144,7 @@ def test_a_worn_drive_head_is_a_drive_finding_and_the_cartridge_is_kept(tmp_path
     assert "cartridge: KEEP" in text and "cartridge: MONITOR" not in text
     # 256 MiB read at 5,000 corrected errors per 10^9 bytes: 1,342 of them.
     assert "drive: the drive counted 1,342 corrected read errors in 0.3 GB (4,999.3 per GB), spread over the whole " \
-           "read with no slow stretch: the mark of a dirty or worn head rather than of this tape (warning)" in text
+           "read with no slow stretch: the mark of a dirty or worn head rather than of a stretch of this tape" in text
     assert "what to do: Clean the drive with a cleaning cartridge and scan again" in text
     run_id = int(text.rsplit("Recorded as run ", 1)[1].split()[0])
     page = _page_one(run_id, tmp_path)

@@ -11,7 +11,8 @@ line names (retire the cartridge, clean the drive, tune the host). So:
   be the tape, a dirty head or chance: seen in one scan it is CHECK AGAIN; seen again in
   an earlier scan of the same cartridge (the history, by barcode) it is MONITOR;
 * corrected read errors spread over the whole read with no slow stretch are the mark of a
-  dirty or worn head: a drive finding, and the cartridge keeps its KEEP;
+  dirty or worn head (a cartridge worn all over reads the same way, which only another drive
+  tells): a drive finding, with the test that tells them apart, and the cartridge keeps its KEEP;
 * TapeAlert's other flags are the drive's (judged by ``tapediag info``'s rule, ``app.runs.alerts``);
 * a scan that did not reach the end of the data (a lost connection, a drive error, a
   cancel) gives no cartridge verdict: it read only part of it, and the cause was not the tape.
@@ -165,9 +166,11 @@ def _corrected(result: ScanResult, reasons: list[tuple[CartridgeVerdict, str]], 
         return
     result.findings.append(ScanFinding(
         "drive", "warning", f"the drive counted {figure}, spread over the whole read with no slow stretch: the "
-                            "mark of a dirty or worn head rather than of this tape",
+                            "mark of a dirty or worn head rather than of a stretch of this tape (a cartridge worn "
+                            "all over reads the same way: its scans in other drives tell them apart)",
         "Clean the drive with a cleaning cartridge and scan again; if the errors stay, scan a cartridge known to be "
-        "good in this drive: errors on it too mean the drive's head (open a case with the drive's vendor).",
+        "good in this drive: errors on it too mean the drive's head (open a case with the drive's vendor), none "
+        "mean this cartridge.",
         f"Dirty or worn head: {corrected / gb:,.0f} corrected read errors per GB"))
     reasons.append((KEEP, f"the {corrected:,} corrected read errors point at the drive's head, not this tape "
                           "(see the drive finding)"))
