@@ -42,6 +42,9 @@ class Visit:
     uncorrected: int | None
     slow: bool  # slow zones in a scan
     erred: bool
+    #: What pointed at the tape in a scan (``app.scan.rules``: "slow zones", "repositions"); () otherwise, and for
+    #: scans recorded before they were kept (their verdicts may have been the host's noise).
+    signals: tuple[str, ...] = ()
 
     @property
     def corrected_per_gb(self) -> float | None:
@@ -104,14 +107,62 @@ def visit(run: "Run", keys: RunKeys) -> Visit:
     per_gb = corrected / gb if corrected is not None and gb else None
     stopped = run.kind == "media-scan" and res.get("end_reason") == "error"
     erred = bool(uncorrected) or (per_gb is not None and per_gb > CORRECTED_PER_GB_MONITOR) or slow or stopped
+    signals = res.get("cartridge_signals") if run.kind == "media-scan" and run.status == "complete" else None
     return Visit(run.id, run.kind, run.started_at, keys.drive_serial, keys.barcode, keys.mam_serial, gb, corrected,
-                 uncorrected, slow, erred)
+                 uncorrected, slow, erred, tuple(str(x) for x in signals) if isinstance(signals, list) else ())
+
+
+@dataclass(frozen=True)
+class Prior:
+    """The visits recorded before a run: its cartridge's (in any drive) and its drive's with other cartridges,
+    oldest first. What a run's own verdict may lean on (``app.scan.rules``) and what ``MediaHistory`` shows."""
+
+    cartridge: tuple[Visit, ...] = ()
+    drive: tuple[Visit, ...] = ()
+
+    def cartridge_erred_elsewhere(self, drive_serial: str | None) -> list[str]:
+        """The other drives this cartridge erred in."""
+        return sorted({v.drive_serial for v in self.cartridge if v.erred and v.drive_serial
+                       and v.drive_serial != drive_serial})
+
+    def drive_erred_on_others(self) -> list[str]:
+        """The other cartridges this drive erred on."""
+        return sorted({c for v in self.drive if v.erred and (c := v.cartridge)})
+
+
+def prior(history: "History", keys: RunKeys, *, before: int | None = None) -> Prior:
+    """The visits of ``keys``' cartridge and drive recorded before run ``before`` (all, when None)."""
+    earlier = [visit(r, k) for r, k in history.keyed_runs(keys, before=before) if r.kind in VISIT_KINDS]
+    cart = keys.mam_serial or keys.barcode
+    return Prior(tuple(v for v in earlier if cart and v.cartridge == cart),
+                 tuple(v for v in earlier if keys.drive_serial and v.drive_serial == keys.drive_serial
+                       and v.cartridge != cart))
+
+
+def prior_visits(keys: RunKeys) -> Prior:
+    """``prior`` from the default history, for a run about to be judged; no visits when it cannot be read
+    (a verdict must not fail for want of its history)."""
+    from app.history import History, HistoryError
+
+    if keys == RunKeys():
+        return Prior()
+    try:
+        with History.open() as hist:
+            return prior(hist, keys)
+    except (HistoryError, InvalidParameter):
+        return Prior()
 
 
 def _rules() -> dict[str, Any]:
     from app.health_rules import document
 
     return dict(document()["history"])
+
+
+def needed(what: str) -> int:
+    """How many different drives ("cartridge_erred_in_drives") or cartridges ("drive_erred_on_cartridges")
+    must have erred, this run included, before the visits point at one part (the rules file)."""
+    return int(_rules()[what])
 
 
 @dataclass(frozen=True)
@@ -199,12 +250,9 @@ def media_history(history: "History", run_id: int) -> MediaHistory:
     keys = history.keys(run_id)
     run = history.get_run(run_id, samples=False)
     current = visit(run, keys) if run.kind in VISIT_KINDS else None
-    earlier = [visit(r, k) for r, k in history.keyed_runs(keys, before=run_id) if r.kind in VISIT_KINDS]
-    cart = keys.mam_serial or keys.barcode
-    cartridge = tuple(v for v in earlier if cart and v.cartridge == cart)
-    drive = tuple(v for v in earlier if keys.drive_serial and v.drive_serial == keys.drive_serial and v.cartridge != cart)
-    who, why = _attribution(current, cartridge, drive)
-    return MediaHistory(keys, current, cartridge, drive, who, why)
+    before = prior(history, keys, before=run_id)
+    who, why = _attribution(current, before.cartridge, before.drive)
+    return MediaHistory(keys, current, before.cartridge, before.drive, who, why)
 
 
 def for_run(run_id: int, history: "History | None" = None) -> MediaHistory | None:

@@ -27,12 +27,9 @@ def test_a_healthy_drive_passes_every_step_when_the_run_streams(tmp_path: Path) 
         result = DriveAssessment(drive, AssessParams(size=576 * MiB)).run()
     assert result.verdict is Verdict.PASS, result.steps
     for step in result.steps:
-        # On a loaded machine the virtual drive may fall behind its model: the speed steps then say
-        # "this machine, not the drive" and are not assessed (never a false warning).
-        judged_by_speed = step.name.startswith(("speed against", "back-hitches"))
-        behind = "this machine" in step.reason or "host-limited" in step.reason
-        assert step.outcome is Outcome.PASS or (judged_by_speed and step.outcome is Outcome.NOT_ASSESSED
-                                                and behind), result.steps
+        # On a loaded machine the host may not keep up with the drive, or the virtual drive fall behind its
+        # model: those steps are HOST notes with the rate the host managed (never a drive warning).
+        assert step.outcome is Outcome.PASS or (step.outcome is Outcome.HOST and "managed" in step.reason), result.steps
     assert "log/page_00h" in result.evidence and result.next_action == "No action needed."
 
 
@@ -63,19 +60,28 @@ def test_a_read_only_session_refuses_the_assessment_before_any_command(tmp_path:
         assert transport.calls == []
 
 
-def test_no_write_is_partial_and_a_cartridge_holding_data_is_not_written(tmp_path: Path,
-                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+def test_no_write_is_not_a_pass_and_a_cartridge_holding_data_is_not_written(tmp_path: Path,
+                                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """The verdict rests on the write, read back and verify: without it (skipped, or refused because the cartridge
+    holds data) nothing passes, and the next line says what to do, in the assessment's own options."""
     cart = tmp_path / "c.img"
     dev = f"virtual:lto9?realtime=0&cartridge={cart}"
-    assert main(["assess", dev, "--no-write"]) == 0
+    assert main(["assess", dev, "--no-write"]) == 12
     text = capsys.readouterr().out
-    assert "assessment: PASS (partial)" in text and "[skip] write, read back and verify" in text
+    assert "assessment: NOT ASSESSED" in text and "[skip] write, read back and verify" in text
+    assert "next: Load a scratch cartridge and run: tapediag assess 'virtual:lto9?" in text
+    assert "(without --no-write)" in text
     assert main(["tape-perf", dev, "--size", "4M", "--direction", "write"]) == 0  # now it holds data
+    capsys.readouterr()
     before = hashlib.sha256(cart.read_bytes()[64 << 10:]).hexdigest()
-    with TapeDrive.open(dev) as drive:
-        result = DriveAssessment(drive, AssessParams(size=8 * MiB)).run()
-    step = next(s for s in result.steps if s.name == "write, read back and verify")
-    assert step.outcome is Outcome.NOT_ASSESSED and "--force" in step.reason
+    assert main(["assess", dev, "--size", "8M", "--json"]) == 12
+    out = json.loads(capsys.readouterr().out)
+    step = next(s for s in out["steps"] if s["name"] == "write, read back and verify")
+    assert out["verdict"] == "NOT ASSESSED" and out["exit_code"] == 12
+    assert step["outcome"] == "not assessed" and "holds data" in step["reason"].lower() + step["action"].lower()
+    assert "--start" not in json.dumps(out)  # tape-perf's option, which assess does not have
+    assert out["next_action"] == "Load a scratch cartridge and run the assessment again (or --force if its data may " \
+                                 "be destroyed)."
     assert hashlib.sha256(cart.read_bytes()[64 << 10:]).hexdigest() == before
 
 

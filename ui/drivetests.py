@@ -107,6 +107,14 @@ def headline(kind: str, results: dict[str, Any]) -> str:
     return kind_headline(kind, results)
 
 
+def tone(kind: str, results: dict[str, Any]) -> str:
+    """The tone of the run's verdict, its kind's first finding's (``app.runs``): the PDF's colour, the panel's."""
+    from app.runs import findings
+
+    found = findings(kind, results)
+    return found[0].tone if found else "none"
+
+
 def text(kind: str, results: dict[str, Any]) -> str:
     """The result as the CLI printed it (``app.runs``), for the clipboard and the ticket."""
     from app.runs import text as kind_text

@@ -6,11 +6,14 @@ so that decoding them does not read 2Eh twice. Then: readiness, health from that
 evidence, the self-test, the write/read/verify on a scratch cartridge (the tape test's
 engine and its safety rules: a cartridge holding data is refused unless forced, write-
 protect and WORM always), and what the drive's counters and TapeAlert say after it. Each
-step has its own outcome and reason; ``rules.verdict`` combines them.
+step has its own outcome, reason and, when it did not pass, what to do; ``rules.verdict``
+combines them. What the host caused (a host that did not keep up, this machine under a
+virtual drive) is a HOST note with the rate the host managed, never a drive warning.
 """
 from __future__ import annotations
 
 import datetime
+import shlex
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -25,8 +28,10 @@ from app.tapeperf import TapePerfParams
 from app.tapeperf.engine import TapePerfTest
 from app.tapeperf.rated import BUFFER_MIB
 from app.tapeperf.results import TapePerfResult
+from app.runs.alerts import flag_code, judge_alerts
 from app.ticket import OnceTransport, Ticket, capture
 from native.errors import CheckCondition, ConnectionLost, DeviceError, InvalidParameter, NotReady, SafetyRefusal
+from native.scsi.tapealert import CLEANING_FLAGS
 from native.units import parse_size, percent, plural, rate_text
 
 MiB = 1 << 20
@@ -60,6 +65,7 @@ class Step:
     name: str
     outcome: Outcome
     reason: str
+    action: str = ""  # what the technician does about it (a step that did not pass or did not run)
 
 
 @dataclass
@@ -86,9 +92,13 @@ class AssessResult:
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["verdict"] = self.verdict.value
-        d["steps"] = [{"name": s.name, "outcome": s.outcome.value, "reason": s.reason} for s in self.steps]
+        d["steps"] = [{"name": s.name, "outcome": s.outcome.value, "reason": s.reason, "action": s.action}
+                      for s in self.steps]
         d["exit_code"] = self.exit_code
         return d
+
+    def step(self, name: str) -> Step | None:
+        return next((s for s in self.steps if s.name == name), None)
 
 
 class DriveAssessment:
@@ -110,18 +120,31 @@ class DriveAssessment:
         if info is not None:
             result.serial = info.identity.serial or ""
             self._health(result, info.health.verdict, info.health.reasons)
-        self._self_test(result, sink)
-        if self.params.no_write:
-            result.steps.append(Step("write, read back and verify", Outcome.NOT_RUN, "skipped (--no-write)"))
+        if not cancel.cancelled:
+            self._self_test(result, sink)
+        if cancel.cancelled:
+            result.status = "cancelled"
+            result.steps.append(Step(rules.WRITE_READ, Outcome.NOT_RUN, "cancelled before it started",
+                                     "Run the assessment again and let it finish."))
+        elif self.params.no_write:
+            result.steps.append(Step(rules.WRITE_READ, Outcome.NOT_RUN, "skipped (--no-write)",
+                                     f"Load a scratch cartridge and run: tapediag assess {shlex.quote(drive.device)} "
+                                     "(without --no-write): the verdict rests on the write, read back and verify."))
         elif not ready:
-            result.steps.append(Step("write, read back and verify", Outcome.NOT_ASSESSED, "no cartridge ready"))
+            result.steps.append(Step(rules.WRITE_READ, Outcome.NOT_ASSESSED, "no cartridge ready",
+                                     "Load a scratch cartridge and run the assessment again."))
         else:
             self._write_read(result, sink, cancel)
-        outcomes = [s.outcome for s in result.steps]
-        result.verdict = rules.verdict(outcomes)
-        result.partial = Outcome.NOT_RUN in outcomes or Outcome.NOT_ASSESSED in outcomes
-        result.next_action = _next_action(result)
+        self._conclude(result)
         return result
+
+    @staticmethod
+    def _conclude(result: AssessResult) -> None:
+        """The verdict, whether it is partial, and the next action, from the steps (``rules``)."""
+        result.verdict = rules.verdict([(s.name, s.outcome) for s in result.steps],
+                                       cancelled=result.status == "cancelled")
+        result.partial = any(s.outcome in (Outcome.NOT_RUN, Outcome.NOT_ASSESSED) for s in result.steps)
+        result.next_action = _next_action(result)
 
     # -- steps ------------------------------------------------------------------------
 
@@ -130,7 +153,8 @@ class DriveAssessment:
             self.drive.wait_ready(timeout=300.0)
         except NotReady as err:
             result.steps.append(Step("identity and readiness", Outcome.NOT_ASSESSED,
-                                     f"a tape drive, but not ready: {err} (load a scratch cartridge)"))
+                                     f"a tape drive, but not ready: {err}", "Load a scratch cartridge and run the "
+                                                                          "assessment again."))
             return False
         except CheckCondition as err:
             result.steps.append(Step("identity and readiness", Outcome.FAIL, f"TEST UNIT READY failed: {err}"))
@@ -150,16 +174,22 @@ class DriveAssessment:
         except ConnectionLost:
             raise
         except DeviceError as err:
-            result.steps.append(Step("TapeAlert and device status", Outcome.NOT_ASSESSED, f"could not be read: {err}"))
+            result.steps.append(Step(rules.HEALTH, Outcome.NOT_ASSESSED, f"could not be read: {err}",
+                                     "Run 'tapediag info' on this drive to see which query fails, then the assessment "
+                                     "again."))
             return None
         result.evidence = {c.name: c.data.hex() for c in ticket.captures if c.data is not None}
         return info
 
     def _health(self, result: AssessResult, health: Health, reasons: tuple[str, ...]) -> None:
+        """The health step is ``tapediag info``'s verdict, taken as it is (``app.info.gather``): the two agree."""
+        from app.runs.verdicts import HEALTH
+
         outcome = {Health.HEALTHY: Outcome.PASS, Health.ATTENTION: Outcome.WARN, Health.FAILING: Outcome.FAIL}.get(
             health, Outcome.NOT_ASSESSED)
-        why = "; ".join(reasons)
-        result.steps.append(Step("TapeAlert and device status", outcome, why))
+        why = f"'tapediag info' says {health.value}: " + "; ".join(reasons)
+        action = HEALTH.get(health.value, ("", ""))[1] if outcome is not Outcome.PASS else ""
+        result.steps.append(Step(rules.HEALTH, outcome, why, action))
 
     def _self_test(self, result: AssessResult, sink: EventSink) -> None:
         sink(Message("info", "running the drive's self-test (SEND DIAGNOSTIC)"))
@@ -183,9 +213,10 @@ class DriveAssessment:
         try:
             tape = TapePerfTest(drive, tp).run(sink, cancel)  # puts the block mode and compression back itself
         except SafetyRefusal as err:
-            result.steps.append(Step("write, read back and verify", Outcome.NOT_ASSESSED,
-                                     f"not run: {err} (load a scratch cartridge, or --force for a cartridge whose "
-                                     "data may be destroyed)"))
+            # The refusal's own hint is tape-perf's (--start eod): the assessment's advice is its own.
+            force = " (or --force if its data may be destroyed)" if err.overridable else ""
+            result.steps.append(Step(rules.WRITE_READ, Outcome.NOT_ASSESSED, f"not run: {err.message}",
+                                     f"Load a scratch cartridge and run the assessment again{force}."))
             return
         result.tape = tape.to_dict()
         if tape.status == "cancelled":
@@ -194,12 +225,13 @@ class DriveAssessment:
 
     def _judge_tape(self, result: AssessResult, tape: TapePerfResult) -> None:
         write, read = tape.phase("write"), tape.phase("read")
-        name = "write, read back and verify"
+        name = rules.WRITE_READ
+        if tape.status == "cancelled":  # before "a phase is missing": a cancel is no failure of the drive
+            result.steps.append(Step(name, Outcome.NOT_RUN, "cancelled before it finished",
+                                     "Run the assessment again and let it finish."))
+            return
         if tape.status == "failed" or write is None or read is None:
             result.steps.append(Step(name, Outcome.FAIL, f"the test failed: {tape.error}"))
-            return
-        if tape.status == "cancelled":
-            result.steps.append(Step(name, Outcome.NOT_ASSESSED, "cancelled"))
             return
         if read.verify_errors:
             result.steps.append(Step(name, Outcome.FAIL, f"{read.verify_errors} blocks read back differ from what was "
@@ -212,18 +244,26 @@ class DriveAssessment:
         self._judge_speed(result, tape)
 
     def _judge_counters(self, result: AssessResult, tape: TapePerfResult, moved: int) -> None:
+        """Errors counted and TapeAlert flags set during the write and read (flags judged as ``info`` judges them)."""
         name = "errors and TapeAlert during the test"
         deltas = {d.name: d.delta for d in tape.log_deltas if d.delta is not None}
-        flags = [f for f in tape.tapealert if int(f[:2], 16) in rules.FAIL_FLAGS]
+        alerts = judge_alerts(tape.tapealert)
+        failing = alerts is not None and alerts.verdict == Health.FAILING.value
         uncorrected = sum(v for k, v in deltas.items() if "uncorrected" in k)
         corrected = sum(v for k, v in deltas.items() if "errors corrected" in k)
         gb = moved / 1e9
-        if flags or uncorrected:
+        if failing or uncorrected:
             why = ", ".join(filter(None, [f"{uncorrected} uncorrected errors" if uncorrected else "",
-                                          ("TapeAlert " + ", ".join(flags)) if flags else ""]))
+                                          ("TapeAlert " + ", ".join(alerts.flags)) if alerts else ""]))
             result.steps.append(Step(name, Outcome.FAIL, why))
-        elif tape.tapealert:
-            result.steps.append(Step(name, Outcome.WARN, "TapeAlert raised: " + ", ".join(tape.tapealert)))
+        elif alerts is not None:
+            cleaning = any(flag_code(f) in CLEANING_FLAGS for f in tape.tapealert)
+            first = ("Clean the drive with a cleaning cartridge and run the assessment again" if cleaning else
+                     "Run the assessment again with another scratch cartridge")
+            result.steps.append(Step(name, Outcome.WARN if alerts.exit_code else Outcome.PASS,
+                                     "TapeAlert raised: " + ", ".join(alerts.flags),
+                                     f"{first}; if a flag comes back, open a case with the drive's vendor "
+                                     f"(TapeAlert's advice: {' '.join(alerts.advice)})"))
         elif gb and corrected / gb > rules.CORRECTED_PER_GB_WARN:
             result.steps.append(Step(name, Outcome.WARN, f"{corrected} corrected errors in {gb:,.1f} GB"))
         elif not deltas:
@@ -233,52 +273,67 @@ class DriveAssessment:
                                                          "no TapeAlert flag"))
 
     def _judge_backhitches(self, result: AssessResult, tape: TapePerfResult) -> None:
+        """Back-hitches while the host kept up are the drive's; those the host caused are a HOST note (each
+        stall's cause: ``app.tapeperf.results.stall_cause``, over the time the drive's buffer lasts)."""
         name = "back-hitches while the host kept up"
-        kept_up = [ph for ph in tape.phases if tape.limiter(ph).who in ("drive", "link")]
-        if not kept_up:
-            result.steps.append(Step(name, Outcome.NOT_ASSESSED, "the run was too short or host-limited to tell"))
-            return
-        stalls = sum(ph.stall_count for ph in kept_up)
-        outcome = Outcome.WARN if stalls > rules.BACKHITCHES_WARN else Outcome.PASS
-        # Name the phases judged: a stall the plot marks in a phase the host paced is not the drive's.
-        judged = " and ".join(ph.phase for ph in kept_up)
-        others = [ph.phase for ph in tape.phases if ph.phase not in {k.phase for k in kept_up}]
-        one = len(others) == 1
-        why = (f"; the {' and '.join(others)} {'was' if one else 'were'} not judged: the drive did not set "
-               f"{'its' if one else 'their'} pace" if others else "")
-        result.steps.append(Step(name, outcome, f"{plural(stalls, 'back-hitch', 'back-hitches')} while streaming "
-                                                f"({judged}){why}"))
+        drive = [s for ph in tape.phases for s in ph.drive_stalls]
+        outcome = Outcome.WARN if len(drive) > rules.BACKHITCHES_WARN else Outcome.PASS
+        phases = " and ".join(ph.phase for ph in tape.phases)
+        result.steps.append(Step(name, outcome, f"{plural(len(drive), 'back-hitch', 'back-hitches')} while streaming "
+                                                f"({phases})", "Clean the drive and run the assessment again."
+                                 if outcome is Outcome.WARN else ""))
+        caused = [s for ph in tape.phases for s in ph.host_stalls]
+        if caused:
+            machine = all(s.cause == "emulator" for s in caused)
+            rates = [s.host_mb_s for s in caused if s.host_mb_s is not None]
+            window = caused[0].window or 0.0
+            span = f"{window * 1000:,.0f} ms" if window < 1 else f"{window:,.1f} s"
+            managed = f": it managed {rate_text(min(rates))} in the {span} before" if rates else ""
+            who = "this machine (the virtual drive fell behind its own model)" if machine else "the host did not keep up"
+            result.steps.append(Step("back-hitches the host caused", Outcome.HOST,
+                                     f"{plural(len(caused), 'back-hitch', 'back-hitches')}: {who}{managed}",
+                                     "None for the drive; feed it faster (a less loaded host) to measure it alone."))
 
     def _judge_speed(self, result: AssessResult, tape: TapePerfResult) -> None:
         name = "speed against what this drive can do"
         for ph in tape.phases:
             lim, pct = tape.limiter(ph), tape.percent_of_possible(ph)
+            if lim.who in ("host", "emulator"):
+                rate = rate_text(ph.streaming_mb_per_s or ph.mb_s)
+                who = "this machine did not keep up with the virtual drive" if lim.who == "emulator" \
+                    else "the host did not keep up"
+                result.steps.append(Step(f"{name} ({ph.phase})", Outcome.HOST, f"{who}: it managed {rate} ({lim.why})",
+                                         "None for the drive: to measure its speed, run the assessment from a host "
+                                         "that can feed it."))
+                continue
             if lim.who not in ("drive", "link") or pct is None:
-                result.steps.append(Step(f"{name} ({ph.phase})", Outcome.NOT_ASSESSED, lim.why))
+                result.steps.append(Step(f"{name} ({ph.phase})", Outcome.NOT_ASSESSED, lim.why,
+                                         "Write more data (--size) so that the drive streams long enough to judge."))
                 continue
             outcome = Outcome.WARN if pct < rules.SPEED_WARN_PERCENT else Outcome.PASS
             label = tape.possible.label if tape.possible else ""
             result.steps.append(Step(f"{name} ({ph.phase})", outcome,
-                                     f"{rate_text(ph.streaming_mb_per_s or 0)}, {percent(pct / 100)} of {label}"))
+                                     f"{rate_text(ph.streaming_mb_per_s or 0)}, {percent(pct / 100)} of {label}",
+                                     "Clean the drive and run the assessment again with another cartridge."
+                                     if outcome is Outcome.WARN else ""))
 
 
 def _next_action(result: AssessResult) -> str:
+    """One action, from the steps: a failure first, then a cancel, the warnings, the steps a verdict needs."""
     failed = [s for s in result.steps if s.outcome is Outcome.FAIL]
+    if result.status == "cancelled":
+        seen = f" (before the cancel, {failed[0].name} failed: {failed[0].reason})" if failed else ""
+        return f"Cancelled before the end, so nothing is concluded{seen}: run the assessment again and let it finish."
     if failed:
         return (f"Open a support case with the drive's vendor: {failed[0].name} failed. Attach this report and "
                 "the support ticket ('tapediag ticket').")
-    if any(s.outcome is Outcome.WARN for s in result.steps):
-        return "Clean the drive with a cleaning cartridge and run the assessment again; if the warning stays, open a case."
-    if result.partial:
-        # Say which steps were skipped (--no-write) and which ran without evidence (each says why): telling a
-        # technician who did run the write step to "run the full assessment" would send them round in circles.
-        skipped = [s.name for s in result.steps if s.outcome is Outcome.NOT_RUN]
-        unknown = [s.name for s in result.steps if s.outcome is Outcome.NOT_ASSESSED]
-        parts = []
-        if unknown:
-            parts.append(f"{', '.join(unknown)} could not be checked (each step says why).")
-        if skipped:
-            parts.append(f"{', '.join(skipped)} was skipped: run the full assessment with a scratch cartridge "
-                         "to complete it.")
-        return "Partial: " + " ".join(parts)
-    return "No action needed."
+    actions = [s.action for s in result.steps if s.outcome is Outcome.WARN and s.action]
+    actions += [s.action for s in result.steps if s.name in rules.REQUIRED and s.outcome in
+                (Outcome.NOT_RUN, Outcome.NOT_ASSESSED) and s.action]
+    if result.verdict is Verdict.PASS_WITH_WARNINGS and not actions:
+        actions.append("Clean the drive with a cleaning cartridge and run the assessment again; if the warning stays, "
+                       "open a case.")
+    if actions:
+        return " Then: ".join(dict.fromkeys(actions))
+    unknown = [s.name for s in result.steps if s.outcome in (Outcome.NOT_RUN, Outcome.NOT_ASSESSED)]
+    return "No action needed" + (f" ({', '.join(unknown)}: not checked, each step says why)." if unknown else ".")

@@ -9,13 +9,14 @@ import argparse
 
 from app.cli._drive_run import run_on_drive
 from app.cli.commands import HELP
-from app.assess import EXIT_CODES, AssessParams, AssessResult, DriveAssessment, Outcome, Verdict
+from app.assess import EXIT_CODES, AssessParams, AssessResult, DriveAssessment, Outcome
 from app.assess.engine import RUN_KIND
+from app.assess.rules import words
 
 EPILOG = ("exit status: " + ", ".join(f"{code} {v.value}" for v, code in EXIT_CODES.items())
           + "; 1 the device failed, 2 bad input or not a tape drive, 3 refused, 130 cancelled")
 MARK = {Outcome.PASS: "PASS", Outcome.WARN: "WARN", Outcome.FAIL: "FAIL", Outcome.NOT_ASSESSED: "----",
-        Outcome.NOT_RUN: "skip"}
+        Outcome.NOT_RUN: "skip", Outcome.HOST: "HOST"}
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -49,7 +50,7 @@ def summary_lines(result: AssessResult) -> list[str]:
     head = f"{result.device}: {result.vendor} {result.product} firmware {result.firmware}"
     if result.serial:
         head += f", serial {result.serial}"
-    verdict = result.verdict.value + (" (partial)" if result.partial and result.verdict is not Verdict.FAIL else "")
+    verdict = words(result.verdict.value, partial=result.partial, status=result.status)
     lines = [head, f"assessment: {verdict}"]
     lines += [f"  [{MARK[s.outcome]}] {s.name}: {s.reason}" for s in result.steps]
     lines.append(f"next: {result.next_action}")

@@ -4,7 +4,8 @@ Reads the customer's cartridge from BOT to end of data without writing: the layo
 backup application wrote, the read rate per zone and per file, where the drive paused
 while the host kept up (repositioning on reads: the proof that a slow restore is the
 drive or the cartridge), error counters and TapeAlert, and a cartridge verdict.
-Exit status: 0 keep, 10 monitor, 11 retire, 12 not assessed; 1 failure, 3 refused, 130 cancelled.
+Exit status: 0 keep, 10 monitor, 11 retire, 12 not assessed, 13 check again (seen once); a drive finding
+(a TapeAlert flag, a worn head) raises it to 10 or 11; 1 failure, 3 refused, 130 cancelled.
 """
 from __future__ import annotations
 
@@ -15,12 +16,9 @@ from app.cli._drive_run import run_on_drive
 from app.cli.commands import HELP
 from app.scan import MediaScan, ScanParams, ScanResult
 from app.scan.engine import RUN_KIND
-from app.scan.results import CartridgeVerdict
 from app.scan.results import where as zone_where
 from native.units import plural, rate_text
 
-EXIT_CODES = {CartridgeVerdict.KEEP: 0, CartridgeVerdict.MONITOR: 10, CartridgeVerdict.RETIRE: 11,
-              CartridgeVerdict.NOT_ASSESSED: 12}
 EXIT_CANCELLED = 130
 #: The cartridge memory figures the summary names (all of them are in --json).
 CARTRIDGE_FIELDS = (("barcode", "barcode"), ("serial", "serial"), ("manufacturer", "made by"),
@@ -36,8 +34,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "(in a --read-only session the scan refuses instead of switching). Shows the files and block "
                     "sizes on the cartridge, the read rate per zone and per file, where the drive paused while the "
                     "host kept up (repositioning), error counter deltas, TapeAlert and a cartridge verdict.",
-        epilog="exit status: 0 keep, 10 monitor, 11 retire, 12 not assessed (blank or cancelled); "
-               "1 the device failed, 2 bad input, 3 refused, 130 cancelled",
+        epilog="exit status: 0 keep, 10 monitor, 11 retire, 12 not assessed (blank, or the read did not reach the end "
+               "of the data), 13 check again (a slow stretch seen in one scan only); a drive finding (a TapeAlert flag, "
+               "a worn head) raises it to 10 (watch) or 11 (act); 1 the device failed, 2 bad input, 3 refused, "
+               "130 cancelled",
     )
     parser.add_argument("device", metavar="DEVICE",
                         help="/dev/sgN, /dev/nstN, \\\\.\\TapeN, iscsi://host/iqn/lun or virtual:lto9")
@@ -57,24 +57,30 @@ def run(args: argparse.Namespace) -> int:
     if result.status == "failed" and result.end_reason == "lost":
         print(f"tapediag: error: {result.error}", file=sys.stderr)
         return 1
-    return EXIT_CODES[result.verdict]
+    return result.exit_code
 
 
 def summary_lines(result: ScanResult) -> list[str]:
     ph = result.read
-    lines = [f"{result.device}: {result.vendor} {result.product}".rstrip(),
-             f"cartridge: {result.verdict.value.upper()}"]
+    head = f"{result.device}: {result.vendor} {result.product}".rstrip() + (f", serial {result.serial}"
+                                                                           if result.serial else "")
+    lines = [head, f"cartridge: {result.verdict.value.upper()}"]
     lines += [f"  - {r}" for r in result.reasons]
+    for finding in result.findings:
+        lines.append(f"{finding.culprit}: {finding.text}"
+                     + (f" ({finding.severity})" if finding.severity != "information" else ""))
+        if finding.action:
+            lines.append(f"  what to do: {finding.action}")
     read = f"read {ph.bytes / 1e9:,.3f} GB in {ph.elapsed:,.1f} s"
     if ph.streaming_mb_per_s is not None:
         read += f", {rate_text(ph.streaming_mb_per_s)} streaming (overall {rate_text(ph.mb_s)})"
     lines.append(f"{read}; ended: {result.end_reason}" + (" (partial scan)" if result.partial else ""))
-    repositions = ph.stalls
+    repositions = ph.drive_stalls
     if repositions:
         where = ", ".join(f"{s.t:.1f}s" for s in repositions[:8]) + (" ..." if len(repositions) > 8 else "")
         lines.append(f"  the drive paused {plural(len(repositions), 'time')} "
                      f"while the host kept up (total {sum(s.latency for s in repositions):,.1f} s) at {where}")
-    else:
+    elif not ph.stalls:
         lines.append("  no pauses: the drive streamed the whole read")
     n = len(result.files)
     lines.append(f"layout: {plural(n, 'file')}, {plural(ph.filemarks, 'filemark')}, {plural(ph.ios, 'block')}")
@@ -94,7 +100,7 @@ def summary_lines(result: ScanResult) -> list[str]:
                      f"over {plural(len(rates), 'zone')}")
     for z in result.slow_zones[:20]:
         lines.append(f"  slow zone {zone_where(z)}: the drive read it at {z.drive_mb_s:,.1f} MB/s "
-                     f"(typical zone {result.typical_zone_mb_s or 0:,.1f} MB/s)")
+                     f"(typical zone {z.typical_mb_s or result.typical_zone_mb_s or 0:,.1f} MB/s)")
     for d in result.log_deltas:
         if d.delta is not None and "read error" in d.name:
             lines.append(f"log: {d.name} +{d.delta}")

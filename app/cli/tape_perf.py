@@ -20,6 +20,7 @@ from app.output import Replacement, Stream, open_output
 from native.errors import InvalidParameter
 
 from app.events import CancelToken, Event, Message, PhaseFinished, PhaseStarted, Progress
+from app.runs.alerts import judge_alerts, worst_exit
 from app.tapeperf import TapePerfParams, TapePerfResult
 from app.tapeperf.sizing import AUTO, AUTO_HELP
 from native.units import SIZES_HELP, parse_size, plural, rate_text
@@ -153,7 +154,9 @@ def summary_lines(result: TapePerfResult) -> list[str]:
                      + f"{plural(ph.ios, 'I/O')}, {plural(ph.blocks, 'block')}, {plural(ph.filemarks, 'filemark')}")
         if ph.stalls:
             where = ", ".join(f"{s.t:.1f}s" for s in ph.stalls[:8]) + (" ..." if len(ph.stalls) > 8 else "")
-            lines.append(f"  {plural(len(ph.stalls), 'stall')} (back-hitch signature) at {where}")
+            caused = len(ph.host_stalls)
+            lines.append(f"  {plural(len(ph.stalls), 'stall')} (back-hitch signature) at {where}"
+                         + (f"; {caused} of them the host caused (it did not keep up)" if caused else ""))
         if ph.verified_blocks or ph.verify_errors:
             lines.append(f"  verify: {ph.verified_blocks} blocks identical, {ph.verify_errors} differ"
                          + (f" ({ph.first_verify_error})" if ph.first_verify_error else ""))
@@ -161,6 +164,10 @@ def summary_lines(result: TapePerfResult) -> list[str]:
         if d.delta:
             lines.append(f"log: {d.name} +{d.delta}")
     lines.extend(f"log: {note}" for note in result.log_notes)
+    alerts = judge_alerts(result.tapealert)
+    if alerts is not None:
+        lines.append(f"TapeAlert after the test: {', '.join(alerts.flags)}: {alerts.verdict}")
+        lines.extend(f"  what to do: {advice}" for advice in alerts.advice)
     if result.status != "complete":
         lines.append(f"status: {result.status}" + (f": {result.error}" if result.error else ""))
     if result.settings:
@@ -214,7 +221,8 @@ def _finish(args: argparse.Namespace, run_id: int, result: dict, lines: list[str
         print(f"\nRecorded as run {run_id} ('tapediag report {run_id} -o report.pdf').")
     if status == "cancelled":
         return EXIT_CANCELLED
-    return EXIT_FAILED if status == "failed" else EXIT_OK
+    # A TapeAlert flag the drive left set is part of the run's verdict: 10 or 11, as 'tapediag info' rates it.
+    return worst_exit(EXIT_FAILED if status == "failed" else EXIT_OK, judge_alerts(result.get("tapealert")))
 
 
 def _run_test(device: str, params: TapePerfParams) -> tuple[int, TapePerfResult]:

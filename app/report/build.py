@@ -27,8 +27,10 @@ _CLI_NOISE = ("json", "command", "func", "samples_csv", "chap_secret_file", "rea
 _SKIP_IN_BODY = ("samples", "tables", "recommendations", "facts", "input", "log_deltas", "stalls", "evidence",
                  "raw_pages", "tape")
 # Page 1's order: the drive, then the rates, then what holds them back, then the rest.
-_TOPIC_ORDER = ("Drive health", "Drive assessment", "Backup bottleneck", "Restore bottleneck", "First recommendation",
-                "Tape write rate", "Tape read rate", "Drives together (write)", "Drives together (read)", "Cartridge")
+_TOPIC_ORDER = ("Drive health", "Drive alarms during the test", "Drive assessment", "Backup bottleneck",
+                "Restore bottleneck", "First recommendation", "Tape write rate", "Tape read rate",
+                "Drives together (write)", "Drives together (read)", "Cartridge", "Drive (seen in the scan)",
+                "Connection to the drive")
 
 
 def _plot(by_phase: dict[str, list[ThroughputPoint]], title: str) -> Plot | None:

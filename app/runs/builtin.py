@@ -89,8 +89,9 @@ def _scan_text(res: Results) -> str:
 
 
 def _assess_headline(res: Results) -> str:
-    verdict = str(res.get("verdict", ""))
-    return verdict + (" (partial)" if res.get("partial") and verdict != "FAIL" else "")
+    from app.assess.rules import words
+
+    return words(str(res.get("verdict", "")), partial=bool(res.get("partial")), status=str(res.get("status") or ""))
 
 
 def _assess_text(res: Results) -> str:
@@ -115,7 +116,10 @@ def _scan_fields(res: Results) -> list[tuple[str, str]]:
                             + (f" (typical zone {r.typical_zone_mb_s:,.1f} MB/s)" if r.typical_zone_mb_s else "")
                             if r.slow_zones else "none"),
              ("Repositions while the host kept up",
-              f"{len(ph.stalls)} (total {sum(s.latency for s in ph.stalls):,.1f} s)" if ph.stalls else "none")]
+              f"{len(ph.drive_stalls)} (total {sum(s.latency for s in ph.drive_stalls):,.1f} s)" if ph.drive_stalls
+              else "none")]
+    rows += [(f"{f.culprit.capitalize()} finding", f.text + (f" (what to do: {f.action})" if f.action else ""))
+             for f in r.findings]
     for f in r.files[:12]:
         size = block(f.min_block) if f.min_block == f.max_block else f"{block(f.min_block)} to {block(f.max_block)}"
         rows.append((f"File {f.index}", f"{count(f.blocks, 'block')} of {size}, {volume(f.bytes)}"
@@ -130,9 +134,10 @@ def _scan_fields(res: Results) -> list[tuple[str, str]]:
 def _assess_fields(res: Results) -> list[tuple[str, str]]:
     from app.assess.engine import AssessResult
 
+    from app.assess.rules import words
+
     r = from_dict(AssessResult, res)
-    verdict = r.verdict.value + (" (partial)" if r.partial and r.verdict.value != "FAIL" else "")
-    rows = [("Verdict", verdict), ("Next action", r.next_action)]
+    rows = [("Verdict", words(r.verdict.value, partial=r.partial, status=r.status)), ("Next action", r.next_action)]
     rows += [("Drive", f"{r.vendor} {r.product}, firmware {r.firmware}" + (f", serial {r.serial}" if r.serial else ""))]
     rows += [(f"{s.outcome.value.upper()}: {s.name}", s.reason) for s in r.steps]
     return rows

@@ -62,8 +62,19 @@ def _tape_action(who: str, pct: float | None, share: float | None) -> tuple[str,
     return "none", "Repeat with a larger size (a minute of streaming or more) before judging the drive."
 
 
+def tapealert(res: Results, topic: str) -> list[Finding]:
+    """The TapeAlert flags a run left set, judged as ``tapediag info`` judges them (``app.runs.alerts``)."""
+    from app.runs.alerts import judge_alerts
+
+    alerts = judge_alerts(res.get("tapealert"))
+    if alerts is None:
+        return []
+    return [Finding(topic, f"{alerts.verdict}: TapeAlert " + ", ".join(alerts.flags), alerts.tone,
+                    "Flags set on the drive when the test ended (read once, after it).", " ".join(alerts.advice))]
+
+
 def tape_perf(res: Results) -> list[Finding]:
-    out = []
+    out = tapealert(res, "Drive alarms during the test")
     label = res.get("possible_label")
     for ph in res.get("phases") or []:
         rate = ph.get("streaming_mb_per_s")
@@ -117,35 +128,57 @@ def troubleshoot(res: Results) -> list[Finding]:
     return out
 
 
-_ASSESS_TONES = {"PASS": "good", "PASS WITH WARNINGS": "warn", "FAIL": "bad"}
+#: The assessment's verdicts as a tone: the one place both the PDF and the GUI take it from (``verdict_tone``).
+_ASSESS_TONES = {"PASS": "good", "PASS WITH WARNINGS": "warn", "ATTENTION": "warn", "FAIL": "bad"}
 
 
 def assessment(res: Results) -> list[Finding]:
+    """The verdict with the steps that did not pass (or what passed), then the host's notes on their own."""
+    from app.assess.rules import words
+
     verdict = str(res.get("verdict") or "")
     if not verdict:
         return []
-    partial = bool(res.get("partial")) and verdict != "FAIL"
-    failed = [f"{s['name']}: {s['reason']}" for s in res.get("steps") or [] if s.get("outcome") in ("fail", "warn")]
-    detail = "; ".join(failed) or (f"{sum(1 for s in res.get('steps') or [] if s.get('outcome') == 'pass')} "
-                                   "checks passed")
-    return [Finding("Drive assessment", verdict + (" (partial)" if partial else ""),
-                    "warn" if partial and verdict == "PASS" else _ASSESS_TONES.get(verdict, "none"),
-                    detail, str(res.get("next_action") or ""))]
+    steps = res.get("steps") or []
+    bad = [f"{s['name']}: {s['reason']}" for s in steps if s.get("outcome") in ("fail", "warn")]
+    unknown = [f"{s['name']}: {s['reason']}" for s in steps if s.get("outcome") in ("not assessed", "not run")]
+    passed = sum(1 for s in steps if s.get("outcome") == "pass")
+    detail = "; ".join(bad + unknown + ([plural(passed, "check") + " passed"] if passed else []))
+    out = [Finding("Drive assessment", words(verdict, partial=bool(res.get("partial")), status=str(res.get("status") or "")),
+                   _ASSESS_TONES.get(verdict, "none") if res.get("status") != "cancelled" else "none",
+                   detail, str(res.get("next_action") or ""))]
+    for s in steps:
+        if s.get("outcome") == "host":
+            note = str(s.get("reason", "")).split(" (", 1)[0]
+            out.append(Finding("Host (during the assessment)", note[:1].upper() + note[1:],
+                               "none", f"{s['name']}: {s['reason']}", str(s.get("action") or "")))
+    return out
 
 
-_SCAN_TONES = {"keep": "good", "monitor": "warn", "retire": "bad"}
+_SCAN_TONES = {"keep": "good", "check again": "warn", "monitor": "warn", "retire": "bad"}
 _SCAN_ACTIONS = {"keep": "None: the cartridge reads cleanly.",
+                 "check again": ("Clean the drive and scan the cartridge again, in another drive if there is one: "
+                                 "seen in a second scan, it is the cartridge's."),
                  "monitor": "Keep the cartridge in rotation but scan it again after its next use.",
                  "retire": "Copy the data to another cartridge and retire this one.",
-                 "not assessed": "Scan the whole cartridge to judge it."}
+                 "not assessed": "Scan the whole cartridge, to the end of its data, to judge it."}
+#: A scan finding's severity as a report's tone; the drive's and the path's findings and the host's notes.
+_FINDING_TONES = {"critical": "bad", "warning": "warn", "information": "none"}
+_CULPRITS = {"drive": "Drive (seen in the scan)", "path": "Connection to the drive", "host": "Host (during the scan)"}
 
 
 def media_scan(res: Results) -> list[Finding]:
+    """The cartridge's verdict, then what the scan found about the drive, the path and the host."""
     verdict = str(res.get("verdict") or "")
     if not verdict:
         return []
-    return [Finding("Cartridge", verdict.capitalize(), _SCAN_TONES.get(verdict, "none"), "; ".join(res.get("reasons") or []),
-                    _SCAN_ACTIONS.get(verdict, ""))]
+    out = [Finding("Cartridge", verdict.capitalize(), _SCAN_TONES.get(verdict, "none"), "; ".join(res.get("reasons") or []),
+                   _SCAN_ACTIONS.get(verdict, ""))]
+    for f in res.get("findings") or []:
+        out.append(Finding(_CULPRITS.get(str(f.get("culprit")), "Finding"), str(f.get("words") or f.get("text") or ""),
+                           _FINDING_TONES.get(str(f.get("severity")), "none"), str(f.get("text") or ""),
+                           str(f.get("action") or "")))
+    return out
 
 
 def library_test(res: Results) -> list[Finding]:

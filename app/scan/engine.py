@@ -10,17 +10,23 @@ a read-only session (``--read-only``) it is not switched at all: the scan refuse
 from __future__ import annotations
 
 import time
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from app import media
 from app.drive import ReadOnlyRefusal, Supported, TapeDrive, supported
 from app.events import CancelToken, EventSink, Message, PhaseFinished, PhaseStarted, discard
 from app.scan.params import ScanParams
-from app.scan.results import FileLayout, ScanResult, judge, slow_zones, zones_from
-from app.tapeperf.engine import SamplePublisher
+from app.scan.results import FileLayout, ScanResult, slow_zones, zones_from
+from app.scan.rules import judge
+from app.tapeperf.engine import SamplePublisher, lag_probe
 from app.tapeperf.logs import DriveLogs
-from app.tapeperf.results import SampleLog, summarize
-from native.errors import ConnectionLost, DeviceError
+from app.tapeperf.rated import BUFFER_MIB
+from app.tapeperf.results import MiB, SampleLog, summarize
+from native.errors import ConnectionLost, DeviceError, HardwareError, MediumError
+
+if TYPE_CHECKING:
+    from app.history.keys import RunKeys
+    from app.visits import Prior
 
 #: The largest READ the scan sends: LTO's maximum block (8 MiB); a drive reporting less caps it lower.
 MAX_READ = 8 << 20
@@ -30,10 +36,17 @@ PUBLISH_INTERVAL = 0.1
 
 
 class MediaScan:
-    """One read-only scan of the loaded cartridge."""
+    """One read-only scan of the loaded cartridge.
 
-    def __init__(self, drive: TapeDrive, params: ScanParams, *, clock: Callable[[], float] = time.perf_counter) -> None:
+    ``prior(keys)``: the visits of this cartridge and this drive recorded before the scan (default: the
+    history, ``app.visits.prior_visits``), which turn what one scan cannot settle into a verdict: a slow
+    stretch seen again is MONITOR, errors spread evenly are the cartridge's when it erred in other drives
+    too and the head's when the drive erred on other cartridges."""
+
+    def __init__(self, drive: TapeDrive, params: ScanParams, *, clock: Callable[[], float] = time.perf_counter,
+                 prior: "Callable[[RunKeys], Prior] | None" = None) -> None:
         self.drive, self.params, self.clock = drive, params, clock
+        self.prior = prior
 
     def run(self, sink: EventSink = discard, cancel: CancelToken | None = None) -> ScanResult:
         cancel = cancel or CancelToken()
@@ -41,6 +54,8 @@ class MediaScan:
         result = ScanResult(device=drive.device, params=self.params.to_dict())
         inq = drive.inquiry()
         result.vendor, result.product = inq.vendor, inq.product
+        serial = supported(drive.serial_number)
+        result.serial = serial.value if isinstance(serial, Supported) else ""
         drive.wait_ready(timeout=300.0)
         fit = media.check_loaded(drive, writes=False, doing="the media scan")  # an incompatible cartridge: refused
         for note in media.notes(fit, writes=False):
@@ -54,6 +69,7 @@ class MediaScan:
         result.max_block_read = min(largest, MAX_READ)
         logs = DriveLogs(drive)
         before = logs.snapshot(result)  # type: ignore[arg-type]
+        result.buffer_bytes = logs.buffer_bytes() or self._published_buffer()
         if mode:
             drive.set_block_size(0)
         try:
@@ -68,12 +84,32 @@ class MediaScan:
             except DeviceError as err:
                 result.log_notes.append(f"log pages after the scan could not be read: {err}")
             result.cartridge = self._cartridge()
-        judge(result)
+        judge(result, self._prior(result))
         return result
+
+    def _published_buffer(self) -> int | None:
+        """The drive's generation's buffer, for a drive that does not report its own (page 0x0C)."""
+        try:
+            generation = self.drive.generation()
+        except DeviceError:
+            return None
+        return BUFFER_MIB[generation] * MiB if generation in BUFFER_MIB else None
+
+    def _prior(self, result: ScanResult) -> "Prior":
+        """The visits recorded before this scan of its cartridge (MAM serial, else barcode) and its drive."""
+        from app.history.keys import RunKeys
+
+        keys = RunKeys(result.serial or None, result.cartridge.get("barcode") or None,
+                       result.cartridge.get("serial") or None)
+        if self.prior is not None:
+            return self.prior(keys)
+        from app.visits import prior_visits
+
+        return prior_visits(keys)
 
     def _read(self, result: ScanResult, sink: EventSink, cancel: CancelToken) -> None:
         drive, clock, p = self.drive, self.clock, self.params
-        ph, log = result.read, SampleLog("read")
+        ph, log = result.read, SampleLog("read", lag_probe=lag_probe(drive))
         buf = bytearray(result.max_block_read)
         view = memoryview(buf)
         drive.rewind()
@@ -92,10 +128,12 @@ class MediaScan:
             try:
                 out = drive.read(view)
             except ConnectionLost as err:
-                reason, result.error, result.status = "lost", str(err), "failed"
+                reason, result.error, result.status, result.error_kind = "lost", str(err), "failed", "lost"
                 break
             except DeviceError as err:
                 reason, result.error, result.status = "error", str(err), "failed"
+                result.error_kind = ("medium" if isinstance(err, MediumError) else
+                                     "hardware" if isinstance(err, HardwareError) else "other")
                 break
             b = clock()
             if out.nbytes:
@@ -103,9 +141,7 @@ class MediaScan:
                     file_t0 = a - t0
                 current.add(out.nbytes)
                 current.seconds = b - t0 - file_t0
-                log.t.append(b - t0)
-                log.latency.append(b - a)
-                log.nbytes.append(out.nbytes)
+                log.add(b - t0, b - a, out.nbytes)
                 done += out.nbytes
                 if out.ili and out.residual < 0:
                     result.oversize_blocks += 1
@@ -129,8 +165,8 @@ class MediaScan:
             result.status, result.partial = "cancelled", True
         result.end_reason = reason
         ph.bytes, ph.ios, ph.blocks, ph.end_reason = done, len(log), len(log), reason
-        summarize(ph, log, 0.0, end)
-        result.zones = zones_from([s for s in result.samples if s.phase == "read"], p.zone_bytes, 0.0)
+        summarize(ph, log, 0.0, end, buffer_bytes=result.buffer_bytes)
+        result.zones = zones_from(log, p.zone_bytes, ph.stalls)
         result.slow_zones, result.typical_zone_mb_s = slow_zones(result.zones, p.zone_bytes)
         sink(PhaseFinished("read", ph.to_dict()))
 

@@ -1,9 +1,9 @@
 """What a media scan found: layout, rates, repositions, errors, and the cartridge verdict.
 
 The rates, latencies and pauses come from ``app.tapeperf.results.summarize``, the rule
-the tape performance test uses, so a "stall" means the same thing in both. The verdict
-rules are below, each with the evidence it needs; a partial scan only speaks for what it
-read, and a drive without error counters is said to have none.
+the tape performance test uses, so a "stall" (and who caused it) means the same thing in
+both. The zones and their slow-zone rule are here; the verdict rules, each with the
+evidence it needs and the culprit it names, are in ``app.scan.rules``.
 """
 from __future__ import annotations
 
@@ -13,19 +13,23 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from app.events import Sample
-from app.tapeperf.results import MB, LogDelta, PhaseResult
-from native.units import plural
+from app.tapeperf.results import EMULATOR_LAG_SHARE, HOST_SHARE_LIMIT, MB, LogDelta, PhaseResult, SampleLog, Stall
 
-#: Corrected read errors per GB read above which the cartridge is worth watching. tapediag's own
-#: threshold (no vendor publishes one); the figure itself is always shown.
+#: Corrected read errors per GB read above which the drive's reading is worth a look. tapediag's own
+#: threshold (no vendor publishes one); the figure itself is always shown. Who the errors belong to is
+#: decided by ``app.scan.rules``: on their own, spread over the whole read, they point at the head.
 CORRECTED_PER_GB_MONITOR = 1.0
 #: Pauses while the host kept up (repositioning on reads) above which the cartridge is worth watching.
 REPOSITIONS_MONITOR = 3
-#: A zone read at less than this share of the cartridge's typical (median) zone rate is a slow zone:
+#: A zone read at less than this share of the typical (median) zone of its record size is a slow zone:
 #: the drive retried or crept over that stretch of tape. tapediag's threshold; every zone's rate is kept.
 SLOW_ZONE_SHARE = 0.5
-#: Full zones needed before any is called slow: the median of two or three says too little.
+#: Full zones of one record size needed before any of them is called slow: the median of two or three says too little.
 SLOW_ZONE_MIN_ZONES = 4
+#: A zone the drive read in less time or fewer READs than this is not judged: a few milliseconds of the host's
+#: scheduling (or one iSCSI round trip) would make it "slow" by chance. Use a larger ``--zone`` to judge such a tape.
+SLOW_ZONE_MIN_SECONDS = 1.0
+SLOW_ZONE_MIN_READS = 16
 #: TapeAlert flags about the medium (SSC-5 Annex A): a cartridge showing them is retired.
 MEDIA_FLAGS_RETIRE = {0x04: "media", 0x05: "read failure", 0x07: "media life", 0x08: "not data grade",
                       0x0F: "cartridge memory chip failure"}
@@ -33,9 +37,36 @@ MEDIA_FLAGS_RETIRE = {0x04: "media", 0x05: "read failure", 0x07: "media life", 0
 
 class CartridgeVerdict(str, enum.Enum):
     KEEP = "keep"
+    #: Something slow was seen on this cartridge in one scan only: chance, a dirty head or the tape.
+    #: Scanning again (after cleaning, better in another drive) tells them apart; a second sighting is MONITOR.
+    CHECK_AGAIN = "check again"
     MONITOR = "monitor"
     RETIRE = "retire"
     NOT_ASSESSED = "not assessed"
+
+
+#: ``tapediag scan``'s exit status per cartridge verdict: 0 good, 10 watch, 11 act, 12 no evidence (as ``info``
+#: and ``assess``), 13 seen once: scan again. A drive finding of the scan can raise it (``ScanResult.exit_code``).
+EXIT_CODES = {CartridgeVerdict.KEEP: 0, CartridgeVerdict.MONITOR: 10, CartridgeVerdict.RETIRE: 11,
+              CartridgeVerdict.NOT_ASSESSED: 12, CartridgeVerdict.CHECK_AGAIN: 13}
+#: How bad each verdict is, to weigh a drive finding against it (a code's number is not its weight).
+_RANK = {CartridgeVerdict.KEEP: 0, CartridgeVerdict.NOT_ASSESSED: 1, CartridgeVerdict.CHECK_AGAIN: 2,
+         CartridgeVerdict.MONITOR: 3, CartridgeVerdict.RETIRE: 4}
+#: A drive or path finding's severity as a rank and exit code: a warning is "watch" (10), a critical one "act" (11).
+FINDING_EXIT = {"warning": (3, 10), "critical": (4, 11)}
+
+
+@dataclass
+class ScanFinding:
+    """What the scan saw that is not the cartridge's: ``culprit`` "drive", "host" or "path" (the connection);
+    ``severity`` "information", "warning" or "critical"; ``words`` the finding in a few words (a report's
+    headline), the evidence in ``text``, what to do in ``action``."""
+
+    culprit: str
+    severity: str
+    text: str
+    action: str = ""
+    words: str = ""
 
 
 @dataclass
@@ -62,13 +93,32 @@ class FileLayout:
 
 @dataclass
 class Zone:
-    """The read rate over one stretch of the data (``ScanParams.zone_bytes``)."""
+    """The read rate over ``ScanParams.zone_bytes`` of data of one record size (``zones_from``).
+
+    A zone holds blocks of one record size only (``record_size``, the power of two at or above
+    the block's length): a backup application's 64 KiB label file reads slower per byte than its
+    1 MiB data, by the commands' overhead, not by any fault, so it is compared with its own kind."""
 
     start_byte: int
     bytes: int
     seconds: float
-    #: The drive's own time: the sum of its READs' latencies, without the host's time between them.
+    #: The drive's own time: the sum of its READs' latencies, without the host's time between them, and
+    #: without the stalls the host or this machine caused (``app.tapeperf.results.stall_cause``).
     drive_seconds: float = 0.0
+    record_size: int = 0
+    end_byte: int = 0  # where the zone's last block ends in the data (0: start_byte + bytes)
+    #: An emulated drive: seconds it fell behind its own model while reading this zone (this machine's, not the
+    #: drive's; already left out of ``drive_seconds``).
+    lag_seconds: float = 0.0
+    reads: int = 0
+    #: The host's time: between READs, and the stalls it caused beyond a typical READ (None: ``seconds`` less
+    #: ``drive_seconds``).
+    host_seconds: float | None = None
+    #: Why the zone was left out of the slow-zone rule: "tail", "short", "machine" or "host" ("" when judged),
+    #: and in words (``not_judged``).
+    left_out: str = ""
+    not_judged: str = ""
+    typical_mb_s: float | None = None  # a slow zone: the typical zone of its record size it was compared with
 
     @property
     def mb_s(self) -> float:
@@ -76,8 +126,16 @@ class Zone:
 
     @property
     def drive_mb_s(self) -> float:
-        """The rate the drive delivered the zone at, whatever the host did between READs (else ``mb_s``)."""
+        """The rate the drive delivered the zone at, whatever the host or this machine did (else ``mb_s``)."""
         return self.bytes / self.drive_seconds / MB if self.drive_seconds > 0 else self.mb_s
+
+    @property
+    def host_share(self) -> float:
+        """The share of the zone's time that was the host's."""
+        if self.seconds <= 0:
+            return 0.0
+        host = self.host_seconds if self.host_seconds is not None else self.seconds - self.drive_seconds
+        return min(1.0, max(0.0, host / self.seconds))
 
 
 @dataclass
@@ -86,17 +144,22 @@ class ScanResult:
     params: dict[str, Any]
     vendor: str = ""
     product: str = ""
+    serial: str = ""  # the drive's, so that a later scan of this cartridge can tell another drive from this one
     status: str = "complete"  # complete / failed / cancelled
     error: str | None = None
-    end_reason: str = ""  # "end of data", "blank cartridge", "limit reached", "cancelled", "error"
+    # What stopped the read early: "medium" (MEDIUM ERROR), "hardware" (HARDWARE ERROR), "lost" (the
+    # connection), "other" (any other error); "" when nothing did.
+    error_kind: str = ""
+    end_reason: str = ""  # "end of data", "blank cartridge", "limit reached", "cancelled", "error", "lost"
     partial: bool = False
     read: PhaseResult = field(default_factory=lambda: PhaseResult("read"))
     files: list[FileLayout] = field(default_factory=list)
     zones: list[Zone] = field(default_factory=list)
     slow_zones: list[Zone] = field(default_factory=list)  # read well below the typical zone (``slow_zones``)
-    typical_zone_mb_s: float | None = None  # the median full zone's rate they are compared with
+    typical_zone_mb_s: float | None = None  # the typical zone of the record size holding the most data
     max_block_read: int = 0  # the buffer each READ asked for
     oversize_blocks: int = 0  # blocks longer than that buffer (their size is unknown)
+    buffer_bytes: int | None = None  # the drive's buffer: the span stalls are judged over (``stall_cause``)
     settings: str = ""  # what was changed to read and whether it was put back
     log_deltas: list[LogDelta] = field(default_factory=list)
     log_notes: list[str] = field(default_factory=list)
@@ -106,11 +169,25 @@ class ScanResult:
     cartridge: dict[str, Any] = field(default_factory=dict)  # MAM figures (barcode, loads, ...)
     verdict: CartridgeVerdict = CartridgeVerdict.NOT_ASSESSED
     reasons: list[str] = field(default_factory=list)
+    #: What pointed at the cartridge in this scan ("slow zones", "repositions"): what a later scan looks for.
+    cartridge_signals: list[str] = field(default_factory=list)
+    #: Earlier scans of this cartridge that saw it too (one sentence each), behind a MONITOR.
+    earlier: list[str] = field(default_factory=list)
+    findings: list[ScanFinding] = field(default_factory=list)  # the drive's, the host's, the path's
     samples: list[Sample] = field(default_factory=list, repr=False)
 
     @property
     def filemarks(self) -> int:
         return self.read.filemarks
+
+    @property
+    def exit_code(self) -> int:
+        """The cartridge verdict's code (``EXIT_CODES``), or a worse drive or path finding's (``FINDING_EXIT``)."""
+        rank, code = _RANK[self.verdict], EXIT_CODES[self.verdict]
+        for f in self.findings:
+            if f.culprit != "host" and f.severity in FINDING_EXIT and FINDING_EXIT[f.severity][0] > rank:
+                rank, code = FINDING_EXIT[f.severity]
+        return code
 
     def delta(self, name: str) -> int | None:
         return next((d.delta for d in self.log_deltas if d.name == name), None)
@@ -119,96 +196,139 @@ class ScanResult:
         d = {k: v for k, v in asdict(self).items()
              if k not in ("read", "files", "zones", "slow_zones", "samples", "log_deltas")}
         d["verdict"] = self.verdict.value
+        d["exit_code"] = self.exit_code
         d["read"] = self.read.to_dict()
         d["files"] = [{**asdict(f), "mb_s": f.mb_s} for f in self.files]
         d["zones"] = [{**asdict(z), "mb_s": z.mb_s, "drive_mb_s": z.drive_mb_s} for z in self.zones]
         d["slow_zones"] = [{**asdict(z), "mb_s": z.mb_s, "drive_mb_s": z.drive_mb_s} for z in self.slow_zones]
         d["log_deltas"] = [dict(name=x.name, before=x.before, after=x.after, delta=x.delta) for x in self.log_deltas]
-        d["repositions"] = len(self.read.stalls)
-        d["reposition_seconds"] = sum(s.latency for s in self.read.stalls)
+        d["repositions"] = len(self.read.drive_stalls)
+        d["reposition_seconds"] = sum(s.latency for s in self.read.drive_stalls)
         if samples:
             d["samples"] = [asdict(s) for s in self.samples]
         return d
 
 
-def zones_from(samples: list[Sample], zone_bytes: int, start_t: float) -> list[Zone]:
-    """The read rate per ``zone_bytes`` of data, from the per-READ samples."""
+def record_size(nbytes: int) -> int:
+    """The record-size class of a block: the power of two at or above its length (1,000 -> 1,024)."""
+    return 1 << max(0, (nbytes - 1).bit_length())
+
+
+@dataclass
+class _Open:
+    """A zone being filled: its blocks' bytes and times so far."""
+
+    start_byte: int
+    bytes: int = 0
+    seconds: float = 0.0
+    drive_seconds: float = 0.0
+    lag_seconds: float = 0.0
+    end_byte: int = 0
+    reads: int = 0
+    host_seconds: float = 0.0
+
+    def close(self, size: int) -> Zone:
+        return Zone(self.start_byte, self.bytes, self.seconds, self.drive_seconds, size, self.end_byte, self.lag_seconds,
+                    self.reads, self.host_seconds)
+
+
+def zones_from(log: SampleLog, zone_bytes: int, stalls: list[Stall], start_t: float = 0.0) -> list[Zone]:
+    """The read rate per ``zone_bytes`` of data of each record size, from the per-READ samples.
+
+    Blocks of another record size in between do not end a zone: each size fills its own. A
+    READ's share of the wall clock is the time since the previous READ ended; of the drive's
+    time its latency, less what an emulated drive fell behind its model in it (this machine's)
+    and what a stall the host caused (``stall_cause``) took beyond the typical READ (the
+    host's); the first READ counts as a typical one (it carries the positioning after the rewind)."""
+    import numpy as np
+
+    n = len(log)
+    if not n:
+        return []
+    t = np.frombuffer(log.t, dtype=np.float64)
+    lat = np.frombuffer(log.latency, dtype=np.float64)
+    sizes = np.frombuffer(log.nbytes, dtype=np.int64)
+    lags = log.lags()
+    lag = np.diff(np.frombuffer(lags, dtype=np.float64), prepend=lags[0]) if lags is not None else np.zeros(n)
+    typical = float(np.median(lat[1:])) if n > 1 else float(lat[0])
+    host_excess = np.zeros(n)
+    caused = {round(s.t, 9) for s in stalls if s.cause == "host"}
+    if caused:
+        hit = np.isin(np.round(t, 9), list(caused))
+        host_excess[hit] = np.maximum(lat[hit] - typical, 0.0)
+    own = np.maximum(lat - lag - host_excess, 0.0)
+    own[0] = min(own[0], typical)
+    wall = np.diff(t, prepend=start_t)
+    host = np.maximum(wall - lat, 0.0) + host_excess
     zones: list[Zone] = []
-    zone_start_t, zone_start_byte, done, in_zone, busy = start_t, 0, 0, 0, 0.0
-    for s in samples:
-        done += s.nbytes
-        in_zone += s.nbytes
-        busy += s.latency
-        if in_zone >= zone_bytes:
-            zones.append(Zone(zone_start_byte, in_zone, s.t - zone_start_t, busy))
-            zone_start_t, zone_start_byte, in_zone, busy = s.t, done, 0, 0.0
-    if in_zone:
-        zones.append(Zone(zone_start_byte, in_zone, samples[-1].t - zone_start_t, busy))
-    return zones
+    open_: dict[int, _Open] = {}
+    done = 0
+    for i in range(n):
+        nbytes = int(sizes[i])
+        size = record_size(nbytes)
+        z = open_.get(size)
+        if z is None:
+            z = open_[size] = _Open(done)
+        done += nbytes
+        z.bytes += nbytes
+        z.seconds += float(wall[i])
+        z.drive_seconds += float(own[i])
+        z.lag_seconds += float(lag[i])
+        z.host_seconds += float(host[i])
+        z.reads += 1
+        z.end_byte = done
+        if z.bytes >= zone_bytes:
+            zones.append(z.close(size))
+            del open_[size]
+    zones += [z.close(size) for size, z in open_.items()]
+    return sorted(zones, key=lambda z: z.start_byte)
 
 
 def slow_zones(zones: list[Zone], zone_bytes: int) -> tuple[list[Zone], float | None]:
-    """The zones the drive read at less than ``SLOW_ZONE_SHARE`` of its median full zone, and that median.
+    """The zones the drive read at less than ``SLOW_ZONE_SHARE`` of the typical full zone of their record
+    size, and the typical rate of the record size holding the most data.
 
-    Judged on the drive's own time (``drive_mb_s``): a host that fell behind for a while
-    makes a zone slow on the wall clock, not on the drive, and must not mark the customer's
-    cartridge. Only full zones count: the last one holds the tail of the data."""
-    full = [z for z in zones if z.bytes >= zone_bytes]
-    if len(full) < SLOW_ZONE_MIN_ZONES:
-        return [], None
-    typical = statistics.median(z.drive_mb_s for z in full)
-    return [z for z in full if z.drive_mb_s < typical * SLOW_ZONE_SHARE], typical
+    Judged on the drive's own time (``drive_mb_s``), and only in zones where the host kept up and
+    an emulated drive kept to its model: a host that fell behind for a while makes a zone slow on
+    the wall clock, or makes the drive stop and reposition, and must not mark the customer's
+    cartridge (``not_judged`` says why a zone was left out). Only full zones count: the last of
+    each record size holds the tail of its data."""
+    for z in zones:
+        z.left_out, z.not_judged = _not_judged(z, zone_bytes)
+    slow: list[Zone] = []
+    typical_by_size: dict[int, tuple[int, float]] = {}
+    for size in sorted({z.record_size for z in zones}):
+        judged = [z for z in zones if z.record_size == size and not z.left_out]
+        if len(judged) < SLOW_ZONE_MIN_ZONES:
+            continue
+        typical = statistics.median(z.drive_mb_s for z in judged)
+        typical_by_size[size] = (sum(z.bytes for z in judged), typical)
+        for z in judged:
+            if z.drive_mb_s < typical * SLOW_ZONE_SHARE:
+                z.typical_mb_s = typical
+                slow.append(z)
+    main = max(typical_by_size.values(), default=None)
+    return sorted(slow, key=lambda z: z.start_byte), (main[1] if main else None)
+
+
+def _not_judged(zone: Zone, zone_bytes: int) -> tuple[str, str]:
+    """Why a zone says nothing about the tape: (category, words); ("", "") when it does."""
+    if zone.bytes < zone_bytes:
+        return "tail", "the tail of its record size's data, shorter than a zone"
+    own = zone.drive_seconds
+    if zone.lag_seconds > EMULATOR_LAG_SHARE * (own + zone.lag_seconds):
+        return "machine", (f"this machine: the virtual drive fell {zone.lag_seconds:,.2f} s behind its own model "
+                           "there (CPU or the cartridge file's storage)")
+    if zone.host_share > HOST_SHARE_LIMIT:
+        return "host", f"the host did not keep up there: {zone.host_share:.0%} of its time was the host's"
+    if own < SLOW_ZONE_MIN_SECONDS or zone.reads < SLOW_ZONE_MIN_READS:
+        return "short", (f"read in {own:,.3f} s and {zone.reads} READs: too short to tell a slow stretch from chance "
+                         f"(at least {SLOW_ZONE_MIN_SECONDS:g} s and {SLOW_ZONE_MIN_READS} READs; a larger --zone)")
+    return "", ""
 
 
 def where(zone: Zone) -> str:
     """'4.0-5.0 MB' / '12.0-13.0 GB': where a zone lies from the beginning of the data."""
     scale, unit = (1e9, "GB") if zone.bytes >= 100 * MB else (MB, "MB")
-    return f"{zone.start_byte / scale:,.1f}-{(zone.start_byte + zone.bytes) / scale:,.1f} {unit}"
-
-
-def judge(result: ScanResult) -> None:
-    """The cartridge verdict (keep / monitor / retire / not assessed) with its reasons."""
-    reasons: list[tuple[CartridgeVerdict, str]] = []
-    retire, monitor = CartridgeVerdict.RETIRE, CartridgeVerdict.MONITOR
-    if result.end_reason == "error" and result.error:
-        reasons.append((retire, f"the read stopped with an error after {result.read.bytes / MB:,.0f} MB: "
-                                f"{result.error} (copy what can be read to another cartridge first)"))
-    for flag in result.tapealert or []:
-        code = int(flag[:2], 16)
-        if code in MEDIA_FLAGS_RETIRE:
-            reasons.append((retire, f"TapeAlert {flag}"))
-    uncorrected = result.delta("read errors uncorrected")
-    if uncorrected:
-        reasons.append((retire, f"{plural(uncorrected, 'uncorrected read error')} during the scan"))
-    corrected = result.delta("read errors corrected")
-    gb = result.read.bytes / 1e9
-    if corrected and gb > 0 and corrected / gb > CORRECTED_PER_GB_MONITOR:
-        reasons.append((monitor, f"{corrected} corrected read errors in {gb:,.1f} GB ({corrected / gb:,.1f} per GB)"))
-    if result.slow_zones and result.typical_zone_mb_s:
-        n, slow = len(result.slow_zones), result.slow_zones
-        at = ", ".join(f"{where(z)} at {z.drive_mb_s:,.1f} MB/s" for z in slow[:6]) + (" ..." if n > 6 else "")
-        reasons.append((monitor, f"{plural(n, 'slow zone')}: the drive read {at}, against "
-                                 f"{result.typical_zone_mb_s:,.1f} MB/s in the cartridge's typical zone (read retries "
-                                 "or a worn stretch of tape there; the drive's own time, not the host's): clean the "
-                                 "drive and scan again; if it stays, copy the data to another cartridge"))
-    stalls = result.read.stalls
-    if len(stalls) > REPOSITIONS_MONITOR:
-        reasons.append((monitor, f"the drive repositioned {len(stalls)} times while the host kept up "
-                                 f"(total {sum(s.latency for s in stalls):,.1f} s): clean the drive and scan again; "
-                                 "if it persists the cartridge reads poorly"))
-    if reasons:
-        worst = retire if any(v is retire for v, _ in reasons) else monitor
-        result.verdict, result.reasons = worst, [r for _, r in reasons]
-        return
-    if result.end_reason in ("blank cartridge",):
-        result.verdict, result.reasons = CartridgeVerdict.NOT_ASSESSED, ["the cartridge holds no data to read"]
-        return
-    if result.end_reason in ("cancelled",):
-        result.verdict, result.reasons = CartridgeVerdict.NOT_ASSESSED, ["the scan was cancelled before the end"]
-        return
-    counters = corrected is not None or uncorrected is not None
-    what = "everything up to end of data" if not result.partial else f"the first {result.read.bytes / MB:,.0f} MB (partial scan)"
-    reasons_keep = [f"read {what} without a read error"]
-    reasons_keep.append("no corrected or uncorrected read errors counted" if counters
-                        else "the drive reports no read error counters: corrected errors are unknown")
-    result.verdict, result.reasons = CartridgeVerdict.KEEP, reasons_keep
+    end = zone.end_byte or zone.start_byte + zone.bytes
+    return f"{zone.start_byte / scale:,.1f}-{end / scale:,.1f} {unit}"

@@ -38,8 +38,8 @@ from native.scsi.cdb import SpaceCode
 from app.tapeperf import safety, settings, sizing
 from app.tapeperf.logs import DriveLogs
 from app.tapeperf.params import TapePerfParams
-from app.tapeperf.rated import rated
-from app.tapeperf.results import MB, PhaseResult, SampleLog, TapePerfResult, summarize
+from app.tapeperf.rated import BUFFER_MIB, rated
+from app.tapeperf.results import MB, MiB, PhaseResult, SampleLog, TapePerfResult, summarize
 from native import sldc
 from native.errors import CommandTimeout, ConnectionLost, DataProtect, DeviceError, InvalidParameter, SafetyRefusal
 
@@ -71,6 +71,13 @@ def _lag_since(drive: TapeDrive, before: float | None) -> float | None:
     """How far an emulated drive fell behind its model during a phase (None: real hardware)."""
     after = drive.transport.emulator_lag
     return None if before is None or after is None else max(0.0, after - before)
+
+
+def lag_probe(drive: TapeDrive) -> Callable[[], float | None] | None:
+    """An emulated drive's lag, read after each burst into the phase's samples (None: real hardware)."""
+    transport = drive.transport
+    return (lambda: transport.emulator_lag) if transport.emulator_lag is not None else None
+
 
 class HasSamples(Protocol):
     samples: list[Sample]
@@ -225,6 +232,10 @@ class TapePerfTest:
         gen = p.pattern.generator(p.block_size, result.history, p.seed, self.pool_bytes)
         result.predicted_ratio = gen.predicted_ratio
         before = self.logs.snapshot(result)
+        result.buffer_bytes, result.buffer_source = self.logs.buffer_bytes(), "the drive's log page 0x0C"
+        if result.buffer_bytes is None and BUFFER_MIB.get(result.generation or 0):
+            result.buffer_bytes = BUFFER_MIB[result.generation or 0] * MiB
+            result.buffer_source = f"LTO-{result.generation}'s published buffer"
 
         start_block: int | None = 0
         if p.start == "eod" and p.writes:
@@ -263,7 +274,7 @@ class TapePerfTest:
     def _write(self, gen: BlockGenerator, buf: bytearray, result: TapePerfResult, sink: EventSink,
                cancel: CancelToken, t0: float) -> PhaseResult:
         p, drive, clock = self.params, self.drive, self.clock
-        ph, log = PhaseResult("write"), SampleLog("write")
+        ph, log = PhaseResult("write"), SampleLog("write", lag_probe=lag_probe(drive))
         result.phases.append(ph)
         total = (p.size // p.io_size) * p.io_size if p.size is not None else None
         start = clock() - t0
@@ -362,7 +373,8 @@ class TapePerfTest:
         end = clock() - t0
         publish.finish(done, clock())
         ph.bytes, ph.ios, ph.blocks, ph.end_reason = done, len(log), block, reason
-        summarize(ph, log, start, end, flush_seconds=flush_time, filemark_seconds=marks_time)
+        summarize(ph, log, start, end, flush_seconds=flush_time, filemark_seconds=marks_time,
+                  buffer_bytes=result.buffer_bytes)
         ph.emulator_lag_seconds = _lag_since(drive, lag0)
         ph.emulator_storage_mb_s, ph.emulator_storage_seconds = _storage_since(drive, store0)
         sink(PhaseFinished("write", ph.to_dict()))
@@ -371,7 +383,7 @@ class TapePerfTest:
     def _read(self, gen: BlockGenerator, buf: bytearray, result: TapePerfResult, sink: EventSink,
               cancel: CancelToken, t0: float, written: PhaseResult | None) -> PhaseResult:
         p, drive, clock = self.params, self.drive, self.clock
-        ph, log = PhaseResult("read"), SampleLog("read")
+        ph, log = PhaseResult("read"), SampleLog("read", lag_probe=lag_probe(drive))
         result.phases.append(ph)
         if written is not None:
             total: int | None = written.bytes
@@ -462,7 +474,7 @@ class TapePerfTest:
         end = clock() - t0
         publish.finish(done, clock())
         ph.bytes, ph.ios, ph.blocks, ph.end_reason = done, len(log), block, reason
-        summarize(ph, log, start, end)
+        summarize(ph, log, start, end, buffer_bytes=result.buffer_bytes)
         ph.emulator_lag_seconds = _lag_since(drive, lag0)
         ph.emulator_storage_mb_s, ph.emulator_storage_seconds = _storage_since(drive, store0)
         sink(PhaseFinished("read", ph.to_dict()))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from app.drive import TapeDrive
 from native.scsi.devicelogs import PAGE_TAPEALERT_RESPONSE, TapeAlertResponse
+from native.scsi.logpages import SequentialAccess
 from app.tapeperf.results import LogDelta, TapePerfResult
 from native.errors import DeviceError
 
@@ -46,6 +47,19 @@ class DriveLogs:
             except DeviceError:
                 self._pages_unknown = True
         return self._pages
+
+    def buffer_bytes(self) -> int | None:
+        """The drive's buffer as it reports it (page 0x0C parameter 0008h), or None: the span over which
+        a stall is told the host's or the drive's (``app.tapeperf.results.stall_cause``)."""
+        pages = self.pages()
+        if pages is not None and 0x0C not in pages:
+            return None
+        try:
+            page = self.drive.log_sense(0x0C)
+        except DeviceError:
+            return None
+        mb = page.buffer_mb if isinstance(page, SequentialAccess) else None
+        return mb * 1_000_000 if mb else None
 
     def _not_supported(self, result: TapePerfResult, page: int) -> None:
         note = f"log page {PAGE_NAMES[page]}: not supported"

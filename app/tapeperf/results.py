@@ -11,7 +11,7 @@ import copy
 import math
 from array import array
 from dataclasses import asdict, dataclass, field, fields
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from app.events import Sample, SampleColumns
 from app.tapeperf.rated import BUFFER_MIB, Possible, possible
@@ -28,13 +28,29 @@ MiB = 1 << 20
 #: called a back-hitch; a real one costs a second or more).
 STALL_FACTOR = 8.0
 STALL_MIN_SECONDS = 0.25
+#: Who caused a stall is judged over the time the drive's buffer lasts at the phase's rate (the drive's
+#: buffer from log page 0x0C, else its generation's): a host that brought too little in that span emptied
+#: (write) or filled (read) the buffer, and the tape had to stop and reposition. Clamped to these bounds;
+#: a drive whose buffer is unknown gets the default.
+STALL_WINDOW_MIN, STALL_WINDOW_MAX, STALL_WINDOW_DEFAULT = 0.05, 10.0, 1.0
 
 
 @dataclass(frozen=True)
 class Stall:
+    """One slow I/O (a back-hitch's signature) and who caused it (``stall_cause``).
+
+    ``cause``: "drive" (the host kept up: the drive's own repositioning, retries or the tape),
+    "host" (the host left more than ``HOST_SHARE_LIMIT`` of the window before it between
+    commands: the buffer ran dry or full because the host did not keep up), "emulator"
+    (a virtual drive that fell behind its own model there: this machine). ``host_mb_s``:
+    what the host moved in the ``window`` seconds before the stall."""
+
     t: float  # seconds since the test started, end of the slow I/O
     latency: float
     phase: str
+    cause: str = "drive"
+    host_mb_s: float | None = None
+    window: float | None = None
 
 
 @dataclass
@@ -82,28 +98,51 @@ class PhaseResult:
     def stall_count(self) -> int:
         return len(self.stalls)
 
+    @property
+    def drive_stalls(self) -> list[Stall]:
+        """The stalls while the host kept up: the drive's (or the tape's) own."""
+        return [s for s in self.stalls if s.cause == "drive"]
+
+    @property
+    def host_stalls(self) -> list[Stall]:
+        """The stalls the host caused (it did not keep up) or this machine (an emulated drive behind its model)."""
+        return [s for s in self.stalls if s.cause != "drive"]
+
     def to_dict(self) -> dict:
         d = asdict(self)
         d["stall_count"] = self.stall_count
+        d["drive_stall_count"] = len(self.drive_stalls)
         return d
 
 
 @dataclass
 class SampleLog:
-    """The samples of one phase in flat arrays: appending costs no object per I/O."""
+    """The samples of one phase in flat arrays: appending costs no object per I/O.
+
+    ``lag_probe``: an emulated drive's ``Transport.emulator_lag`` (seconds it fell behind its own
+    model so far); read after each I/O or burst into ``lag``, so that a stall or a slow stretch
+    this machine caused is told from one the drive's model made (``stall_cause``)."""
 
     phase: str
     t: array = field(default_factory=lambda: array("d"))
     latency: array = field(default_factory=lambda: array("d"))
     nbytes: array = field(default_factory=lambda: array("q"))
+    lag: array = field(default_factory=lambda: array("d"))
+    lag_probe: Callable[[], float | None] | None = field(default=None, repr=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.t)
+
+    def _lag_now(self) -> float | None:
+        return self.lag_probe() if self.lag_probe is not None else None
 
     def add(self, t: float, latency: float, nbytes: int) -> None:
         self.t.append(t)
         self.latency.append(latency)
         self.nbytes.append(nbytes)
+        lag = self._lag_now()
+        if lag is not None:
+            self.lag.append(lag)
 
     def add_burst(self, starts: array, ends: array, count: int, nbytes: int, t0: float) -> None:
         """The first ``count`` I/Os of a burst (``TapeDrive.read_burst``/``write_burst``), ``nbytes`` each:
@@ -117,6 +156,13 @@ class SampleLog:
         self.t.frombytes((e - t0).tobytes())
         self.latency.frombytes((e - s).tobytes())
         self.nbytes.extend(array("q", (nbytes,)) * count)
+        lag = self._lag_now()
+        if lag is not None:
+            self.lag.extend(array("d", (lag,)) * count)
+
+    def lags(self) -> array | None:
+        """The emulated drive's lag after each I/O, or None (real hardware, or not recorded for every I/O)."""
+        return self.lag if len(self.lag) == len(self.t) and len(self.t) else None
 
     def columns(self, start: int = 0) -> SampleColumns:
         """The samples from ``start`` on, as arrays (copies: the log keeps growing)."""
@@ -138,7 +184,7 @@ def _percentile(sorted_values: "np.ndarray", q: float) -> float:
 
 
 def summarize(result: PhaseResult, log: SampleLog, start_t: float, end_t: float, *,
-              flush_seconds: float = 0.0, filemark_seconds: float = 0.0) -> None:
+              flush_seconds: float = 0.0, filemark_seconds: float = 0.0, buffer_bytes: int | None = None) -> None:
     """Fill the rates, latency figures and stalls of ``result`` from its samples.
 
     ``start_t``/``end_t`` bound the phase on the test's clock; ``mb_s`` covers the whole
@@ -150,7 +196,8 @@ def summarize(result: PhaseResult, log: SampleLog, start_t: float, end_t: float,
     drive is busy during its data I/Os and during the filemarks (``flush_seconds`` plus
     ``filemark_seconds`` for the ones written along the way); the rest of the streaming time
     is the host's. The per-second figures come only from whole seconds of streaming (two at
-    least, else they are omitted).
+    least, else they are omitted). Each stall gets its cause (``stall_cause``) over the time the
+    drive's buffer (``buffer_bytes``, when known) lasts at the streaming rate.
     """
     result.elapsed = max(end_t - start_t, 1e-9)
     result.mb_s = result.bytes / result.elapsed / MB
@@ -185,7 +232,10 @@ def summarize(result: PhaseResult, log: SampleLog, start_t: float, end_t: float,
         median = _percentile(np.sort(lat[1:]), 50)
         threshold = max(median * STALL_FACTOR, median + STALL_MIN_SECONDS)
         slow = np.flatnonzero(lat[1:] > threshold) + 1
-        result.stalls = [Stall(float(t[i]), float(lat[i]), log.phase) for i in slow]
+        window = stall_window(buffer_bytes, result.streaming_mb_per_s)
+        lags = log.lags()
+        lag = np.frombuffer(lags, dtype=np.float64) if lags is not None else None
+        result.stalls = [stall_cause(t, lat, nbytes, lag, int(i), window, log.phase) for i in slow]
     # Bins over the data I/Os only: the seconds of a closing flush carry no data and would read "min 0.0".
     data_span = float(t[-1]) - first_end
     seconds = int(data_span // 1.0) if data_span > 0 else 0
@@ -195,6 +245,44 @@ def summarize(result: PhaseResult, log: SampleLog, start_t: float, end_t: float,
         bins = np.bincount(k[inside], weights=nbytes[1:][inside], minlength=seconds)
         result.per_second_min_mb_s = float(bins.min()) / MB
         result.per_second_max_mb_s = float(bins.max()) / MB
+
+
+def stall_window(buffer_bytes: int | None, mb_s: float | None) -> float:
+    """Seconds the drive's buffer lasts at ``mb_s``: the span a host must have kept up over (see ``STALL_WINDOW_*``)."""
+    if not buffer_bytes or not mb_s:
+        return STALL_WINDOW_DEFAULT
+    return min(STALL_WINDOW_MAX, max(STALL_WINDOW_MIN, buffer_bytes / (mb_s * MB)))
+
+
+def stall_cause(t: "np.ndarray", lat: "np.ndarray", nbytes: "np.ndarray", lag: "np.ndarray | None", i: int,
+                window: float, phase: str) -> Stall:
+    """The stall at I/O ``i`` with who caused it: the rule, in one place, for tape-perf, assess and scan.
+
+    Looks at the ``window`` seconds before the slow I/O started. An emulated drive that fell
+    behind its own model in that span or in the slow I/O itself (``lag``) made it: this machine.
+    Else a host that spent more than ``HOST_SHARE_LIMIT`` of the span between commands did not
+    keep up, and the buffer ran dry (write) or full (read): the host. Else the host kept up and
+    the stall is the drive's own (repositioning, retries, the tape)."""
+    import numpy as np
+
+    start = float(t[i] - lat[i])
+    first_start = float(t[0] - lat[0])
+    w0 = max(start - window, first_start)
+    span = start - w0
+    j = int(np.searchsorted(t, w0, side="right"))  # the first I/O that ended inside the span
+    if lag is not None:
+        before = float(lag[j - 1]) if j > 0 else float(lag[0])
+        own = float(lag[i] - lag[i - 1]) if i > 0 else 0.0
+        if lag[i] - before > EMULATOR_LAG_SHARE * max(span, lat[i]) or own > 0.1 * lat[i]:
+            return Stall(float(t[i]), float(lat[i]), phase, "emulator", None, window)
+    if span <= 0 or i <= j:
+        return Stall(float(t[i]), float(lat[i]), phase, "drive", None, window)
+    ends = np.maximum(t[j - 1:i] if j > 0 else np.concatenate(([w0], t[:i])), w0)
+    gaps = np.clip(t[j:i + 1] - lat[j:i + 1] - ends, 0.0, None)
+    moved = int(nbytes[j:i].sum())
+    host_mb_s = moved / span / MB
+    cause = "host" if float(gaps.sum()) > HOST_SHARE_LIMIT * span else "drive"
+    return Stall(float(t[i]), float(lat[i]), phase, cause, host_mb_s, window)
 
 
 #: Fewer seconds of streaming than this, and no verdict is given on what limited the rate.
@@ -251,6 +339,9 @@ class TapePerfResult:
     drive_ratio_note: str = ""
     rated_native_mb_s: float | None = None
     rated_compressed_mb_s: float | None = None
+    # The drive's buffer and where the figure comes from: the span stalls are judged over (``stall_cause``).
+    buffer_bytes: int | None = None
+    buffer_source: str = ""
     compression: str = ""  # what happened to the compression setting
     settings: str = ""  # whether the drive's block mode and compression were put back (app.tapeperf.settings)
     log_deltas: list[LogDelta] = field(default_factory=list)
@@ -307,6 +398,13 @@ class TapePerfResult:
         if share > HOST_SHARE_LIMIT:
             return Limiter("host", f"the host: {share:.0%} of the streaming time passed between commands "
                                    f"(preparing the data, CPU, the source), not in the drive")
+        # The back-hitches the host caused (``stall_cause``) are the host's time too, though spent in the drive.
+        caused = [s for s in phase.stalls if s.cause == "host"]
+        stopped = sum(s.latency for s in caused) / phase.streaming_seconds
+        if share + stopped > HOST_SHARE_LIMIT:
+            return Limiter("host", f"the host: it did not keep up, and the drive stopped and repositioned "
+                                   f"{len(caused)} time{'s' if len(caused) != 1 else ''} for it ({stopped:.0%} of "
+                                   f"the streaming time, {share:.0%} more between commands)")
         return Limiter("drive", f"the drive: its commands took {1 - share:.0%} of the streaming time")
 
     def to_dict(self, *, samples: bool = False) -> dict[str, Any]:

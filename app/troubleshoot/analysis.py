@@ -15,10 +15,13 @@ compared with what the backup application achieved:
 from __future__ import annotations
 
 from .data import drive_spec, thresholds
-from .model import COMPONENT_LABELS, BottleneckTable, Figure, TableRow, TroubleshootInput
+from .model import COMPONENT_LABELS, LIMIT_WORDS, BottleneckTable, Figure, TableRow, TroubleshootInput
 from .parse import parse_link
 
 SMALL_FILE_KB = 64  # average file size at or below which a data set counts as "small files"
+#: The components in the order the advice names them, and a recorded tape run's link in words.
+_ORDER = ("tape", "link", "disk", "network")
+_NAMED = {"link": "connection to the tape drive"}
 MANY_FILES = 1_000_000
 
 
@@ -52,8 +55,9 @@ def _direction(inp: TroubleshootInput, direction: str) -> tuple[BottleneckTable 
     if not (tape or single or parallel) and achieved is None:
         return None, notes  # nothing of this direction was measured (a link alone is no table)
     rows: list[tuple[str, float | None, str, str]] = []  # test, mb_s, component, source
+    tape_as = tape.component if tape else None
     if tape:
-        rows.append((f"Tape {'write' if backup else 'read'}", tape.mb_s, "tape", tape.source))
+        rows.append(_tape_row(tape, "write" if backup else "read", notes))
     if single:
         rows.append((f"Disk {verb}, single stream", single.mb_s, "disk", single.source))
     if parallel:
@@ -66,8 +70,8 @@ def _direction(inp: TroubleshootInput, direction: str) -> tuple[BottleneckTable 
         rows.append((f"Network ({link.label})", link_rate, "network", src))
 
     candidates: list[tuple[str, float]] = []
-    if tape:
-        candidates.append(("tape", tape.mb_s))
+    if tape and tape_as is not None:
+        candidates.append((tape_as, tape.mb_s))
     disk = _disk_figure(single, parallel, w.streams)
     if disk:
         candidates.append(("disk", disk.mb_s))
@@ -79,7 +83,9 @@ def _direction(inp: TroubleshootInput, direction: str) -> tuple[BottleneckTable 
     limit = share = None
     name = direction.capitalize()
     if not candidates:
-        verdict = f"{name}: no component was measured, so no bottleneck can be named."
+        verdict = (f"{name}: the tape test was limited by {LIMIT_WORDS.get(tape.limited_by, tape.limited_by)} and no "
+                   "other component was measured: no bottleneck can be named." if tape else
+                   f"{name}: no component was measured, so no bottleneck can be named.")
     else:
         slowest, limit = min(candidates, key=lambda c: c[1])
         label = COMPONENT_LABELS[slowest].lower()
@@ -103,8 +109,9 @@ def _direction(inp: TroubleshootInput, direction: str) -> tuple[BottleneckTable 
                 bottleneck = "disk"
                 verdict = (f"{name}: the bottleneck is the file system: with many small files the {direction} "
                            f"achieved only {fmt(achieved)} MB/s against {fmt(limit)} MB/s measured.")
-            elif missing := [c for c in ("tape", "disk") if c not in dict(candidates)]:
+            elif missing := [c for c in ("tape", "disk") if c not in dict(candidates) and (c, tape_as) != ("tape", "link")]:
                 what = " and ".join(f"the {'tape' if c == 'tape' else 'disk'} {verb if c == 'disk' else ('write' if backup else 'read')}"
+                                    + (" again, from a host that keeps the drive fed," if c == "tape" and tape else "")
                                     for c in missing)
                 verdict = (f"{name}: the measured components are all faster than the {direction} "
                            f"({fmt(achieved)} MB/s); measure {what} to name the bottleneck.")
@@ -129,6 +136,19 @@ def _direction(inp: TroubleshootInput, direction: str) -> tuple[BottleneckTable 
         table_rows.append(TableRow(f"{app}: {direction}{streams}", achieved, "application",
                                    bottleneck == "application", "entered"))
     return BottleneckTable(direction, tuple(table_rows), bottleneck, verdict, achieved, limit, share), notes
+
+
+def _tape_row(tape: Figure, verb: str, notes: list[str]) -> tuple[str, float | None, str, str]:
+    """The tape figure's row (test, MB/s, component, source): a figure its run said something else limited says so
+    in its source, and one that is not the drive's (``Figure.component`` None) gets a note saying whose it is."""
+    source = tape.source
+    if tape.component != "tape":
+        source += f", limited by {LIMIT_WORDS.get(tape.limited_by, tape.limited_by)}"
+    if tape.component is None:
+        notes.append(f"The tape {verb} figure ({fmt(tape.mb_s)} MB/s, {tape.source}) is not the drive's: its run said "
+                     f"it was limited by {tape.limited_why or tape.limited_by}. It is what that test fed the drive, so "
+                     "it names no bottleneck: repeat the tape test from a host that keeps the drive fed.")
+    return f"Tape {verb}", tape.mb_s, tape.component or "tape", source
 
 
 def _small_files(inp: TroubleshootInput) -> bool:
@@ -156,6 +176,11 @@ def facts(inp: TroubleshootInput, tables: tuple[BottleneckTable, ...], notes: tu
     f: dict = {
         "tape_write_mb_s": m.tape_write.mb_s if m.tape_write else None,
         "tape_read_mb_s": m.tape_read.mb_s if m.tape_read else None,
+        # What a recorded tape run said limited it ("" typed in): a figure not the drive's names no drive.
+        "tape_write_limited_by": m.tape_write.limited_by if m.tape_write else None,
+        "tape_read_limited_by": m.tape_read.limited_by if m.tape_read else None,
+        "tape_limit_why": next((f.limited_why for f in (m.tape_write, m.tape_read)
+                                if f and f.component is None and f.limited_why), None),
         "disk_read_single_mb_s": m.disk_read_single.mb_s if m.disk_read_single else None,
         "disk_read_parallel_mb_s": m.disk_read_parallel.mb_s if m.disk_read_parallel else None,
         "disk_write_single_mb_s": m.disk_write_single.mb_s if m.disk_write_single else None,
@@ -197,12 +222,12 @@ def facts(inp: TroubleshootInput, tables: tuple[BottleneckTable, ...], notes: tu
         f[f"{t.direction}_disk_measured"] = "disk" in measured
         f[f"{t.direction}_tape_measured"] = "tape" in measured
         if t.bottleneck == "application":
-            app_directions.append(sorted(measured, key=("tape", "disk", "network").index))
+            app_directions.append(sorted(measured, key=_ORDER.index))
     for direction in ("backup", "restore"):
         for key in ("bottleneck", "share", "limit_mb_s", "disk_measured", "tape_measured"):
             f.setdefault(f"{direction}_{key}", None)
     # What the application-bottleneck advice may claim was measured: the components of its tables.
-    components = sorted({c for d in app_directions for c in d}, key=("tape", "disk", "network").index)
+    components = [_NAMED.get(c, c) for c in sorted({c for d in app_directions for c in d}, key=_ORDER.index)]
     f["app_components"] = (", ".join(components[:-1]) + " and " + components[-1]) if len(components) > 1 \
         else (components[0] if components else None)
     shares = [t.share for t in tables if t.share is not None and t.bottleneck == "tape"]

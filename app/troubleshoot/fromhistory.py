@@ -80,7 +80,16 @@ def figure_from_run(history: History, run_id: int, step: str) -> Figure:
     rate = rate_from_results(run.results, phases) or rate_from_samples(run, phases)
     if rate is None:
         raise InvalidParameter(f"run {run_id} has no {'/'.join(phases)} rate in its results or samples")
-    return Figure(mb_s=round(rate, 2), source=f"run {run_id}", run_id=run_id)
+    who, why = limit_of(run.results, phases)
+    return Figure(mb_s=round(rate, 2), source=f"run {run_id}", run_id=run_id, limited_by=who, limited_why=why)
+
+
+def limit_of(results: dict | None, phases: tuple[str, ...]) -> tuple[str, str]:
+    """What the run itself said limited the phase (a tape-perf phase's ``limited_by``/``limited_why``), or ("", "")."""
+    for p in (results or {}).get("phases") or []:
+        if isinstance(p, dict) and p.get("phase") in phases and isinstance(p.get("limited_by"), str):
+            return p["limited_by"], str(p.get("limited_why") or "")
+    return "", ""
 
 
 def streams_of(run: Run) -> int | None:

@@ -11,19 +11,36 @@ from typing import Any
 # Component keys used in tables, facts and rules; labels are what technicians read.
 COMPONENT_LABELS = {
     "tape": "Tape",
+    "link": "Connection to the tape drive",
     "disk": "File system",
     "network": "Network",
     "application": "Backup application",
 }
 
+#: What a recorded tape run says limited it (``app.tapeperf.results.Limiter.who``) and what that makes its figure:
+#: only "drive" (or a figure typed in) measures the drive; "link" measures the connection to it; the others say
+#: what this host fed the drive (or too little was streamed to tell), so they can never name the drive.
+TAPE_LIMITS = {"drive": "tape", "link": "link", "host": None, "emulator": None, "not steady": None}
+#: Those limits in a few words, where a table row shows the figure.
+LIMIT_WORDS = {"host": "the host, not the drive", "emulator": "this machine, not the (virtual) drive",
+               "not steady": "a run too short to judge the drive", "link": "the connection to the drive"}
+
 
 @dataclass(frozen=True)
 class Figure:
-    """One measured rate (decimal MB/s) and where it came from."""
+    """One measured rate (decimal MB/s) and where it came from; a recorded tape run's figure also says what limited
+    it (``limited_by``: "drive", "link", "host", "emulator", "not steady"; "" for a figure typed in)."""
 
     mb_s: float
     source: str = "entered"  # "entered", or "run 12" when taken from the history
     run_id: int | None = None
+    limited_by: str = ""
+    limited_why: str = ""
+
+    @property
+    def component(self) -> str | None:
+        """What the figure measures as a tape figure: "tape" (the drive), "link", or None (not the drive's)."""
+        return TAPE_LIMITS.get(self.limited_by, "tape") if self.limited_by else "tape"
 
 
 @dataclass(frozen=True)

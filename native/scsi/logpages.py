@@ -200,6 +200,11 @@ class SequentialAccess(LogPage):
         return self.value(0x0005)
 
     @property
+    def buffer_mb(self) -> int | None:
+        """0008h: maximum native capacity in the device object buffer (MB, 10^6 bytes): the drive's buffer."""
+        return self.value(0x0008)
+
+    @property
     def cleaning_required(self) -> bool | None:
         v = self.value(0x0100)
         return None if v is None else v != 0

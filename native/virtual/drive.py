@@ -8,7 +8,8 @@ timing model (``model.py``) says a real drive would take, so the host-side code
 Deliberate simplifications, documented for users of the emulation: one partition;
 fixed-format sense only; no UNIT ATTENTION after load; positioning (rewind, locate,
 space, erase) is instantaneous apart from flushing buffered writes; error counters
-are zero unless ``worn=1`` or ``wornhead=N`` make the head need its ECC, TapeAlert flags only come
+are zero unless ``worn=1`` or ``wornhead=N`` make the head need its ECC (or ``badtape=`` a worn stretch of
+tape the drive rereads), TapeAlert flags only come
 from ``tapealert=`` and ``alertat=`` (and 09h after a write to a protected cartridge); vendor pages
 30h-3Dh follow the personality (``vendor=hp|ibm``, ``vendorpages.py``; IBM's undocumented pages are
 listed but empty). The drive-wide
@@ -30,7 +31,7 @@ from native.virtual import health, pages
 from native.virtual.cartridge import Cartridge, is_zero
 from native.virtual.estimate import CompressionEstimator
 from native.virtual.model import ModelParams, TapeModel
-from native.virtual.options import DEFAULT_CAPACITY, VirtualOptions, parse_device
+from native.virtual.options import BAD_TAPE_PASSES, DEFAULT_CAPACITY, VirtualOptions, parse_device
 from native.virtual.pacer import Pacer
 from native.virtual.positioning import PositioningCommands
 from native.virtual.reports import ReportCommands
@@ -103,7 +104,8 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
         )
         self.pacer = Pacer(realtime=opts.realtime)
         self.estimator = CompressionEstimator(self.spec.history)
-        self.load = {"host_w": 0, "host_r": 0, "tape_w": 0, "tape_r": 0}
+        # tape_reread: tape passed over again in the worn stretch of ``badtape=`` (its corrected read errors)
+        self.load = {"host_w": 0, "host_r": 0, "tape_w": 0, "tape_r": 0, "tape_reread": 0}
         self._closed = False
         self.last_io_error = ""  # the OS error behind the last MEDIUM ERROR (disk full...)
         self._stored, self._storage_seconds = 0, 0.0  # the cartridge file's I/O (emulator_storage)
@@ -346,10 +348,23 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
             self.load["tape_r"] += tape
             self.cart.meta.tape_bytes_read += tape
 
-    def _host_read(self, nbytes: int, tape: int) -> None:
+    def _host_read(self, nbytes: int, tape: int, at: int) -> None:
+        """``tape`` bytes of tape from ``at`` (bytes of tape from BOT) read for the host's ``nbytes``."""
         self.load["host_r"] += nbytes
         self.cart.meta.host_bytes_read += nbytes
-        self._t_done = self.model.transfer(self._t_done, nbytes, tape, "read")
+        self._t_done = self.model.transfer(self._t_done, nbytes, tape + self._reread(at, tape), "read")
+
+    def _reread(self, at: int, tape: int) -> int:
+        """Tape passed over again to read the worn stretch of ``badtape=`` (counted as corrected read errors)."""
+        if self.opts.bad_tape is None:
+            return 0
+        first, last = self.opts.bad_tape
+        inside = max(0, min(at + tape, last) - max(at, first))
+        if not inside:
+            return 0
+        extra = inside * (BAD_TAPE_PASSES - 1)
+        self.load["tape_reread"] += extra
+        return extra
 
     def _read_variable(self, length: int, sili: bool, buf: memoryview) -> int:
         if length == 0:
@@ -365,7 +380,7 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
         n = cart.read_into(pos, buf[:length])
         self._timed_io(started, n)
         self.pos += 1
-        self._host_read(n, cart.charged(pos))
+        self._host_read(n, cart.charged(pos), cart.tape_used(pos))
         if actual != length and not sili:
             raise Check(NO_SENSE, 0x00, 0x00, info=length - actual, ili=True, transferred=n)
         return n
@@ -377,9 +392,10 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
         done = cart.read_blocks(self.pos, run, size, buf) if run else 0
         self._timed_io(started, done)
         if run:
-            tape = cart.tape_used(self.pos + run) - cart.tape_used(self.pos)
+            at = cart.tape_used(self.pos)
+            tape = cart.tape_used(self.pos + run) - at
             self.pos += run
-            self._host_read(done, tape)
+            self._host_read(done, tape, at)
         if run == count:
             return done
         pos = self.pos  # what stopped the run: EOD, a filemark or a block of another size
@@ -390,7 +406,7 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
             raise Check(NO_SENSE, 0x00, 0x01, info=count - run, filemark=True, transferred=done)
         n = cart.read_into(pos, buf[done : done + size])
         self.pos += 1
-        self._host_read(n, cart.charged(pos))
+        self._host_read(n, cart.charged(pos), cart.tape_used(pos))
         raise Check(NO_SENSE, 0x00, 0x00, info=count - run, ili=True, transferred=done + n)
 
     def _write6(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:

@@ -26,6 +26,10 @@ DEFAULT_CAPACITY = 8 << 30
 #: Power-on hours of a ``worn=1`` drive unless ``hours=`` says otherwise (the "worn drive" example above).
 WORN_HOURS = 40_000
 WORN_HEAD_PER_GB = 100.0  # worn=1's head: one rewrite/reread per 10 MB (a model, not a published figure)
+#: ``badtape=``: how many times the drive passes over the worn stretch to read it, and the tape it rereads per
+#: corrected error counted (LTO's data set, ~400 KiB of tape as ``reports._log_volume`` counts it). A model.
+BAD_TAPE_PASSES = 4
+BAD_TAPE_ERROR_BYTES = 400 * 1024
 
 
 @dataclass(frozen=True)
@@ -83,6 +87,10 @@ OPTIONS: tuple[Option, ...] = (
     Option("wornhead", "N", "a worn head: N corrected errors per GB (10^9 bytes) the host writes or reads, on the "
            "error counter pages (0x02, 0x03) and HP's tape usage page (30h); default 0. The data still comes back "
            "right: the drive's ECC and retries correct it", "200"),
+    Option("badtape", "S-S", "a worn stretch of the tape, from S to S bytes of tape from BOT: the drive reads it "
+           f"{BAD_TAPE_PASSES} times over (rereads, each counted as a corrected read error per "
+           f"{BAD_TAPE_ERROR_BYTES >> 10} KiB on page 0x03), so it reads there at 1/{BAD_TAPE_PASSES} of its speed; "
+           "the data still comes back right", "1G-2G"),
     # The drive's own alarms (issue 25), for a trainer showing what moves the health verdict.
     Option("reftemp", "C", "the drive's reference (maximum rated) temperature on log page 0x0D parameter 0001h; "
            "default none reported. temp= above it makes 'info' say Attention", "55"),
@@ -166,6 +174,7 @@ class VirtualOptions:
     worn: bool = False  # a worn drive (training): more hours and a worn head (``worn_head``)
     alert_at: tuple[tuple[int, ...], int] | None = None  # TapeAlert flags raised after this many host bytes
     worn_head: float = 0.0  # corrected errors per GB moved (write and read error counter pages)
+    bad_tape: tuple[int, int] | None = None  # a worn stretch of tape (bytes of tape from BOT): read slowly, with rereads
     library: Path | None = None  # the virtual library's folder this drive belongs to (with ``drive``)
     library_drive: int | None = None
     reference_temperature: int | None = None  # page 0x0D parameter 0001h
@@ -279,6 +288,8 @@ def _apply(opts: VirtualOptions, key: str, value: str) -> None:
         opts.alert_at = (_flags(flags, key), parse_size(size, key))
     elif key == "wornhead":
         opts.worn_head = _number(value, key, low=0, high=1_000_000)
+    elif key == "badtape":
+        opts.bad_tape = _stretch(value, key)
     elif key == "barcode":
         if not (0 < len(value) <= 32 and value.isprintable() and value.isascii()):
             raise InvalidParameter(f"barcode={value!r} must be 1-32 printable ASCII characters")
@@ -363,6 +374,17 @@ def _sense_triple(value: str, what: str) -> tuple[int, int, int]:
     if not (0 <= key <= 0xF and 0 <= asc <= 0xFF and 0 <= ascq <= 0xFF):
         raise InvalidParameter(f"{what}={value!r}: the sense key is 0-F, ASC and ASCQ 00-FF")
     return key, asc, ascq
+
+
+def _stretch(value: str, what: str) -> tuple[int, int]:
+    """A stretch of tape: '1G-2G' -> (start, end) in bytes, the end after the start."""
+    first, dash, last = value.partition("-")
+    if not dash or not first.strip() or not last.strip():
+        raise InvalidParameter(f"{what}={value!r} must be START-END, e.g. 1G-2G")
+    start, end = parse_size(first, what), parse_size(last, what)
+    if end <= start:
+        raise InvalidParameter(f"{what}={value}: the end must lie after the start")
+    return start, end
 
 
 def _flags(value: str, what: str) -> tuple[int, ...]:

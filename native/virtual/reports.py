@@ -12,6 +12,7 @@ from typing import Callable
 from native.transport import Buffer
 from native.virtual import health, opcodes, pages, vendorpages
 from native.virtual.base import DriveBase
+from native.virtual.options import BAD_TAPE_ERROR_BYTES
 from native.virtual.sense import invalid_field
 from native.virtual.specs import DENSITY
 
@@ -91,7 +92,7 @@ class ReportCommands(DriveBase):
     def _log_pages(self) -> dict[int, Callable[[], list[bytes]]]:
         builders: dict[int, Callable[[], list[bytes]]] = {
             0x02: lambda: self._log_errors(self.load["host_w"]),
-            0x03: lambda: self._log_errors(self.load["host_r"]), 0x0C: self._log_sequential,
+            0x03: lambda: self._log_errors(self.load["host_r"], self.load["tape_reread"] // BAD_TAPE_ERROR_BYTES), 0x0C: self._log_sequential,
             0x17: self._log_volume, 0x1B: self._log_compression, 0x2E: self._log_tapealert,
             # drive-wide pages (issue 15), in ``health.py``
             0x06: lambda: health.non_medium_errors(self.life), 0x0D: lambda: health.temperature(self.life),
@@ -140,12 +141,13 @@ class ReportCommands(DriveBase):
                                        compression=self.mode.compression, alerts=bool(self.tapealert),
                                        encryption=self.opts.encrypt)
 
-    def _log_errors(self, processed: int) -> list[bytes]:
+    def _log_errors(self, processed: int, rereads: int = 0) -> list[bytes]:
         """Pages 02h/03h: zero errors, or with a worn head (``worn=1``, ``wornhead=N``) the model's corrected
-        rewrites/rereads (``vendorpages.worn_retries``: counted as corrected with delay, retried and corrected).
+        rewrites/rereads (``vendorpages.worn_retries``: counted as corrected with delay, retried and corrected),
+        plus ``rereads`` (the worn stretch of ``badtape=``, reads only).
         The data still comes back right: the drive's ECC and retries correct it, as they would."""
         worn = self.opts.worn_head + float(self.cart.meta.extra.get("worn_media", 0.0))  # the drive's head + the cartridge
-        retries = vendorpages.worn_retries(processed, worn)
+        retries = vendorpages.worn_retries(processed, worn) + rereads
         return ([pages.counter(0, 0), pages.counter(1, retries), pages.counter(2, retries), pages.counter(3, retries),
                  pages.counter(4, retries)] + [pages.counter(5, processed, 8), pages.counter(6, 0)])
 

@@ -38,10 +38,16 @@ def test_a_cartridge_that_errs_in_two_drives_points_at_the_cartridge(tmp_path: P
     write(dev(tmp_path, "bad", "DRV1", wornmedia=50, barcode="BAD001L9"))
     write(dev(tmp_path, "good", "DRV1", barcode="GOOD01L9"))
     first = scan(dev(tmp_path, "bad", "DRV1"), capsys)
-    assert first["verdict"] == "monitor" and first["history"]["points_at"] == ""  # one drive: cannot tell yet
+    # One drive cannot tell a cartridge worn all over from a worn head: a drive finding that says so, and the
+    # cartridge is not condemned on it.
+    assert first["verdict"] == "keep" and first["history"]["points_at"] == ""
+    assert any("or of a cartridge worn all over" in f["text"] for f in first["findings"]), first["findings"]
     good = scan(dev(tmp_path, "good", "DRV2"), capsys)
     assert good["verdict"] == "keep"
     second = scan(dev(tmp_path, "bad", "DRV2"), capsys)
+    # In a second drive the history settles it, and the verdict says what the history says.
+    assert second["verdict"] == "monitor" and "this cartridge erred in 1 other drive too (run 1 (" in second["reasons"][0]
+    assert not any(f["culprit"] == "drive" for f in second["findings"]), second["findings"]
     history = second["history"]
     assert history["points_at"] == "cartridge"
     assert history["why"] == "the cartridge erred in 2 different drives (DRV1, DRV2)"
@@ -64,7 +70,12 @@ def test_a_drive_that_errs_on_several_cartridges_points_at_the_drive(tmp_path: P
     for name in ("c1", "c2"):
         write(dev(tmp_path, name, "CLEAN1", barcode=f"{name.upper()}0001L9"))
     scan(dev(tmp_path, "c1", "WORN1", wornhead=200), capsys)
-    found = scan(dev(tmp_path, "c2", "WORN1", wornhead=200), capsys)["history"]
+    second = scan(dev(tmp_path, "c2", "WORN1", wornhead=200), capsys)
+    # The history settles what one scan could not: the head, and the cartridge is kept.
+    assert second["verdict"] == "keep"
+    assert any(f["culprit"] == "drive" and "this drive erred on 1 other cartridge too" in f["text"]
+               for f in second["findings"]), second["findings"]
+    found = second["history"]
     assert found["points_at"] == "drive"
     assert found["why"] == "the drive erred on 2 different cartridges (" + ", ".join(
         sorted(v["mam_serial"] for v in found["drive_visits"] + [found["current"]] if v["drive_serial"] == "WORN1")) + ")"

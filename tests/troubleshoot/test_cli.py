@@ -109,7 +109,8 @@ def test_drive_from_a_drive_info_run_and_run_ids_in_prompts(monkeypatch, capsys)
         run = hist.list_runs(kind="troubleshoot")[0]
     assert run.device == "/dev/sg4"
     assert run.params["drive"]["generation"] == 4 and run.params["drive"]["serial"] == "HU19KT1234"
-    assert run.params["measurements"]["tape_write"] == {"mb_s": 118.0, "run_id": tape, "source": f"run {tape}"}
+    assert run.params["measurements"]["tape_write"] == {"mb_s": 118.0, "run_id": tape, "source": f"run {tape}",
+                                                        "limited_by": "", "limited_why": ""}
     assert {r["id"] for r in run.results["recommendations"]} >= {"block-size-below-256k"}
 
 

@@ -26,7 +26,8 @@ class AssessPanel(VerdictPanel):
     key = "assess"
     tab_title = "&Assessment"
     title = "Drive assessment"
-    description = ("PASS, PASS WITH WARNINGS, FAIL or NOT ASSESSED, each step with its reason and the next action. "
+    description = ("PASS, PASS WITH WARNINGS, ATTENTION, FAIL or NOT ASSESSED, each step with its reason and the next "
+                   "action; what the host caused is noted apart, never held against the drive. "
                    "The drive's pages are captured first (support evidence), then readiness, TapeAlert and the error "
                    "counters, the drive's self-test, and a write / read-back / verify of incompressible data on a "
                    "scratch cartridge. A cartridge holding data is only written after you confirm.")
@@ -55,7 +56,8 @@ class AssessPanel(VerdictPanel):
                 "(SEND DIAGNOSTIC).</p>")
         if params.no_write:
             return text + ("<p><b>Nothing is written.</b> Without the write, read-back and verify step the "
-                           "assessment is <b>partial</b>, and says so.</p>")
+                           "assessment cannot PASS: it ends NOT ASSESSED (or ATTENTION, FAIL for what the evidence "
+                           "and the self-test show), and says so.</p>")
         amount = human_size(params.size) if params.size else "4 drive buffers (at least 2 GiB)"
         return text + (f"<p>It then <b>writes {amount}</b> of incompressible data from the beginning of the tape, "
                        "reads it back and verifies every block. <b>Everything on the cartridge will be "

@@ -413,7 +413,7 @@ class LibraryPanel(WizardPanel):
         r = outcome.result_dict
         kind = libraryops.library_test_kind()
         words = drivetests.headline(kind, r)
-        self.result_label.setText(f"<span style='color:{verdict_colour(str(r.get('verdict', '')))}'><b>"
+        self.result_label.setText(f"<span style='color:{verdict_colour(kind, r)}'><b>"
                                   f"Library exerciser: {escape(words)}</b></span>")
         self.result_subject.setText(f"Results of <b>{escape(str(r.get('device', '')))}</b> (run {self.run_id}, "
                                     "in History &amp; reports)")

@@ -2,7 +2,8 @@
 
 Reads from BOT to end of data (or up to a limit) without writing; the layout the backup
 application wrote, the read rate, where the drive repositioned while the host kept up,
-the error counters, and a cartridge verdict (keep / monitor / retire).
+the error counters, and a cartridge verdict (keep / check again / monitor / retire), with what the scan found
+about the drive, the connection and the host kept apart from the cartridge's verdict.
 """
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from typing import Any
 from native.errors import SafetyRefusal
 from ui import drivetests
 from ui.panels.verdictpanel import VerdictPanel
-from ui.widgets import ValidatedField
+from ui.widgets import SEVERITY_COLOURS, ValidatedField
 from ui.worker import Job
 
 WHOLE = "Whole cartridge: BOT to end of data"
@@ -27,7 +28,9 @@ class ScanPanel(VerdictPanel):
     description = ("Reads the loaded cartridge from the beginning to the end of its data without writing anything: "
                    "the files and block sizes the backup application wrote, the read rate, where the drive "
                    "repositioned while the host kept up, the read error counters and TapeAlert, and a cartridge "
-                   "verdict (keep, monitor, retire). A drive left in fixed-block mode is put back as found.")
+                   "verdict (keep; check again when something was seen in this scan only; monitor once seen twice; "
+                   "retire), with the drive's and the host's findings apart. A drive left in fixed-block mode is put "
+                   "back as found.")
     choose_hint = "The cartridge in the drive is read, never written: a customer's backup tape is safe here."
     kind = drivetests.scan_kind()
     verdict_title = ""  # the headline names it: "Cartridge KEEP: 0.54 GB read at 406.8 MB/s"
@@ -66,7 +69,13 @@ class ScanPanel(VerdictPanel):
         return run.result, run.results, run.run_id
 
     def headline_details(self, r: dict) -> list[str]:
-        return [f"• {escape(str(reason))}" for reason in r.get("reasons") or []]
+        lines = [f"• {escape(str(reason))}" for reason in r.get("reasons") or []]
+        for f in r.get("findings") or []:
+            action = f" <i>What to do:</i> {escape(str(f['action']))}" if f.get("action") else ""
+            colour = SEVERITY_COLOURS.get(str(f.get("severity")), SEVERITY_COLOURS["information"]).name()
+            lines.append(f"<b style='color:{colour}'>{escape(str(f.get('culprit', '')).capitalize())}:</b> "
+                         f"{escape(str(f.get('text', '')))}" + action)
+        return lines
 
     def show_refusal(self, err: SafetyRefusal) -> None:
         """A refused scan (a read-only session and a drive in fixed-block mode): it wrote nothing."""

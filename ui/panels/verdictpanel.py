@@ -19,19 +19,22 @@ from ui.panels.testpanel import TestPanel
 from ui.widgets import SEVERITY_COLOURS
 from ui.worker import Job
 
-#: The verdicts' colours: good green, watch orange, bad red, no evidence grey (never green).
-VERDICT_SEVERITY = {
-    "PASS": "healthy", "PASS WITH WARNINGS": "warning", "FAIL": "failing", "NOT ASSESSED": "not assessed",
-    "keep": "healthy", "monitor": "warning", "retire": "failing", "not assessed": "not assessed",
-}
+#: A finding's tone (``app.runs.TONES``) as a colour: good green, watch orange, bad red, no verdict grey (never
+#: green). The tone itself is the run kind's (``app.runs.verdicts``), the one the PDF prints: one place.
+TONE_SEVERITY = {"good": "healthy", "warn": "warning", "bad": "failing", "none": "not assessed"}
 #: A step's outcome as the run kind's rows start it ("PASS: drive self-test").
 OUTCOME_SEVERITY = {"PASS": "healthy", "WARN": "warning", "FAIL": "failing", "NOT ASSESSED": "not assessed",
-                    "NOT RUN": "not assessed"}
+                    "NOT RUN": "not assessed", "HOST": "information"}
 
 
-def verdict_colour(verdict: str) -> str:
-    """The colour name for a verdict (grey for anything unknown)."""
-    return SEVERITY_COLOURS[VERDICT_SEVERITY.get(verdict, "not assessed")].name()
+def verdict_severity(kind: str, results: dict) -> str:
+    """The severity name of a run's verdict: the tone of its kind's first finding (grey when it has none)."""
+    return TONE_SEVERITY.get(drivetests.tone(kind, results), "not assessed")
+
+
+def verdict_colour(kind: str, results: dict) -> str:
+    """The colour name of a run's verdict, from the tone the report gives it."""
+    return SEVERITY_COLOURS[verdict_severity(kind, results)].name()
 
 
 class VerdictPanel(TestPanel):
@@ -72,7 +75,7 @@ class VerdictPanel(TestPanel):
             return ""
         words = drivetests.headline(self.kind, r)
         words = f"{self.verdict_title}: {words}" if self.verdict_title else words[:1].upper() + words[1:]
-        head = f"<span style='color:{verdict_colour(str(r.get('verdict', '')))}'><b>{escape(words)}</b></span>"
+        head = f"<span style='color:{verdict_colour(self.kind, r)}'><b>{escape(words)}</b></span>"
         return head + "".join(f"<br>{line}" for line in self.headline_details(r))
 
     def headline_details(self, r: dict) -> list[str]:
@@ -92,7 +95,7 @@ class VerdictPanel(TestPanel):
                 continue
             item.setToolTip(1, item.text(1))  # a long reason is elided in the column: whole on hover
             outcome = item.text(0).split(":")[0].strip()
-            severity = OUTCOME_SEVERITY.get(outcome) or (VERDICT_SEVERITY.get(self.verdict())
+            severity = OUTCOME_SEVERITY.get(outcome) or (verdict_severity(self.kind, self.result_dict or {})
                                                          if item.text(0) in ("Verdict", "Cartridge verdict") else None)
             if severity:
                 for column in (0, 1):
