@@ -183,7 +183,7 @@ class NetServer:
 
     def _no_session(self, gate: Gate, cancel: CancelToken) -> ServeOutcome:
         if cancel.cancelled:
-            return ServeOutcome("cancelled", "stopped before any session (Ctrl-C)")
+            return ServeOutcome("cancelled", "stopped before any session")
         if gate.gave_up:
             return ServeOutcome("gave-up", f"{gate.wrong_tokens} wrong tokens: stopped (start net-serve again "
                                            "for a new token)")
@@ -218,7 +218,7 @@ class _ServerSession:
             self.channel.expect(proto.Bye, self.params.handshake_seconds, "its goodbye")
             self.channel.send(proto.Bye())
         except Cancelled:
-            return ServeOutcome("cancelled", "stopped mid-session (Ctrl-C); the client was told", self.phases)
+            return ServeOutcome("cancelled", "stopped mid-session; the client was told", self.phases)
         except _ClientEnded as err:
             return ServeOutcome("stopped", f"the client ended the session: {err}", self.phases)
         except NetTestError as err:
@@ -253,7 +253,7 @@ class _ServerSession:
             raise ProtocolError(f"the client sent {type(msg).__name__} mid-phase")
         if self.cancel.cancelled:
             streams.halt()
-            self.channel.send(proto.Abort("the server was stopped (Ctrl-C)"))
+            self.channel.send(proto.Abort("the server was stopped (Ctrl-C or a stop signal)"))
             raise Cancelled("the server was stopped")
 
     def _receive(self, index: int, streams: StreamSet) -> NetPhase:

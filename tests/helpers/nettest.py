@@ -36,42 +36,64 @@ def _env(extra: dict[str, str] | None = None) -> dict[str, str]:
     return env | (extra or {})
 
 
-@dataclass
-class ServerProcess:
-    proc: subprocess.Popen
-    port: int = 0
-    token: str = ""
-    lines: list[str] = field(default_factory=list)
-    _queue: "queue.Queue[str | None]" = field(default_factory=queue.Queue)
+class Lines:
+    """A process's output stream read line by line in a thread, so a test can wait for what it says."""
 
-    def _pump(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
+    def __init__(self, stream: Any, what: str) -> None:
+        self.what = what
+        self.seen: list[str] = []
+        self._queue: "queue.Queue[str | None]" = queue.Queue()
+        threading.Thread(target=self._pump, args=(stream,), daemon=True).start()
+
+    def _pump(self, stream: Any) -> None:
+        for line in stream:
             self._queue.put(line.rstrip("\n"))
         self._queue.put(None)
 
     def wait_line(self, pattern: str, timeout: float = LINE_TIMEOUT) -> str:
-        """The first console line (from now on) matching ``pattern``; AssertionError if the server
-        ends or says nothing like it within ``timeout``."""
+        """The first line (from now on) matching ``pattern``; AssertionError if the process ends or
+        says nothing like it within ``timeout``."""
         rx = re.compile(pattern)
         while True:
             try:
                 line = self._queue.get(timeout=timeout)
             except queue.Empty:
-                raise AssertionError(f"the server did not say /{pattern}/ in {timeout:g} s; so far: {self.lines}") from None
+                raise AssertionError(f"{self.what} did not say /{pattern}/ in {timeout:g} s: {self.seen}") from None
             if line is None:
-                raise AssertionError(f"the server ended without saying /{pattern}/: {self.lines}")
-            self.lines.append(line)
+                self._queue.put(None)
+                raise AssertionError(f"{self.what} ended without saying /{pattern}/: {self.seen}")
+            self.seen.append(line)
             if rx.search(line):
                 return line
+
+    def rest(self, timeout: float = LINE_TIMEOUT) -> list[str]:
+        """Every line until the stream ends (all lines seen, in order)."""
+        while (line := self._queue.get(timeout=timeout)) is not None:
+            self.seen.append(line)
+        self._queue.put(None)
+        return self.seen
+
+
+@dataclass
+class ServerProcess:
+    proc: subprocess.Popen
+    port: int = 0
+    token: str = ""
+    out: Lines = field(init=False)
+    err: Lines = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.out = Lines(self.proc.stdout, "the server")
+        self.err = Lines(self.proc.stderr, "the server's stderr")
+
+    def wait_line(self, pattern: str, timeout: float = LINE_TIMEOUT) -> str:
+        return self.out.wait_line(pattern, timeout)
 
     def finish(self, timeout: float = LINE_TIMEOUT) -> tuple[int, str]:
         """Wait for the server to exit: (exit code, its stderr)."""
         rc = self.proc.wait(timeout=timeout)
-        while (line := self._queue.get(timeout=timeout)) is not None:
-            self.lines.append(line)
-        assert self.proc.stderr is not None
-        return rc, self.proc.stderr.read()
+        self.out.rest(timeout)
+        return rc, "\n".join(self.err.rest(timeout))
 
 
 def server_argv(*extra: str) -> list[str]:
@@ -86,10 +108,18 @@ def start_server(*extra: str, ns: Namespace | None = None, cwd: Path | None = No
                                   env=_env(env))
     proc = ns.popen(argv, **kwargs) if ns else subprocess.Popen(argv, **kwargs)
     server = ServerProcess(proc)
-    threading.Thread(target=server._pump, daemon=True).start()
     server.port = int(re.search(r"port (\d+)", server.wait_line(r"listening on"))[1])  # type: ignore[index]
     server.token = re.search(r"token: (\S+)", server.wait_line(r"token:"))[1]  # type: ignore[index]
     return server
+
+
+def run_server(*extra: str, timeout: float = 120.0) -> subprocess.CompletedProcess:
+    """A server process to its end (for what makes it stop at once, like a port in use)."""
+    argv = server_argv()
+    if "--port" in extra:  # the caller's port instead of a free one
+        argv = argv[:-2]
+    return subprocess.run([*argv, *extra], capture_output=True, text=True, cwd=ROOT, env=_env(), timeout=timeout,
+                          stdin=subprocess.DEVNULL)
 
 
 def client_argv(port: int, *extra: str) -> list[str]:
@@ -98,11 +128,35 @@ def client_argv(port: int, *extra: str) -> list[str]:
 
 def run_client(port: int, token: str | None, *extra: str, ns: Namespace | None = None,
                timeout: float = 120.0) -> subprocess.CompletedProcess:
+    """The client process to the end: (exit code, stdout, stderr)."""
     env = _env({"TAPEDIAG_NET_TOKEN": token} if token else None)
     argv = client_argv(port, *extra)
     kwargs: dict[str, Any] = dict(capture_output=True, text=True, env=env, timeout=timeout, cwd=ROOT,
                                   stdin=subprocess.DEVNULL)
     return ns.run(argv, **kwargs) if ns else subprocess.run(argv, **kwargs)
+
+
+@dataclass
+class ClientProcess:
+    proc: subprocess.Popen
+    err: Lines = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.err = Lines(self.proc.stderr, "the client's stderr")
+
+    def finish(self, timeout: float = LINE_TIMEOUT) -> tuple[int, str, list[str]]:
+        """(exit code, stdout, stderr lines) once the client exits."""
+        assert self.proc.stdout is not None
+        out = self.proc.stdout.read()
+        rc = self.proc.wait(timeout=timeout)
+        return rc, out, self.err.rest(timeout)
+
+
+def start_client(port: int, token: str, *extra: str) -> ClientProcess:
+    """A client process running on its own (its progress lines on stderr say where it is)."""
+    proc = subprocess.Popen(client_argv(port, *extra), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            stdin=subprocess.DEVNULL, cwd=ROOT, env=_env({"TAPEDIAG_NET_TOKEN": token}))
+    return ClientProcess(proc)
 
 
 @dataclass
