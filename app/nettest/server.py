@@ -281,8 +281,8 @@ class _ServerSession:
         if streams.byte_cap is not None and streams.total_bytes >= streams.byte_cap:
             return f"stopped at the server's limit of {self.params.max_bytes:,} bytes a session"
         if errors := streams.errors():
-            stream, code = errors[0]
-            raise NetTestError(f"the client's stream {stream} broke ({netio.error_text(code)})")
+            stream, why = errors[0]
+            raise NetTestError(f"the client's stream {stream} broke ({why})")
         if any(not st.eof for st in streams.states):
             return f"the client kept sending {END_GRACE:g} s past the phase's time: cut"
         return ""
@@ -292,8 +292,8 @@ class _ServerSession:
             while streams.running:
                 self._watch(streams)
             if errors := streams.errors():
-                stream, code = errors[0]
-                raise NetTestError(f"stream {stream} to the client broke ({netio.error_text(code)})")
+                stream, why = errors[0]
+                raise NetTestError(f"stream {stream} to the client broke ({why})")
             streams.shutdown_sending()
             self.channel.expect(proto.Done, END_GRACE, "the end of the restore")
             capped = streams.byte_cap is not None and streams.total_bytes >= streams.byte_cap

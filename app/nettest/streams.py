@@ -12,10 +12,12 @@ time of the slowest one, counted at the receiver from the phase's start to its l
 from __future__ import annotations
 
 import collections
+import functools
 import socket
 import threading
 import time
 from dataclasses import dataclass, field
+from typing import Callable
 
 from app.disk.content import CHUNK, Content
 from app.nettest.protocol import NOT_REPORTED, SampleEntry, StreamEnd
@@ -39,6 +41,7 @@ class StreamState:
     rtt_us: list[int] = field(default_factory=list)  # the sender's smoothed RTT, once a slice
     retrans_start: int | None = None
     samples: collections.deque = field(default_factory=collections.deque)  # (t s, dt s, bytes)
+    failure: str = ""  # an exception that ended the stream (error is then -1)
 
     def sample(self, t0_ns: int, start_ns: int, end_ns: int, nbytes: int) -> None:
         self.samples.append(((end_ns - t0_ns) / 1e9, (end_ns - start_ns) / 1e9, nbytes))
@@ -65,14 +68,20 @@ class StreamSet:
             key = stream_key(seed, phase, st.index) if content.keyed else 0
             offset = (st.index * 7919 * CHUNK) % len(content.pool)
             win = netio.window(content.pool, offset, key, send_size)
-            self._spawn(st, lambda st=st, win=win, key=key: self._send(st, win, key, send_size))
+            self._spawn(st, functools.partial(self._send, st, win, key, send_size))
 
     def start_receiving(self) -> None:
         for st in self.states:
-            self._spawn(st, lambda st=st: self._receive(st))
+            self._spawn(st, functools.partial(self._receive, st))
 
-    def _spawn(self, st: StreamState, body: object) -> None:
-        t = threading.Thread(target=body, name=f"net-stream-{st.index}", daemon=True)  # type: ignore[arg-type]
+    def _spawn(self, st: StreamState, body: Callable[[], None]) -> None:
+        def guarded() -> None:
+            try:
+                body()
+            except Exception as err:  # a bug or an odd OS answer ends this stream, never silently
+                st.error, st.failure = st.error or -1, f"{type(err).__name__}: {err}"
+
+        t = threading.Thread(target=guarded, name=f"net-stream-{st.index}", daemon=True)
         self._threads.append(t)
         t.start()
 
@@ -142,9 +151,9 @@ class StreamSet:
     def total_bytes(self) -> int:
         return sum(st.bytes for st in self.states)
 
-    def errors(self) -> list[tuple[int, int]]:
-        """(stream, error code) of the streams a socket error ended."""
-        return [(st.index, st.error) for st in self.states if st.error]
+    def errors(self) -> list[tuple[int, str]]:
+        """(stream, what ended it) of the streams a socket error (or a failure) ended."""
+        return [(st.index, st.failure or netio.error_text(st.error)) for st in self.states if st.error]
 
     def shutdown_sending(self) -> None:
         """Tell the receiver every stream is complete (its end of stream), keeping the sockets open."""

@@ -72,3 +72,26 @@ def test_namespace_is_private_and_always_removed() -> None:
             raise RuntimeError("a failure inside the namespace")
     listing = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
     assert name not in listing
+
+
+def _lo_bytes(ns: object) -> int:
+    """Bytes the namespace's loopback has carried (its own counter: nothing else runs in there)."""
+    out = ns.run(["cat", "/proc/net/dev"], capture_output=True, text=True).stdout  # type: ignore[attr-defined]
+    line = next(ln for ln in out.splitlines() if ln.strip().startswith("lo:"))
+    return int(line.split(":", 1)[1].split()[0])
+
+
+@needs_netns
+def test_the_figure_is_what_the_wire_carried() -> None:
+    """The kernel's own count of the bytes on the namespace's loopback holds the figure: every byte
+    reported crossed the wire, and the wire carried little besides (headers, the control connection)."""
+    with shaped_namespace(None) as ns:
+        server = start_server(ns=ns)
+        before = _lo_bytes(ns)
+        params = NetTestParams("127.0.0.1", server.port, streams=2, seconds=1, direction="both")
+        result = ns.call(lambda: NetTest(params, server.token).run())
+        carried = _lo_bytes(ns) - before
+        assert server.finish()[0] == 0
+    payload = sum(p.bytes for p in result.phases)
+    assert result.status == "complete"
+    assert payload <= carried <= payload * 1.01 + 1_000_000
