@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[2]
 LINE_TIMEOUT = 60.0
 
 
-def _env(extra: dict[str, str] | None = None) -> dict[str, str]:
+def child_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k != "TAPEDIAG_NET_TOKEN"}
     env["PYTHONPATH"] = str(ROOT)
     return env | (extra or {})
@@ -96,8 +96,8 @@ class ServerProcess:
         return rc, "\n".join(self.err.rest(timeout))
 
 
-def server_argv(*extra: str) -> list[str]:
-    return [sys.executable, "-m", "app.nettest", "serve", "--bind", "127.0.0.1", "--port", "0", *extra]
+def server_argv(*extra: str, bind: str = "127.0.0.1") -> list[str]:
+    return [sys.executable, "-m", "app.nettest", "serve", "--bind", bind, "--port", "0", *extra]
 
 
 def start_server(*extra: str, ns: Namespace | None = None, cwd: Path | None = None,
@@ -105,7 +105,7 @@ def start_server(*extra: str, ns: Namespace | None = None, cwd: Path | None = No
     """A server process on 127.0.0.1, a free port; returns once it printed its port and token."""
     argv = server_argv(*extra)
     kwargs: dict[str, Any] = dict(stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd or ROOT,
-                                  env=_env(env))
+                                  env=child_env(env))
     proc = ns.popen(argv, **kwargs) if ns else subprocess.Popen(argv, **kwargs)
     server = ServerProcess(proc)
     server.port = int(re.search(r"port (\d+)", server.wait_line(r"listening on"))[1])  # type: ignore[index]
@@ -118,7 +118,7 @@ def run_server(*extra: str, timeout: float = 120.0) -> subprocess.CompletedProce
     argv = server_argv()
     if "--port" in extra:  # the caller's port instead of a free one
         argv = argv[:-2]
-    return subprocess.run([*argv, *extra], capture_output=True, text=True, cwd=ROOT, env=_env(), timeout=timeout,
+    return subprocess.run([*argv, *extra], capture_output=True, text=True, cwd=ROOT, env=child_env(), timeout=timeout,
                           stdin=subprocess.DEVNULL)
 
 
@@ -129,7 +129,7 @@ def client_argv(port: int, *extra: str) -> list[str]:
 def run_client(port: int, token: str | None, *extra: str, ns: Namespace | None = None,
                timeout: float = 120.0) -> subprocess.CompletedProcess:
     """The client process to the end: (exit code, stdout, stderr)."""
-    env = _env({"TAPEDIAG_NET_TOKEN": token} if token else None)
+    env = child_env({"TAPEDIAG_NET_TOKEN": token} if token else None)
     argv = client_argv(port, *extra)
     kwargs: dict[str, Any] = dict(capture_output=True, text=True, env=env, timeout=timeout, cwd=ROOT,
                                   stdin=subprocess.DEVNULL)
@@ -155,7 +155,7 @@ class ClientProcess:
 def start_client(port: int, token: str, *extra: str) -> ClientProcess:
     """A client process running on its own (its progress lines on stderr say where it is)."""
     proc = subprocess.Popen(client_argv(port, *extra), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            stdin=subprocess.DEVNULL, cwd=ROOT, env=_env({"TAPEDIAG_NET_TOKEN": token}))
+                            stdin=subprocess.DEVNULL, cwd=ROOT, env=child_env({"TAPEDIAG_NET_TOKEN": token}))
     return ClientProcess(proc)
 
 

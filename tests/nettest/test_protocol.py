@@ -118,3 +118,16 @@ def test_the_server_listens_only_where_told() -> None:
         ServeParams.from_values({"port": 5210})
     assert ServeParams("0.0.0.0").all_interfaces and ServeParams("::").all_interfaces
     assert not ServeParams("127.0.0.1").all_interfaces
+
+
+def test_the_server_says_where_it_listens_and_what_windows_will_ask(monkeypatch: pytest.MonkeyPatch) -> None:
+    from app.nettest import text
+    from app.nettest.server import Listening
+
+    ev = Listening("127.0.0.1", 5210, "7KQ4-M2XP-9DTR-H3WC", ServeParams("127.0.0.1", wait_seconds=300))
+    lines = text.listening_lines(ev)
+    assert lines[0] == "tapediag net-serve: listening on 127.0.0.1 port 5210 (TCP) for one network test session"
+    assert "token: 7KQ4-M2XP-9DTR-H3WC" in lines[1] and "waits up to 300 s" in lines[2]
+    assert not any("EVERY interface" in ln for ln in lines)
+    monkeypatch.setattr(text.sys, "platform", "win32")
+    assert "Windows Firewall may now ask" in text.listening_lines(ev)[-1]

@@ -18,7 +18,7 @@ from app.nettest.client import NetTest
 from app.nettest.params import NetTestParams
 from app.nettest.text import phase_line
 from tests.helpers.netns import shaped_namespace, unavailable_reason
-from tests.helpers.nettest import start_server
+from tests.helpers.nettest import ROOT, child_env, server_argv, start_server
 
 REASON = unavailable_reason()
 needs_netns = pytest.mark.skipif(REASON is not None, reason=f"no private network namespace here: {REASON}")
@@ -95,3 +95,15 @@ def test_the_figure_is_what_the_wire_carried() -> None:
     payload = sum(p.bytes for p in result.phases)
     assert result.status == "complete"
     assert payload <= carried <= payload * 1.01 + 1_000_000
+
+
+@needs_netns
+def test_every_interface_only_when_told_and_then_said() -> None:
+    """0.0.0.0 listens everywhere, so the server says so; done in a namespace whose only interface is lo."""
+    with shaped_namespace(None) as ns:
+        proc = ns.popen(server_argv("--wait-seconds", "1", bind="0.0.0.0"),
+                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=child_env(), cwd=ROOT)
+        out, err = proc.communicate(timeout=60)
+    assert "listening on 0.0.0.0 port" in out
+    assert "on EVERY interface of this machine (0.0.0.0): any machine that reaches it may try the token" in out
+    assert proc.returncode == 1 and "no client started a session within 1 s" in err
