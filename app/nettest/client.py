@@ -22,8 +22,8 @@ from app.events import (CancelToken, EventSink, PhaseFinished, PhaseStarted, Pro
 from app.nettest import protocol as proto
 from app.nettest.params import NetTestParams
 from app.nettest.result import MB, NetPhase, NetStream, NetTestResult
-from app.nettest.server import END_GRACE, describe_host
-from app.nettest.streams import StreamSet
+from app.nettest.server import describe_host
+from app.nettest.streams import StreamSet, end_wait
 from app.nettest.token import normalise
 from native import netio
 from native.errors import Cancelled, NetRefused, NetTestError
@@ -172,11 +172,10 @@ class NetTest:
         t0 = time.perf_counter_ns()
         sink(PhaseStarted(phase))
         tally = _Tally(phase, sink, t0, p.seconds)
+        streams = StreamSet(socks, t0, p.seconds)
         if phase == "backup":
-            streams = StreamSet(socks, t0, t0 + int(p.seconds * 1e9))
             streams.start_sending(content, p.seed, index, p.send_size)
         else:
-            streams = StreamSet(socks, t0, t0 + int((p.seconds + END_GRACE) * 1e9))
             streams.start_receiving()
         try:
             end = self._stream(channel, streams, tally, index, phase == "backup", cancel)
@@ -219,7 +218,7 @@ class NetTest:
                 if ended_at is None and not streams.running:
                     ended_at = time.monotonic()
                     streams.shutdown_sending() if sending else channel.send(proto.Done(index))
-                if ended_at is not None and time.monotonic() - ended_at > END_GRACE + CONNECT_TIMEOUT:
+                if ended_at is not None and time.monotonic() - ended_at > end_wait(self.params.seconds):
                     raise NetTestError("the server sent no figures for the phase")
         except (NetTestError, Cancelled) as err:
             streams.halt()

@@ -32,14 +32,11 @@ from app.nettest import protocol as proto
 from app.nettest.gate import Gate, Session, peer_name
 from app.nettest.params import ServeParams
 from app.nettest.result import NetPhase, NetStream
-from app.nettest.streams import StreamSet
+from app.nettest.streams import StreamSet, end_wait
 from app.nettest.token import new_token
 from native import netio
 from native.errors import Cancelled, InvalidParameter, NetTestError, ProtocolError
 
-#: How long a receiver waits past the phase's time for the sender's last bytes (a full socket
-#: buffer draining over a slow link), and the client for the server's phase figures.
-END_GRACE = 10.0
 #: The receiving server sends its samples this often (the client publishes them at 10 Hz or more).
 SAMPLE_INTERVAL = 0.05
 #: Handshakes in progress at once; more connections than that are closed at once.
@@ -232,11 +229,10 @@ class _ServerSession:
         self.channel.send(proto.Ready(index))
         cap = max(self.params.max_bytes - self.used, 0)
         if phase == "backup":
-            result = self._receive(index, StreamSet(socks, t0, t0 + int((self.hello.seconds + END_GRACE) * 1e9),
-                                                    byte_cap=cap))
+            result = self._receive(index, StreamSet(socks, t0, self.hello.seconds, byte_cap=cap))
         else:
             assert content is not None
-            streams = StreamSet(socks, t0, t0 + int(self.hello.seconds * 1e9), byte_cap=cap)
+            streams = StreamSet(socks, t0, self.hello.seconds, byte_cap=cap)
             streams.start_sending(content, self.hello.seed, index, self.hello.send_size)
             result = self._send(index, streams)
         self.note(_phase_line(result))
@@ -284,7 +280,7 @@ class _ServerSession:
             stream, why = errors[0]
             raise NetTestError(f"the client's stream {stream} broke ({why})")
         if any(not st.eof for st in streams.states):
-            return f"the client kept sending {END_GRACE:g} s past the phase's time: cut"
+            return "the client did not end its streams in time: cut"
         return ""
 
     def _send(self, index: int, streams: StreamSet) -> NetPhase:
@@ -295,7 +291,7 @@ class _ServerSession:
                 stream, why = errors[0]
                 raise NetTestError(f"stream {stream} to the client broke ({why})")
             streams.shutdown_sending()
-            self.channel.expect(proto.Done, END_GRACE, "the end of the restore")
+            self.channel.expect(proto.Done, end_wait(self.hello.seconds), "the end of the restore")
             capped = streams.byte_cap is not None and streams.total_bytes >= streams.byte_cap
             note = f"stopped at the server's limit of {self.params.max_bytes:,} bytes a session" if capped else ""
             ends = streams.sent()

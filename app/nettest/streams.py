@@ -26,6 +26,19 @@ from native._pattern import block_key
 
 SLICE_NS = 50_000_000  # 50 ms: samples at 20 Hz per stream, a stop within one slice
 RECV_BUFFER = 256 << 10
+#: Past the phase's time a receiver keeps counting the sender's last bytes (socket buffers and
+#: queues draining over a slow link) as long as they come, until this much silence...
+IDLE_LIMIT = 10.0
+
+
+def drain_limit(seconds: float) -> float:
+    """...and at most this long past the phase's time, whatever a sender does."""
+    return seconds + 60.0
+
+
+def end_wait(seconds: float) -> float:
+    """How long one end waits, after its own streams ended, for the other end's word on the phase."""
+    return drain_limit(seconds) + IDLE_LIMIT
 
 
 @dataclass
@@ -53,10 +66,13 @@ def stream_key(seed: int, phase: int, stream: int) -> int:
 
 
 class StreamSet:
-    """The streams of one phase at one end, started together at ``t0_ns``."""
+    """The streams of one phase at one end, started together at ``t0_ns`` for ``seconds``: senders
+    stop at the phase's end, receivers at the sender's end of stream (or the limits above)."""
 
-    def __init__(self, socks: list[socket.socket], t0_ns: int, deadline_ns: int, *, byte_cap: int | None = None) -> None:
-        self.t0_ns, self.deadline_ns, self.byte_cap = t0_ns, deadline_ns, byte_cap
+    def __init__(self, socks: list[socket.socket], t0_ns: int, seconds: float, *, byte_cap: int | None = None) -> None:
+        self.t0_ns, self.byte_cap = t0_ns, byte_cap
+        self.end_ns = t0_ns + int(seconds * 1e9)
+        self.hard_ns = self.end_ns + int(drain_limit(seconds) * 1e9)
         self.stop = threading.Event()
         self.states = [StreamState(i + 1, s) for i, s in enumerate(socks)]
         self._threads: list[threading.Thread] = []
@@ -93,10 +109,9 @@ class StreamSet:
         st.retrans_start = info.total_retrans if info else None
         while not self.stop.is_set() and self._cap_left(st) != 0:
             start = time.perf_counter_ns()
-            if start >= self.deadline_ns:
+            if start >= self.end_ns:
                 break
-            sent, err, end = netio.send_for(st.sock, win, st.bytes, key, send_size,
-                                            min(self.deadline_ns, start + SLICE_NS))
+            sent, err, end = netio.send_for(st.sock, win, st.bytes, key, send_size, min(self.end_ns, start + SLICE_NS))
             st.bytes += sent
             st.last_ns = end
             if sent:
@@ -112,9 +127,9 @@ class StreamSet:
         while not self.stop.is_set():
             start = time.perf_counter_ns()
             left = self._cap_left(st)
-            if start >= self.deadline_ns or left == 0:
+            if start >= self.hard_ns or left == 0 or self._silent(st, start):
                 break
-            got, err, eof, last = netio.recv_for(st.sock, buf, min(self.deadline_ns, start + SLICE_NS), left)
+            got, err, eof, last = netio.recv_for(st.sock, buf, min(self.hard_ns, start + SLICE_NS), left)
             st.bytes += got
             if got:
                 st.last_ns = last
@@ -122,6 +137,10 @@ class StreamSet:
             if err or eof:
                 st.error, st.eof = err, eof
                 break
+
+    def _silent(self, st: StreamState, now: int) -> bool:
+        """Past the phase's time with nothing from the sender for ``IDLE_LIMIT``: it is not coming."""
+        return now > self.end_ns and now - max(st.last_ns, self.end_ns) > IDLE_LIMIT * 1e9
 
     # -- the owner's side -------------------------------------------------------------------
 

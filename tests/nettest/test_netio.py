@@ -147,3 +147,31 @@ def test_tcp_info_reports_rtt_and_retransmissions_of_a_tcp_connection() -> None:
     assert info is not None and info.rtt_us > 0 and info.total_retrans >= 0
     for s in (client, peer, server):
         s.close()
+
+
+def test_a_receiver_follows_a_draining_sender_and_gives_up_on_a_silent_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past the phase's time the receiver counts the last bytes while they come (a slow link draining
+    its buffers), and stops after IDLE_LIMIT of silence from a sender that neither sends nor closes."""
+    from app.nettest import streams as streams_mod
+
+    monkeypatch.setattr(streams_mod, "IDLE_LIMIT", 2.0)
+    drain_a, drain_b = socket.socketpair()
+    silent_a, silent_b = socket.socketpair()
+
+    def trickle() -> None:
+        for _ in range(10):  # 0.5 s of bytes, well past the phase's 0.1 s
+            drain_a.sendall(b"x" * 1000)
+            time.sleep(0.05)
+        drain_a.shutdown(socket.SHUT_WR)
+
+    sender = threading.Thread(target=trickle)
+    sender.start()
+    s = streams_mod.StreamSet([drain_b, silent_b], time.perf_counter_ns(), 0.1)
+    s.start_receiving()
+    s.join(timeout=30)
+    sender.join()
+    drained, silent = s.states
+    assert (drained.bytes, drained.eof) == (10_000, True)
+    assert (silent.bytes, silent.eof, s.running) == (0, False, False)
+    for sock in (drain_a, drain_b, silent_a, silent_b):
+        sock.close()
