@@ -27,7 +27,7 @@ from app.nettest import protocol as proto
 from app.nettest.params import ServeParams
 from app.nettest.token import matches
 from app.patterns import Pattern
-from native.errors import InvalidParameter, NetTestError, ProtocolError
+from native.errors import InvalidParameter, ProtocolError
 
 MIN_SEND, MAX_SEND = 4 << 10, 4 << 20
 
@@ -140,20 +140,24 @@ class Gate:
                 self._cond.wait(min(left, 0.2))
             return None if self.gave_up else self.session
 
-    def collect(self, phase: int, count: int, deadline: float, stop: threading.Event) -> list[socket.socket]:
-        """Phase ``phase``'s ``count`` data connections, in stream order, by ``deadline``. The client may
-        open them as soon as the previous phase ended: they wait here until the server gets to them."""
+    def take(self, phase: int, count: int, wait: float) -> list[socket.socket] | None:
+        """Phase ``phase``'s ``count`` data connections in stream order, once all are in (waiting up to
+        ``wait`` seconds for the rest), else None. The client may open them as soon as the previous
+        phase ended: they wait here until the server gets to them."""
         with self._cond:
-            while len(mine := self._of(phase)) < count and not stop.is_set():
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise NetTestError(f"the client opened {len(mine)} of {count} data connections "
-                                       f"within {self.params.handshake_seconds:g} s")
-                self._cond.wait(min(left, 0.2))
+            if len(self._of(phase)) < count:
+                self._cond.wait(wait)
+            mine = self._of(phase)
+            if len(mine) < count:
+                return None
             self._collected = phase
             for key in [k for k in self._streams if k[0] == phase]:
                 del self._streams[key]
             return [sock for _stream, sock in sorted(mine.items())]
+
+    def waiting(self, phase: int) -> int:
+        with self._cond:
+            return len(self._of(phase))
 
     def _of(self, phase: int) -> dict[int, socket.socket]:
         return {stream: sock for (p, stream), sock in self._streams.items() if p == phase}

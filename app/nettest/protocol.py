@@ -11,6 +11,11 @@ that does not parse is ``ProtocolError`` and the connection is closed.
 
 All integers are big-endian; text is UTF-8 with a length byte, shown only after
 ``printable`` (a hostile peer's escape sequences never reach a terminal).
+
+Nothing is encrypted: the data is synthetic, and the token is spent by the session it
+opens. Someone who can read the traffic sees the token and the session's nonce; with
+them they could at most add data connections to that one session, which carry test
+data and nothing else.
 """
 from __future__ import annotations
 

@@ -161,7 +161,7 @@ class NetServer:
             session = self._wait(gate, door.stop, cancel)
             if session is None:
                 return self._no_session(gate, cancel)
-            return _ServerSession(session, gate, self.params, self.note, cancel, door.stop).run()
+            return _ServerSession(session, gate, self.params, self.note, cancel).run()
         finally:
             door.stop.set()
             door.join()
@@ -195,8 +195,8 @@ class _ServerSession:
     """One admitted session, run on the server's main thread."""
 
     def __init__(self, session: Session, gate: Gate, params: ServeParams, note: Callable[[str], None],
-                 cancel: CancelToken, stop: threading.Event) -> None:
-        self.s, self.gate, self.params, self.note, self.cancel, self.stop = session, gate, params, note, cancel, stop
+                 cancel: CancelToken) -> None:
+        self.s, self.gate, self.params, self.note, self.cancel = session, gate, params, note, cancel
         self.hello = session.hello
         self.channel = proto.Channel(session.sock, "the client")
         self.used = 0
@@ -223,8 +223,7 @@ class _ServerSession:
         return ServeOutcome("complete", "session complete", self.phases)
 
     def _phase(self, index: int, phase: str, content: content_mod.Content | None) -> NetPhase:
-        socks = self.gate.collect(index, self.hello.streams, time.monotonic() + self.params.handshake_seconds,
-                                  self.stop)
+        socks = self._gather(index)
         t0 = time.perf_counter_ns()
         self.channel.send(proto.Ready(index))
         cap = max(self.params.max_bytes - self.used, 0)
@@ -238,6 +237,22 @@ class _ServerSession:
         self.note(_phase_line(result))
         return result
 
+    def _gather(self, index: int) -> list[socket.socket]:
+        """The phase's data connections, watching the control connection meanwhile (an Abort, garbage
+        or a vanished client ends the session now, not at the deadline)."""
+        deadline = time.monotonic() + self.params.handshake_seconds
+        while (socks := self.gate.take(index, self.hello.streams, SAMPLE_INTERVAL)) is None:
+            msg = self.channel.receive(0.0)
+            if isinstance(msg, proto.Abort):
+                raise _ClientEnded(proto.printable(msg.text))
+            if msg is not None:
+                raise ProtocolError(f"the client sent {type(msg).__name__} before the phase")
+            self._stop_if_cancelled()
+            if time.monotonic() > deadline:
+                raise NetTestError(f"the client opened {self.gate.waiting(index)} of {self.hello.streams} data "
+                                   f"connections within {self.params.handshake_seconds:g} s")
+        return socks
+
     def _watch(self, streams: StreamSet) -> None:
         """One short wait on the control connection: the client's Abort, or our own Ctrl-C, ends the phase."""
         msg = self.channel.receive(SAMPLE_INTERVAL)
@@ -249,6 +264,11 @@ class _ServerSession:
             raise ProtocolError(f"the client sent {type(msg).__name__} mid-phase")
         if self.cancel.cancelled:
             streams.halt()
+            self._stop_if_cancelled()
+
+    def _stop_if_cancelled(self) -> None:
+        """Our own Ctrl-C (or SIGTERM): tell the client why, then end the session."""
+        if self.cancel.cancelled:
             self.channel.send(proto.Abort("the server was stopped (Ctrl-C or a stop signal)"))
             raise Cancelled("the server was stopped")
 

@@ -114,6 +114,19 @@ def test_a_client_that_stalls_mid_session_ends_it() -> None:
     sock.close()
 
 
+def test_garbage_from_the_client_mid_session_ends_it_in_one_line() -> None:
+    server = start_server()
+    sock = socket.create_connection(("127.0.0.1", server.port))
+    hello = proto.Hello(server.token.encode(), "backup", 1, 1000, 128 << 10, 0, "2:1", "a garbling client")
+    sock.sendall(proto.greeting(proto.KIND_CONTROL, hello.body()))
+    assert isinstance(proto.Channel(sock, "the server").receive(10.0), proto.Accept)
+    sock.sendall(b"\xee" + struct.pack("!H", 3) + b"???")
+    rc, err = server.finish()
+    assert rc == EXIT_FAILED
+    assert _one_line(err) == "tapediag: error: the session ended early: unknown control message type 238"
+    sock.close()
+
+
 def test_another_protocol_version_is_told_so() -> None:
     server = start_server()
     sock = socket.create_connection(("127.0.0.1", server.port))
