@@ -13,6 +13,9 @@ user-facing code prints ``str(error)`` and never a traceback.
     ├── DiskTestError           file-system side failures of the disk tests
     │   ├── TargetNotEmpty
     │   └── NoSpace
+    ├── NetTestError            the network test could not start or its connection broke
+    │   ├── NetRefused          the server refused the session (token, busy, limits, version)
+    │   └── ProtocolError       the peer is not a tapediag network test peer, or broke the protocol
     └── DeviceError             anything between us and the drive
         ├── DeviceNotFound
         ├── DevicePermissionDenied
@@ -90,6 +93,22 @@ class TargetNotEmpty(DiskTestError):
 
 class NoSpace(DiskTestError):
     """Not enough free space, before the run or mid-run (ENOSPC)."""
+
+
+class NetTestError(TapediagError):
+    """The network test (``app.nettest``) could not start, or its connection broke mid-test."""
+
+
+class NetRefused(NetTestError):
+    """The server refused the session; ``code`` is the protocol's refusal code (``app.nettest.protocol``)."""
+
+    def __init__(self, message: str, *, code: int, hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.code = code
+
+
+class ProtocolError(NetTestError):
+    """Bytes from the peer that are not the network test's protocol (garbage, another program, a cut message)."""
 
 
 class DeviceError(TapediagError):

@@ -32,6 +32,8 @@ TEST_PACKAGES=(
   # the real-kernel tests (tests/kernel): a Debian kernel under qemu (software emulation), a busybox
   # initramfs, the kernel's iSCSI initiator tools inside the guest
   qemu-system-x86 busybox-static open-iscsi cpio kmod
+  # the network test's anchor (benchmarks/bench_net.py) and its shaped path in a private namespace (ip, tc)
+  iperf3 iproute2
 )
 [ "$FOR_TESTS" = 1 ] && APT_PACKAGES+=("${TEST_PACKAGES[@]}")
 

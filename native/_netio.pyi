@@ -1,0 +1,6 @@
+"""Stub of the network test's stream loops (native/src/_netio.c; POSIX and Windows)."""
+from typing_extensions import Buffer
+
+def send_for(sock: int, window: Buffer, pos: int, key: int, chunk: int, window_bytes: int, stamp_block: int,
+             until_ns: int) -> tuple[int, int, int]: ...
+def recv_for(sock: int, buffer: Buffer, until_ns: int, max_bytes: int) -> tuple[int, int, int, int]: ...

@@ -1,0 +1,52 @@
+"""The shaped path with netem's rate *and* delay (``tc qdisc add dev lo root netem rate 100mbit delay 5ms``),
+on a real Debian kernel under qemu (``tests/kernel/guest.py``), because this machine's kernel
+may have no netem (the namespace helper then shapes with tbf, rate only).
+
+One boot (about a minute and a half under software emulation) runs ``guest_netem.sh``: the
+guest loads ``sch_netem`` from the unpacked Debian kernel and measures, inside a namespace of
+its own, 1 and 4 streams in both directions. Expected: about 100 Mbit/s within 10 %, and a
+minimum RTT of at least the two 5 ms delays (data and ACKs both leave through the
+namespace's lo). The guest's CPU is emulated, so nothing here is about the tool's speed:
+the shaper sets the pace.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.kernel.guest import GuestUnavailable, check_available, run_guest
+
+pytestmark = [pytest.mark.kernel, pytest.mark.slow, pytest.mark.timeout(1500)]
+HERE = Path(__file__).resolve().parent
+RATE_MBIT, DELAY_MS, TOLERANCE = 100.0, 5.0, 0.10
+
+
+@pytest.fixture(scope="module")
+def measured(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    try:
+        check_available()
+    except GuestUnavailable as err:
+        pytest.skip(str(err))
+    run = run_guest(HERE / "guest_netem.sh", tmp_path_factory.mktemp("guest-netem"), timeout=1400)
+    rc = (run.out / "netem.rc").read_text().strip() if (run.out / "netem.rc").exists() else "none"
+    assert run.returncode == 0 and rc == "0", (f"the guest did not measure (rc {rc}):\n{run.console[-2000:]}\n"
+                                               f"{(run.out / 'netem.err').read_text()[-3000:]}")
+    return json.loads((run.out / "netem.json").read_text())
+
+
+def test_netem_shapes_rate_and_delay_in_the_guest(measured: dict) -> None:
+    assert measured["shaping"] == {"qdisc": "netem", "rate_mbit": RATE_MBIT, "delay_ms": DELAY_MS}
+
+
+@pytest.mark.parametrize("streams", [1, 4])
+def test_the_netem_path_is_measured_within_ten_percent(measured: dict, streams: int) -> None:
+    run = next(r for r in measured["runs"] if r["streams"] == streams)
+    assert run["status"] == "complete" and run["server_rc"] == 0, run["error"]
+    assert [p["phase"] for p in run["phases"]] == ["backup", "restore"]
+    for phase in run["phases"]:
+        assert abs(phase["mbit_s"] - RATE_MBIT) <= TOLERANCE * RATE_MBIT, phase
+        assert phase["min_rtt_ms"] >= 2 * DELAY_MS * 0.9, phase
+        assert phase["rtt_ms"] >= phase["min_rtt_ms"] and phase["retransmits"] >= 0, phase
+        assert len(phase["streams"]) == streams
