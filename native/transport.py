@@ -100,12 +100,30 @@ class Repeated:
 #: ``fill(buffer, index)``: refills a data-out buffer before each repeated command.
 Fill = Callable[[bytearray, int], object]
 
+#: ``watch(opcode, seconds)``: asked by the thread waiting for a command that has been outstanding
+#: ``seconds`` (about every ``WATCH_SLICE``, never for a command that ends sooner); True gives the
+#: command up (``native.errors.CommandAbandoned``). It may also tell the user the drive is not
+#: answering. The app's policy: ``app.commandwatch.CommandWatch``.
+Watch = Callable[[int, float], bool]
+
+#: Seconds between two looks at an outstanding command (``native/src/_iscsi_cmd.c`` has its own copy).
+WATCH_SLICE = 0.2
+
 
 class Transport(abc.ABC):
     """A route to one device. Not thread-safe: one worker per device uses it."""
 
     #: The device string this transport was opened with (``virtual:lto9``, ``iscsi://...``).
     device: str = ""
+    #: Asked while a command is outstanding (``Watch``); None: commands are waited for until they end.
+    #: Only a transport whose ``watches`` is True asks it; ``native.waiting.watched`` gives any other
+    #: transport that waits in the OS the same behaviour.
+    watch: "Watch | None" = None
+    #: This transport asks ``watch`` itself (iSCSI: in its own wait loop) and can give a command up.
+    watches: bool = False
+    #: This transport waits for a command in one OS call (SG_IO, SPTI) that neither a signal handler nor
+    #: ``watch`` can interrupt: ``native.waiting`` runs its commands on a helper thread when watched.
+    waits_in_os: bool = False
 
     @abc.abstractmethod
     def execute(
