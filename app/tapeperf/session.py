@@ -62,6 +62,8 @@ def run_on_devices(params: "MultiParams", *, sink: EventSink = discard,
     params.validate()
     drives = open_drives(params.devices)
     try:
+        for drive in drives:
+            drive.watch_commands(cancel, sink)
         test = MultiDriveTest(drives, params)
         device = ", ".join(display_device(d) for d in params.devices)
         run_id, result = run_recorded("tape-perf-multi", device, params.to_dict(),
