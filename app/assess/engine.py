@@ -26,7 +26,8 @@ from app.tapeperf.engine import TapePerfTest
 from app.tapeperf.rated import BUFFER_MIB
 from app.tapeperf.results import TapePerfResult
 from app.ticket import OnceTransport, Ticket, capture
-from native.errors import CheckCondition, ConnectionLost, DeviceError, InvalidParameter, NotReady, SafetyRefusal
+from native.errors import (Cancelled, CheckCondition, ConnectionLost, DeviceError, InvalidParameter, NotReady,
+                           SafetyRefusal)
 from native.units import parse_size, percent, plural, rate_text
 
 MiB = 1 << 20
@@ -105,23 +106,42 @@ class DriveAssessment:
         result = AssessResult(device=drive.device, params=self.params.to_dict())
         inq = drive.inquiry()  # the tape gate: a non-tape is refused here, before anything else
         result.vendor, result.product, result.firmware = inq.vendor, inq.product, inq.revision
-        ready = self._readiness(result)
-        info = self._evidence(result, sink)
-        if info is not None:
-            result.serial = info.identity.serial or ""
-            self._health(result, info.health.verdict, info.health.reasons)
-        self._self_test(result, sink)
-        if self.params.no_write:
-            result.steps.append(Step("write, read back and verify", Outcome.NOT_RUN, "skipped (--no-write)"))
-        elif not ready:
-            result.steps.append(Step("write, read back and verify", Outcome.NOT_ASSESSED, "no cartridge ready"))
-        else:
-            self._write_read(result, sink, cancel)
+        try:
+            self._steps(result, sink, cancel)
+        except Cancelled as err:  # a command given up after a cancel (app.commandwatch): said once, kept
+            result.status, result.error = "cancelled", str(err)
+            sink(Message("warning", str(err)))
         outcomes = [s.outcome for s in result.steps]
         result.verdict = rules.verdict(outcomes)
         result.partial = Outcome.NOT_RUN in outcomes or Outcome.NOT_ASSESSED in outcomes
         result.next_action = _next_action(result)
         return result
+
+    def _steps(self, result: AssessResult, sink: EventSink, cancel: CancelToken) -> None:
+        """The steps in order; a cancel ends them between two (issue 27: a SIGTERM during the evidence
+        capture still ran the self-test and the write), with the run's status "cancelled"."""
+        ready = self._readiness(result)
+        if self._stopped(result, cancel, "before the support evidence was captured"):
+            return
+        info = self._evidence(result, sink)
+        if info is not None:
+            result.serial = info.identity.serial or ""
+            self._health(result, info.health.verdict, info.health.reasons)
+        if self._stopped(result, cancel, "before the self-test"):
+            return
+        self._self_test(result, sink)
+        if self.params.no_write:
+            result.steps.append(Step("write, read back and verify", Outcome.NOT_RUN, "skipped (--no-write)"))
+        elif not ready:
+            result.steps.append(Step("write, read back and verify", Outcome.NOT_ASSESSED, "no cartridge ready"))
+        elif not self._stopped(result, cancel, "before the write/read step"):
+            self._write_read(result, sink, cancel)
+
+    @staticmethod
+    def _stopped(result: AssessResult, cancel: CancelToken, where: str) -> bool:
+        if cancel.cancelled:
+            result.status, result.error = "cancelled", f"cancelled {where}"
+        return cancel.cancelled
 
     # -- steps ------------------------------------------------------------------------
 
@@ -147,7 +167,7 @@ class DriveAssessment:
         try:
             capture(once, ticket)
             info = gather(once)
-        except ConnectionLost:
+        except (ConnectionLost, Cancelled):
             raise
         except DeviceError as err:
             result.steps.append(Step("TapeAlert and device status", Outcome.NOT_ASSESSED, f"could not be read: {err}"))
