@@ -75,7 +75,8 @@ from native.transport import (
 )
 from app.commandwatch import CommandWatch, default_watch
 from app.events import CancelToken, EventSink, discard
-from app.timeouts import ERASE_LONG_TIMEOUT, LONG_COMMANDS, MOTION_TIMEOUT, Timeouts, notice_after, resolve
+from app.timeouts import (ERASE_LONG_TIMEOUT, LONG_COMMANDS, MOTION_TIMEOUT, Timeouts, nominal_times, notice_after,
+                          resolve)
 
 T = TypeVar("T")
 
@@ -286,6 +287,7 @@ class TapeDrive:
         # The long commands' timeouts: the defaults until the drive has been asked (``command_timeouts``).
         self._timeouts: Timeouts | None = None
         self._seconds: dict[int, float] = {op: default for op, (_, default) in LONG_COMMANDS.items()}
+        self._nominal: dict[int, int] = {}  # the drive's nominal time per opcode, where it states one
         #: What the transport asks while a command is outstanding (``app.commandwatch``): the run's, once
         #: one attaches it (``watch_commands``), else the process's default (the CLI's), or none.
         self.watch: CommandWatch | None = None
@@ -320,7 +322,7 @@ class TapeDrive:
         self.transport = watched(self.transport, watch)
 
     def _notice_after(self, opcode: int) -> float:
-        return self._timeouts.notice_after(opcode) if self._timeouts is not None else notice_after(opcode)
+        return notice_after(opcode, self._nominal.get(opcode))
 
     def _timeout_of(self, opcode: int) -> float:
         return self._seconds.get(opcode, DEFAULT_TIMEOUT)
@@ -443,6 +445,7 @@ class TapeDrive:
             self.last_sense = saved
         self._timeouts = resolve(report, generation, why_not)
         self._seconds = self._timeouts.by_opcode()
+        self._nominal = nominal_times(report)
 
     def transfer_limit(self) -> TransferLimit | None:
         """The largest single transfer the OS/HBA path accepts, where the transport can tell (no command is sent)."""

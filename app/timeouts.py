@@ -74,6 +74,13 @@ def notice_after(opcode: int, nominal: int | None = None) -> float:
     return max(floor, NOTICE_NOMINAL_FACTOR * float(nominal)) if nominal else floor
 
 
+def nominal_times(report: SupportedCommands | None) -> dict[int, int]:
+    """The drive's nominal processing time per opcode, where it states one (0 means "not specified")."""
+    if report is None:
+        return {}
+    return {c.opcode: c.timeouts.nominal for c in report.commands if c.timeouts is not None and c.timeouts.nominal}
+
+
 @dataclass(frozen=True)
 class CommandTimeoutEntry:
     """One long command: the seconds tapediag waits, its default, and the drive's recommendation
@@ -84,7 +91,6 @@ class CommandTimeoutEntry:
     seconds: float
     default: float
     recommended: int | None
-    nominal: int | None = None  # the drive's typical time for the command (None: not reported, or 0)
 
 
 @dataclass(frozen=True)
@@ -106,11 +112,6 @@ class Timeouts:
     def by_opcode(self) -> dict[int, float]:
         return {entry.opcode: entry.seconds for entry in self.commands}
 
-    def notice_after(self, opcode: int) -> float:
-        """When to tell the user the drive is not answering ``opcode`` (``notice_after``, with the
-        drive's nominal time where it gave one)."""
-        nominal = next((entry.nominal for entry in self.commands if entry.opcode == opcode), None)
-        return notice_after(opcode, nominal)
 
 
 def defaults_label(generation: int | None) -> str:
@@ -123,9 +124,7 @@ def resolve(report: SupportedCommands | None, generation: int | None, why_not: s
     for opcode, (name, default) in LONG_COMMANDS.items():
         found = report.find(opcode) if report is not None else None
         recommended = found.timeouts.recommended if found is not None and found.timeouts is not None else 0
-        nominal = found.timeouts.nominal if found is not None and found.timeouts is not None else 0
-        entries.append(CommandTimeoutEntry(name, opcode, max(default, float(recommended)), default, recommended or None,
-                                           nominal or None))
+        entries.append(CommandTimeoutEntry(name, opcode, max(default, float(recommended)), default, recommended or None))
     reported = any(entry.recommended is not None for entry in entries)
     if reported:
         source = REPORTED

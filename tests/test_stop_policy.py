@@ -14,7 +14,7 @@ import pytest
 from app import stop
 from app.commandwatch import ABORT_GRACE, CommandWatch
 from app.events import CancelToken, Event, Message
-from app.timeouts import NOTICE_DEFAULT, NOTICE_LONG, NOTICE_NOMINAL_FACTOR, notice_after, resolve
+from app.timeouts import NOTICE_DEFAULT, NOTICE_LONG, NOTICE_NOMINAL_FACTOR, nominal_times, notice_after
 from native.scsi.opcodes import CommandDescriptor, CommandTimeouts, SupportedCommands
 from tests.helpers.stopping import TAPEDIAG, policy_installed, wait_for
 
@@ -119,12 +119,25 @@ def test_a_rewind_is_not_called_stuck_while_a_full_wind_may_last() -> None:
 
 def test_the_drive_s_nominal_time_moves_the_notice_later_never_earlier() -> None:
     report = SupportedCommands((CommandDescriptor(REWIND, None, 6, CommandTimeouts(nominal=200, recommended=1200)),
-                                CommandDescriptor(WRITE6, None, 6, CommandTimeouts(nominal=1, recommended=1500))),
+                                CommandDescriptor(WRITE6, None, 6, CommandTimeouts(nominal=1, recommended=1500)),
+                                CommandDescriptor(MODE_SELECT6, None, 6, CommandTimeouts(nominal=0, recommended=60))),
                                needed=0)
-    timeouts = resolve(report, 9)
-    assert timeouts.notice_after(REWIND) == NOTICE_NOMINAL_FACTOR * 200
-    assert timeouts.notice_after(WRITE6) == NOTICE_DEFAULT  # 3 x 1 s is shorter than the floor
-    assert timeouts.notice_after(MODE_SELECT6) == NOTICE_DEFAULT  # not a long command: the default
+    nominal = nominal_times(report)
+    assert nominal == {REWIND: 200, WRITE6: 1}  # 0 is "not specified"
+    assert notice_after(REWIND, nominal.get(REWIND)) == NOTICE_NOMINAL_FACTOR * 200
+    assert notice_after(WRITE6, nominal.get(WRITE6)) == NOTICE_DEFAULT  # 3 x 1 s is shorter than the floor
+    assert notice_after(MODE_SELECT6, nominal.get(MODE_SELECT6)) == NOTICE_DEFAULT
+
+
+def test_a_drive_learns_the_notice_from_its_own_report() -> None:
+    """The virtual drive states 120 s nominal for REWIND (native/virtual/opcodes.py): 6 min, not 4."""
+    from app.drive import TapeDrive
+    from native.virtual import open_virtual
+
+    with TapeDrive(open_virtual("virtual:lto9?realtime=0")) as drive:
+        drive.command_timeouts()
+        assert drive._notice_after(REWIND) == NOTICE_NOMINAL_FACTOR * 120
+        assert drive._notice_after(WRITE6) == NOTICE_DEFAULT
 
 
 def test_without_a_cancel_nothing_is_given_up() -> None:

@@ -101,7 +101,7 @@ def test_a_command_given_up_on_a_frozen_target_drops_its_session(tgt_target: Tgt
         with pytest.raises(SessionDropped, match="may still be executing WRITE"):
             transport.execute(write6(65536), data_out=bytearray(65536))
         took = time.monotonic() - began
-    assert 3.0 <= took < 6.0, took  # the cancel at 1 s, the grace (2 s), the abort's wait (2 s)
+    assert 3.0 <= took < 8.0, took  # the cancel at 1 s, the grace (2 s), the abort's wait (2 s), slices
     assert [n.level for n in notices] == ["warning"] and "WRITE(6)" in notices[0].text
     with pytest.raises(ConnectionLost):  # nothing more goes out on it, at once
         transport.execute(bytes(6))
@@ -124,7 +124,7 @@ def test_a_command_given_up_is_not_dropped_when_the_target_answers_again(tgt_tar
         except CommandAborted:
             ended = "aborted"
         took = time.monotonic() - began
-    assert ended in (0, "aborted") and took < 2.5, (ended, took)
+    assert ended in (0, "aborted") and took < 5.0, (ended, took)  # a drop would raise SessionDropped
     transport.close()
 
 
@@ -140,7 +140,7 @@ def test_a_signal_outside_a_run_interrupts_a_command_on_a_frozen_target(tgt_targ
         with pytest.raises(KeyboardInterrupt):
             transport.execute(write6(65536), data_out=bytearray(65536))
         took = time.monotonic() - began
-    assert took < 4.0, took  # the signal at 0.5 s, then at most the abort's 2 s
+    assert took < 6.0, took  # the signal at 0.5 s, then at most the abort's 2 s (and a busy host's delays)
     with pytest.raises(ConnectionLost):
         transport.execute(bytes(6))
     transport.close()

@@ -206,3 +206,21 @@ def test_an_error_after_the_first_move_still_puts_everything_back_and_is_recorde
     with History.open() as hist:
         [run] = hist.list_runs()
     assert (run.kind, run.status) == ("library-test", "failed") and "not a media changer" in (run.error or "")
+
+
+def test_sigterm_mid_library_run_ends_the_test_and_the_cartridge_goes_home(tmp_path: Path) -> None:
+    """``library-run`` runs the test through ``main`` again: one policy, one token, the put-back last."""
+    data = tmp_path / "data"
+    device = _virtual(tmp_path, realtime="0")
+    before = _inventory(device)
+    cartridge = tmp_path / "lib" / "cartridges" / "TD0000L9.cart"
+    proc = start(["library-run", device, "--barcode", "TD0000L9", "--run", "tape-perf", "--size", "2G",
+                  "--direction", "write"], data)
+    wait_for(lambda: cartridge.exists() and cartridge.stat().st_size > 8 << 20, proc, "the test writing")
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "returned TD0000L9 from drive:0 to slot:1" in out
+    assert "cancelled" in err and "back in slot:1" in err, err
+    assert _inventory(device) == before
+    assert _runs(data) == [("tape-perf", "cancelled")]

@@ -72,7 +72,7 @@ def test_a_command_given_up_is_no_longer_waited_for_and_nothing_is_sent_behind_i
     began = time.monotonic()
     with pytest.raises(CommandLeftRunning, match="WRITE\\(6\\).*still in the operating system"):
         transport.execute(WRITE6, data_out=bytes(512))
-    assert 1.0 <= time.monotonic() - began < 3.0
+    assert 1.0 <= time.monotonic() - began < 5.0
     with pytest.raises(ConnectionLost, match="still outstanding"):
         transport.execute(TUR)
     assert inner.sent == [0x0A]  # the TUR never reached the device
@@ -104,7 +104,7 @@ def test_a_signal_while_a_command_waits_cancels_the_run_and_the_command_is_let_g
         with pytest.raises(CommandLeftRunning):
             drive.transport.execute(WRITE6, data_out=bytes(512))
         took = time.monotonic() - began
-    assert cancel.cancelled and 2.0 <= took < 4.0, took  # the signal at 0.5 s, then the grace
+    assert cancel.cancelled and 2.0 <= took < 6.0, took  # the signal at 0.5 s, then the grace
     inner.answer()
 
 
