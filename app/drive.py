@@ -47,6 +47,7 @@ from native.scsi.sense import (
 )
 from native.scsi.tape import BlockLimits, LongPosition, Position
 from native.errors import (
+    Cancelled,
     DeviceError,
     CheckCondition,
     IllegalRequest,
@@ -72,7 +73,10 @@ from native.transport import (
     Transport,
     WritableBuffer,
 )
-from app.timeouts import ERASE_LONG_TIMEOUT, LONG_COMMANDS, MOTION_TIMEOUT, Timeouts, resolve
+from app.commandwatch import CommandWatch, default_watch
+from app.events import CancelToken, EventSink, discard
+from app.timeouts import (ERASE_LONG_TIMEOUT, LONG_COMMANDS, MOTION_TIMEOUT, Timeouts, nominal_times, notice_after,
+                          resolve)
 
 T = TypeVar("T")
 
@@ -283,6 +287,13 @@ class TapeDrive:
         # The long commands' timeouts: the defaults until the drive has been asked (``command_timeouts``).
         self._timeouts: Timeouts | None = None
         self._seconds: dict[int, float] = {op: default for op, (_, default) in LONG_COMMANDS.items()}
+        self._nominal: dict[int, int] = {}  # the drive's nominal time per opcode, where it states one
+        #: What the transport asks while a command is outstanding (``app.commandwatch``): the run's, once
+        #: one attaches it (``watch_commands``), else the process's default (the CLI's), or none.
+        self.watch: CommandWatch | None = None
+        default = default_watch(self._device, self._notice_after, self._timeout_of)
+        if default is not None:
+            self._use_watch(default)
 
     @classmethod
     def open(cls, device: str) -> "TapeDrive":
@@ -294,6 +305,35 @@ class TapeDrive:
     @property
     def device(self) -> str:
         return self._device
+
+    # -- watching commands (issue 27): a stuck drive is named, a cancel is not held ----------------
+
+    def watch_commands(self, cancel: CancelToken | None, sink: EventSink = discard) -> None:
+        """Watch this drive's commands for a run: the run's ``cancel`` gives up a command the drive does
+        not answer, and ``sink`` is told when the drive is not answering (``app.commandwatch``);
+        ``wait_ready`` stops waiting at a cancel."""
+        self._use_watch(CommandWatch(cancel, sink, device=self._device, notice_after=self._notice_after,
+                                     timeout_of=self._timeout_of))
+
+    def _use_watch(self, watch: CommandWatch) -> None:
+        from native.waiting import watched
+
+        self.watch = watch
+        self.transport = watched(self.transport, watch)
+
+    def _notice_after(self, opcode: int) -> float:
+        return notice_after(opcode, self._nominal.get(opcode))
+
+    def _timeout_of(self, opcode: int) -> float:
+        return self._seconds.get(opcode, DEFAULT_TIMEOUT)
+
+    def _pause(self, seconds: float) -> None:
+        """Sleep between two polls of the drive; a cancel of the watching run ends it (``Cancelled``)."""
+        cancel = self.watch.cancel if self.watch is not None else None
+        if cancel is None:
+            time.sleep(seconds)
+        elif cancel.wait(seconds):
+            raise Cancelled("cancelled while waiting for the drive to become ready")
 
     def close(self) -> None:
         self.transport.close()
@@ -405,6 +445,7 @@ class TapeDrive:
             self.last_sense = saved
         self._timeouts = resolve(report, generation, why_not)
         self._seconds = self._timeouts.by_opcode()
+        self._nominal = nominal_times(report)
 
     def transfer_limit(self) -> TransferLimit | None:
         """The largest single transfer the OS/HBA path accepts, where the transport can tell (no command is sent)."""
@@ -491,7 +532,7 @@ class TapeDrive:
         self._command(C.test_unit_ready(), timeout=60.0)
 
     def wait_ready(self, timeout: float = 300.0, *, poll: float = 1.0,
-                   sleep: Callable[[float], None] = time.sleep, clock: Callable[[], float] = time.monotonic) -> None:
+                   sleep: Callable[[float], None] | None = None, clock: Callable[[], float] = time.monotonic) -> None:
         """Wait until TEST UNIT READY succeeds.
 
         UNIT ATTENTION (after a load or reset) is consumed by the failing TUR itself,
@@ -515,7 +556,7 @@ class TapeDrive:
                 transient = sense is not None and sense.asc == 0x04 and sense.ascq in (0x00, 0x01, 0x07, 0x0C, 0x13)
                 if not transient or clock() >= deadline:
                     raise
-                sleep(poll)
+                (sleep or self._pause)(poll)
 
     def request_sense(self) -> Sense:
         return Sense.parse(self._data_in(C.request_sense(252), 252))

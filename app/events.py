@@ -12,6 +12,7 @@ so that publishing never costs more than the I/O it describes.
 from __future__ import annotations
 
 import threading
+import time
 from array import array
 from dataclasses import dataclass, field, replace
 from itertools import repeat
@@ -144,7 +145,16 @@ class RobotMove:
     error: str | None = None
 
 
-Event = Union[SampleBatch, PhaseStarted, Progress, Message, PhaseFinished, RatedRates, RobotMove]
+@dataclass(frozen=True)
+class Checkpoint:
+    """What a run has done so far (its result's ``to_dict()``), for the history to keep while the run
+    goes on: a run whose process dies (SIGKILL, a crash) then stays "incomplete" but not empty. A
+    library test says so its starting inventory is known to the next run even then."""
+
+    results: dict
+
+
+Event = Union[SampleBatch, PhaseStarted, Progress, Message, PhaseFinished, RatedRates, RobotMove, Checkpoint]
 EventSink = Callable[[Event], None]
 
 
@@ -153,13 +163,26 @@ def discard(_event: Event) -> None:
 
 
 class CancelToken:
-    """Set from any thread; engines check it between I/Os and stop within one I/O."""
+    """Set from any thread; engines check it between I/Os and stop within one I/O.
+
+    Every front end cancels through one: the CLI's signals (``app.stop``), the GUI's Cancel
+    button. Each request is timed (``requested_at``): a command still outstanding when one
+    came is given up soon after if the drive does not answer it (``app.commandwatch``),
+    while the commands a run sends afterwards to put things back get their normal time."""
 
     def __init__(self) -> None:
         self._event = threading.Event()
+        self._requested_at: float | None = None
 
     def cancel(self) -> None:
+        """Ask the run to stop (again: a command outstanding since the last request is given up too)."""
+        self._requested_at = time.monotonic()
         self._event.set()
+
+    @property
+    def requested_at(self) -> float | None:
+        """``time.monotonic()`` of the latest request, None before the first."""
+        return self._requested_at
 
     @property
     def cancelled(self) -> bool:

@@ -33,7 +33,10 @@ import re
 import time
 from dataclasses import dataclass
 
+from app.commandwatch import CommandWatch, default_watch
 from app.drive import STATE_CHANGING_OPCODES, ReadOnlyRefusal, TapeDrive, read_only_session
+from app.events import CancelToken, EventSink, discard
+from native.waiting import watched
 from native.scsi import cdb as C
 from native.scsi.inquiry import Inquiry, UnitSerialNumber, device_type_name
 from native.scsi.sense import Sense
@@ -257,6 +260,14 @@ class Changer:
         self.device = display_device(device if device is not None else (getattr(transport, "device", "") or ""))
         self.inquiry: Inquiry | None = None
         self._robot_address: int | None = None
+        default = default_watch(self.device)
+        if default is not None:
+            self.transport = watched(self.transport, default)
+
+    def watch_commands(self, cancel: CancelToken | None, sink: EventSink = discard) -> None:
+        """Watch the changer's commands for a run, as ``TapeDrive.watch_commands`` does: a robot that stops
+        answering is named, and a cancel gives up a command it does not answer (``app.commandwatch``)."""
+        self.transport = watched(self.transport, CommandWatch(cancel, sink, device=self.device))
 
     @classmethod
     def open(cls, device: str) -> "Changer":

@@ -40,6 +40,46 @@ LONG_COMMANDS: dict[int, tuple[str, float]] = {
 
 REPORTED = "reported by the drive"
 
+# -- when a command has taken too long to be normal ---------------------------------------------
+# A drive that stops answering (a hung drive, a frozen iSCSI target, a pulled cable) holds a command
+# until its timeout: 15 minutes for a WRITE, hours for a rewind. Long before that the technician is
+# told the drive is not answering and what they can do (``app.commandwatch``), while tapediag waits on.
+# The figure must be far past what a healthy drive takes, or the notice would cry wolf, and far below
+# the timeout, or it would come too late to matter.
+
+#: Queries, mode pages, READ and WRITE: a drive answers within a second, and within a few seconds when
+#: it repositions (a back-hitch is 2-3 s on LTO) or retries a block; 20 s is several back-hitches,
+#: 1/45 of the 900 s I/O timeout.
+NOTICE_DEFAULT = 20.0
+#: Commands whose normal time is long: a full-length wind (rewind, locate, space to EOD, unload) of an
+#: LTO-9 tape takes about two minutes, so twice that; a buffer flush (WRITE FILEMARKS) writes up to a
+#: gigabyte; a self-test runs for minutes; a library's robot crosses frames (MOVE MEDIUM), and a full
+#: barcode scan (INITIALIZE ELEMENT STATUS) takes many minutes on a big library.
+NOTICE_LONG: dict[int, float] = {
+    0x01: 240.0, 0x11: 240.0, 0x91: 240.0, 0x2B: 240.0, 0x92: 240.0, 0x1B: 240.0, 0x19: 240.0,
+    0x10: 60.0,
+    0x1D: 600.0,
+    0xA5: 120.0,
+    0x07: 1800.0, 0x37: 1800.0,
+}
+#: Where the drive states a command's NOMINAL processing time (REPORT SUPPORTED OPERATION CODES, SPC-4:
+#: how long an application should wait before asking how the command is getting on), the notice waits
+#: this many times that, if it is longer than the figure above.
+NOTICE_NOMINAL_FACTOR = 3
+
+
+def notice_after(opcode: int, nominal: int | None = None) -> float:
+    """Seconds an outstanding command may take before the user is told the drive is not answering."""
+    floor = NOTICE_LONG.get(opcode, NOTICE_DEFAULT)
+    return max(floor, NOTICE_NOMINAL_FACTOR * float(nominal)) if nominal else floor
+
+
+def nominal_times(report: SupportedCommands | None) -> dict[int, int]:
+    """The drive's nominal processing time per opcode, where it states one (0 means "not specified")."""
+    if report is None:
+        return {}
+    return {c.opcode: c.timeouts.nominal for c in report.commands if c.timeouts is not None and c.timeouts.nominal}
+
 
 @dataclass(frozen=True)
 class CommandTimeoutEntry:
@@ -71,6 +111,7 @@ class Timeouts:
 
     def by_opcode(self) -> dict[int, float]:
         return {entry.opcode: entry.seconds for entry in self.commands}
+
 
 
 def defaults_label(generation: int | None) -> str:

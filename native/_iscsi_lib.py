@@ -48,6 +48,15 @@ STATUS_ERROR = 0x0F000001
 STATUS_TIMEOUT = 0x0F000002
 
 XFER_NONE, XFER_READ, XFER_WRITE = 0, 1, 2
+
+#: Seconds a target gets to answer ABORT TASK for a command the caller gave up (a cancel while it is
+#: outstanding) before its session is dropped: a live target answers a task-management request at
+#: once (tgt: within the command it is running), and a frozen one never does, so a short wait is
+#: what keeps a cancel on a frozen target to a few seconds.
+ABORT_WAIT = 2.0
+
+#: ``Runner`` state byte: how a command the caller gave up ended (``native/src/_iscsi_cmd.c``).
+STATE_OK, STATE_ABORTED, STATE_DROPPED = 0, 1, 2
 RESIDUAL_NONE, RESIDUAL_UNDERFLOW, RESIDUAL_OVERFLOW = 0, 1, 2
 SESSION_NORMAL = 2
 HEADER_DIGEST_NONE = 0
@@ -251,6 +260,10 @@ def make_runner(lib: ctypes.CDLL, task: type[ctypes.Structure]) -> object:
         which_events=address("iscsi_which_events"),
         service=address("iscsi_service"),
         out_queue_length=address("iscsi_out_queue_length"),
+        # Giving up a command (a cancel while it is outstanding): ABORT TASK, then libiscsi forgets the task.
+        abort_task=address("iscsi_task_mgmt_abort_task_async"),
+        cancel_task=address("iscsi_scsi_cancel_task"),
+        abort_wait=ABORT_WAIT,
     )
 
 

@@ -23,7 +23,11 @@ user-facing code prints ``str(error)`` and never a traceback.
         ├── TransportError         below SCSI: the command did not complete
         │   ├── CommandTimeout
         │   ├── ConnectionLost
-        │   └── DeviceBusy         another program has the device open
+        │   ├── DeviceBusy         another program has the device open
+        │   └── CommandAbandoned   given up after a cancel (also a Cancelled)
+        │       ├── CommandAborted      the target aborted it; the path stands
+        │       ├── SessionDropped      no answer to the abort: the session dropped (a ConnectionLost)
+        │       └── CommandLeftRunning  an OS call that cannot be aborted: no longer waited for (a ConnectionLost)
         ├── ScsiStatusError        a SCSI status other than GOOD / CHECK CONDITION
         └── CheckCondition         CHECK CONDITION, with the decoded sense
             ├── NotReady           (sense key 2)
@@ -147,6 +151,27 @@ class DeviceBusy(TransportError):
     """The OS refused to open the device because another program has it open (EBUSY: the st
     driver lets one program at a time open a tape). That program is probably the backup
     application: what tapediag advises must never be to take the drive from it."""
+
+
+class CommandAbandoned(TransportError, Cancelled):
+    """A command still outstanding when the run was cancelled, given up because the drive did not
+    answer it soon after (issue 27: a frozen target held a Ctrl-C for 15 minutes). Also a
+    ``Cancelled``: whoever lets it propagate records the run as cancelled, not failed. The message
+    says what state the drive may be in; the subclass says whether the path can still be used."""
+
+
+class CommandAborted(CommandAbandoned):
+    """The target aborted the command on request (ABORT TASK): the session and the drive still answer."""
+
+
+class SessionDropped(CommandAbandoned, ConnectionLost):
+    """The target answered neither the command nor the request to abort it: the session was dropped,
+    and nothing more can be sent on it."""
+
+
+class CommandLeftRunning(CommandAbandoned, ConnectionLost):
+    """The command runs in an OS call that cannot be aborted from here (SG_IO): tapediag stopped waiting
+    for it, and the device cannot be used by this process until the call returns."""
 
 
 class ScsiStatusError(DeviceError):

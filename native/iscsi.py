@@ -29,16 +29,25 @@ Decisions that matter for a tape drive (each checked against libiscsi 1.19 + tgt
   on a two-core box with the target on the other core that is throughput.
 * Transferred length: allocation − residual on underflow, the allocation otherwise.
   tgt's residual is wrong on tape errors; tape code uses the sense INFO field.
+* **A command is never waited for blindly** (issue 27): the runner drives the socket itself
+  in short slices; a signal's handler runs and ``watch`` is asked while a command is
+  outstanding, and a command given up is aborted at the target (ABORT TASK) or, when the
+  target does not answer that either, its session is dropped (``CommandAborted``,
+  ``SessionDropped``). Login and logout (libiscsi's own loops, bounded by their timeouts)
+  keep the cancel signals pending instead, since an interrupted poll() fails them.
 """
 from __future__ import annotations
 
 import math
 from array import array
 import os
+import signal
 import socket
+import sys
 import time
+from contextlib import contextmanager
 from dataclasses import replace
-from typing import Callable, cast
+from typing import Callable, Iterator, cast
 
 from native import _iscsi_lib
 # The device-string part lives in ``native.iscsi_url`` (no libiscsi binding, cheap to import); re-exported here.
@@ -46,12 +55,15 @@ from native.iscsi_url import DEFAULT_PORT as DEFAULT_PORT
 from native.iscsi_url import IscsiUrl as IscsiUrl
 from native.iscsi_url import display_device as display_device
 from native.errors import (
+    CommandAborted,
     CommandTimeout,
     ConnectionLost,
     DeviceNotFound,
     InvalidParameter,
+    SessionDropped,
     TransportError,
 )
+from native.scsi.cdb import opcode_name
 from native.transport import (
     DEFAULT_TIMEOUT,
     Buffer,
@@ -64,6 +76,8 @@ from native.transport import (
 )
 
 LOGIN_TIMEOUT = 10  # seconds, for connect + login
+#: What libiscsi's own synchronous loops (login, logout) must not see: an interrupted poll() fails them.
+_CANCEL_SIGNALS = frozenset(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 _EMPTY = memoryview(b"")
 _READ6 = 0x08
 _NO_VIEW = object()  # no GOOD read result kept yet
@@ -86,8 +100,24 @@ def initiator_name() -> str:
     return f"iqn.2026-11.org.tapediag:{host or 'localhost'}"
 
 
+@contextmanager
+def _signals_held() -> Iterator[None]:
+    """SIGINT/SIGTERM/SIGHUP kept pending in this thread while libiscsi's own loop runs (login, logout:
+    bounded by their timeouts); a handler then runs as soon as the call returns."""
+    if sys.platform == "win32" or not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, _CANCEL_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
 class IscsiTransport(Transport):
     """One normal iSCSI session to one LUN. Not thread-safe (one worker per drive)."""
+
+    watches = True  # the runner asks ``watch`` while a command is outstanding and can give it up
 
     def __init__(self, device: str, *, login_timeout: int = LOGIN_TIMEOUT, chap_secret: str | None = None) -> None:
         #: What may be shown of the device (no CHAP secret); the secret lives only in ``url``.
@@ -114,6 +144,8 @@ class IscsiTransport(Transport):
         self._ctx: int | None = None
         self._timeout_set = -1
         self._dead: str | None = None
+        # The runner's state byte: how a command given up ended (_iscsi_lib.STATE_*), read after each call.
+        self._state = bytearray(1)
         self._connect(login_timeout)
 
     # -- session -----------------------------------------------------------------
@@ -132,7 +164,9 @@ class IscsiTransport(Transport):
         if url.user:
             lib.iscsi_set_initiator_username_pwd(ctx, url.user.encode(), (url.password or "").encode())
         self._set_timeout(login_timeout)
-        if lib.iscsi_full_connect_sync(ctx, url.portal.encode(), url.lun) != 0:
+        with _signals_held():
+            connected = lib.iscsi_full_connect_sync(ctx, url.portal.encode(), url.lun) == 0
+        if not connected:
             reason = self._error()
             self._destroy()
             raise self._connect_error(reason, login_timeout)
@@ -236,13 +270,16 @@ class IscsiTransport(Transport):
         self._use_timeout(timeout)
         try:
             # One C call: task, buffer, command (GIL released while the target works), free.
-            done = self._run(self._ctx, self._lun, cdb, direction, buffer, length)
+            done = self._run(self._ctx, self._lun, cdb, direction, buffer, length, self.watch, self._state)
         except BufferError:
             raise InvalidParameter("data_out buffer must be contiguous") from None
         except MemoryError:
             raise self._no_task() from None
+        finally:
+            if self._state[0]:  # a command given up (rare): settle the session
+                self._settle(cdb)
         if done is None:
-            raise self._session_failed()
+            raise self._not_ended(cdb)
         status, residual_status, residual, sense = done
         if not status and not residual_status:
             if in_len:  # a GOOD read: all of the view was transferred
@@ -288,15 +325,18 @@ class IscsiTransport(Transport):
         self._use_timeout(timeout)
         try:
             clean, tail = self._repeat(self._ctx, self._lun, cdb, direction, buffer, in_len or out_len, count, until,
-                                       starts, ends, fill, first, step, spare)
+                                       starts, ends, fill, first, step, spare, self.watch, self._state)
         except BufferError:
             raise InvalidParameter("the data buffer must be contiguous (and writable for a read)") from None
         except MemoryError:
             return Repeated(0, error=self._no_task())
+        finally:
+            if self._state[0]:
+                self._settle(cdb)
         if tail is None:
             return Repeated(clean)
-        if tail is False:  # the session failed under a command
-            return Repeated(clean, error=self._session_failed())
+        if tail is False:  # the command did not end at the target: the session failed, or it was given up
+            return Repeated(clean, error=self._not_ended(cdb))
         try:
             status, residual_status, residual, sense = tail
             return Repeated(clean, tail=self._result(status, residual_status, residual, sense, in_view, in_len,
@@ -311,6 +351,29 @@ class IscsiTransport(Transport):
 
     def _no_task(self) -> TransportError:
         return TransportError("libiscsi could not allocate a task", device=self.device)
+
+    def _settle(self, cdb: bytes) -> None:
+        """After every runner call, also one a signal handler's exception ends: a session dropped under
+        a command given up is abandoned at once (its task may still sit in the context)."""
+        if self._state[0] == _iscsi_lib.STATE_DROPPED and not self._dead:
+            self._abandon(f"{opcode_name(cdb[0])} was given up and the target did not answer the abort")
+
+    def _not_ended(self, cdb: bytes) -> TransportError:
+        """The error for a command that did not end at the target: given up (aborted, or the session
+        dropped), or the session failed under it. The message says what the drive may be doing."""
+        name = opcode_name(cdb[0])
+        state = self._state[0]
+        if state == _iscsi_lib.STATE_ABORTED:
+            return CommandAborted(
+                f"{name} was given up after the cancel and the drive aborted it (ABORT TASK): it may have "
+                "carried out part of the command, and the tape position is where it stopped", device=self.device)
+        if state == _iscsi_lib.STATE_DROPPED:
+            return SessionDropped(
+                f"the drive answered neither {name} nor the request to abort it after the cancel: the iSCSI "
+                f"session to {self.url.portal} was dropped; the drive may still be executing {name}, its tape "
+                "position is unknown and nothing more could be sent to it", device=self.device,
+                hint="check the drive and its iSCSI target before the next run")
+        return self._session_failed()
 
     def _session_failed(self) -> ConnectionLost:
         """libiscsi's event loop failed with our task possibly still queued inside the context:
@@ -376,7 +439,8 @@ class IscsiTransport(Transport):
             return
         if not self._dead and self._lib.iscsi_is_logged_in(self._ctx):
             self._set_timeout(5)
-            self._lib.iscsi_logout_sync(self._ctx)
+            with _signals_held():
+                self._lib.iscsi_logout_sync(self._ctx)
         self._destroy()
 
     def __del__(self) -> None:

@@ -355,6 +355,8 @@ def _opcode_name(cdb: bytes) -> str:
 class PassThroughTransport(Transport):
     """One open pass-through handle. Not thread-safe (one worker per drive)."""
 
+    waits_in_os = True  # SG_IO / SPTI: one uninterruptible call per command (native.waiting watches it)
+
     def __init__(self, device: str) -> None:
         self.device = device
         self._sg = load()

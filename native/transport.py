@@ -100,6 +100,15 @@ class Repeated:
 #: ``fill(buffer, index)``: refills a data-out buffer before each repeated command.
 Fill = Callable[[bytearray, int], object]
 
+#: ``watch(opcode, seconds)``: asked by the thread waiting for a command that has been outstanding
+#: ``seconds`` (about every ``WATCH_SLICE``, never for a command that ends sooner); True gives the
+#: command up (``native.errors.CommandAbandoned``). It may also tell the user the drive is not
+#: answering. The app's policy: ``app.commandwatch.CommandWatch``.
+Watch = Callable[[int, float], bool]
+
+#: Seconds between two looks at an outstanding command (``native/src/_iscsi_cmd.c`` has its own copy).
+WATCH_SLICE = 0.2
+
 
 #: Who hears a transport's one-line notices (``notice``): the CLI prints them on stderr.
 _notice_listener: Callable[[str], object] | None = None
@@ -125,6 +134,15 @@ class Transport(abc.ABC):
     #: How the device string is served when not as named, in one line (an st node served through its
     #: sg node for a user without CAP_SYS_RAWIO); None: as named.
     route: str | None = None
+    #: Asked while a command is outstanding (``Watch``); None: commands are waited for until they end.
+    #: Only a transport whose ``watches`` is True asks it; ``native.waiting.watched`` gives any other
+    #: transport that waits in the OS the same behaviour.
+    watch: "Watch | None" = None
+    #: This transport asks ``watch`` itself (iSCSI: in its own wait loop) and can give a command up.
+    watches: bool = False
+    #: This transport waits for a command in one OS call (SG_IO, SPTI) that neither a signal handler nor
+    #: ``watch`` can interrupt: ``native.waiting`` runs its commands on a helper thread when watched.
+    waits_in_os: bool = False
 
     @abc.abstractmethod
     def execute(

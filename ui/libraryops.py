@@ -106,6 +106,7 @@ def run_exerciser(device: str, params: LibraryTestParams, *, sink: EventSink, ca
     with Changer.open(device) as changer, claimed(changer, "library-test"):
         test = LibraryTest(changer, params)
         test.prepare()
+        changer.watch_commands(cancel, sink)  # a robot that stops answering is named; Cancel is not held by it
         run_id, result = run_recorded("library-test", device, params.to_dict(), lambda s: test.run(s, cancel),
                                       sink=sink)
     return Exercised(result.to_dict(), run_id)

@@ -30,7 +30,8 @@ from app.tapeperf.rated import BUFFER_MIB
 from app.tapeperf.results import TapePerfResult
 from app.runs.alerts import flag_code, judge_alerts
 from app.ticket import OnceTransport, Ticket, capture
-from native.errors import CheckCondition, ConnectionLost, DeviceError, InvalidParameter, NotReady, SafetyRefusal
+from native.errors import (Cancelled, CheckCondition, ConnectionLost, DeviceError, InvalidParameter, NotReady,
+                           SafetyRefusal)
 from native.scsi.tapealert import CLEANING_FLAGS
 from native.units import parse_size, percent, plural, rate_text
 
@@ -115,18 +116,34 @@ class DriveAssessment:
         result = AssessResult(device=drive.device, params=self.params.to_dict())
         inq = drive.inquiry()  # the tape gate: a non-tape is refused here, before anything else
         result.vendor, result.product, result.firmware = inq.vendor, inq.product, inq.revision
+        try:
+            self._steps(result, sink, cancel)
+        except Cancelled as err:  # a command given up after a cancel (app.commandwatch): said once, kept
+            result.status, result.error = "cancelled", str(err)
+            sink(Message("warning", str(err)))
+        if result.status == "cancelled" and all(s.name != rules.WRITE_READ for s in result.steps):
+            result.steps.append(Step(rules.WRITE_READ, Outcome.NOT_RUN, "cancelled before it started",
+                                     "Run the assessment again and let it finish."))
+        self._conclude(result)
+        return result
+
+    def _steps(self, result: AssessResult, sink: EventSink, cancel: CancelToken) -> None:
+        """The steps in order; a cancel ends them between two (issue 27: a SIGTERM during the evidence
+        capture still ran the self-test and the write), with the run's status "cancelled"."""
+        drive = self.drive
         ready = self._readiness(result)
+        if self._stopped(result, cancel, "before the support evidence was captured"):
+            return
         info = self._evidence(result, sink)
         if info is not None:
             result.serial = info.identity.serial or ""
             self._health(result, info.health.verdict, info.health.reasons)
-        if not cancel.cancelled:
-            self._self_test(result, sink)
-        if cancel.cancelled:
-            result.status = "cancelled"
-            result.steps.append(Step(rules.WRITE_READ, Outcome.NOT_RUN, "cancelled before it started",
-                                     "Run the assessment again and let it finish."))
-        elif self.params.no_write:
+        if self._stopped(result, cancel, "before the self-test"):
+            return
+        self._self_test(result, sink)
+        if self._stopped(result, cancel, "before the write/read step"):
+            return
+        if self.params.no_write:
             result.steps.append(Step(rules.WRITE_READ, Outcome.NOT_RUN, "skipped (--no-write)",
                                      f"Load a scratch cartridge and run: tapediag assess {shlex.quote(drive.device)} "
                                      "(without --no-write): the verdict rests on the write, read back and verify."))
@@ -135,8 +152,12 @@ class DriveAssessment:
                                      "Load a scratch cartridge and run the assessment again."))
         else:
             self._write_read(result, sink, cancel)
-        self._conclude(result)
-        return result
+
+    @staticmethod
+    def _stopped(result: AssessResult, cancel: CancelToken, where: str) -> bool:
+        if cancel.cancelled:
+            result.status, result.error = "cancelled", f"cancelled {where}"
+        return cancel.cancelled
 
     @staticmethod
     def _conclude(result: AssessResult) -> None:
@@ -171,7 +192,7 @@ class DriveAssessment:
         try:
             capture(once, ticket)
             info = gather(once)
-        except ConnectionLost:
+        except (ConnectionLost, Cancelled):
             raise
         except DeviceError as err:
             result.steps.append(Step(rules.HEALTH, Outcome.NOT_ASSESSED, f"could not be read: {err}",

@@ -10,6 +10,7 @@ of usage text.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import sys
@@ -17,7 +18,7 @@ from typing import Sequence
 
 from app import __version__
 from app.cli.commands import COMMANDS, HELP
-from native.errors import InvalidParameter, SafetyRefusal, TapediagError
+from native.errors import Cancelled, InvalidParameter, SafetyRefusal, TapediagError
 from native.transport import set_notice_listener
 
 # The sub-commands and their help: app/cli/commands.py (light: nothing else is imported for --help).
@@ -135,10 +136,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"tapediag {__version__}")
         return EXIT_OK
     _warn_secret_on_command_line(args_in)
-    parser = build_parser(args_in)
     # A transport's notices (e.g. /dev/nst0 served through its sg node) as the run's own "info:" lines.
     set_notice_listener(lambda text: print(f"info: {text}", file=sys.stderr))
+    from app import stop
+
+    # SIGINT, SIGTERM and SIGHUP mean "cancel" from here on, before the command's module is even
+    # imported (app.stop). The GUI keeps Python's defaults: its event loop runs no Python while idle.
+    with stop.installed() if _command_in(args_in) != "gui" else contextlib.nullcontext():
+        return _run(argv, args_in)
+
+
+def _run(argv: Sequence[str] | None, args_in: list[str]) -> int:
     try:
+        parser = build_parser(args_in)
         # Inside the try: an option's type= converter may raise InvalidParameter itself.
         args = parser.parse_args(argv)
         if not getattr(args, "func", None):
@@ -160,6 +170,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_OK
     except KeyboardInterrupt:
         print("tapediag: cancelled", file=sys.stderr)
+        return EXIT_CANCELLED
+    except Cancelled as err:  # a run stopped by a cancel before it had anything to report
+        print(f"tapediag: cancelled: {err}", file=sys.stderr)
         return EXIT_CANCELLED
     except SafetyRefusal as err:
         print(f"tapediag: refused: {err}", file=sys.stderr)

@@ -1,10 +1,9 @@
 """What create-data and read-data share on the command line: live progress on
-stderr, Ctrl-C as a clean cancel, the history record, the exit status."""
+stderr, a cancel (Ctrl-C, SIGTERM, SIGHUP: ``app.stop``) as a clean stop, the history record, the exit status."""
 from __future__ import annotations
 
 import argparse
 import json
-import signal
 import sys
 import time
 from typing import Callable
@@ -14,6 +13,7 @@ from app.disk.results import DiskResult
 from app.disk.text import render
 from app.events import CancelToken, Event, EventSink, Message, Progress
 from app.history import run_recorded
+from app.stop import cancelling
 from native.units import rate_text, size_text
 
 
@@ -37,15 +37,11 @@ def progress_printer(quiet: bool) -> EventSink:
 
 def run_disk_test(args: argparse.Namespace, kind: str, params: dict,
                   run: Callable[[EventSink, CancelToken], DiskResult]) -> int:
-    """Run an engine with Ctrl-C wired to cancel, record it in the history (with the parameters'
+    """Run an engine with a cancel as a clean stop, record it in the history (with the parameters'
     ``to_dict()``, as the GUI records them), print the result."""
-    cancel = CancelToken()
-    previous = signal.signal(signal.SIGINT, lambda *_: cancel.cancel())
-    try:
+    with cancelling() as cancel:
         run_id, result = run_recorded(kind, str(args.dir), params, lambda sink: run(sink, cancel),
                                       sink=progress_printer(args.json))
-    finally:
-        signal.signal(signal.SIGINT, previous)
     if args.json:
         out = result.to_dict()
         out["history_run_id"] = run_id

@@ -15,6 +15,7 @@ import argparse
 import contextlib
 import json
 
+from app.cli import EXIT_CANCELLED
 from app.cli.commands import HELP
 
 
@@ -53,6 +54,7 @@ def run(args: argparse.Namespace) -> int:
     from app.claims import claimed
     from app.library import Changer
     from app.library_view import element_rows, moved_lines
+    from app.stop import cancelling
     from native.scsi.smc import ElementType
 
     with Changer.open(args.device) as changer:
@@ -61,8 +63,13 @@ def run(args: argparse.Namespace) -> int:
                 else contextlib.nullcontext():
             if args.init:
                 changer.initialize_element_status()
-            moved = changer.move(*args.move, unload=not args.no_unload, allow_removal=args.allow_removal) \
-                if args.move else None
+            moved, cancelled = None, False
+            if args.move:
+                # A cancel never cuts a move in half (an unloaded drive, a mail slot left locked): the move
+                # ends, the inventory shows where everything is, and the exit status says it was cancelled.
+                with cancelling() as cancel:
+                    moved = changer.move(*args.move, unload=not args.no_unload, allow_removal=args.allow_removal)
+                    cancelled = cancel.cancelled
         inventory = changer.inventory()
     from app.library_discovery import drive_devices
 
@@ -74,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
         if moved is not None:
             extra["moved"] = moved.to_dict(inventory)
         print(json.dumps({**inventory.to_dict(), "drive_devices": devices, **extra}, indent=2))
-        return 0
+        return EXIT_CANCELLED if cancelled else 0
     if args.init:
         print("INITIALIZE ELEMENT STATUS done: the library checked every element")
     if moved is not None:
@@ -84,4 +91,4 @@ def run(args: argparse.Namespace) -> int:
         print(f"  {row.name:<9} {row.address:>5}  {row.contents:<18} {row.notes}".rstrip())
     for name, device in devices.items():
         print(f"  {name} is {device}" if device else f"  {name}: no listed tape drive matches its identifier")
-    return 0
+    return EXIT_CANCELLED if cancelled else 0

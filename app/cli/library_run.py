@@ -92,7 +92,8 @@ def run(args: argparse.Namespace) -> int:
     from app.cli import main
     from app.library import Changer
     from app.library_run import LibraryRunError, load, misplaced, put_back
-    from native.errors import InvalidParameter
+    from app.stop import cancelling
+    from native.errors import Cancelled, InvalidParameter
 
     test = list(args.test)
     if test[:1] == ["--"]:
@@ -103,7 +104,9 @@ def run(args: argparse.Namespace) -> int:
     writes = _writes(test[0], _check_test_words(test))
     # With --json the test's JSON is stdout; the cycle's steps then go to stderr.
     steps = sys.stderr if "--json" in test else sys.stdout
-    with Changer.open(args.device) as changer, claimed(changer, "library-run"):
+    # One run from the load to the final inventory: a cancel (app.stop) never interrupts a move, it ends
+    # the test (its own run sees the same token) and the cartridge still goes home.
+    with cancelling() as cancel, Changer.open(args.device) as changer, claimed(changer, "library-run"):
         loaded, before = load(changer, args.barcode, args.drive, writes=writes)
         print(f"loaded {loaded.barcode} from {loaded.slot} into {loaded.drive} ({loaded.device})", file=steps,
               flush=True)
@@ -113,6 +116,8 @@ def run(args: argparse.Namespace) -> int:
             put_back(changer, loaded)
             print(f"returned {loaded.barcode} from {loaded.drive} to {loaded.slot}", file=steps, flush=True)
         differs = misplaced(before, changer.inventory())
+        if cancel.cancelled and not differs:
+            raise Cancelled(f"the test was cancelled; {loaded.barcode} is back in {loaded.slot}")
     if differs:
         raise LibraryRunError(f"the final inventory differs from the first: {'; '.join(differs)}",
                               device=args.device)

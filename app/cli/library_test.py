@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import signal
 
 from app.cli.commands import HELP
 
@@ -40,23 +39,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from app.claims import claimed
-    from app.events import CancelToken
+    from app.cli._drive_run import warnings_to_stderr
     from app.history import run_recorded
     from app.libtest import LibraryTest, LibraryTestParams
     from app.libtest.results import summary_lines
     from app.library import Changer
+    from app.stop import cancelling
 
     params = LibraryTestParams.from_text(args.moves, args.slots, args.drives, unload=not args.no_unload)
-    cancel = CancelToken()
     with Changer.open(args.device) as changer, claimed(changer, "library-test"):
         test = LibraryTest(changer, params)
         test.prepare()
-        previous = signal.signal(signal.SIGINT, lambda *_: cancel.cancel())
-        try:
+        with cancelling() as cancel:
+            changer.watch_commands(cancel, warnings_to_stderr)
             run_id, result = run_recorded("library-test", args.device, params.to_dict(),
-                                          lambda sink: test.run(sink, cancel))
-        finally:
-            signal.signal(signal.SIGINT, previous)
+                                          lambda sink: test.run(sink, cancel), sink=warnings_to_stderr)
     if args.json:
         print(json.dumps({"run_id": run_id, **result.to_dict()}, indent=2, default=str))
     else:

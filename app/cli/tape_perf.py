@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import signal
 import sys
 from pathlib import Path
 from typing import TextIO
@@ -19,8 +18,9 @@ from app.cli.commands import HELP
 from app.output import Replacement, Stream, open_output
 from native.errors import InvalidParameter
 
-from app.events import CancelToken, Event, Message, PhaseFinished, PhaseStarted, Progress
+from app.events import Event, Message, PhaseFinished, PhaseStarted, Progress
 from app.runs.alerts import judge_alerts, worst_exit
+from app.stop import cancelling
 from app.tapeperf import TapePerfParams, TapePerfResult
 from app.tapeperf.sizing import AUTO, AUTO_HELP
 from native.units import SIZES_HELP, parse_size, plural, rate_text
@@ -226,13 +226,10 @@ def _finish(args: argparse.Namespace, run_id: int, result: dict, lines: list[str
 
 
 def _run_test(device: str, params: TapePerfParams) -> tuple[int, TapePerfResult]:
-    """Run the engine with Ctrl-C as a cancel, recorded in the history (as the GUI runs it)."""
-    cancel = CancelToken()
-    previous = signal.signal(signal.SIGINT, lambda *_: cancel.cancel())
-    try:
+    """Run the engine with a cancel (Ctrl-C, SIGTERM, SIGHUP: ``app.stop``) as a clean stop, recorded in
+    the history (as the GUI runs it)."""
+    with cancelling() as cancel:
         return run_on_device(device, params, sink=_Printer(sys.stderr), cancel=cancel)
-    finally:
-        signal.signal(signal.SIGINT, previous)
 
 
 def _run_several(args: argparse.Namespace, params: TapePerfParams) -> int:
@@ -244,16 +241,13 @@ def _run_several(args: argparse.Namespace, params: TapePerfParams) -> int:
     multi = MultiParams.from_text(args.device, params, args.alone)
     multi.validate()  # repeated names, sizes: before any device is opened
     samples_file = open_samples_file(args.samples) if args.samples else None
-    cancel = CancelToken()
-    previous = signal.signal(signal.SIGINT, lambda *_: cancel.cancel())
     try:
-        run_id, result = run_on_devices(multi, sink=_Printer(sys.stderr), cancel=cancel)
+        with cancelling() as cancel:
+            run_id, result = run_on_devices(multi, sink=_Printer(sys.stderr), cancel=cancel)
     except BaseException:
         if samples_file is not None:
             samples_file.discard()
         raise
-    finally:
-        signal.signal(signal.SIGINT, previous)
     if samples_file is not None:
         out = csv.writer(samples_file.text())
         out.writerow(["drive", "stage", "phase", "t_s", "bytes", "latency_s"])

@@ -25,7 +25,7 @@ import time
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
-from app.events import Event, EventSink, Sample, SampleBatch, SampleColumns, discard
+from app.events import Checkpoint, Event, EventSink, Sample, SampleBatch, SampleColumns, discard
 from native.errors import Cancelled, InvalidParameter, SafetyRefusal
 from native.iscsi_url import display_device
 
@@ -61,6 +61,8 @@ class Recorder:
                     self.add_columns(event.columns)
                 else:
                     self.add(event.samples)
+            elif isinstance(event, Checkpoint):
+                self.history.save_progress(self.run_id, event.results)
             inner(event)
 
         return _sink

@@ -401,6 +401,14 @@ class History:
                 continue
         return out
 
+    def save_progress(self, run_id: int, results: dict) -> None:
+        """Keep what a run still going has done so far: if the process dies before ``finish_run``
+        (SIGKILL, a crash), the run stays ``incomplete`` with these results instead of none."""
+        _check_id(run_id)
+        with self._db(write=True):
+            self._conn.execute("UPDATE runs SET results = ? WHERE id = ? AND status = 'incomplete'",
+                               (_dumps(results), run_id))
+
     def delete_run(self, run_id: int) -> None:
         _check_id(run_id)
         with self._db(write=True):

@@ -20,7 +20,13 @@ Safety, the reason for the shape:
 * the first robotics error stops the exercise (L&TT's rule); its decoded sense is the
   reason. Then, and after a cancel, every cartridge the run moved is put back where the
   library can (each attempt reported, the first failure ends them), and a final
-  inventory says where each cartridge is: nothing is left half-moved unreported.
+  inventory says where each cartridge is: nothing is left half-moved unreported. A cancel
+  (Ctrl-C, SIGTERM, SIGHUP, the GUI's Cancel) is seen between moves, never inside one; any error
+  after the first move (bad input found then included) goes through the same putting back and
+  the run is recorded with it (issue 27: such an error used to exit 2 with cartridges in drives
+  and the run deleted);
+* the library as the last recorded run on it left it is compared with what it shows now, and
+  every difference is said before the first move (``app.libtest.previous``).
 """
 from __future__ import annotations
 
@@ -29,13 +35,14 @@ import itertools
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Iterator
 
-from app.claims import DeviceInUse, claimed
+from app.claims import claimed
 from app.drive import ReadOnlyRefusal, TapeDrive, read_only_session
-from app.events import CancelToken, EventSink, Message, RobotMove, discard
+from app.events import CancelToken, Checkpoint, EventSink, Message, RobotMove, discard
 from app.libtest.params import LibraryTestParams
+from app.libtest.previous import differences, left_by_last_run, state_of
 from app.libtest.results import LibraryTestResult, Misplaced, Move, Verdict
 from app.library import Changer, Inventory, check_move
-from native.errors import DeviceError, InvalidParameter, TapediagError
+from native.errors import Cancelled, DeviceError, InvalidParameter, TapediagError
 from native.iscsi_url import display_device
 from native.scsi.smc import Element, ElementType
 
@@ -58,6 +65,9 @@ class LibraryTest:
         self.drive_devices: dict[int, str] = {}  # drive element address -> the tape drive to unload it through
         self._start: dict[int, str] = {}  # element address -> barcode, every full element when the run began
         self.identities: list["identity.DeviceIdentity"] = []  # the library and its exercised drives
+        #: Every element that differs from how the last run on this library left it (``prepare``).
+        self.not_as_left: list[str] = []
+        self._cancel: CancelToken | None = None
 
     def prepare(self) -> None:
         """Read the library and choose the elements; bad input raises here, before a run is recorded.
@@ -106,6 +116,8 @@ class LibraryTest:
         cartridges = self._fitting(inv, cartridges, usable, generations, skipped)
         self._prepared = (inv, slots, usable, cartridges, skipped)
         self._start = {e.address: e.barcode for e in inv.elements if e.full}
+        left = left_by_last_run(self.changer.device)
+        self.not_as_left = differences(left, state_of(inv)) if left is not None else []
         if self.params.unload:
             self.drive_devices = devices
 
@@ -163,7 +175,7 @@ class LibraryTest:
     # -- the run ------------------------------------------------------------------------
 
     def run(self, sink: EventSink = discard, cancel: CancelToken | None = None) -> LibraryTestResult:
-        cancel = cancel or CancelToken()
+        cancel = self._cancel = cancel or CancelToken()
         if self._prepared is None:
             self.prepare()
         assert self._prepared is not None
@@ -173,29 +185,54 @@ class LibraryTest:
                                    drives=[inv.name(d) for d in drives], skipped=skipped,
                                    drive_devices={inv.name(d): self.drive_devices[d.address] for d in drives
                                                   if d.address in self.drive_devices},
-                                   identities=[i.to_dict() for i in self.identities])
+                                   identities=[i.to_dict() for i in self.identities],
+                                   start_state=state_of(inv), not_as_left=list(self.not_as_left))
+        for line in result.not_as_left:
+            sink(Message("warning", f"the library is not as the last run on it left it: {line}"))
+        sink(Checkpoint(result.to_dict()))  # the starting inventory is kept, even if this process dies
         if not drives or not cartridges:
             result.reason = ("no empty drive to exercise" if not drives
                              else "no cartridge to move (only cleaning or unlabelled cartridges, or empty slots)")
             result.restored = True
+            result.end_state = result.start_state
             return result
         where = {c.barcode: c.home for c in cartridges}  # where the run believes each cartridge is
+        try:
+            self._exercise(result, where, cartridges, drives, sink, cancel)
+        except Cancelled as err:  # a robot command given up after the cancel (app.commandwatch): said once
+            result.status, result.error = "cancelled", str(err)
+            sink(Message("warning", str(err)))
+        except TapediagError as err:  # once a move began, even bad input is the run's failure, put back first
+            self._stop(result, f"the exercise stopped: {err}", device_failed=True)
+        except BaseException:
+            self._finish(result, where, cartridges, sink)
+            raise
+        if cancel.cancelled and result.status != "failed":
+            result.status, result.error = "cancelled", result.error or "cancelled by the user"
+        self._finish(result, where, cartridges, sink)
+        return result
+
+    def _exercise(self, result: LibraryTestResult, where: dict[str, int], cartridges: list[_Cartridge],
+                  drives: list[Element], sink: EventSink, cancel: CancelToken) -> None:
+        """The planned moves, up to the count, a cancel (seen between moves) or the first error."""
         planned = 0
         for source, destination, cartridge in self._plan(cartridges, drives):
             if planned >= self.params.moves or cancel.cancelled:
-                break
+                return
             planned += 1
             if not self._move(result, where, cartridge, source, destination, sink, returning=False):
-                break
-        if cancel.cancelled:
-            result.status, result.error = "cancelled", "cancelled by the user"
+                return
+
+    def _finish(self, result: LibraryTestResult, where: dict[str, int], cartridges: list[_Cartridge],
+                sink: EventSink) -> None:
+        """Put every cartridge back, read the final inventory, judge; the cartridges the robot moved go on
+        the library's identity (``app.identity``)."""
         self._put_back(result, where, cartridges, sink)
         self._final_inventory(result, cartridges, sink)
         self._judge(result)
         moved = list(dict.fromkeys(m.barcode for m in result.moves if m.barcode))
-        if result.identities and moved:  # the cartridges the robot moved, on the library's identity
+        if result.identities and moved:
             result.identities[0]["barcode"] = ", ".join(moved)
-        return result
 
     @staticmethod
     def _plan(cartridges: list[_Cartridge], drives: list[Element]) -> Iterator[tuple[int, int, _Cartridge]]:
@@ -223,6 +260,8 @@ class LibraryTest:
         """One checked, timed move; False when the run must stop (its reason in ``result``)."""
         try:
             inv = self.changer.inventory()
+        except Cancelled:
+            raise
         except DeviceError as err:
             return self._stop(result, f"the library's inventory could not be read: {err}", device_failed=True)
         names = {e.address: inv.name(e) for e in inv.elements}
@@ -243,8 +282,11 @@ class LibraryTest:
         if device is not None:
             try:
                 with TapeDrive.open(device) as drive, claimed(drive, "library-test (unloading the drive)"):
+                    drive.watch_commands(self._cancel, sink)
                     drive.unload()
-            except (DeviceError, DeviceInUse) as err:
+            except Cancelled:
+                raise
+            except TapediagError as err:  # a drive that does not answer, is busy (DeviceInUse), or is no tape drive
                 move.error = f"LOAD UNLOAD on {device}: {err}"
                 sink(dataclasses.replace(said, error=move.error))
                 return self._stop(result, f"the drive in {move.source} ({device}) did not unload "
@@ -252,6 +294,8 @@ class LibraryTest:
             move.unloaded = True
         try:
             move.seconds = self.changer.send_move(src, dst)
+        except Cancelled:
+            raise
         except DeviceError as err:
             move.error = str(err)
             sink(dataclasses.replace(said, error=move.error))
@@ -325,6 +369,7 @@ class LibraryTest:
             sink(Message("error", f"the final inventory could not be read: {err}"))
             return
         names = {e.address: inv.name(e) for e in inv.elements}
+        result.end_state = state_of(inv)
         located = {c.barcode: inv.name(e) for c in cartridges if (e := self._locate(inv, c)) is not None}
         result.misplaced = [Misplaced(c.barcode, names.get(c.home, str(c.home)), located.get(c.barcode, "not found"))
                             for c in cartridges if located.get(c.barcode) != names.get(c.home)]

@@ -63,6 +63,13 @@ class LibraryTestResult:
     misplaced: list[Misplaced] = field(default_factory=list)
     #: the library and the exercised drives (``app.identity``; the key every run keeps them under)
     identities: list[dict[str, Any]] = field(default_factory=list)
+    # Where every cartridge was (element name -> barcode, every full element) when the run began and when
+    # it ended: the next run on this library compares the library with ``end_state``, or with
+    # ``start_state`` when this run never finished (``app.libtest.previous``).
+    start_state: dict[str, str] = field(default_factory=dict)
+    end_state: dict[str, str] = field(default_factory=dict)
+    #: What the library showed at the start that differs from how the last run on it left it.
+    not_as_left: list[str] = field(default_factory=list)
 
     @property
     def exit_code(self) -> int:
@@ -105,6 +112,7 @@ def summary_lines(result: LibraryTestResult) -> list[str]:
         lines.append(f"  elements: {', '.join(result.slots)} <-> {', '.join(result.drives)}")
     lines += [f"  {element} is {device}: unloaded through it before each move out" for element, device
               in result.drive_devices.items()]
+    lines += [f"  not as the last run left it: {s}" for s in result.not_as_left]
     lines += [f"  skipped {s}" for s in result.skipped]
     for i, m in enumerate(result.moves, 1):
         took = f"{m.seconds:7.2f} s" if m.seconds is not None else "      - "

@@ -4,8 +4,11 @@ Why it is read-only by construction: the scan only sends REWIND, READ, LOG SENSE
 ATTRIBUTE and the queries of ``info``. It reads in variable-block mode with the drive's
 largest block as the buffer, so every block, whatever size the backup application wrote,
 comes back whole with its length (ILI); a drive left in fixed-block mode is switched to
-variable for the scan and put back afterwards, also after a failure or a cancel, and in
-a read-only session (``--read-only``) it is not switched at all: the scan refuses.
+variable for the scan and put back afterwards, also after a failure or a cancel (Ctrl-C,
+SIGTERM, SIGHUP, the GUI's Cancel), and in a read-only session (``--read-only``) it is not
+switched at all: the scan refuses. A cancel before the switch changes nothing; a READ the
+drive does not answer after a cancel is given up (``app.commandwatch``), and when that cost
+the connection the result says the block mode could not be put back.
 """
 from __future__ import annotations
 
@@ -22,7 +25,7 @@ from app.tapeperf.engine import SamplePublisher, lag_probe
 from app.tapeperf.logs import DriveLogs
 from app.tapeperf.rated import BUFFER_MIB
 from app.tapeperf.results import MiB, SampleLog, summarize
-from native.errors import ConnectionLost, DeviceError, HardwareError, MediumError
+from native.errors import Cancelled, ConnectionLost, DeviceError, HardwareError, MediumError
 
 if TYPE_CHECKING:
     from app.history.keys import RunKeys
@@ -47,6 +50,7 @@ class MediaScan:
                  prior: "Callable[[RunKeys], Prior] | None" = None) -> None:
         self.drive, self.params, self.clock = drive, params, clock
         self.prior = prior
+        self._lost = False  # the path to the drive is gone: nothing more may be sent
 
     def run(self, sink: EventSink = discard, cancel: CancelToken | None = None) -> ScanResult:
         cancel = cancel or CancelToken()
@@ -70,15 +74,20 @@ class MediaScan:
         logs = DriveLogs(drive)
         before = logs.snapshot(result)  # type: ignore[arg-type]
         result.buffer_bytes = logs.buffer_bytes() or self._published_buffer()
+        if cancel.cancelled:  # nothing switched yet, nothing read
+            result.status, result.partial, result.end_reason = "cancelled", True, "cancelled"
+            result.settings = "no setting changed (cancelled before the scan began)"
+            judge(result)
+            return result
         if mode:
             drive.set_block_size(0)
         try:
             self._read(result, sink, cancel)
         finally:
-            result.settings = (self._restore(mode) if result.end_reason != "lost" else
+            result.settings = (self._restore(mode) if not self._lost else
                                "the connection was lost: nothing more was sent"
                                + (f" (the drive may be left in variable-block mode; it was fixed {mode} bytes)" if mode else ""))
-        if result.end_reason != "lost":
+        if not self._lost:
             try:
                 logs.finish(result, before)  # type: ignore[arg-type]
             except DeviceError as err:
@@ -127,7 +136,13 @@ class MediaScan:
             a = clock()
             try:
                 out = drive.read(view)
+            except Cancelled as err:  # a READ given up after the cancel: what the drive may be doing, once
+                self._lost = isinstance(err, ConnectionLost)
+                reason = "cancelled"
+                sink(Message("warning", str(err)))
+                break
             except ConnectionLost as err:
+                self._lost = True
                 reason, result.error, result.status, result.error_kind = "lost", str(err), "failed", "lost"
                 break
             except DeviceError as err:

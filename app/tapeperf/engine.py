@@ -3,9 +3,16 @@
     result = TapePerfTest(drive, params).run(sink, cancel)
 
 Order of work, so that nothing is written before everything is known to be right:
-parameters checked against READ BLOCK LIMITS -> safety probe (write tests) -> block
-mode and compression set -> log pages read -> write phase -> read-back phase -> log
-pages read again (deltas) and TapeAlert once.
+parameters checked against READ BLOCK LIMITS -> pattern calibration -> safety probe (write
+tests) -> block mode and compression set -> log pages read -> write phase -> read-back
+phase -> log pages read again (deltas) and TapeAlert once.
+
+A cancel is looked for between every two of those steps (issue 27: a Ctrl-C during the pattern
+calibration, a fraction of a second of C code, was seen only once the write loop had begun its
+first burst): cancelled before the first WRITE, the run writes nothing, not even a filemark,
+and puts the block mode and compression back if it had set them. A command the drive does not
+answer is given up after a cancel by the drive's watch (``app.commandwatch``); the run then
+ends cancelled, with the one line the transport gave on what the drive may be doing.
 
 While streaming, the only commands sent are the WRITEs/READs (and the filemarks asked
 for): no LOG SENSE or READ POSITION polling, which disturbs a real drive. Every sample
@@ -41,7 +48,8 @@ from app.tapeperf.params import TapePerfParams
 from app.tapeperf.rated import BUFFER_MIB, rated
 from app.tapeperf.results import MB, MiB, PhaseResult, SampleLog, TapePerfResult, summarize
 from native import sldc
-from native.errors import CommandTimeout, ConnectionLost, DataProtect, DeviceError, InvalidParameter, SafetyRefusal
+from native.errors import (Cancelled, CommandTimeout, ConnectionLost, DataProtect, DeviceError, InvalidParameter,
+                           SafetyRefusal, TapediagError)
 
 PUBLISH_INTERVAL = 0.1  # seconds: samples reach the sink at 10 Hz or more
 #: I/Os per burst at most (``TapeDrive.write_burst``/``read_burst``); the publish interval
@@ -142,6 +150,7 @@ class TapePerfTest:
         self.pool_bytes = pool_bytes
         self.logs = DriveLogs(drive)
         self._connection_lost = False
+        self._generator: BlockGenerator | None = None
         # Several drives at once (app.tapeperf.multi): one time base for every drive's samples,
         # and a gate each phase waits at once the tape is positioned, so the drives stream together.
         self.epoch = epoch
@@ -155,8 +164,24 @@ class TapePerfTest:
         partial results; cancelling ends it with ``status='cancelled'``."""
         cancel = cancel or CancelToken()
         result = self.prepare(sink)
-        self.check_cartridge(result, sink)
+        for step in (self.generator, lambda r: self.check_cartridge(r, sink)):
+            if cancel.cancelled:
+                return self._cancelled_before_writing(result, sink)
+            step(result)
         return self.execute(result, sink, cancel)
+
+    def generator(self, result: TapePerfResult) -> BlockGenerator:
+        """The pattern generator, calibrated once for the drive's compression history: CPU work (a
+        fraction of a second, seconds on a busy host) done before the cartridge is even looked at."""
+        if self._generator is None:
+            p = self.params
+            self._generator = p.pattern.generator(p.block_size, result.history, p.seed, self.pool_bytes)
+        return self._generator
+
+    def _cancelled_before_writing(self, result: TapePerfResult, sink: EventSink) -> TapePerfResult:
+        result.status = "cancelled"
+        self._note(result, sink, "info", "cancelled before anything was written")
+        return result
 
     def prepare(self, sink: EventSink = discard) -> TapePerfResult:
         """Everything known before the cartridge is looked at: parameters against the drive and the
@@ -216,11 +241,15 @@ class TapePerfTest:
         """The test itself on a prepared (and, for a write, checked) drive; the drive's settings put back after."""
         cancel = cancel or CancelToken()
         p, drive = self.params, self.drive
+        if cancel.cancelled:  # nothing changed yet
+            return self._cancelled_before_writing(result, sink)
         saved = settings.save(drive)
         try:
             drive.set_block_size(p.block_size if p.fixed else 0)
             self._set_compression(result, sink)
             self._run_phases(result, sink, cancel)
+        except Cancelled as err:  # a command given up after the cancel (``app.commandwatch``), before the write
+            self._fail(result, sink, str(err), err)
         finally:
             result.settings = (settings.restore(drive, saved) if not self._connection_lost else
                                f"the connection was lost: the drive's settings could not be put back "
@@ -229,8 +258,11 @@ class TapePerfTest:
 
     def _run_phases(self, result: TapePerfResult, sink: EventSink, cancel: CancelToken) -> None:
         p, drive = self.params, self.drive
-        gen = p.pattern.generator(p.block_size, result.history, p.seed, self.pool_bytes)
+        gen = self.generator(result)
         result.predicted_ratio = gen.predicted_ratio
+        if cancel.cancelled:
+            self._cancelled_before_writing(result, sink)
+            return
         before = self.logs.snapshot(result)
         result.buffer_bytes, result.buffer_source = self.logs.buffer_bytes(), "the drive's log page 0x0C"
         if result.buffer_bytes is None and BUFFER_MIB.get(result.generation or 0):
@@ -243,6 +275,9 @@ class TapePerfTest:
             start_block = self._position()
         else:
             drive.rewind()
+        if cancel.cancelled:  # positioned, nothing written: the logs need no second reading either
+            self._cancelled_before_writing(result, sink)
+            return
 
         buf = bytearray(p.io_size)
         t0 = self.clock() if self.epoch is None else self.epoch
@@ -358,9 +393,10 @@ class TapePerfTest:
                 if delay > 0 and cancel.wait(delay):
                     reason = "cancelled"
                     break
-        if reason != "error" and not last_was_fm:
+        if done and reason != "error" and not last_was_fm and not self._connection_lost:
             # The closing filemark flushes the drive's buffer: its time belongs to the write.
-            # A cancelled write closes with it too, so the tape ends with a complete file.
+            # A cancelled write closes with it too, so the tape ends with a complete file; one
+            # cancelled before its first WRITE writes nothing, not even this.
             try:
                 f0 = clock()
                 drive.write_filemarks(1)
@@ -536,15 +572,21 @@ class TapePerfTest:
         result.messages.append(text)
         sink(Message(level, text))
 
-    def _fail(self, result: TapePerfResult, sink: EventSink, text: str, err: DeviceError,
+    def _fail(self, result: TapePerfResult, sink: EventSink, text: str, err: TapediagError,
               ph: PhaseResult | None = None) -> str:
-        """Record a mid-test failure: the run stops cleanly with the decoded cause."""
+        """Record a mid-test failure: the run stops cleanly with the decoded cause. A command given up
+        after a cancel (``Cancelled``), or any failure once the run is cancelled, leaves the run
+        cancelled, with the failure said once (what the drive may be doing)."""
         if isinstance(err, (ConnectionLost, CommandTimeout)):  # nothing more may be sent on that path
             self._connection_lost = True
-        result.status = "failed"
-        result.error = text
         if ph is not None:
             ph.error = str(err)
+        if isinstance(err, Cancelled) or result.status == "cancelled":
+            result.status = "cancelled"
+            self._note(result, sink, "warning", str(err))
+            return "cancelled"
+        result.status = "failed"
+        result.error = text
         self._note(result, sink, "error", text)
         return "error"
 

@@ -36,7 +36,7 @@ from app.tapeperf.engine import PUBLISH_INTERVAL, TapePerfTest
 from app.tapeperf.multiresult import PHASES, DriveRun, MultiTapePerfResult, aggregate, curves
 from app.tapeperf.params import TapePerfParams
 from app.tapeperf.results import TapePerfResult
-from native.errors import InvalidParameter, TapediagError
+from native.errors import Cancelled, InvalidParameter, TapediagError
 from native.iscsi_url import display_device
 from native.units import parse_amount, plural
 
@@ -227,6 +227,9 @@ class MultiDriveTest:
                     for d in drives]
         prepared: list[TapePerfResult] = []
         for i, engine in enumerate(together):  # every check on every drive before any write anywhere
+            if cancel.cancelled:
+                raise Cancelled(f"cancelled while the drives were checked; nothing was written to any of the "
+                                f"{len(drives)} drives")
             try:
                 result = engine.prepare(fanin.for_drive(i, False))
                 engine.check_cartridge(result, fanin.for_drive(i, False))

@@ -79,6 +79,8 @@ def run_on_devices(params: "MultiParams", *, sink: EventSink = discard,
     drives = open_drives(params.devices)
     try:
         with claimed_all(drives, "tape-perf"):
+            for drive in drives:
+                drive.watch_commands(cancel, sink)
             test = MultiDriveTest(drives, params)
             device = ", ".join(display_device(d) for d in params.devices)
             before = [identity.of_drive(d) for d in drives]

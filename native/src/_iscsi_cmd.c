@@ -17,6 +17,16 @@
  * task may still sit in the context's queues, so it is NOT freed (None is returned and
  * the caller abandons the context); raw sense from task->datain (2-byte length, then
  * the fixed-format bytes) on CHECK CONDITION.
+ *
+ * Waiting is ours, not libiscsi's (issue 27): every command goes out through libiscsi's
+ * asynchronous API and this module drives the socket in short slices (wait_done). A
+ * signal no longer fails the session (libiscsi's own loop takes an interrupted poll()
+ * for a dead one), so nothing is held: between slices, once a command has been
+ * outstanding for WATCH_SLICE, Python's signal handlers run (PyErr_CheckSignals) and the
+ * caller's ``watch(opcode, seconds)`` says whether to give the command up. Giving up
+ * (abandon) asks the target to ABORT TASK and waits ``abort_wait`` seconds for it; a
+ * target that does not answer has its session dropped. The caller learns which through
+ * its state byte (STATE_*), also when a signal handler's exception propagates.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -41,6 +51,8 @@ typedef void (*command_cb)(void *iscsi, int status, void *command_data, void *pr
 typedef int (*command_async_fn)(void *iscsi, int lun, void *task, command_cb cb, void *data, void *private_data);
 typedef int (*ctx_int_fn)(void *iscsi);
 typedef int (*service_fn)(void *iscsi, int revents);
+typedef int (*abort_task_fn)(void *iscsi, void *task, command_cb cb, void *private_data);
+typedef int (*cancel_task_fn)(void *iscsi, void *task);
 
 enum { XFER_NONE = 0, XFER_READ = 1, XFER_WRITE = 2 };
 
@@ -60,6 +72,9 @@ typedef struct {
     command_async_fn command_async; /* NULL: no overlapped writes (the ctypes binding gave none) */
     ctx_int_fn get_fd, which_events, out_queue_length;
     service_fn service;
+    abort_task_fn abort_task;   /* NULL: a command given up is dropped with its session */
+    cancel_task_fn cancel_task;
+    double abort_wait;          /* seconds the target gets to answer ABORT TASK */
     Py_ssize_t off_status, off_residual_status, off_residual, off_datain_size, off_datain_data;
     PyObject *empty; /* b"": the sense of every command that has none */
     PyObject *good;  /* (0, 0, 0, b""): every GOOD command without residual, shared (no tuple per command) */
@@ -68,16 +83,21 @@ typedef struct {
 static PyObject *runner_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     unsigned long long create, add_out, add_in, sync, free_;
-    unsigned long long async = 0, get_fd = 0, which = 0, service = 0, outq = 0;
+    unsigned long long async = 0, get_fd = 0, which = 0, service = 0, outq = 0, abort_ = 0, cancel = 0;
+    double abort_wait = 2.0;
     Py_ssize_t offs[5];
     static char *kwlist[] = {"create_task", "add_data_out", "add_data_in", "command_sync", "free_task",
                              "off_status", "off_residual_status", "off_residual", "off_datain_size",
                              "off_datain_data", "command_async", "get_fd", "which_events", "service",
-                             "out_queue_length", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "KKKKKnnnnn|KKKKK", kwlist, &create, &add_out, &add_in, &sync, &free_,
-                                     &offs[0], &offs[1], &offs[2], &offs[3], &offs[4], &async, &get_fd, &which,
-                                     &service, &outq))
+                             "out_queue_length", "abort_task", "cancel_task", "abort_wait", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "KKKKKnnnnn|KKKKKKKd", kwlist, &create, &add_out, &add_in, &sync,
+                                     &free_, &offs[0], &offs[1], &offs[2], &offs[3], &offs[4], &async, &get_fd, &which,
+                                     &service, &outq, &abort_, &cancel, &abort_wait))
         return NULL;
+    if (!(abort_wait >= 0.0 && abort_wait <= 600.0)) {
+        PyErr_SetString(PyExc_ValueError, "abort_wait must be 0 to 600 seconds");
+        return NULL;
+    }
     if (!create || !add_out || !add_in || !sync || !free_) {
         PyErr_SetString(PyExc_ValueError, "a libiscsi entry point is NULL");
         return NULL;
@@ -102,6 +122,11 @@ static PyObject *runner_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         r->service = (service_fn)(uintptr_t)service;
         r->out_queue_length = (ctx_int_fn)(uintptr_t)outq;
     }
+    if (abort_ && cancel) {
+        r->abort_task = (abort_task_fn)(uintptr_t)abort_;
+        r->cancel_task = (cancel_task_fn)(uintptr_t)cancel;
+    }
+    r->abort_wait = abort_wait;
     r->off_status = offs[0];
     r->off_residual_status = offs[1];
     r->off_residual = offs[2];
@@ -136,14 +161,23 @@ typedef struct {
     unsigned char *datain;
 } Outcome;
 
-enum { ISSUE_DONE = 0, ISSUE_NOMEM = 1, ISSUE_FAILED = 2 };
+/* ISSUE_FAILED: the session failed under the command (the task may still sit in the context's
+ * queues, so it is NOT freed: the caller abandons the context). ISSUE_ABORTED: the command was
+ * given up and the target aborted it (ABORT TASK answered; the session stands). ISSUE_DROPPED: it
+ * was given up and the target did not answer the abort: the task is left in the context, which
+ * the caller must abandon, as after ISSUE_FAILED. */
+enum { ISSUE_DONE = 0, ISSUE_NOMEM = 1, ISSUE_FAILED = 2, ISSUE_ABORTED = 3, ISSUE_DROPPED = 4 };
+
+/* The caller's state byte after a call: how a command it gave up ended (the transport's truth
+ * even when a signal handler's exception is what the call raises). */
+enum { STATE_OK = 0, STATE_ABORTED = 1, STATE_DROPPED = 2 };
+
+/* Seconds a command may be outstanding before the first look (signals, the watch), and between looks:
+ * short enough that a cancel is seen at once, long enough that a normal command never takes the GIL. */
+#define WATCH_SLICE 0.2
 
 static void read_outcome(RunnerObject *r, void *task, Outcome *o, unsigned char *sense, int *sense_len);
 
-/* One command with the GIL already released: task, buffer, command_sync, the task's fields,
- * free. ISSUE_FAILED: command_sync failed and the task may still sit in the context's
- * queues, so it is NOT freed (the caller abandons the context). Sense bytes, when the
- * caller wants them, are copied out before the free into sense[0..*sense_len). */
 /* A task for the command with our own buffer as its data-out or data-in area; NULL: out of memory. */
 static void *new_task(RunnerObject *r, unsigned char *cdb, int cdb_len, int direction, unsigned char *buf, int length)
 {
@@ -155,17 +189,6 @@ static void *new_task(RunnerObject *r, unsigned char *cdb, int cdb_len, int dire
         return NULL;
     }
     return task;
-}
-
-static int issue(RunnerObject *r, void *ctx, int lun, unsigned char *cdb, int cdb_len, int direction,
-                 unsigned char *buf, int length, Outcome *o, unsigned char *sense, int *sense_len)
-{
-    void *task = new_task(r, cdb, cdb_len, direction, buf, length);
-    if (task == NULL) return ISSUE_NOMEM;
-    if (r->command_sync(ctx, lun, task, NULL) == NULL) return ISSUE_FAILED;
-    read_outcome(r, task, o, sense, sense_len);
-    r->free_task(task);
-    return ISSUE_DONE;
 }
 
 /* The task's status, residual and raw sense (copied out: the task is freed next). */
@@ -209,12 +232,9 @@ static PyObject *outcome_tuple(RunnerObject *r, const Outcome *o, const unsigned
     return Py_BuildValue("(kiKN)", (unsigned long)o->status, o->residual_status, (unsigned long long)o->residual, s);
 }
 
-/* libiscsi's synchronous loop treats a poll() interrupted by a signal as a failed
- * session (issue 14.7: Ctrl-C mid-WRITE recorded as "Poll failed", no filemark).
- * SIGINT/SIGTERM are kept pending while commands run: they are delivered when the
- * mask is restored, Python's handler sets its flag, and the caller sees
- * KeyboardInterrupt between commands with the session intact. (Windows has no signal
- * masks: Ctrl-C runs its handler on a thread of its own and interrupts no wait.) */
+/* Without libiscsi's asynchronous entry points (a binding that gave none, or Windows) the
+ * command goes through command_sync, whose loop takes a poll() interrupted by a signal for a
+ * failed session (issue 14.7): SIGINT/SIGTERM/SIGHUP are then kept pending while it runs. */
 #ifndef _WIN32
 typedef sigset_t SignalMask;
 static void hold_signals(SignalMask *old)
@@ -223,6 +243,7 @@ static void hold_signals(SignalMask *old)
     sigemptyset(&block);
     sigaddset(&block, SIGINT);
     sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
     pthread_sigmask(SIG_BLOCK, &block, old);
 }
 static void release_signals(SignalMask *old) { pthread_sigmask(SIG_SETMASK, old, NULL); }
@@ -247,6 +268,43 @@ static double now(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 #endif
+}
+
+/* What watches a call's commands: the caller's watch and state byte, and its released thread state. */
+typedef struct {
+    PyObject *watch;          /* watch(opcode, seconds) -> true to give the command up; or NULL */
+    unsigned char *state;     /* the caller's state byte (STATE_*), or NULL */
+    PyThreadState **save;     /* the caller's released thread state: a look takes the GIL with it */
+    int gave_up;              /* a command was given up: the caller stops after it, whatever its end */
+    int raised;               /* a Python exception (a signal handler's, the watch's) is pending */
+} Watcher;
+
+static void set_state(Watcher *w, unsigned char value)
+{
+    if (w->state != NULL) *w->state = value;
+}
+
+/* One look at a command outstanding for ``waited`` seconds, with the GIL: Python's signal handlers
+ * run (in the main thread; a handler may raise, e.g. KeyboardInterrupt), then the caller's watch is
+ * asked. True: give the command up. An exception stays pending until the call returns. */
+static int watch_says_stop(Watcher *w, int opcode, double waited)
+{
+    if (w->raised) return 1;
+    PyEval_RestoreThread(*w->save);
+    int stop = 0;
+    if (PyErr_CheckSignals() < 0) {
+        stop = w->raised = 1;
+    } else if (w->watch != NULL) {
+        PyObject *answer = PyObject_CallFunction(w->watch, "id", opcode, waited);
+        if (answer == NULL) {
+            stop = w->raised = 1;
+        } else {
+            stop = PyObject_IsTrue(answer) != 0;
+            Py_DECREF(answer);
+        }
+    }
+    *w->save = PyEval_SaveThread();
+    return stop;
 }
 
 /* One refill of a write's buffer with block ``index`` on: through the C fill without the GIL, or
@@ -276,6 +334,22 @@ static void prefill_run(Prefill *p)
     *p->save = PyEval_SaveThread();
 }
 
+/* One command through command_sync, signals held (see hold_signals): the fallback path. */
+static int issue_sync(RunnerObject *r, void *ctx, int lun, unsigned char *cdb, int cdb_len, int direction,
+                      unsigned char *buf, int length, Outcome *o, unsigned char *sense, int *sense_len)
+{
+    void *task = new_task(r, cdb, cdb_len, direction, buf, length);
+    if (task == NULL) return ISSUE_NOMEM;
+    SignalMask mask;
+    hold_signals(&mask);
+    void *done = r->command_sync(ctx, lun, task, NULL);
+    release_signals(&mask);
+    if (done == NULL) return ISSUE_FAILED;
+    read_outcome(r, task, o, sense, sense_len);
+    r->free_task(task);
+    return ISSUE_DONE;
+}
+
 #ifndef _WIN32
 typedef struct {
     int finished, status;
@@ -290,39 +364,172 @@ static void on_done(void *iscsi, int status, void *task, void *private_data)
     st->finished = 1;
 }
 
-/* One WRITE through libiscsi's asynchronous API, driving its socket ourselves as its own
- * synchronous loop does (poll, then iscsi_service; a quiet second services timeouts),
- * and refilling the other buffer (``next``) once the command and its data have left (the
- * out-queue is empty): the target is then busy storing the data, and the fill, the one
- * piece of work a bare C loop writing a static buffer does not do, costs no wall time.
- * Same outcomes and failure rule as issue(). */
-static int issue_overlapped(RunnerObject *r, void *ctx, int lun, unsigned char *cdb, int cdb_len,
-                            unsigned char *buf, int length, Outcome *o, unsigned char *sense, int *sense_len,
-                            Prefill *next)
+/* An ABORT TASK's answer. Heap-allocated: when the target does not answer in time the request stays
+ * in the context, and a late answer (the session kept) frees the state it finds orphaned. */
+typedef struct {
+    int finished, status, orphaned;
+    uint32_t response; /* iSCSI TMF response: 0 function complete, 1 task does not exist, ... */
+} AbortState;
+
+static void on_abort(void *iscsi, int status, void *data, void *private_data)
 {
-    void *task = new_task(r, cdb, cdb_len, XFER_WRITE, buf, length);
-    if (task == NULL) return ISSUE_NOMEM;
-    AsyncState st = {0, 0};
-    if (r->command_async(ctx, lun, task, on_done, NULL, &st) != 0) return ISSUE_FAILED; /* task left, as in run() */
-    int filled = next == NULL;
-    while (!st.finished) {
-        if (!filled && r->out_queue_length(ctx) == 0) {
-            filled = 1;
+    (void)iscsi;
+    AbortState *a = (AbortState *)private_data;
+    if (a->orphaned) {
+        free(a);
+        return;
+    }
+    a->status = status;
+    a->response = data != NULL ? *(uint32_t *)data : 0xFF;
+    a->finished = 1;
+}
+
+/* poll() the context's socket up to ``ms`` and service it; -1 when the session failed. An interrupted
+ * poll is not a failure (a signal: the caller looks at once); ``idle``: nothing came for ``ms``. */
+static int service_once(RunnerObject *r, void *ctx, int ms, int *interrupted, int *idle)
+{
+    struct pollfd pfd = {r->get_fd(ctx), (short)r->which_events(ctx), 0};
+    int ret = poll(&pfd, 1, ms < 0 ? 0 : ms);
+    *interrupted = ret < 0 && errno == EINTR;
+    *idle = ret == 0;
+    if (*interrupted) return 0;
+    if (ret < 0 || r->service(ctx, ret == 0 ? 0 : pfd.revents) < 0) return -1;
+    return 0;
+}
+
+static int drop(Watcher *w)
+{
+    set_state(w, STATE_DROPPED);
+    return ISSUE_DROPPED;
+}
+
+/* Give up a command still outstanding: ABORT TASK when the command has left whole (a Data-Out still
+ * queued would leave the stream mid-PDU), ``abort_wait`` seconds for the answer, then libiscsi
+ * forgets the task. No answer (a frozen target), or a refusal: the session is dropped. The command
+ * completing meanwhile is an ordinary outcome (ISSUE_DONE). */
+static int abandon(RunnerObject *r, void *ctx, void *task, AsyncState *st, Watcher *w)
+{
+    w->gave_up = 1;
+    if (r->abort_task == NULL || r->out_queue_length(ctx) != 0) return drop(w);
+    AbortState *a = calloc(1, sizeof *a);
+    if (a == NULL) return drop(w);
+    if (r->abort_task(ctx, task, on_abort, a) != 0) {
+        free(a);
+        return drop(w);
+    }
+    double until = now() + r->abort_wait;
+    int interrupted, idle;
+    while (!a->finished && !st->finished) {
+        double left = until - now();
+        if (left <= 0 || service_once(r, ctx, (int)(left * 1000) + 1, &interrupted, &idle) < 0) {
+            a->orphaned = 1;
+            return drop(w);
+        }
+    }
+    if (st->finished) { /* the command's own answer came first: its outcome stands */
+        if (a->finished)
+            free(a);
+        else
+            a->orphaned = 1;
+        return ISSUE_DONE;
+    }
+    int aborted = a->status == 0 && (a->response == 0 || a->response == 1);
+    free(a);
+    if (!aborted) return drop(w);
+    r->cancel_task(ctx, task); /* libiscsi forgets it (its callback runs now, CANCELLED) */
+    set_state(w, STATE_ABORTED);
+    return ISSUE_ABORTED;
+}
+
+/* Drive the context until the command ends (``st``), refilling ``next`` once the command and its data
+ * have left (the target is then busy storing them, and the fill costs no wall time). While the command
+ * is outstanding, a look after every WATCH_SLICE without an event from the target (and at once after a
+ * signal): given up, it is abandoned. A target still sending is not stuck, and the clock is read only
+ * then, so a streaming command costs one clock reading more than libiscsi's own loop. */
+static int wait_done(RunnerObject *r, void *ctx, void *task, int opcode, AsyncState *st, Watcher *w, Prefill *next,
+                     int *filled)
+{
+    double start = now();
+    int interrupted = 0, idle;
+    while (!st->finished) {
+        if (!*filled && r->out_queue_length(ctx) == 0) {
+            *filled = 1;
             prefill_run(next);
             continue;
         }
-        struct pollfd pfd = {r->get_fd(ctx), (short)r->which_events(ctx), 0};
-        int ret = poll(&pfd, 1, 1000);
-        if (ret < 0 && errno == EINTR) continue;
-        if (ret < 0 || r->service(ctx, ret == 0 ? 0 : pfd.revents) < 0) return ISSUE_FAILED;
+        if (service_once(r, ctx, (int)(WATCH_SLICE * 1000), &interrupted, &idle) < 0) return ISSUE_FAILED;
+        if ((idle || interrupted) && !st->finished && watch_says_stop(w, opcode, now() - start))
+            return abandon(r, ctx, task, st, w);
     }
-    memcpy((char *)task + r->off_status, &st.status, sizeof st.status); /* as libiscsi's sync callback does */
-    read_outcome(r, task, o, sense, sense_len);
-    r->free_task(task);
-    if (!filled) prefill_run(next);
     return ISSUE_DONE;
 }
+
+/* One command through libiscsi's asynchronous API, driving its socket ourselves (wait_done); for a
+ * write, ``next`` (or NULL) is the other buffer's refill. Outcomes as the ISSUE_* codes say: the
+ * task is freed unless the session failed or was dropped under it. */
+static int issue_async(RunnerObject *r, void *ctx, int lun, unsigned char *cdb, int cdb_len, int direction,
+                       unsigned char *buf, int length, Outcome *o, unsigned char *sense, int *sense_len,
+                       Watcher *w, Prefill *next)
+{
+    void *task = new_task(r, cdb, cdb_len, direction, buf, length);
+    if (task == NULL) return ISSUE_NOMEM;
+    AsyncState st = {0, 0};
+    if (r->command_async(ctx, lun, task, on_done, NULL, &st) != 0) return ISSUE_FAILED; /* task left, as below */
+    int filled = next == NULL;
+    int how = wait_done(r, ctx, task, cdb[0], &st, w, next, &filled);
+    if (how == ISSUE_FAILED || how == ISSUE_DROPPED) return how;
+    if (how == ISSUE_DONE) {
+        memcpy((char *)task + r->off_status, &st.status, sizeof st.status); /* as libiscsi's sync callback does */
+        read_outcome(r, task, o, sense, sense_len);
+    }
+    r->free_task(task);
+    if (!filled && !w->raised) prefill_run(next);
+    return how;
+}
 #endif
+
+/* One command by whichever path this binding has. */
+static int issue(RunnerObject *r, void *ctx, int lun, unsigned char *cdb, int cdb_len, int direction,
+                 unsigned char *buf, int length, Outcome *o, unsigned char *sense, int *sense_len, Watcher *w,
+                 Prefill *next)
+{
+#ifndef _WIN32
+    if (r->command_async != NULL)
+        return issue_async(r, ctx, lun, cdb, cdb_len, direction, buf, length, o, sense, sense_len, w, next);
+#endif
+    int how = issue_sync(r, ctx, lun, cdb, cdb_len, direction, buf, length, o, sense, sense_len);
+    if (next != NULL) prefill_run(next);
+    return how;
+}
+
+/* The caller's optional (watch, state) arguments: watch callable or None, state a writable buffer of
+ * at least one byte or None. On success the state buffer (if any) is acquired. */
+static int take_watch(PyObject *watch, PyObject *state, Watcher *w, Py_buffer *sbuf, int *have_state)
+{
+    *have_state = 0;
+    w->watch = NULL;
+    w->state = NULL;
+    w->gave_up = w->raised = 0;
+    if (watch != NULL && watch != Py_None) {
+        if (!PyCallable_Check(watch)) {
+            PyErr_SetString(PyExc_TypeError, "watch must be callable or None");
+            return -1;
+        }
+        w->watch = watch;
+    }
+    if (state != NULL && state != Py_None) {
+        if (PyObject_GetBuffer(state, sbuf, PyBUF_WRITABLE) < 0) return -1;
+        if (sbuf->len < 1) {
+            PyBuffer_Release(sbuf);
+            PyErr_SetString(PyExc_ValueError, "the state buffer needs a byte");
+            return -1;
+        }
+        *have_state = 1;
+        w->state = (unsigned char *)sbuf->buf;
+        *w->state = STATE_OK;
+    }
+    return 0;
+}
 
 /* The checks run() and repeat() share; the CDB and data buffers are acquired on success. */
 static int take_command(PyObject *const *args, void **ctx, long *lun, Py_buffer *cdb, long *direction,
@@ -366,68 +573,152 @@ static int take_command(PyObject *const *args, void **ctx, long *lun, Py_buffer 
     return 0;
 }
 
-/* run(context, lun, cdb, direction, buffer, length)
- *   -> (status, residual_status, residual, sense) or None when the session failed.
+/* run(context, lun, cdb, direction, buffer, length[, watch, state])
+ *   -> (status, residual_status, residual, sense), or None when the command did not end at the
+ *      target: the session failed, or the command was given up (``state[0]``: STATE_ABORTED, the
+ *      session stands; STATE_DROPPED, the caller abandons it, as after a failure).
  * status is libiscsi's task status as an unsigned 32-bit value (its own codes lie
- * above 0xFF); length bytes of buffer are the data-out or the data-in area. */
+ * above 0xFF); length bytes of buffer are the data-out or the data-in area. ``watch``: see
+ * wait_done; an exception a signal handler or the watch raised propagates once the command
+ * is settled (``state`` then says how). */
 static PyObject *runner_run(RunnerObject *r, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 6) {
-        PyErr_SetString(PyExc_TypeError, "run(context, lun, cdb, direction, buffer, length)");
+    if (nargs != 6 && nargs != 8) {
+        PyErr_SetString(PyExc_TypeError, "run(context, lun, cdb, direction, buffer, length[, watch, state])");
         return NULL;
     }
+    Watcher w;
+    Py_buffer sbuf;
+    int have_state;
+    if (take_watch(nargs == 8 ? args[6] : NULL, nargs == 8 ? args[7] : NULL, &w, &sbuf, &have_state) < 0)
+        return NULL;
     void *ctx;
     long lun, direction;
     Py_ssize_t length;
     Py_buffer cdb, data;
     int have_data;
-    if (take_command(args, &ctx, &lun, &cdb, &direction, &data, &have_data, &length) < 0) return NULL;
+    if (take_command(args, &ctx, &lun, &cdb, &direction, &data, &have_data, &length) < 0) {
+        if (have_state) PyBuffer_Release(&sbuf);
+        return NULL;
+    }
     Outcome o;
     unsigned char sense[252];
     int sense_len = 0, how;
-    SignalMask mask;
-    Py_BEGIN_ALLOW_THREADS
-    hold_signals(&mask);
+    PyThreadState *save = PyEval_SaveThread();
+    w.save = &save;
     how = issue(r, ctx, (int)lun, (unsigned char *)cdb.buf, (int)cdb.len, (int)direction,
-                have_data ? (unsigned char *)data.buf : NULL, (int)length, &o, sense, &sense_len);
-    release_signals(&mask);
-    Py_END_ALLOW_THREADS
+                have_data ? (unsigned char *)data.buf : NULL, (int)length, &o, sense, &sense_len, &w, NULL);
+    PyEval_RestoreThread(save);
     PyObject *result;
-    if (how == ISSUE_NOMEM)
+    if (w.raised)
+        result = NULL; /* the handler's or the watch's exception */
+    else if (how == ISSUE_NOMEM)
         result = PyErr_NoMemory();
-    else if (how == ISSUE_FAILED) /* the task may still be queued in the context: leave it be */
+    else if (how != ISSUE_DONE) /* failed, aborted or dropped: the state byte says which */
         result = Py_NewRef(Py_None);
     else
         result = outcome_tuple(r, &o, sense, sense_len);
     if (have_data) PyBuffer_Release(&data);
     PyBuffer_Release(&cdb);
+    if (have_state) PyBuffer_Release(&sbuf);
     return result;
 }
 
-/* repeat(context, lun, cdb, direction, buffer, length, count, until, starts, ends, fill, first, step, spare)
- *   -> (clean, tail)
+/* The loops of repeat(), with the GIL released; ``*i`` is where the caller's count stopped. */
+typedef struct {
+    void *ctx;
+    int lun, cdb_len, direction, length;
+    unsigned char *cdb, *buf, *spare;
+    PyObject *fill, *buf_obj, *spare_obj;
+    TapediagFill *cfill;
+    Py_ssize_t count;
+    double until, *t_start, *t_end;
+    long long first, step;
+} Loop;
+
+/* 1: stopped at a command that did not complete clean (or was given up); 0: at count or until;
+ * -1: a Python fill raised (its exception propagates). */
+static int loop_plain(RunnerObject *r, Loop *L, Watcher *w, PyThreadState **save, Outcome *o, unsigned char *sense,
+                      int *sense_len, int *how, Py_ssize_t *i)
+{
+    for (; *i < L->count; (*i)++) {
+        if (L->fill != NULL) {
+            Prefill p = {L->fill, L->buf_obj, L->first + (long long)*i * L->step, save, 0, L->cfill, L->buf, L->length};
+            prefill_run(&p);
+            if (p.failed) return -1;
+        }
+        double a = now();
+        if (a >= L->until) return 0;
+        *how = issue(r, L->ctx, L->lun, L->cdb, L->cdb_len, L->direction, L->buf, L->length, o, sense, sense_len, w,
+                     NULL);
+        L->t_start[*i] = a;
+        L->t_end[*i] = now();
+        if (*how != ISSUE_DONE || !clean(o)) return 1;
+        if (w->gave_up) { /* given up, yet it ended clean: it counts, and the loop stops there */
+            (*i)++;
+            return 0;
+        }
+    }
+    return 0;
+}
+
+#ifndef _WIN32
+/* The overlapped write loop: the two buffers in turn, the next filled while a WRITE is in flight. */
+static int loop_overlapped(RunnerObject *r, Loop *L, Watcher *w, PyThreadState **save, Outcome *o,
+                           unsigned char *sense, int *sense_len, int *how, Py_ssize_t *i)
+{
+    unsigned char *bufs[2] = {L->buf, L->spare};
+    PyObject *objs[2] = {L->buf_obj, L->spare_obj};
+    Prefill p = {L->fill, objs[0], L->first, save, 0, L->cfill, bufs[0], L->length};
+    if (L->count > 0) prefill_run(&p); /* the first buffer, as the plain loop fills it */
+    if (p.failed) return -1;
+    int cur = 0;
+    for (; *i < L->count; (*i)++) {
+        double a = now();
+        if (a >= L->until) return 0;
+        Prefill next = {L->fill, objs[cur ^ 1], L->first + (long long)(*i + 1) * L->step, save, 0, L->cfill,
+                        bufs[cur ^ 1], L->length};
+        *how = issue(r, L->ctx, L->lun, L->cdb, L->cdb_len, XFER_WRITE, bufs[cur], L->length, o, sense, sense_len, w,
+                     *i + 1 < L->count ? &next : NULL);
+        L->t_start[*i] = a;
+        L->t_end[*i] = now();
+        if (next.failed) return -1; /* a fill raised: its exception propagates */
+        if (*how != ISSUE_DONE || !clean(o)) return 1;
+        if (w->gave_up) {
+            (*i)++;
+            return 0;
+        }
+        cur ^= 1;
+    }
+    return 0;
+}
+#endif
+
+/* repeat(context, lun, cdb, direction, buffer, length, count, until, starts, ends, fill, first, step, spare
+ *        [, watch, state]) -> (clean, tail)
  *
  * The same command up to ``count`` times, the hot loop of a tape test in one call: no
- * Python between commands, the GIL released throughout (held only for ``fill``), so a
- * drive's stream costs what libiscsi costs, and several drives' threads stream at once.
- * Before every command: stop when the clock has reached ``until`` (perf_counter
- * seconds); for a write, ``fill(buffer, first + i * step)`` refills the data-out buffer
- * (the pattern generator, in C). starts[i] and ends[i] (doubles) receive each command's
- * clock readings, tail included.
+ * Python between commands, the GIL released throughout (held only for ``fill`` and a look
+ * at a slow command), so a drive's stream costs what libiscsi costs, and several drives'
+ * threads stream at once. Before every command: stop when the clock has reached ``until``
+ * (perf_counter seconds); for a write, ``fill(buffer, first + i * step)`` refills the
+ * data-out buffer (the pattern generator, in C). starts[i] and ends[i] (doubles) receive
+ * each command's clock readings, tail included.
  *
  * ``clean`` commands completed GOOD with the whole transfer. The loop stops at the
  * first command that did not: ``tail`` is then its (status, residual_status, residual,
- * sense), or False when the session failed under it (the task is left queued, as in
- * run()); None when it stopped at ``count`` or ``until``.
+ * sense), or False when it did not end at the target (the session failed, or the command
+ * was given up: ``state`` says which, as for run()); None when it stopped at ``count``,
+ * ``until``, or after a command that was given up but ended clean.
  *
  * With ``spare`` (a second buffer as long as ``buffer``) and libiscsi's asynchronous entry
  * points, a write alternates between the two buffers and fills the next one while the
- * current WRITE is in flight (issue_overlapped). */
+ * current WRITE is in flight (loop_overlapped). */
 static PyObject *runner_repeat(RunnerObject *r, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 14) {
+    if (nargs != 14 && nargs != 16) {
         PyErr_SetString(PyExc_TypeError, "repeat(context, lun, cdb, direction, buffer, length, count, until, starts, "
-                                         "ends, fill, first, step, spare)");
+                                         "ends, fill, first, step, spare[, watch, state])");
         return NULL;
     }
     Py_ssize_t count = PyLong_AsSsize_t(args[6]);
@@ -454,17 +745,21 @@ static PyObject *runner_repeat(RunnerObject *r, PyObject *const *args, Py_ssize_
         PyErr_SetString(PyExc_ValueError, "count must not be negative");
         return NULL;
     }
+    Watcher w;
+    Py_buffer sbuf;
+    int have_state;
+    PyObject *result = NULL;
+    if (take_watch(nargs == 16 ? args[14] : NULL, nargs == 16 ? args[15] : NULL, &w, &sbuf, &have_state) < 0)
+        return NULL;
     void *ctx;
     long lun, direction;
     Py_ssize_t length;
     Py_buffer cdb, data, starts, ends;
     int have_data;
-    if (take_command(args, &ctx, &lun, &cdb, &direction, &data, &have_data, &length) < 0) return NULL;
+    if (take_command(args, &ctx, &lun, &cdb, &direction, &data, &have_data, &length) < 0) goto no_command;
     if (fill != NULL && direction != XFER_WRITE) {
-        if (have_data) PyBuffer_Release(&data);
-        PyBuffer_Release(&cdb);
         PyErr_SetString(PyExc_ValueError, "fill is for a data-out buffer");
-        return NULL;
+        goto no_times;
     }
     Py_buffer spare;
     int have_spare = 0;
@@ -485,79 +780,33 @@ static PyObject *runner_repeat(RunnerObject *r, PyObject *const *args, Py_ssize_
         PyBuffer_Release(&starts);
         goto no_starts;
     }
-    PyObject *result = NULL;
     if (starts.len < count * (Py_ssize_t)sizeof(double) || ends.len < count * (Py_ssize_t)sizeof(double)) {
         PyErr_SetString(PyExc_ValueError, "the time buffers hold fewer than count doubles");
         goto out;
     }
-    double *t_start = (double *)starts.buf, *t_end = (double *)ends.buf;
-    unsigned char *buf = have_data ? (unsigned char *)data.buf : NULL;
+    Loop L = {ctx, (int)lun, (int)cdb.len, (int)direction, (int)length, (unsigned char *)cdb.buf,
+              have_data ? (unsigned char *)data.buf : NULL, have_spare ? (unsigned char *)spare.buf : NULL,
+              fill, args[4], args[13], cfill, count, until, (double *)starts.buf, (double *)ends.buf, first, step};
     Outcome o;
     unsigned char sense[252];
-    int sense_len = 0, how = ISSUE_DONE, stopped = 0;
+    int sense_len = 0, how = ISSUE_DONE, stopped;
     Py_ssize_t i = 0;
-    SignalMask mask;
     PyThreadState *save = PyEval_SaveThread();
-    hold_signals(&mask);
+    w.save = &save;
 #ifndef _WIN32
-    if (have_spare && r->command_async != NULL) { /* the overlapped write loop */
-        unsigned char *bufs[2] = {buf, (unsigned char *)spare.buf};
-        PyObject *objs[2] = {args[4], args[13]};
-        Prefill p = {fill, objs[0], first, &save, 0, cfill, bufs[0], length};
-        if (count > 0) prefill_run(&p); /* the first buffer, as the plain loop fills it */
-        int cur = 0;
-        for (; !p.failed && i < count; i++) {
-            double a = now();
-            if (a >= until) break;
-            Prefill next = {fill, objs[cur ^ 1], first + (long long)(i + 1) * step, &save, 0, cfill, bufs[cur ^ 1],
-                            length};
-            how = issue_overlapped(r, ctx, (int)lun, (unsigned char *)cdb.buf, (int)cdb.len, bufs[cur], (int)length,
-                                   &o, sense, &sense_len, i + 1 < count ? &next : NULL);
-            t_start[i] = a;
-            t_end[i] = now();
-            p.failed = next.failed;
-            if (how != ISSUE_DONE || !clean(&o)) {
-                stopped = 1;
-                break;
-            }
-            cur ^= 1;
-        }
-        if (p.failed) stopped = -1; /* a fill raised: its exception propagates */
-        goto done;
-    }
+    if (have_spare && r->command_async != NULL)
+        stopped = loop_overlapped(r, &L, &w, &save, &o, sense, &sense_len, &how, &i);
+    else
 #endif
-    for (; i < count; i++) {
-        if (fill != NULL) {
-            Prefill p = {fill, args[4], first + (long long)i * step, &save, 0, cfill, buf, length};
-            prefill_run(&p);
-            if (p.failed) {
-                stopped = -1;
-                break;
-            }
-        }
-        double a = now();
-        if (a >= until) break;
-        how = issue(r, ctx, (int)lun, (unsigned char *)cdb.buf, (int)cdb.len, (int)direction, buf, (int)length, &o,
-                    sense, &sense_len);
-        t_start[i] = a;
-        t_end[i] = now();
-        if (how != ISSUE_DONE || !clean(&o)) {
-            stopped = 1;
-            break;
-        }
-    }
-#ifndef _WIN32
-done:
-#endif
-    release_signals(&mask);
+        stopped = loop_plain(r, &L, &w, &save, &o, sense, &sense_len, &how, &i);
     PyEval_RestoreThread(save);
-    if (stopped < 0) goto out; /* fill raised: its exception propagates */
+    if (stopped < 0 || w.raised) goto out; /* a fill's, a signal handler's or the watch's exception propagates */
     PyObject *tail;
     if (!stopped)
         tail = Py_NewRef(Py_None);
     else if (how == ISSUE_NOMEM)
         tail = PyErr_NoMemory();
-    else if (how == ISSUE_FAILED)
+    else if (how != ISSUE_DONE) /* failed, aborted or dropped: the state byte says which */
         tail = Py_NewRef(Py_False);
     else
         tail = outcome_tuple(r, &o, sense, sense_len);
@@ -565,23 +814,23 @@ done:
 out:
     PyBuffer_Release(&ends);
     PyBuffer_Release(&starts);
-    if (have_spare) PyBuffer_Release(&spare);
-    if (have_data) PyBuffer_Release(&data);
-    PyBuffer_Release(&cdb);
-    return result;
 no_starts:
     if (have_spare) PyBuffer_Release(&spare);
 no_times:
     if (have_data) PyBuffer_Release(&data);
     PyBuffer_Release(&cdb);
-    return NULL;
+no_command:
+    if (have_state) PyBuffer_Release(&sbuf);
+    return result;
 }
 
 static PyMethodDef runner_methods[] = {
     {"run", (PyCFunction)(void (*)(void))runner_run, METH_FASTCALL,
-     "run(context, lun, cdb, direction, buffer, length) -> (status, residual_status, residual, sense) | None"},
+     "run(context, lun, cdb, direction, buffer, length[, watch, state]) -> (status, residual_status, residual, sense) "
+     "| None"},
     {"repeat", (PyCFunction)(void (*)(void))runner_repeat, METH_FASTCALL,
-     "repeat(context, lun, cdb, direction, buffer, length, count, until, starts, ends, fill, first, step, spare) -> (clean, tail)"},
+     "repeat(context, lun, cdb, direction, buffer, length, count, until, starts, ends, fill, first, step, spare"
+     "[, watch, state]) -> (clean, tail)"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -75,6 +75,37 @@ def test_cancel_a_tape_run_on_tgt(qtbot, window, tgt_factory):
     assert sum(b.size for b in data) == written  # the cartridge holds exactly what the run reported
 
 
+def test_cancel_with_the_target_frozen_ends_the_run_within_seconds(qtbot, window, tgt_factory):
+    """Issue 27: the GUI's Cancel is the same token as the CLI's signals; with tgtd stopped (kill -STOP)
+    once the run is streaming, the run ends cancelled within seconds, and says what the drive may be doing."""
+    import time
+
+    from app.history import History
+    from tests.helpers.stopping import frozen
+
+    target = tgt_factory(size_mb=1024)
+    _add_and_select(qtbot, window, target.url)
+    panel = window.show_panel("tapeperf")
+    panel.choose_next.click()
+    panel.apply_preset("L&TT Windows default")
+    panel.apply_values({"size": "900M", "direction": "write", "compression": "leave"})
+    panel.params_next.click()
+    qtbot.waitUntil(lambda: "blank" in panel.found_label.text(), timeout=30000)
+    panel.start_button.click()
+    qtbot.waitUntil(lambda: panel.runview.plot.sample_count > 3, timeout=30000)
+    with frozen(target):
+        pressed = time.monotonic()
+        panel.runview.cancel_button.click()
+        qtbot.waitUntil(lambda: panel.current_page() == "results", timeout=30000)
+        took = time.monotonic() - pressed
+    assert took < 10, took
+    assert panel.outcome == "cancelled"
+    assert any("may still be executing WRITE" in m for m in panel.result_dict["messages"]), panel.result_dict
+    wait_idle(qtbot, window)
+    with History.open() as hist:
+        assert [(r.kind, r.status) for r in hist.list_runs()] == [("tape-perf", "cancelled")]
+
+
 def test_a_disk_lun_reads_not_a_tape_drive_with_no_verdict(qtbot, window, tgt_factory):
     """Issue 11: identity, "Not a tape drive" in grey, no health verdict; nothing written."""
     import hashlib
