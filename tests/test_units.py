@@ -187,3 +187,17 @@ def test_disk_text_output_writes_plurals_and_decimal_amounts(tmp_path: Path, cap
     out = capsys.readouterr().out
     assert "1 stream," in out and "(s)" not in out
     assert "total: 1 file, 2.00 KB in " in out and "    stream 1: 1 file, 2.00 KB, " in out
+
+
+@pytest.mark.parametrize(("seconds", "text"), [
+    (0.0141, "14.1 ms"), (6.24, "6.2 s"), (9.96, "10 s"), (42.3, "42 s"), (65.0, "1 min 05 s"), (900, "15 min"),
+    (3720, "1 h 02 min"), (10800, "3 h"), (None, "-"), (float("nan"), "-")])
+def test_one_duration_format_for_every_front_end(seconds: float | None, text: str) -> None:
+    """Issue 26 §5: one figure, one way (it was '65.0 s' in the PDF, '1 min 05 s' in the GUI, '1m05s' in the CLI)."""
+    from app.runs.words import duration
+    from native.units import duration_text
+    from ui.format import human_duration
+
+    assert duration_text(seconds) == text
+    if seconds is not None and seconds == seconds:
+        assert duration(seconds) == human_duration(seconds) == text

@@ -23,7 +23,7 @@ from app.runs.alerts import judge_alerts, worst_exit
 from app.stop import cancelling
 from app.tapeperf import TapePerfParams, TapePerfResult
 from app.tapeperf.sizing import AUTO, AUTO_HELP
-from native.units import SIZES_HELP, parse_size, plural, rate_text
+from native.units import SIZES_HELP, duration_text, parse_size, plural, rate_text
 from app.tapeperf.results import MB, MiB, phase_headline
 from app.tapeperf.session import run_on_device
 
@@ -95,7 +95,7 @@ class _Printer:
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, Progress) and self.tty:
-            eta = f", ETA {_duration(event.eta_s)}" if event.eta_s is not None else ""
+            eta = f", ETA {duration_text(event.eta_s)}" if event.eta_s is not None else ""
             total = f" of {event.total_bytes / 1e9:.2f} GB" if event.total_bytes else ""
             self.stream.write(f"\r{event.phase}: {event.done_bytes / 1e9:.2f} GB{total} at {rate_text(event.rate_mb_s)}{eta}   ")
             self.stream.flush()
@@ -112,15 +112,6 @@ class _Printer:
         if self.line:
             self.stream.write("\n")
             self.line = False
-
-
-def _duration(seconds: float) -> str:
-    seconds = int(seconds)
-    if seconds >= 3600:
-        return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
-    if seconds >= 60:
-        return f"{seconds // 60}m{seconds % 60:02d}s"
-    return f"{seconds}s"
 
 
 def _ms(value: float | None) -> str:

@@ -48,7 +48,7 @@ def test_finish_a_run_then_confirm_before_overwriting(qtbot, window):
     label = panel.result_label.text()
     assert "write " in label and "read " in label and "MB/s streaming (overall" in label
     assert panel.result_tree.find_value("generation") == "LTO-9"
-    assert panel.result_tree.find_value("data moved") == "402.65 MB"
+    assert panel.result_tree.find_value("data moved") == "403 MB"  # native.units.size_text, as the CLI and the PDF
     assert panel.run_id is not None
 
     # A second run on the same cartridge: the probe finds our data and asks first.
