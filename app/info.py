@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field, is_dataclass
-from typing import TYPE_CHECKING, Any, Callable, TypeVar
+from typing import Any, Callable, TypeVar
 
 from native.errors import CheckCondition, ParseError, UnitAttention
 
@@ -64,9 +64,6 @@ from native.scsi.vendorlogs import HP, VendorPage, vendor_family, vendor_page_fr
 from app.wear import Wear, cartridge_wear, drive_reported_limits, drive_wear
 from app.health_rules import EVIDENCE, INFORMATIONAL, NO_CARTRIDGE as NO_CARTRIDGE_CLASS, Finding, Level, Subject, Verdict
 from app.health_rules import classify, evaluate, tapealert_culprit
-
-if TYPE_CHECKING:
-    from app.history import History
 
 T = TypeVar("T")
 
@@ -898,20 +895,3 @@ def _query_subjects(evidence: "list[Evidence] | tuple[Evidence, ...]") -> list[S
                                      "culprit": first.culprit, "why": first.why, "key": key, "asc": asc, "ascq": ascq,
                                      "tur": any(i.query == "TEST UNIT READY" for i in items)}))
     return out
-
-
-def snapshot(device: str, *, history: "History | None" = None) -> tuple[DriveInfo, int]:
-    """Gather and record a ``drive-info`` run (issue 6: every snapshot is history); returns (info, run_id).
-
-    The one entry point for the CLI and the GUI. The stored results are exactly
-    ``DriveInfo.to_dict()``, the shape ``app.report`` reads. The device is opened before
-    the run starts, so a device that cannot be reached leaves no run; one that drops
-    out while being queried leaves a ``failed`` run with the error.
-    """
-    from app.history import record  # app.history imports nothing from here; kept local to stay light
-
-    with TapeDrive.open(device) as drive:
-        with record("drive-info", device, {}, history=history) as rec:
-            info = gather(drive)
-            rec.results = info.to_dict()
-    return info, rec.run_id

@@ -6,11 +6,12 @@ import json
 import sys
 
 from app.cli.commands import HELP
-from app.history import KINDS, History, Run, default_path
+from app.catalog import KINDS
+from app.history import History, default_path
 from app.history.store import MAX_ID, printable
 from native.errors import InvalidParameter
 from native.units import plural
-from app.history.summary import headline as summary_headline
+from app.history.summary import listed
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -20,7 +21,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "headline. 'tapediag show RUN_ID' prints one again, 'tapediag report RUN_ID...' makes a PDF.")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.add_argument("--path", action="store_true", help="print the history database's path and exit")
-    parser.add_argument("--kind", choices=KINDS, help="only runs of this kind")
+    parser.add_argument("--kind", choices=[k.name for k in KINDS], help="only runs of this kind")
     parser.add_argument("--device", help="only runs on this device")
     parser.add_argument("--limit", type=_limit, default=None, help="at most this many (newest first)")
     parser.set_defaults(func=run)
@@ -37,20 +38,14 @@ def _limit(text: str) -> int:
     return value
 
 
-def headline(run: Run) -> str:
-    """A short summary of a run's results for one table cell (a damaged record says so, and only that)."""
-    if run.damaged:
-        return f"record damaged: {run.damaged}"
-    return summary_headline(run.kind, run.status, run.results, run.error)
-
-
 def run(args: argparse.Namespace) -> int:
     if args.path:
         print(default_path())
         return 0
     with History.open() as hist:
         runs = hist.list_runs(kind=args.kind, device=args.device, limit=args.limit)
-    damaged = [r for r in runs if r.damaged]
+    lines = {r.id: listed(r) for r in runs}
+    damaged = [r for r in runs if lines[r.id][1]]
     if damaged:  # the others are listed; the bad ones are named, once, where a script does not parse
         print(f"tapediag: note: {plural(len(damaged), 'run')} ({', '.join(str(r.id) for r in damaged)}) "
               f"{'has' if len(damaged) == 1 else 'have'} a damaged record in the history: listed without "
@@ -62,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
         print("No runs recorded yet.")
         return 0
     rows = [(str(r.id), r.started_at.replace("T", " ").replace("+00:00", "Z"), r.kind, printable(r.device), r.status,
-             printable(headline(r))) for r in runs]
+             printable(lines[r.id][0])) for r in runs]
     header = ("ID", "STARTED (UTC)", "KIND", "DEVICE", "STATUS", "RESULT")
     widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(header)]
     for row in (header, *rows):

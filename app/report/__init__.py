@@ -1,7 +1,7 @@
 """The report model (Qt-free): ``build_report(history, run_ids, customer=..., ...) -> Report``.
 
 Rendering to PDF lives in ``ui/pdf.py`` (Qt's own PDF writer): the GUI calls it directly,
-the CLI through ``app.cli.report.pdf_renderer()``.
+the CLI through ``app.frontends.pdf_writer()``, which its composition root (``app/__main__.py``) provides.
 """
 from .build import build_report
 from .model import (AppendixBlock, Bar, BarChart, BottleneckRow, BottleneckSection, Cover, DeviceSection, Field,

@@ -218,7 +218,7 @@ class TapePerfTest:
         """The size the write sends (``app.tapeperf.sizing``): the default that can judge the drive, capped by
         what the cartridge holds; said in one line when it was chosen or capped here."""
         plan = sizing.plan_for(self.drive, self.params, result.generation)
-        result.size_plan = plan.to_dict()
+        result.size_plan = plan
         if plan.size is not None and plan.size != self.params.size:
             self.params = replace(self.params, size=plan.size)
         if plan.auto or plan.capped:

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from app import runs
+from tests.helpers.kinds import findings
 
 from tests.gui.conftest import select_device, wait_idle
 
@@ -51,9 +51,9 @@ def test_runs_are_listed_replotted_and_reported_as_pdf(qtbot, window, tmp_path):
     qtbot.waitUntil(lambda: history.last_report is not None, timeout=60000)
     text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
     assert "ACME Backup" in text
-    serial = info.info["identity"]["serial"]
+    serial = info.info.identity.serial
     assert serial in text
-    for finding in runs.findings("tape-perf", tape.result_dict):  # each phase's verdict, as the run kind words it
+    for finding in findings("tape-perf", tape.result_dict):  # each phase's verdict, as the run kind words it
         assert " ".join(finding.words.split()) in " ".join(text.split()), finding
     wait_idle(qtbot, window)
 

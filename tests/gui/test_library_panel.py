@@ -125,7 +125,7 @@ def test_initialize_element_status_from_the_button_finds_what_changed_by_hand(qt
 
 def test_the_exerciser_runs_to_pass_live_and_lands_in_the_history(qtbot, window, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     from app.history import History
-    from app.runs import headline
+    from app.runs.stored import load
 
     device = _library(tmp_path)
     panel = _panel(qtbot, window, device)
@@ -146,7 +146,7 @@ def test_the_exerciser_runs_to_pass_live_and_lands_in_the_history(qtbot, window,
     assert [r.id for r in runs] == [panel.run_id] and runs[0].device == device
     assert runs[0].results["verdict"] == "PASS" and runs[0].params == {"moves": 6, "slots": [], "drives": [],
                                                                        "unload": True}
-    assert headline("library-test", runs[0].results).startswith("PASS: 8 moves")
+    assert load(runs[0]).headline().startswith("PASS: 8 moves")
     panel.back_to_library()
     def where(rows: dict[str, list[str]]) -> dict[str, str]:
         return {name: row[2] for name, row in rows.items()}

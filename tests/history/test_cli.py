@@ -11,6 +11,7 @@ import pytest
 from app.cli import main
 from app.events import Sample
 from app.history import History
+from tests.helpers.kinds import tape_perf
 
 
 @pytest.fixture
@@ -19,7 +20,7 @@ def stored_run() -> int:
         run_id = hist.start_run("tape-perf", "virtual:lto9", {"block_size": 262144})
         hist.add_samples(run_id, [Sample(t=(i + 1) * 0.01, nbytes=1_000_000, latency=0.01, phase="write")
                                   for i in range(200)])
-        hist.finish_run(run_id, "complete", {"write_mb_s": 100.0, "serial": "VL9-0001"})
+        hist.finish_run(run_id, "complete", tape_perf(rates={"write": 100.0}, product="Ultrium VL9-0001"))
         hist.start_run("read-data", "/srv/data", {})  # left incomplete
     return run_id
 
@@ -36,7 +37,7 @@ def test_history_lists_runs_as_table_and_json(stored_run: int, capsys) -> None:
     assert "incomplete" in out and "/srv/data" in out
     assert main(["history", "--json", "--kind", "tape-perf"]) == 0
     runs = json.loads(capsys.readouterr().out)
-    assert [r["id"] for r in runs] == [stored_run] and runs[0]["results"]["write_mb_s"] == 100.0
+    assert [r["id"] for r in runs] == [stored_run] and runs[0]["results"]["phases"][0]["mb_s"] == 100.0
 
 
 def test_history_when_empty(capsys) -> None:
@@ -47,8 +48,8 @@ def test_history_when_empty(capsys) -> None:
 def test_show_prints_params_results_and_rates(stored_run: int, capsys) -> None:
     assert main(["show", str(stored_run)]) == 0
     out = capsys.readouterr().out
-    assert "block_size" in out and "262144" in out and "VL9-0001" in out
-    assert "Samples: 200" in out and "200.0 MB" in out
+    assert "Block size 256 KiB" in out and "VL9-0001" in out  # the parameters (labelled by tape-perf's fields), then the run's text
+    assert "write 100.0 MB/s overall" in out
     assert main(["show", str(stored_run), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert len(data["samples"]) == 200 and data["status"] == "complete"

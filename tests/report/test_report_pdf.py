@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app import runs as run_kinds
+from tests.helpers.kinds import findings as kind_findings
 from app.cli import main
 from app.history import History
 from app.report import build_report
@@ -137,7 +137,7 @@ def test_report_command_with_device_identity_runs_and_plots(in_runs_dir: dict, t
         tape = hist.get_run(r["tape"], samples=False)
         disk = hist.get_run(r["read"], samples=False)
     for kind, res in (("tape-perf", tape.results), ("read-data", disk.results)):  # each kind's verdicts, as worded
-        for finding in run_kinds.findings(kind, res):
+        for finding in kind_findings(kind, res):
             assert " ".join(finding.words.split()) in flat, finding
     assert all(r.plot is not None for r in report.runs if r.kind != "drive-info")  # each run its own timeline
     assert report.bar_charts == () and "Tape performance" in text

@@ -7,6 +7,7 @@ import json
 import pytest
 
 
+from tests.helpers.kinds import read_data
 from app.cli import main
 from app.events import Sample
 from app.history import History
@@ -60,7 +61,7 @@ def test_figures_from_history_runs(capsys) -> None:
 def test_a_run_of_the_wrong_kind_is_refused(capsys) -> None:
     with History.open() as hist:
         disk = hist.start_run("read-data", "/srv/data", {})
-        hist.finish_run(disk, "complete", {"mb_s": 50})
+        hist.finish_run(disk, "complete", read_data(50.0))
     assert main(["troubleshoot", "--tape-write-run", str(disk), "--backup", "40"]) == 2
     err = capsys.readouterr().err
     assert "is a read-data run" in err and err.count("\n") == 1
@@ -118,7 +119,7 @@ def test_small_files_are_recognised_from_the_read_data_run(capsys) -> None:
     with History.open() as hist:
         disk = hist.start_run("read-data", "/srv/home", {"streams": 1})
         # 2,000,000 files of 8 KB on average: the white paper's "millions of small files".
-        hist.finish_run(disk, "complete", {"mb_s": 10.59, "total_files": 2_000_000, "total_bytes": 2_000_000 * 8192})
+        hist.finish_run(disk, "complete", read_data(10.59, files=2_000_000, seconds=2_000_000 * 8192 / 10.59e6))
     assert main(["troubleshoot", "--tape-write", "154", "--disk-read-run", str(disk), "--backup", "9.8",
                  "--streams", "1", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
