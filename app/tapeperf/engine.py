@@ -67,7 +67,11 @@ def _storage_since(drive: TapeDrive, before: tuple[int, float] | None) -> tuple[
 
 
 def _lag_since(drive: TapeDrive, before: float | None) -> float | None:
-    """How far an emulated drive fell behind its model during a phase (None: real hardware)."""
+    """How far an emulated drive fell behind its model since ``before`` (None: real hardware).
+
+    ``before`` is read when the streaming window opens (after the phase's first I/O, which
+    ``summarize`` leaves out of it), so the figure is the window's own: the window's wall time is
+    the model's time plus this, never less than it (``native/virtual/lag.py``)."""
     after = drive.transport.emulator_lag
     return None if before is None or after is None else max(0.0, after - before)
 
@@ -251,6 +255,7 @@ class TapePerfTest:
         total = (p.size // p.io_size) * p.io_size if p.size is not None else None
         start = clock() - t0
         lag0, store0 = drive.transport.emulator_lag, drive.transport.emulator_storage
+        opened = False  # the streaming window opens at the end of the first I/O: the lag is read there
         deadline = t0 + start + p.duration if p.duration is not None else None
         sink(PhaseStarted("write", total))
         publish = SamplePublisher(sink, log, result, total, deadline, start, t0, clock)
@@ -277,7 +282,7 @@ class TapePerfTest:
             if deadline is not None and clock() >= deadline:
                 reason = "duration reached"
                 break
-            count = BURST_MAX if not limit else 1  # a host rate limit paces every WRITE
+            count = BURST_MAX if not limit and opened else 1  # a host rate limit paces every WRITE
             if total is not None:
                 count = min(count, -(-(total - done) // io))
             if fm_every:
@@ -287,6 +292,8 @@ class TapePerfTest:
                                       ends=times.ends, fill=fill, first=block, step=per_io, spare=spare, clock=clock)
             n = burst.clean
             log.add_burst(times.starts, times.ends, n, io, t0)
+            if not opened and len(log):
+                opened, lag0 = True, drive.transport.emulator_lag
             done += n * io
             block += n * per_io
             since_fm += n * io
@@ -364,6 +371,7 @@ class TapePerfTest:
             deadline = clock() + p.duration if p.duration is not None else None
         start = clock() - t0
         lag0, store0 = drive.transport.emulator_lag, drive.transport.emulator_storage
+        opened = False  # as in the write: the lag is read when the streaming window opens
         sink(PhaseStarted("read", total))
         publish = SamplePublisher(sink, log, result, total, deadline, start, t0, clock)
 
@@ -389,7 +397,7 @@ class TapePerfTest:
             if deadline is not None and clock() >= deadline:
                 reason = "duration reached"
                 break
-            count = 1 if verify else BURST_MAX  # verifying looks at every I/O's data before the next READ
+            count = 1 if verify or not opened else BURST_MAX  # verifying looks at every I/O's data before the next READ
             if written is None and total is not None:
                 count = min(count, -(-(total - done) // io))
             until = publish.due(deadline)
@@ -398,6 +406,8 @@ class TapePerfTest:
             n = burst.clean
             if n:
                 log.add_burst(times.starts, times.ends, n, io, t0)
+                if not opened:
+                    opened, lag0 = True, drive.transport.emulator_lag
                 if verify:
                     self._verify(gen, view, block, per_io, ph, fixed)
                 done += n * io
