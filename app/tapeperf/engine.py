@@ -210,6 +210,7 @@ class TapePerfTest:
     def _run_phases(self, result: TapePerfResult, sink: EventSink, cancel: CancelToken) -> None:
         p, drive = self.params, self.drive
         gen = self._generator(result)
+        SampleLog.prepare()
         before = self.logs.snapshot(result)
 
         start_block: int | None = 0

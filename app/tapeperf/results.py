@@ -105,6 +105,12 @@ class SampleLog:
         self.latency.append(latency)
         self.nbytes.append(nbytes)
 
+    @staticmethod
+    def prepare() -> None:
+        """Load what ``add_burst`` needs before a phase streams: imported at the first burst, numpy
+        (tens of milliseconds) fell inside the streaming window, as host time between two commands."""
+        import numpy  # noqa: F401
+
     def add_burst(self, starts: array, ends: array, count: int, nbytes: int, t0: float) -> None:
         """The first ``count`` I/Os of a burst (``TapeDrive.read_burst``/``write_burst``), ``nbytes`` each:
         their clock readings become samples in whole-array steps, not one Python step per I/O."""
