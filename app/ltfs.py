@@ -102,4 +102,4 @@ def recognise(drive: TapeDrive, *, labels: bool) -> LtfsVolume | None:
     return on_tape
 
 
-__all__ = ["partition_count", "from_cartridge_memory", "read_labels", "recognise"]
+__all__ = ["VOL1_BYTES", "partition_count", "from_cartridge_memory", "read_labels", "recognise"]
