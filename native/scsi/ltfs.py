@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from dataclasses import asdict, dataclass, replace
-from typing import Any
+from typing import Any, cast
 
 from native.errors import ParseError
 from native.scsi._bytes import need, uint
@@ -148,29 +148,42 @@ class IndexHeader:
         body = bytes(data).rstrip(b"\x00")[:MAX_XML]
         if b"<!DOCTYPE" in body or b"<!ENTITY" in body:
             raise ParseError("LTFS index: a document type declaration, which LTFS never writes")
-        fields: dict[str, str] = {}
-        depth, in_root_dir = 0, False
-        parser = ET.XMLPullParser(events=("start", "end"))
-        try:
-            parser.feed(body)
-            for event, element in parser.read_events():
-                depth += 1 if event == "start" else -1
-                if event == "start" and depth == 1 and element.tag != "ltfsindex":
-                    raise ParseError(f"LTFS index: the root element is <{element.tag}>, not <ltfsindex>")
-                if event == "start" and element.tag == "directory" and depth == 2:
-                    in_root_dir = True
-                elif event == "end" and depth == 1 and element.tag in ("volumeuuid", "generationnumber", "updatetime", "creator"):
-                    fields[element.tag] = (element.text or "").strip()
-                elif event == "end" and in_root_dir and depth == 2 and element.tag == "name":
-                    fields["name"] = (element.text or "").strip()
-                    break
-        except ET.ParseError as err:
-            if not fields:
-                raise ParseError(f"LTFS index: not well-formed XML ({err})") from None
+        fields = _index_fields(body)
         generation = fields.get("generationnumber", "")
         return cls(volume_uuid=fields.get("volumeuuid", ""), generation=int(generation) if generation.isdigit() else None,
                    update_time=fields.get("updatetime", ""), volume_name=fields.get("name", ""),
                    creator=fields.get("creator", ""))
+
+
+_INDEX_FIELDS = ("volumeuuid", "generationnumber", "updatetime", "creator")
+
+
+def _index_fields(body: bytes) -> dict[str, str]:
+    """The index's top-level fields and the root directory's name, from a document that may be cut short
+    (the first block of a long index): an incremental parser stops at the root directory's name."""
+    fields: dict[str, str] = {}
+    depth, in_root_dir = 0, False
+    parser: ET.XMLPullParser = ET.XMLPullParser(events=("start", "end"))
+    try:
+        parser.feed(body)
+        for item in parser.read_events():
+            event, element = cast("tuple[str, Any]", item)
+            if not isinstance(element, ET.Element):
+                continue
+            depth += 1 if event == "start" else -1
+            if event == "start" and depth == 1 and element.tag != "ltfsindex":
+                raise ParseError(f"LTFS index: the root element is <{element.tag}>, not <ltfsindex>")
+            if event == "start" and element.tag == "directory" and depth == 2:
+                in_root_dir = True
+            elif event == "end" and depth == 1 and element.tag in _INDEX_FIELDS:
+                fields[element.tag] = (element.text or "").strip()
+            elif event == "end" and in_root_dir and depth == 2 and element.tag == "name":
+                fields["name"] = (element.text or "").strip()
+                break
+    except ET.ParseError as err:
+        if not fields:
+            raise ParseError(f"LTFS index: not well-formed XML ({err})") from None
+    return fields
 
 
 @dataclass(frozen=True)
