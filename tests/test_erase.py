@@ -127,6 +127,21 @@ def test_an_ltfs_cartridge_is_erased_only_when_confirmed_and_then_no_longer_name
         assert ltfs.from_cartridge_memory(drive) is None and ltfs.recognise(drive, labels=True) is None
 
 
+def test_data_in_another_partition_needs_the_confirmation_too(tmp_path: Path) -> None:
+    from tests.helpers.ltfs import partition
+
+    dev = _virtual(tmp_path)
+    with TapeDrive(open_virtual(dev)) as drive:
+        partition(drive, first_mb=16)
+        drive.locate(0, partition=1)
+        drive.write(bytes(4096))
+        with pytest.raises(SafetyRefusal) as refused:
+            Erase(drive, EraseParams()).run()
+        assert "a 4096-byte block at the start of partition 1" in str(refused.value)
+        drive.locate(0, partition=1)
+        assert drive.read(bytearray(8192)).nbytes == 4096
+
+
 def _erase_cli(url: str, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "app.erase", url, *args], capture_output=True, text=True, timeout=300)
 

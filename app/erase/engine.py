@@ -20,6 +20,7 @@ the tape does not hold; the partitions stay (``mkltfs --wipe`` or a FORMAT MEDIU
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import Callable
 
 from native.errors import DeviceError, IllegalRequest, InvalidParameter, NotReady, ParseError, SafetyRefusal
@@ -107,13 +108,32 @@ class Erase:
         return result
 
     def _check(self, result: EraseResult) -> None:
-        """The pre-write probe and the one safety decision (``app.tapeperf.safety``)."""
+        """The pre-write probe and the one safety decision (``app.tapeperf.safety``). The probe looks at
+        partition 0; an erase reaches every partition, so the others' first blocks are read too."""
         state = safety.probe(self.drive, at_bot=True)
+        if not state.holds_data and not state.write_protected and not state.worm:
+            found = self._other_partitions()
+            if found:
+                state = replace(state, found=found)
         result.cartridge = state.to_dict()
         refusal = safety.decide(state, force=self.params.force)
         if refusal is not None:
             hint = "load a scratch cartridge, or erase it with --force" if refusal.overridable else refusal.hint
             raise SafetyRefusal(refusal.message, reason=refusal.reason, overridable=refusal.overridable, hint=hint)
+
+    def _other_partitions(self) -> str:
+        """What the start of partition 1 and beyond holds ("" when blank); the tape is left at BOT."""
+        count = ltfs.partition_count(self.drive) or 1
+        try:
+            for number in range(1, count):
+                self.drive.locate(0, partition=number)
+                out = self.drive.read(bytearray(safety.PROBE_BYTES))
+                if out.nbytes or out.filemark:
+                    what = f"a {out.nbytes}-byte block" if out.nbytes else "a filemark"
+                    return f"{what} at the start of partition {number}"
+        finally:
+            self.drive.rewind()
+        return ""
 
     def _erase_listed(self) -> bool | None:
         """Whether the drive lists ERASE(6) in REPORT SUPPORTED OPERATION CODES; None when it does not say."""
