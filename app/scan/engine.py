@@ -100,8 +100,12 @@ class MediaScan:
             return 0
 
     def _recognise(self, result: ScanResult, sink: EventSink) -> None:
-        """How many partitions to read, and the LTFS volume the labels name (READs at BOT only)."""
+        """How many partitions to read, and the LTFS volume the labels name (READs at BOT only). An LTFS volume
+        has two partitions ("Volume Layout" of the format specification): a one-partition cartridge whose memory
+        names no volume is not read twice at BOT."""
         result.partitions = ltfs.partition_count(self.drive) or 1
+        if result.partitions < 2 and ltfs.from_cartridge_memory(self.drive) is None:
+            return
         try:
             volume = ltfs.recognise(self.drive, labels=True)
         except ConnectionLost:
