@@ -55,6 +55,7 @@ from native.scsi.logpages import (
     SequentialAccess,
     VolumeStatistics,
 )
+from native.scsi.ltfs import LtfsVolume, from_mam
 from native.scsi.mam import Mam
 from native.transport import TransferLimit
 from native.scsi.sense import sense_key_name
@@ -368,6 +369,9 @@ class DriveInfo:
     # The path and the timeouts (issue 13): what the OS/HBA lets through, and how long each long command may take.
     max_transfer: Maybe[TransferLimit] = NOT_REPORTED
     command_timeouts: Maybe[Timeouts] = NOT_REPORTED
+    # The LTFS volume the cartridge memory names (issue 30), None when it names none: read without moving
+    # the tape (``app.ltfs``), since info may run beside the application that owns the tape's position.
+    ltfs: LtfsVolume | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe form. A section is ``{"supported": false, "reason": ...}`` or
@@ -386,6 +390,8 @@ def _jsonable(value: Any) -> Any:
         return {"supported": True, **inner} if isinstance(inner, dict) else {"supported": True, "value": inner}
     if isinstance(value, enum.Enum):
         return value.value
+    if isinstance(value, LtfsVolume):
+        return value.to_dict()
     if is_dataclass(value) and not isinstance(value, type):
         out = {k: _jsonable(getattr(value, k)) for k in value.__dataclass_fields__}
         if isinstance(value, MediaState):
@@ -519,6 +525,7 @@ def gather(drive: TapeDrive) -> DriveInfo:
 
     mam = section(drive.read_attributes, "READ ATTRIBUTE (MAM)")
     cartridge: Maybe[Cartridge] = Supported(Cartridge.from_mam(mam.value)) if isinstance(mam, Supported) else mam
+    ltfs_volume = _ltfs(drive, mam.value) if isinstance(mam, Supported) else None
 
     pages = section(drive.supported_log_pages, "LOG SENSE (supported pages)")
     listed = set(pages.value) if isinstance(pages, Supported) else None
@@ -613,6 +620,7 @@ def gather(drive: TapeDrive) -> DriveInfo:
         wear=wear,
         max_transfer=max_transfer,
         command_timeouts=Supported(drive.command_timeouts()),
+        ltfs=ltfs_volume,
     )
 
 
@@ -729,6 +737,16 @@ def _diagnostics(drive: TapeDrive) -> tuple[DiagnosticRecord, ...]:
     return tuple(DiagnosticRecord(f"{sense_key_name(e.sense_key)}: {asc_text(e.asc, e.ascq)} ({e.sense_key:02X}/{e.asc:02X}/{e.ascq:02X})",
                                   e.opcode, e.medium_id, e.head_hours, e.timestamp, e.repeat, e.sense_key, e.asc, e.ascq)
                  for e in page.entries)
+
+
+def _ltfs(drive: TapeDrive, mam: Mam) -> LtfsVolume | None:
+    """The LTFS volume the cartridge memory names, with its partition count (mode page 11h, asked only then)."""
+    from dataclasses import replace
+
+    from app.ltfs import partition_count
+
+    volume = from_mam(mam)
+    return replace(volume, partitions=partition_count(drive)) if volume is not None else None
 
 
 def _not_a_tape(device: str, identity: Identity, device_type: int) -> DriveInfo:

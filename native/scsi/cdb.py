@@ -33,6 +33,8 @@ LOG_SENSE = 0x4D
 MODE_SELECT_10 = 0x55
 MODE_SENSE_10 = 0x5A
 READ_ATTRIBUTE = 0x8C
+WRITE_ATTRIBUTE = 0x8D
+FORMAT_MEDIUM = 0x04
 LOCATE_16 = 0x92
 SECURITY_PROTOCOL_IN = 0xA2
 MAINTENANCE_IN = 0xA3
@@ -60,6 +62,8 @@ OPCODE_NAMES = {
     READ_ATTRIBUTE: "READ ATTRIBUTE",
     LOCATE_16: "LOCATE(16)",
     SECURITY_PROTOCOL_IN: "SECURITY PROTOCOL IN",
+    FORMAT_MEDIUM: "FORMAT MEDIUM",
+    WRITE_ATTRIBUTE: "WRITE ATTRIBUTE",
     0xA5: "MOVE MEDIUM",  # SMC-3, changers only (native/scsi/smc.py)
     0xB8: "READ ELEMENT STATUS",
     MAINTENANCE_IN: "REPORT SUPPORTED OPERATION CODES",  # the only MAINTENANCE IN service action tapediag sends
@@ -277,6 +281,21 @@ def read_attribute(action: AttributeAction | int = AttributeAction.VALUES, *, fi
         + _u(alloc, 4, "allocation length")
         + bytes([int(cache), 0])
     )
+
+
+def write_attribute(length: int, *, partition: int = 0, volume: int = 0, write_through: bool = False) -> bytes:
+    """WRITE ATTRIBUTE (SPC-4 6.40): ``length`` bytes of parameter data (a 4-byte length, then attributes)."""
+    return (
+        bytes([WRITE_ATTRIBUTE, int(write_through), 0, 0, 0, _check(volume, 0, 255, "volume"), 0,
+               _check(partition, 0, 255, "partition"), 0, 0])
+        + _u(length, 4, "parameter list length")
+        + bytes([0, 0])
+    )
+
+
+def format_medium(fmt: int = 0, *, immed: bool = False) -> bytes:
+    """FORMAT MEDIUM (SSC-5 7.3): FORMAT 0h default, 1h partition the medium, 2h default then partition."""
+    return bytes([FORMAT_MEDIUM, int(immed), _check(fmt, 0, 0x0F, "format"), 0, 0, 0])
 
 
 #: Security protocol 20h: tape data encryption (SSC-4 8.5, SPC-4 SECURITY PROTOCOL IN).
