@@ -61,8 +61,8 @@ def dump_rule(vendor: str, product: str) -> DumpRule:
     if name in ("HP", "HPE"):
         return DumpRule(None, "not read: HPE publishes no read-only way to read the drive's dump (HPE L&TT takes it "
                               "with its own vendor-specific commands); take one with L&TT if HPE support asks")
-    return DumpRule(None, f"not read: no published read-only way to read a {vendor.strip() or 'this vendor'} drive's "
-                          "dump is known to tapediag; the vendor's own tool takes it")
+    return DumpRule(None, f"not read: tapediag knows no published read-only way to read the dump of this "
+                          f"{vendor.strip() or 'unnamed vendor'} drive; the vendor's own tool takes it")
 
 
 def read_timeout(ticket: Ticket) -> float:
