@@ -163,7 +163,7 @@ class _Ticket:
         return cast(DriveInfo, self.ticket.info if self.ticket.info is not None else {})
 
     def stored_extra(self) -> dict[str, Any]:
-        return {"raw_pages": {c.name: c.data.hex() for c in self.ticket.captures if c.data is not None}}
+        return {"raw_pages": {c.name: c.data.hex() for c in self.ticket.captures if c.data is not None and not c.binary}}
 
 
 def _engine(ctx: RunContext[DriveInfoParams]) -> _Snapshot | _Ticket:

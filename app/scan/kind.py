@@ -55,7 +55,8 @@ def findings(result: ScanResult) -> list[Finding]:
 
 def rows(r: ScanResult) -> Rows:
     ph = r.read
-    out = [("Cartridge verdict", r.verdict.value.upper())] + [("Why", reason) for reason in r.reasons]
+    out = [("LTFS volume", f"{r.ltfs.describe()}: holds data")] if r.ltfs is not None else []
+    out += [("Cartridge verdict", r.verdict.value.upper())] + [("Why", reason) for reason in r.reasons]
     rate = f", {rate_text(ph.streaming_mb_per_s)} streaming" if ph.streaming_mb_per_s is not None else ""
     out += [("Read", f"{ph.bytes / 1e9:,.2f} GB in {ph.elapsed:,.1f} s{rate}; ended: {r.end_reason}"
                      + (" (partial scan)" if r.partial else "")),

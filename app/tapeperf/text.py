@@ -16,7 +16,9 @@ def summary_lines(result: TapePerfResult) -> list[str]:
     lines = [f"{result.device}: {result.vendor} {result.product} ({gen}), compression {result.compression}"]
     predicted = f"{result.predicted_ratio:.2f}:1" if result.predicted_ratio else "-"
     drive = f"{result.drive_ratio:.2f}:1" if result.drive_ratio else "not reported"
-    lines.append(f"pattern {result.pattern}: model predicts {predicted}, drive reports {drive}")
+    model = (f"model predicts {predicted}" if result.generates_data else
+             f"taken as {predicted} (a read without --verify makes no data)")
+    lines.append(f"pattern {result.pattern}: {model}, drive reports {drive}")
     plan = result.size_plan
     if plan is not None and (plan.auto or plan.capped):
         lines.append(f"size {plan.why}")
