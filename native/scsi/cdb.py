@@ -12,64 +12,121 @@ import enum
 
 from native.errors import InvalidParameter
 
-# Operation codes.
+# Operation codes (SPC-5, SSC-5, SMC-3): every command tapediag sends, answers in its emulators or names.
 TEST_UNIT_READY = 0x00
 REWIND = 0x01
 REQUEST_SENSE = 0x03
+FORMAT_MEDIUM = 0x04
 READ_BLOCK_LIMITS = 0x05
+INITIALIZE_ELEMENT_STATUS = 0x07
 READ_6 = 0x08
 WRITE_6 = 0x0A
+SET_CAPACITY = 0x0B
 WRITE_FILEMARKS_6 = 0x10
 SPACE_6 = 0x11
 INQUIRY = 0x12
 MODE_SELECT_6 = 0x15
+RESERVE_6 = 0x16
+RELEASE_6 = 0x17
 ERASE_6 = 0x19
 MODE_SENSE_6 = 0x1A
 LOAD_UNLOAD = 0x1B
+SEND_DIAGNOSTIC = 0x1D
+PREVENT_ALLOW_MEDIUM_REMOVAL = 0x1E
 LOCATE_10 = 0x2B
 READ_POSITION = 0x34
+INITIALIZE_ELEMENT_STATUS_WITH_RANGE = 0x37
+WRITE_BUFFER = 0x3B
+READ_BUFFER = 0x3C
 REPORT_DENSITY_SUPPORT = 0x44
+LOG_SELECT = 0x4C
 LOG_SENSE = 0x4D
 MODE_SELECT_10 = 0x55
 MODE_SENSE_10 = 0x5A
+PERSISTENT_RESERVE_OUT = 0x5F
+WRITE_FILEMARKS_16 = 0x80
+ALLOW_OVERWRITE = 0x82
+READ_16 = 0x88
+WRITE_16 = 0x8A
 READ_ATTRIBUTE = 0x8C
+WRITE_ATTRIBUTE = 0x8D
+SPACE_16 = 0x91
 LOCATE_16 = 0x92
+ERASE_16 = 0x93
+REPORT_LUNS = 0xA0
 SECURITY_PROTOCOL_IN = 0xA2
 MAINTENANCE_IN = 0xA3
+MAINTENANCE_OUT = 0xA4
+MOVE_MEDIUM = 0xA5
+EXCHANGE_MEDIUM = 0xA6
+SECURITY_PROTOCOL_OUT = 0xB5
+READ_ELEMENT_STATUS = 0xB8
 
+#: Every command's name, as messages, the read-only list and the command watch say it: the one table.
 OPCODE_NAMES = {
     TEST_UNIT_READY: "TEST UNIT READY",
     REWIND: "REWIND",
     REQUEST_SENSE: "REQUEST SENSE",
+    FORMAT_MEDIUM: "FORMAT MEDIUM",
     READ_BLOCK_LIMITS: "READ BLOCK LIMITS",
+    INITIALIZE_ELEMENT_STATUS: "INITIALIZE ELEMENT STATUS",
     READ_6: "READ(6)",
     WRITE_6: "WRITE(6)",
+    SET_CAPACITY: "SET CAPACITY",
     WRITE_FILEMARKS_6: "WRITE FILEMARKS(6)",
     SPACE_6: "SPACE(6)",
     INQUIRY: "INQUIRY",
     MODE_SELECT_6: "MODE SELECT(6)",
+    RESERVE_6: "RESERVE(6)",
+    RELEASE_6: "RELEASE(6)",
     ERASE_6: "ERASE(6)",
     MODE_SENSE_6: "MODE SENSE(6)",
     LOAD_UNLOAD: "LOAD UNLOAD",
+    SEND_DIAGNOSTIC: "SEND DIAGNOSTIC",
+    PREVENT_ALLOW_MEDIUM_REMOVAL: "PREVENT ALLOW MEDIUM REMOVAL",
     LOCATE_10: "LOCATE(10)",
     READ_POSITION: "READ POSITION",
+    INITIALIZE_ELEMENT_STATUS_WITH_RANGE: "INITIALIZE ELEMENT STATUS WITH RANGE",
+    WRITE_BUFFER: "WRITE BUFFER",
+    READ_BUFFER: "READ BUFFER",
     REPORT_DENSITY_SUPPORT: "REPORT DENSITY SUPPORT",
+    LOG_SELECT: "LOG SELECT",
     LOG_SENSE: "LOG SENSE",
     MODE_SELECT_10: "MODE SELECT(10)",
     MODE_SENSE_10: "MODE SENSE(10)",
+    PERSISTENT_RESERVE_OUT: "PERSISTENT RESERVE OUT",
+    WRITE_FILEMARKS_16: "WRITE FILEMARKS(16)",
+    ALLOW_OVERWRITE: "ALLOW OVERWRITE",
+    READ_16: "READ(16)",
+    WRITE_16: "WRITE(16)",
     READ_ATTRIBUTE: "READ ATTRIBUTE",
+    WRITE_ATTRIBUTE: "WRITE ATTRIBUTE",
+    SPACE_16: "SPACE(16)",
     LOCATE_16: "LOCATE(16)",
+    ERASE_16: "ERASE(16)",
+    REPORT_LUNS: "REPORT LUNS",
     SECURITY_PROTOCOL_IN: "SECURITY PROTOCOL IN",
-    0xA5: "MOVE MEDIUM",  # SMC-3, changers only (native/scsi/smc.py)
-    0xB8: "READ ELEMENT STATUS",
     MAINTENANCE_IN: "REPORT SUPPORTED OPERATION CODES",  # the only MAINTENANCE IN service action tapediag sends
+    MAINTENANCE_OUT: "MAINTENANCE OUT",
+    MOVE_MEDIUM: "MOVE MEDIUM",  # SMC-3, changers only (native/scsi/smc.py)
+    EXCHANGE_MEDIUM: "EXCHANGE MEDIUM",
+    SECURITY_PROTOCOL_OUT: "SECURITY PROTOCOL OUT",
+    READ_ELEMENT_STATUS: "READ ELEMENT STATUS",
 }
+
+#: CDB length by the opcode's group code (SAM-5: group 0 six bytes, 1-2 ten, 4 sixteen, 5 twelve).
+_GROUP_LENGTH = {0: 6, 1: 10, 2: 10, 4: 16, 5: 12}
 
 MAX_24 = 0xFFFFFF
 
 
 def opcode_name(opcode: int) -> str:
     return OPCODE_NAMES.get(opcode, f"opcode 0x{opcode:02X}")
+
+
+def cdb_length(opcode: int) -> int:
+    """The CDB length its opcode's group code gives (6 for the groups SAM-5 leaves reserved or vendor)."""
+    return _GROUP_LENGTH.get(opcode >> 5, 6)
 
 
 def _check(value: int, lo: int, hi: int, what: str) -> int:
@@ -136,9 +193,6 @@ def _transfer(opcode: int, length: int, fixed: bool, sili: bool = False) -> byte
     """READ(6)/WRITE(6): length counts blocks when FIXED is set, bytes otherwise."""
     flags = int(fixed) | (int(sili) << 1)
     return bytes([opcode, flags]) + _u(length, 3, "transfer length") + b"\x00"
-
-
-SEND_DIAGNOSTIC = 0x1D
 
 
 def send_diagnostic_self_test() -> bytes:
@@ -210,7 +264,7 @@ def load_unload(*, load: bool = True, immed: bool = False, retension: bool = Fal
 
 def prevent_allow_medium_removal(*, prevent: bool) -> bytes:
     """PREVENT ALLOW MEDIUM REMOVAL (SPC-4 6.15): PREVENT field 01b (prevent) or 00b (allow)."""
-    return bytes([0x1E, 0, 0, 0, int(prevent), 0])
+    return bytes([PREVENT_ALLOW_MEDIUM_REMOVAL, 0, 0, 0, int(prevent), 0])
 
 
 def locate10(block: int, *, partition: int | None = None, immed: bool = False) -> bytes:
