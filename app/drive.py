@@ -16,12 +16,11 @@ a fault-injecting wrapper in tests) and adds SCSI semantics on top:
 """
 from __future__ import annotations
 
-import os
 from array import array
 import re
 import time
 from dataclasses import dataclass, replace
-from typing import Callable, Generic, NoReturn, TypeVar, Union
+from typing import Callable, Generic, TypeVar, Union
 
 from native.scsi import cdb as C
 from native.scsi.density import DensitySupport, lto_generation
@@ -47,25 +46,19 @@ from native.scsi.sense import (
 )
 from native.scsi.tape import BlockLimits, LongPosition, Position
 from native.errors import (
-    Cancelled,
     DeviceError,
     CheckCondition,
     IllegalRequest,
     InvalidParameter,
     NotReady,
     ParseError,
-    SafetyRefusal,
-    ScsiStatusError,
     UnitAttention,
-    check_condition_class,
 )
-from native.iscsi_url import display_device
 from native.transport import (
     CHECK_CONDITION,
     CONDITION_MET,
     DEFAULT_TIMEOUT,
     GOOD,
-    STATUS_NAMES,
     CommandResult,
     Fill,
     Repeated,
@@ -73,8 +66,9 @@ from native.transport import (
     Transport,
     WritableBuffer,
 )
-from app.commandwatch import CommandWatch, default_watch
-from app.events import CancelToken, EventSink, discard
+from app.device import (  # noqa: F401 - the read-only policy, named from here by its older callers
+    STATE_CHANGING_OPCODES, ReadOnlyRefusal, ScsiDevice, read_only_session, set_read_only_session,
+)
 from app.timeouts import (ERASE_LONG_TIMEOUT, LONG_COMMANDS, MOTION_TIMEOUT, Timeouts, nominal_times, notice_after,
                           resolve)
 
@@ -87,49 +81,7 @@ _NOT_SUPPORTED_ASC = (0x20, 0x24, 0x26)
 
 NOT_SUPPORTED = "not supported by this device"
 
-# Commands every SCSI device type understands and that change nothing: the only ones
-# sent before INQUIRY has shown the device is a tape (INQUIRY, REQUEST SENSE, REPORT LUNS).
-_ANY_DEVICE_OPCODES = frozenset({0x12, 0x03, 0xA0})
 PERIPHERAL_TAPE = 0x01
-
-#: Commands that write data or change a state the backup application relies on (SPC-5,
-#: SSC-5, SMC-3 opcodes). In a read-only session (``--read-only``, the GUI's toggle) none
-#: of them is sent; positioning (REWIND, SPACE, LOCATE) and every query remain allowed.
-STATE_CHANGING_OPCODES: dict[int, str] = {
-    0x04: "FORMAT MEDIUM", 0x07: "INITIALIZE ELEMENT STATUS", 0x0A: "WRITE(6)", 0x0B: "SET CAPACITY",
-    0x10: "WRITE FILEMARKS(6)", 0x15: "MODE SELECT(6)", 0x19: "ERASE(6)", 0x1B: "LOAD UNLOAD",
-    0x1D: "SEND DIAGNOSTIC", 0x1E: "PREVENT ALLOW MEDIUM REMOVAL", 0x37: "INITIALIZE ELEMENT STATUS WITH RANGE",
-    0x3B: "WRITE BUFFER", 0x4C: "LOG SELECT", 0x55: "MODE SELECT(10)", 0x5F: "PERSISTENT RESERVE OUT",
-    0x80: "WRITE FILEMARKS(16)", 0x82: "ALLOW OVERWRITE", 0x8A: "WRITE(16)", 0x8D: "WRITE ATTRIBUTE",
-    0x93: "ERASE(16)", 0xA4: "MAINTENANCE OUT", 0xA5: "MOVE MEDIUM", 0xA6: "EXCHANGE MEDIUM",
-    0xB5: "SECURITY PROTOCOL OUT",
-}
-
-_read_only_session = False
-
-
-def set_read_only_session(on: bool) -> None:
-    """Make every drive opened from now on read-only (the CLI's ``--read-only``, the GUI's toggle)."""
-    global _read_only_session
-    _read_only_session = on
-
-
-def read_only_session() -> bool:
-    """Whether this session is read-only: set by the front end, or ``TAPEDIAG_READ_ONLY=1``."""
-    return _read_only_session or os.environ.get("TAPEDIAG_READ_ONLY", "") not in ("", "0")
-
-
-class ReadOnlyRefusal(SafetyRefusal):
-    """A command (or a whole test) that writes or changes state, refused in a read-only session (exit 3)."""
-
-    def __init__(self, device: str, what: str) -> None:
-        super().__init__(f"read-only session: {what} on {device}", reason="read-only session",
-                         overridable=False, hint="run without --read-only to allow it")
-
-    @classmethod
-    def command(cls, device: str, opcode: int) -> "ReadOnlyRefusal":
-        name = STATE_CHANGING_OPCODES.get(opcode, f"opcode {opcode:02X}h")
-        return cls(device, f"{name} was not sent (it writes to a tape or changes the device's state)")
 
 
 class NotATapeDrive(InvalidParameter):
@@ -268,58 +220,22 @@ class CompressionChange:
 _WRITTEN = WriteOutcome()  # frozen: one instance serves every GOOD WRITE
 
 
-class TapeDrive:
-    """SCSI semantics over a transport. Not thread-safe: one worker per drive."""
+class TapeDrive(ScsiDevice):
+    """SCSI semantics over a transport, for a tape drive. Not thread-safe: one worker per drive."""
+
+    PERIPHERAL = PERIPHERAL_TAPE
+    KIND = "drive"
 
     def __init__(self, transport: Transport, *, device: str | None = None, read_only: bool | None = None) -> None:
-        self.transport = transport
-        #: Refuse every command in ``STATE_CHANGING_OPCODES`` (default: the session's setting).
-        self.read_only = read_only_session() if read_only is None else read_only
-        # Only the shown form (no CHAP secret): everything that prints or records a
-        # device (CLI, GUI, history, reports) takes it from here; the secret stays in the transport.
-        self._device = display_device(device if device is not None else (getattr(transport, "device", "") or ""))
-        self._mode_ten: bool | None = None  # which MODE SENSE size works, once known
-        self._inquiry: Inquiry | None = None
-        self.last_sense: Sense | None = None
-        self._write_cdbs: dict[tuple[int, int | None], bytes] = {}
-        self._read_cdbs: dict[tuple[int, int | None], tuple[bytes, int, int]] = {}
-        self._good_read: tuple[CommandResult | None, ReadOutcome | None] = (None, None)  # see ``read``
         # The long commands' timeouts: the defaults until the drive has been asked (``command_timeouts``).
         self._timeouts: Timeouts | None = None
         self._seconds: dict[int, float] = {op: default for op, (_, default) in LONG_COMMANDS.items()}
         self._nominal: dict[int, int] = {}  # the drive's nominal time per opcode, where it states one
-        #: What the transport asks while a command is outstanding (``app.commandwatch``): the run's, once
-        #: one attaches it (``watch_commands``), else the process's default (the CLI's), or none.
-        self.watch: CommandWatch | None = None
-        default = default_watch(self._device, self._notice_after, self._timeout_of)
-        if default is not None:
-            self._use_watch(default)
-
-    @classmethod
-    def open(cls, device: str) -> "TapeDrive":
-        from app.targets import chap_secret_for
-        from native import open_transport
-
-        return cls(open_transport(device, chap_secret=chap_secret_for(device)), device=device)
-
-    @property
-    def device(self) -> str:
-        return self._device
-
-    # -- watching commands (issue 27): a stuck drive is named, a cancel is not held ----------------
-
-    def watch_commands(self, cancel: CancelToken | None, sink: EventSink = discard) -> None:
-        """Watch this drive's commands for a run: the run's ``cancel`` gives up a command the drive does
-        not answer, and ``sink`` is told when the drive is not answering (``app.commandwatch``);
-        ``wait_ready`` stops waiting at a cancel."""
-        self._use_watch(CommandWatch(cancel, sink, device=self._device, notice_after=self._notice_after,
-                                     timeout_of=self._timeout_of))
-
-    def _use_watch(self, watch: CommandWatch) -> None:
-        from native.waiting import watched
-
-        self.watch = watch
-        self.transport = watched(self.transport, watch)
+        super().__init__(transport, device=device, read_only=read_only)
+        self._mode_ten: bool | None = None  # which MODE SENSE size works, once known
+        self._write_cdbs: dict[tuple[int, int | None], bytes] = {}
+        self._read_cdbs: dict[tuple[int, int | None], tuple[bytes, int, int]] = {}
+        self._good_read: tuple[CommandResult | None, ReadOutcome | None] = (None, None)  # see ``read``
 
     def _notice_after(self, opcode: int) -> float:
         return notice_after(opcode, self._nominal.get(opcode))
@@ -327,79 +243,29 @@ class TapeDrive:
     def _timeout_of(self, opcode: int) -> float:
         return self._seconds.get(opcode, DEFAULT_TIMEOUT)
 
-    def _pause(self, seconds: float) -> None:
-        """Sleep between two polls of the drive; a cancel of the watching run ends it (``Cancelled``)."""
-        cancel = self.watch.cancel if self.watch is not None else None
-        if cancel is None:
-            time.sleep(seconds)
-        elif cancel.wait(seconds):
-            raise Cancelled("cancelled while waiting for the drive to become ready")
-
-    def close(self) -> None:
-        self.transport.close()
-
-    def __enter__(self) -> "TapeDrive":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    # -- the one place statuses become exceptions -------------------------------
-
-    def _execute(self, cdb: bytes, *, data_in: int | WritableBuffer = 0, data_out: bytes | bytearray | memoryview | None = None,
-                 timeout: float = DEFAULT_TIMEOUT) -> tuple[CommandResult, Sense | None]:
-        """Run a command; raise for statuses other than GOOD / CHECK CONDITION.
-
-        Returns the result and, for CHECK CONDITION, the decoded sense (None when the
-        target sent none). Callers that treat some conditions as outcomes use this;
-        everything else goes through ``_command``.
-        """
-        self._require_tape_for(cdb)
-        self._require_writable_for(cdb)
-        result = self.transport.execute(cdb, data_in=data_in, data_out=data_out, timeout=timeout)
-        if result.status in (GOOD, CONDITION_MET):
-            return result, None
-        return self._not_good(cdb, result)
-
-    # -- the one gate: tape commands go only to a tape (peripheral type 01h) ----------
-
-    def _require_tape_for(self, cdb: bytes) -> None:
-        """Refuse any command but INQUIRY/REQUEST SENSE/REPORT LUNS to a non-tape.
-
-        Why here: every command of every engine passes through this object, so one
-        check covers ``info``, ``tape-perf`` (with or without --force), cleaning and
-        anything added later. A disk that accepts opcode 01h would take REWIND, and the
-        next WRITE(6) would overwrite the customer's LBAs. INQUIRY is sent first if no
-        caller has asked yet, so the refusal comes before any other command.
-        """
-        if cdb[0] in _ANY_DEVICE_OPCODES:
-            return
-        self.require_tape()
-
-    def _require_writable_for(self, cdb: bytes) -> None:
-        """In a read-only session, refuse a command that writes or changes state, before it is sent.
-
-        Why here: every command but the cached WRITE passes ``_execute``, and the WRITE's CDB
-        is checked when it is built (``_write_cdb``), so one list guards every engine.
-        """
-        if self.read_only and cdb[0] in STATE_CHANGING_OPCODES:
-            raise ReadOnlyRefusal.command(self.device, cdb[0])
+    # -- the tape gate: tape commands go only to a tape (peripheral type 01h) ----------
 
     def require_tape(self) -> None:
-        """Raise ``NotATapeDrive`` unless INQUIRY reports peripheral type 01h.
+        """Raise ``NotATapeDrive`` unless INQUIRY reports peripheral type 01h (``ScsiDevice.require_type``).
 
         Only a scripted unit-test transport (``tests/helpers/faults.py``) declares the
         type it emulates (``scripted_peripheral_type``); every real transport is asked.
+        The first time a tape is seen, its command timeouts are learned (``command_timeouts``).
         """
         if self._inquiry is None:
             scripted = getattr(self.transport, "scripted_peripheral_type", None)
             if scripted == PERIPHERAL_TAPE:
                 return
-        inquiry = self._inquiry or self.inquiry()
-        if inquiry.device_type != PERIPHERAL_TAPE:
-            raise NotATapeDrive(self.device, inquiry.device_type, device_type_name(inquiry.device_type))
+        super().require_type()
         if self._timeouts is None:
-            self._learn_timeouts(inquiry.product)
+            assert self._inquiry is not None
+            self._learn_timeouts(self._inquiry.product)
+
+    def require_type(self) -> None:
+        self.require_tape()
+
+    def _wrong_type(self, inquiry: Inquiry) -> InvalidParameter:
+        return NotATapeDrive(self.device, inquiry.device_type, device_type_name(inquiry.device_type))
 
     # -- command timeouts: learned once, right after INQUIRY has shown a tape -----------
 
@@ -461,51 +327,6 @@ class TapeDrive:
             report = SupportedCommands.parse(self._data_in(C.report_supported_opcodes(alloc=alloc), alloc))
         return report
 
-    @property
-    def peripheral_type(self) -> int:
-        """INQUIRY's peripheral device type (01h = tape); sends INQUIRY once if needed."""
-        return (self._inquiry or self.inquiry()).device_type
-
-    def _not_good(self, cdb: bytes, result: CommandResult) -> tuple[CommandResult, Sense | None]:
-        """``_execute``'s path for any status but GOOD / CONDITION MET."""
-        if result.status != CHECK_CONDITION:
-            name = STATUS_NAMES.get(result.status, f"status 0x{result.status:02X}")
-            hint = "the drive is busy with another host or operation; retry later" if name == "BUSY" else None
-            raise ScsiStatusError(f"{C.opcode_name(cdb[0])}: the device returned {name}", status=result.status,
-                                  device=self.device, hint=hint)
-        sense = self._decode_sense(result.sense, cdb)
-        self.last_sense = sense
-        return result, sense
-
-    def _decode_sense(self, raw: bytes, cdb: bytes) -> Sense | None:
-        if not raw:
-            return None
-        try:
-            return Sense.parse(raw)
-        except ParseError:
-            raise CheckCondition(f"{C.opcode_name(cdb[0])}: CHECK CONDITION with undecodable sense data ({bytes(raw[:18]).hex()})",
-                                 sense=None, device=self.device) from None
-
-    def _raise(self, cdb: bytes, sense: Sense | None) -> NoReturn:
-        op = C.opcode_name(cdb[0])
-        if sense is None:
-            raise CheckCondition(f"{op}: CHECK CONDITION without sense data", sense=None, device=self.device)
-        cls = check_condition_class(sense.key)
-        raise cls(f"{op}: {sense.describe()}", sense=sense, device=self.device)
-
-    def _command(self, cdb: bytes, *, data_in: int | WritableBuffer = 0, data_out: bytes | bytearray | memoryview | None = None,
-                 timeout: float = DEFAULT_TIMEOUT) -> CommandResult:
-        """Run a command that must succeed; RECOVERED ERROR counts as success."""
-        result, sense = self._execute(cdb, data_in=data_in, data_out=data_out, timeout=timeout)
-        if sense is not None and sense.key == RECOVERED_ERROR:
-            return result
-        if result.status == CHECK_CONDITION:
-            self._raise(cdb, sense)
-        return result
-
-    def _data_in(self, cdb: bytes, alloc: int, timeout: float = DEFAULT_TIMEOUT) -> bytes:
-        return bytes(self._command(cdb, data_in=alloc, timeout=timeout).data)
-
     def query_raw(self, cdb: bytes, alloc: int) -> bytes:
         """A query's answer as the drive sent it (the support ticket keeps raw pages). Goes through
         both gates: nothing reaches a non-tape, nothing that changes state in a read-only session."""
@@ -513,18 +334,11 @@ class TapeDrive:
 
     # -- identity -----------------------------------------------------------------
 
-    def inquiry(self) -> Inquiry:
-        self._inquiry = Inquiry.parse(self._data_in(C.inquiry(96), 96))
-        return self._inquiry
-
     def vpd(self, page: int) -> SupportedVpdPages | UnitSerialNumber | DeviceIdentification | bytes:
         """A VPD page: the typed dataclass for 0x00/0x80/0x83, raw bytes for others."""
         data = self._data_in(C.inquiry(0xFFFC, evpd=True, page=page), 0xFFFC)
         parser = VPD_PARSERS.get(page)
         return parser.parse(data) if parser else data
-
-    def serial_number(self) -> str:
-        return UnitSerialNumber.parse(self._data_in(C.inquiry(0xFFFC, evpd=True, page=0x80), 0xFFFC)).serial
 
     # -- readiness ----------------------------------------------------------------
 
@@ -823,7 +637,7 @@ class TapeDrive:
         else:
             requested, unit = size, 1
             cdb = C.read6(size)
-        self._require_tape_for(cdb)
+        self._require_type_for(cdb)
         if len(self._read_cdbs) >= 8:
             self._read_cdbs.clear()
         shape = self._read_cdbs[(size, block_size)] = (cdb, requested, unit)

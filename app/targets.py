@@ -28,6 +28,7 @@ from native.paths import data_dir
 
 if TYPE_CHECKING:  # what only adding or discovering targets needs is imported there: `devices` starts faster
     from native.iscsi_discovery import DiscoveredTarget
+    from native.transport import Transport
 
 FILE_NAME = "iscsi_targets.json"
 #: Environment variable holding a CHAP secret (for scripts; not shown by ``ps``).
@@ -153,6 +154,14 @@ def chap_secret_for(device: str) -> str | None:
                                hint=f"set {SECRET_ENV}, use --chap-secret-file FILE, or remember the target "
                                "with 'tapediag devices --add-iscsi'")
     return secret
+
+
+def open_device(device: str) -> "Transport":
+    """The transport behind ``device``, opened with its CHAP secret (``chap_secret_for``): the one way
+    tapediag opens a device it names (drive, changer, ticket, discovery)."""
+    from native import open_transport
+
+    return open_transport(device, chap_secret=chap_secret_for(device))
 
 
 def add_target(url: str) -> RememberedTarget:

@@ -204,11 +204,9 @@ def recent_runs(device: str, limit: int = 20) -> list[dict[str, Any]]:
 
 def collect(device: str) -> Ticket:
     """Open ``device`` and capture its ticket (``collect_from``)."""
-    from native import open_transport
+    from app.targets import open_device
 
-    from app.targets import chap_secret_for
-
-    return collect_from(open_transport(device, chap_secret=chap_secret_for(device)), device)
+    return collect_from(open_device(device), device)
 
 
 def collect_from(transport: Transport, device: str) -> Ticket:

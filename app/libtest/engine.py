@@ -36,7 +36,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Iterator
 
 from app.claims import claimed
-from app.drive import ReadOnlyRefusal, TapeDrive, read_only_session
+from app.drive import TapeDrive
 from app.events import CancelToken, Checkpoint, EventSink, Message, RobotMove, discard
 from app.libtest.params import LibraryTestParams
 from app.libtest.previous import differences, left_by_last_run, state_of
@@ -44,12 +44,10 @@ from app.libtest.results import LibraryTestResult, Misplaced, Move, Verdict
 from app.library import Changer, Inventory, check_move
 from native.errors import Cancelled, DeviceError, InvalidParameter, TapediagError
 from native.iscsi_url import display_device
-from native.scsi.smc import Element, ElementType
+from native.scsi.smc import MOVE_MEDIUM, Element, ElementType
 
 if TYPE_CHECKING:
     from app import identity, media
-
-MOVE_MEDIUM = 0xA5
 
 
 @dataclass(frozen=True)
@@ -76,8 +74,7 @@ class LibraryTest:
         element or the wrong kind of element: one line (exit 2). A read-only session is
         refused (exit 3) before the robot is asked for anything.
         """
-        if read_only_session():
-            raise ReadOnlyRefusal.command(self.changer.device, MOVE_MEDIUM)
+        self.changer.require_writable(MOVE_MEDIUM)
         inv = self.changer.inventory()
         skipped: list[str] = []
         slots = self._chosen(inv, self.params.slots, ElementType.STORAGE, "--slots")

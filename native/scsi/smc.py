@@ -13,9 +13,7 @@ from dataclasses import dataclass
 
 from native.errors import ParseError
 
-READ_ELEMENT_STATUS = 0xB8
-MOVE_MEDIUM = 0xA5
-INITIALIZE_ELEMENT_STATUS = 0x07
+from native.scsi.cdb import INITIALIZE_ELEMENT_STATUS, MOVE_MEDIUM, READ_ELEMENT_STATUS  # noqa: F401 - named here too
 PAGE_ELEMENT_ADDRESS = 0x1D
 
 
