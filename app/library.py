@@ -42,6 +42,7 @@ from native.scsi.smc import (
     Element,
     ElementMap,
     ElementType,
+    initialize_element_status,
     move_medium,
     parse_element_status,
     read_element_status,
@@ -325,7 +326,7 @@ class Changer(ScsiDevice):
     def initialize_element_status(self) -> None:
         """INITIALIZE ELEMENT STATUS (07h): the library checks every element again (a barcode scan). Sent only
         on request: minutes on a big library, hence the long timeout."""
-        self._ask(bytes([C.INITIALIZE_ELEMENT_STATUS, 0, 0, 0, 0, 0]))
+        self._ask(initialize_element_status())
 
     def move(self, source: str, destination: str, *, unload: bool = True, allow_removal: bool = False,
              writes: bool = False) -> Moved:

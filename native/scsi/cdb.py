@@ -1,16 +1,20 @@
-"""CDB builders for the SPC-4 / SSC-4 commands tapediag sends.
+"""The SPC-4 / SSC-4 commands tapediag sends, each declared once as a layout, and their builders.
 
-Each function returns the command descriptor block as ``bytes``; nothing here does
-I/O. Field layouts follow SPC-4 (INQUIRY, MODE, LOG, REQUEST SENSE, READ ATTRIBUTE)
-and SSC-4 (the sequential-access commands). Values that do not fit their field raise
-``InvalidParameter`` rather than being silently truncated, since a wrapped-around
-transfer length on a tape drive writes the wrong amount of data.
+Every command is a ``native.scsi.layout.Cdb``: a frozen dataclass whose fields say where they sit in
+the CDB (SPC-4: INQUIRY, MODE, LOG, REQUEST SENSE, READ ATTRIBUTE, SECURITY PROTOCOL IN, REPORT
+SUPPORTED OPERATION CODES; SSC-4: the sequential-access commands). The builder functions below are
+what tapediag's callers use; the emulators read the same classes back (``Read6.parse(cdb)``), so the
+sender and the receiver of a command cannot disagree about a field. Nothing here does I/O. Values that
+do not fit their field raise ``InvalidParameter`` rather than being silently truncated, since a
+wrapped-around transfer length on a tape drive writes the wrong amount of data.
 """
 from __future__ import annotations
 
 import enum
+from dataclasses import dataclass
 
 from native.errors import InvalidParameter
+from native.scsi.layout import Cdb, at
 
 # Operation codes (SPC-5, SSC-5, SMC-3): every command tapediag sends, answers in its emulators or names.
 TEST_UNIT_READY = 0x00
@@ -117,9 +121,6 @@ OPCODE_NAMES = {
 #: CDB length by the opcode's group code (SAM-5: group 0 six bytes, 1-2 ten, 4 sixteen, 5 twelve).
 _GROUP_LENGTH = {0: 6, 1: 10, 2: 10, 4: 16, 5: 12}
 
-MAX_24 = 0xFFFFFF
-
-
 def opcode_name(opcode: int) -> str:
     return OPCODE_NAMES.get(opcode, f"opcode 0x{opcode:02X}")
 
@@ -127,17 +128,6 @@ def opcode_name(opcode: int) -> str:
 def cdb_length(opcode: int) -> int:
     """The CDB length its opcode's group code gives (6 for the groups SAM-5 leaves reserved or vendor)."""
     return _GROUP_LENGTH.get(opcode >> 5, 6)
-
-
-def _check(value: int, lo: int, hi: int, what: str) -> int:
-    if not lo <= value <= hi:
-        raise InvalidParameter(f"{what} {value} is out of range ({lo}..{hi})")
-    return value
-
-
-def _u(value: int, size: int, what: str) -> bytes:
-    _check(value, 0, (1 << (8 * size)) - 1, what)
-    return value.to_bytes(size, "big")
 
 
 class SpaceCode(enum.IntEnum):
@@ -167,152 +157,11 @@ class LogPageControl(enum.IntEnum):
     DEFAULT_CUMULATIVE = 3
 
 
-def test_unit_ready() -> bytes:
-    return bytes(6)
-
-
-def rewind(*, immed: bool = False) -> bytes:
-    return bytes([REWIND, int(immed), 0, 0, 0, 0])
-
-
-def request_sense(alloc: int = 252, *, desc: bool = False) -> bytes:
-    return bytes([REQUEST_SENSE, int(desc), 0, 0, _check(alloc, 0, 255, "allocation length"), 0])
-
-
-def read_block_limits() -> bytes:
-    return bytes([READ_BLOCK_LIMITS, 0, 0, 0, 0, 0])
-
-
-def inquiry(alloc: int = 96, *, evpd: bool = False, page: int = 0) -> bytes:
-    if page and not evpd:
-        raise InvalidParameter("an INQUIRY page code needs EVPD")
-    return bytes([INQUIRY, int(evpd), _check(page, 0, 255, "VPD page")]) + _u(alloc, 2, "allocation length") + b"\x00"
-
-
-def _transfer(opcode: int, length: int, fixed: bool, sili: bool = False) -> bytes:
-    """READ(6)/WRITE(6): length counts blocks when FIXED is set, bytes otherwise."""
-    flags = int(fixed) | (int(sili) << 1)
-    return bytes([opcode, flags]) + _u(length, 3, "transfer length") + b"\x00"
-
-
-def send_diagnostic_self_test() -> bytes:
-    """SEND DIAGNOSTIC with SELFTEST=1 (SPC-5 6.42): the device's default self-test, no parameter data.
-    GOOD means it passed; a failure is a CHECK CONDITION (typically HARDWARE ERROR, ASC 40h)."""
-    return bytes([SEND_DIAGNOSTIC, 0x04, 0, 0, 0, 0])
-
-
-def read6(length: int, *, fixed: bool = False, sili: bool = False) -> bytes:
-    if fixed and sili:
-        raise InvalidParameter("READ(6) with both FIXED and SILI set is an illegal request")
-    return _transfer(READ_6, length, fixed, sili)
-
-
-def write6(length: int, *, fixed: bool = False) -> bytes:
-    return _transfer(WRITE_6, length, fixed)
-
-
-def write_filemarks(count: int = 1, *, immed: bool = False, setmarks: bool = False) -> bytes:
-    return bytes([WRITE_FILEMARKS_6, int(immed) | (int(setmarks) << 1)]) + _u(count, 3, "filemark count") + b"\x00"
-
-
-def space(count: int, code: SpaceCode | int = SpaceCode.BLOCKS) -> bytes:
-    """SPACE(6): a signed 24-bit count; negative moves toward BOP."""
-    _check(count, -(1 << 23), (1 << 23) - 1, "space count")
-    return bytes([SPACE_6, int(code) & 0x0F]) + count.to_bytes(3, "big", signed=True) + b"\x00"
-
-
-def mode_sense6(page: int, subpage: int = 0, *, pc: PageControl | int = 0, dbd: bool = False, alloc: int = 255) -> bytes:
-    return bytes([
-        MODE_SENSE_6,
-        int(dbd) << 3,
-        (int(pc) << 6) | _check(page, 0, 0x3F, "mode page"),
-        _check(subpage, 0, 255, "subpage"),
-        _check(alloc, 0, 255, "allocation length"),
-        0,
-    ])
-
-
-def mode_sense10(page: int, subpage: int = 0, *, pc: PageControl | int = 0, dbd: bool = False, alloc: int = 4096) -> bytes:
-    return (
-        bytes([
-            MODE_SENSE_10,
-            int(dbd) << 3,
-            (int(pc) << 6) | _check(page, 0, 0x3F, "mode page"),
-            _check(subpage, 0, 255, "subpage"),
-            0, 0, 0,
-        ])
-        + _u(alloc, 2, "allocation length")
-        + b"\x00"
-    )
-
-
-def mode_select6(length: int, *, pf: bool = True, sp: bool = False) -> bytes:
-    return bytes([MODE_SELECT_6, (int(pf) << 4) | int(sp), 0, 0, _check(length, 0, 255, "parameter list length"), 0])
-
-
-def mode_select10(length: int, *, pf: bool = True, sp: bool = False) -> bytes:
-    return bytes([MODE_SELECT_10, (int(pf) << 4) | int(sp), 0, 0, 0, 0, 0]) + _u(length, 2, "parameter list length") + b"\x00"
-
-
-def erase(*, long: bool = False, immed: bool = False) -> bytes:
-    return bytes([ERASE_6, int(long) | (int(immed) << 1), 0, 0, 0, 0])
-
-
-def load_unload(*, load: bool = True, immed: bool = False, retension: bool = False, eot: bool = False, hold: bool = False) -> bytes:
-    return bytes([LOAD_UNLOAD, int(immed), 0, 0, int(load) | (int(retension) << 1) | (int(eot) << 2) | (int(hold) << 3), 0])
-
-
-def prevent_allow_medium_removal(*, prevent: bool) -> bytes:
-    """PREVENT ALLOW MEDIUM REMOVAL (SPC-4 6.15): PREVENT field 01b (prevent) or 00b (allow)."""
-    return bytes([PREVENT_ALLOW_MEDIUM_REMOVAL, 0, 0, 0, int(prevent), 0])
-
-
-def locate10(block: int, *, partition: int | None = None, immed: bool = False) -> bytes:
-    """LOCATE(10) to a logical object identifier; CP set only when a partition is given."""
-    cp = partition is not None
-    return (
-        bytes([LOCATE_10, (int(cp) << 1) | int(immed), 0])
-        + _u(block, 4, "block address")
-        + bytes([0, _check(partition or 0, 0, 255, "partition"), 0])
-    )
-
-
-def locate16(identifier: int, *, partition: int | None = None, dest_type: int = 0, immed: bool = False) -> bytes:
-    """LOCATE(16); ``dest_type`` 0 = logical object, 1 = logical file, 3 = end of data."""
-    cp = partition is not None
-    return (
-        bytes([LOCATE_16, (_check(dest_type, 0, 7, "destination type") << 3) | (int(cp) << 1) | int(immed), 0,
-               _check(partition or 0, 0, 255, "partition")])
-        + _u(identifier, 8, "logical identifier")
-        + bytes(4)
-    )
-
-
 class PositionForm(enum.IntEnum):
     SHORT = 0x00
     SHORT_VENDOR = 0x01
     LONG = 0x06
     EXTENDED = 0x08
-
-
-def read_position(form: PositionForm | int = PositionForm.SHORT, alloc: int = 0) -> bytes:
-    """READ POSITION; the allocation length is only meaningful for the extended form."""
-    return bytes([READ_POSITION, _check(int(form), 0, 0x1F, "service action"), 0, 0, 0, 0, 0]) + _u(alloc, 2, "allocation length") + b"\x00"
-
-
-def report_density_support(*, media: bool = False, medium_type: bool = False, alloc: int = 8192) -> bytes:
-    return bytes([REPORT_DENSITY_SUPPORT, int(media) | (int(medium_type) << 1), 0, 0, 0, 0, 0]) + _u(alloc, 2, "allocation length") + b"\x00"
-
-
-def log_sense(page: int, subpage: int = 0, *, pc: LogPageControl | int = LogPageControl.CUMULATIVE, pointer: int = 0,
-              alloc: int = 0xFFFC, sp: bool = False) -> bytes:
-    """LOG SENSE. PC 1 (cumulative values) is what diagnostics want, so it is the default."""
-    return (
-        bytes([LOG_SENSE, int(sp), (int(pc) << 6) | _check(page, 0, 0x3F, "log page"), _check(subpage, 0, 255, "subpage"), 0])
-        + _u(pointer, 2, "parameter pointer")
-        + _u(alloc, 2, "allocation length")
-        + b"\x00"
-    )
 
 
 class AttributeAction(enum.IntEnum):
@@ -322,34 +171,368 @@ class AttributeAction(enum.IntEnum):
     PARTITION_LIST = 0x03
 
 
-def read_attribute(action: AttributeAction | int = AttributeAction.VALUES, *, first: int = 0, alloc: int = 0x2000,
-                   volume: int = 0, partition: int = 0, cache: bool = False) -> bytes:
-    return (
-        bytes([READ_ATTRIBUTE, _check(int(action), 0, 0x1F, "service action"), 0, 0, 0,
-               _check(volume, 0, 255, "volume"), 0, _check(partition, 0, 255, "partition")])
-        + _u(first, 2, "first attribute")
-        + _u(alloc, 4, "allocation length")
-        + bytes([int(cache), 0])
-    )
-
-
 #: Security protocol 20h: tape data encryption (SSC-4 8.5, SPC-4 SECURITY PROTOCOL IN).
 PROTOCOL_TAPE_ENCRYPTION = 0x20
+#: MAINTENANCE IN service action REPORT SUPPORTED OPERATION CODES (SPC-4).
+SA_REPORT_SUPPORTED_OPCODES = 0x0C
+
+_ALLOC = "allocation length"
+
+
+# -- the layouts (SPC-4 / SSC-4 field positions) -------------------------------------------------
+
+@dataclass(frozen=True)
+class TestUnitReady(Cdb):
+    __test__ = False  # not a pytest test class
+    OPCODE, LENGTH = TEST_UNIT_READY, 6
+
+
+@dataclass(frozen=True)
+class Rewind(Cdb):
+    OPCODE, LENGTH = REWIND, 6
+    immed: bool = at(1, 0x01)
+
+
+@dataclass(frozen=True)
+class RequestSense(Cdb):
+    OPCODE, LENGTH = REQUEST_SENSE, 6
+    desc: bool = at(1, 0x01)
+    allocation_length: int = at(4, what=_ALLOC)
+
+
+@dataclass(frozen=True)
+class ReadBlockLimits(Cdb):
+    OPCODE, LENGTH = READ_BLOCK_LIMITS, 6
+    mloc: bool = at(1, 0x01)  # SSC-5: the maximum logical object identifier instead of the block limits
+
+
+@dataclass(frozen=True)
+class Inquiry(Cdb):
+    """INQUIRY the command (its answer is ``native.scsi.inquiry.Inquiry``)."""
+
+    OPCODE, LENGTH = INQUIRY, 6
+    evpd: bool = at(1, 0x01)
+    page_code: int = at(2, what="VPD page")
+    allocation_length: int = at(3, 0xFFFF, what=_ALLOC)
+
+
+@dataclass(frozen=True)
+class Read6(Cdb):
+    """READ(6): ``transfer_length`` counts blocks with FIXED, bytes without."""
+
+    OPCODE, LENGTH = READ_6, 6
+    sili: bool = at(1, 0x02)
+    fixed: bool = at(1, 0x01)
+    transfer_length: int = at(2, 0xFFFFFF, what="transfer length")
+
+
+@dataclass(frozen=True)
+class Write6(Cdb):
+    OPCODE, LENGTH = WRITE_6, 6
+    fixed: bool = at(1, 0x01)
+    transfer_length: int = at(2, 0xFFFFFF, what="transfer length")
+
+
+@dataclass(frozen=True)
+class WriteFilemarks6(Cdb):
+    OPCODE, LENGTH = WRITE_FILEMARKS_6, 6
+    setmarks: bool = at(1, 0x02)  # WSMK
+    immed: bool = at(1, 0x01)
+    count: int = at(2, 0xFFFFFF, what="filemark count")
+
+
+@dataclass(frozen=True)
+class Space6(Cdb):
+    """SPACE(6): a signed 24-bit count; negative moves toward BOP."""
+
+    OPCODE, LENGTH = SPACE_6, 6
+    code: int = at(1, 0x0F)
+    count: int = at(2, 0xFFFFFF, signed=True, what="space count")
+
+
+@dataclass(frozen=True)
+class Space16(Cdb):
+    OPCODE, LENGTH = SPACE_16, 16
+    code: int = at(1, 0x0F)
+    count: int = at(4, 0xFFFF_FFFF_FFFF_FFFF, signed=True, what="space count")
+
+
+@dataclass(frozen=True)
+class ModeSense6(Cdb):
+    OPCODE, LENGTH = MODE_SENSE_6, 6
+    dbd: bool = at(1, 0x08)
+    pc: int = at(2, 0xC0)
+    page_code: int = at(2, 0x3F, what="mode page")
+    subpage_code: int = at(3, what="subpage")
+    allocation_length: int = at(4, what=_ALLOC)
+
+
+@dataclass(frozen=True)
+class ModeSense10(Cdb):
+    OPCODE, LENGTH = MODE_SENSE_10, 10
+    dbd: bool = at(1, 0x08)
+    pc: int = at(2, 0xC0)
+    page_code: int = at(2, 0x3F, what="mode page")
+    subpage_code: int = at(3, what="subpage")
+    allocation_length: int = at(7, 0xFFFF, what=_ALLOC)
+
+
+@dataclass(frozen=True)
+class ModeSelect6(Cdb):
+    OPCODE, LENGTH = MODE_SELECT_6, 6
+    pf: bool = at(1, 0x10)
+    sp: bool = at(1, 0x01)
+    parameter_list_length: int = at(4, what="parameter list length")
+
+
+@dataclass(frozen=True)
+class ModeSelect10(Cdb):
+    OPCODE, LENGTH = MODE_SELECT_10, 10
+    pf: bool = at(1, 0x10)
+    sp: bool = at(1, 0x01)
+    parameter_list_length: int = at(7, 0xFFFF, what="parameter list length")
+
+
+@dataclass(frozen=True)
+class Erase6(Cdb):
+    OPCODE, LENGTH = ERASE_6, 6
+    immed: bool = at(1, 0x02)
+    long: bool = at(1, 0x01)
+
+
+@dataclass(frozen=True)
+class LoadUnload(Cdb):
+    OPCODE, LENGTH = LOAD_UNLOAD, 6
+    immed: bool = at(1, 0x01)
+    hold: bool = at(4, 0x08)
+    eot: bool = at(4, 0x04)
+    retension: bool = at(4, 0x02)
+    load: bool = at(4, 0x01)
+
+
+@dataclass(frozen=True)
+class SendDiagnostic(Cdb):
+    """SEND DIAGNOSTIC (SPC-5 6.42); SELFTEST=1 with no parameter data is the default self-test."""
+
+    OPCODE, LENGTH = SEND_DIAGNOSTIC, 6
+    self_test_code: int = at(1, 0xE0)
+    pf: bool = at(1, 0x10)
+    self_test: bool = at(1, 0x04)
+    devoffl: bool = at(1, 0x02)
+    unitoffl: bool = at(1, 0x01)
+    parameter_list_length: int = at(3, 0xFFFF, what="parameter list length")
+
+
+@dataclass(frozen=True)
+class PreventAllowMediumRemoval(Cdb):
+    """PREVENT ALLOW MEDIUM REMOVAL (SPC-4 6.15): PREVENT field 01b (prevent) or 00b (allow)."""
+
+    OPCODE, LENGTH = PREVENT_ALLOW_MEDIUM_REMOVAL, 6
+    prevent: int = at(4, 0x03)
+
+
+@dataclass(frozen=True)
+class Locate10(Cdb):
+    OPCODE, LENGTH = LOCATE_10, 10
+    cp: bool = at(1, 0x02)  # change partition
+    immed: bool = at(1, 0x01)
+    block_address: int = at(3, 0xFFFF_FFFF, what="block address")
+    partition: int = at(8, what="partition")
+
+
+@dataclass(frozen=True)
+class Locate16(Cdb):
+    """LOCATE(16); ``dest_type`` 0 = logical object, 1 = logical file, 3 = end of data."""
+
+    OPCODE, LENGTH = LOCATE_16, 16
+    dest_type: int = at(1, 0x38, what="destination type")
+    cp: bool = at(1, 0x02)
+    immed: bool = at(1, 0x01)
+    partition: int = at(3, what="partition")
+    logical_identifier: int = at(4, 0xFFFF_FFFF_FFFF_FFFF, what="logical identifier")
+
+
+@dataclass(frozen=True)
+class ReadPosition(Cdb):
+    """READ POSITION; the allocation length is only meaningful for the extended form."""
+
+    OPCODE, LENGTH = READ_POSITION, 10
+    service_action: int = at(1, 0x1F, what="service action")
+    allocation_length: int = at(7, 0xFFFF, what=_ALLOC)
+
+
+@dataclass(frozen=True)
+class ReportDensitySupport(Cdb):
+    OPCODE, LENGTH = REPORT_DENSITY_SUPPORT, 10
+    medium_type: bool = at(1, 0x02)
+    media: bool = at(1, 0x01)
+    allocation_length: int = at(7, 0xFFFF, what=_ALLOC)
+
+
+@dataclass(frozen=True)
+class LogSense(Cdb):
+    OPCODE, LENGTH = LOG_SENSE, 10
+    sp: bool = at(1, 0x01)
+    pc: int = at(2, 0xC0)
+    page_code: int = at(2, 0x3F, what="log page")
+    subpage_code: int = at(3, what="subpage")
+    parameter_pointer: int = at(5, 0xFFFF, what="parameter pointer")
+    allocation_length: int = at(7, 0xFFFF, what=_ALLOC)
+
+
+@dataclass(frozen=True)
+class ReadAttribute(Cdb):
+    OPCODE, LENGTH = READ_ATTRIBUTE, 16
+    service_action: int = at(1, 0x1F, what="service action")
+    volume: int = at(5, what="volume")
+    partition: int = at(7, what="partition")
+    first_attribute: int = at(8, 0xFFFF, what="first attribute")
+    allocation_length: int = at(10, 0xFFFF_FFFF, what=_ALLOC)
+    cache: bool = at(14, 0x01)
+
+
+@dataclass(frozen=True)
+class SecurityProtocolIn(Cdb):
+    """SECURITY PROTOCOL IN (12 bytes): reads a security page; it changes nothing on the drive or the tape."""
+
+    OPCODE, LENGTH = SECURITY_PROTOCOL_IN, 12
+    security_protocol: int = at(1, what="security protocol")
+    protocol_specific: int = at(2, 0xFFFF, what="protocol specific")
+    inc_512: bool = at(4, 0x80)
+    allocation_length: int = at(6, 0xFFFF_FFFF, what=_ALLOC)
+
+
+@dataclass(frozen=True)
+class ReportSupportedOpcodes(Cdb):
+    """REPORT SUPPORTED OPERATION CODES (MAINTENANCE IN A3h, service action 0Ch, SPC-4)."""
+
+    OPCODE, LENGTH = MAINTENANCE_IN, 12
+    service_action: int = at(1, 0x1F, default=SA_REPORT_SUPPORTED_OPCODES)
+    rctd: bool = at(2, 0x80)  # return command timeouts descriptors
+    reporting_options: int = at(2, 0x07)
+    requested_opcode: int = at(3)
+    requested_service_action: int = at(4, 0xFFFF)
+    allocation_length: int = at(6, 0xFFFF_FFFF, what=_ALLOC)
+
+
+# -- the builders tapediag's callers use -------------------------------------------------------------
+
+def test_unit_ready() -> bytes:
+    return TestUnitReady().build()
+
+
+def rewind(*, immed: bool = False) -> bytes:
+    return Rewind(immed=immed).build()
+
+
+def request_sense(alloc: int = 252, *, desc: bool = False) -> bytes:
+    return RequestSense(desc=desc, allocation_length=alloc).build()
+
+
+def read_block_limits() -> bytes:
+    return ReadBlockLimits().build()
+
+
+def inquiry(alloc: int = 96, *, evpd: bool = False, page: int = 0) -> bytes:
+    if page and not evpd:
+        raise InvalidParameter("an INQUIRY page code needs EVPD")
+    return Inquiry(evpd=evpd, page_code=page, allocation_length=alloc).build()
+
+
+def send_diagnostic_self_test() -> bytes:
+    """SEND DIAGNOSTIC with SELFTEST=1 (SPC-5 6.42): the device's default self-test, no parameter data.
+    GOOD means it passed; a failure is a CHECK CONDITION (typically HARDWARE ERROR, ASC 40h)."""
+    return SendDiagnostic(self_test=True).build()
+
+
+def read6(length: int, *, fixed: bool = False, sili: bool = False) -> bytes:
+    if fixed and sili:
+        raise InvalidParameter("READ(6) with both FIXED and SILI set is an illegal request")
+    return Read6(sili=sili, fixed=fixed, transfer_length=length).build()
+
+
+def write6(length: int, *, fixed: bool = False) -> bytes:
+    return Write6(fixed=fixed, transfer_length=length).build()
+
+
+def write_filemarks(count: int = 1, *, immed: bool = False, setmarks: bool = False) -> bytes:
+    return WriteFilemarks6(setmarks=setmarks, immed=immed, count=count).build()
+
+
+def space(count: int, code: SpaceCode | int = SpaceCode.BLOCKS) -> bytes:
+    """SPACE(6): a signed 24-bit count; negative moves toward BOP."""
+    return Space6(code=int(code) & 0x0F, count=count).build()
+
+
+def mode_sense6(page: int, subpage: int = 0, *, pc: PageControl | int = 0, dbd: bool = False, alloc: int = 255) -> bytes:
+    return ModeSense6(dbd=dbd, pc=int(pc), page_code=page, subpage_code=subpage, allocation_length=alloc).build()
+
+
+def mode_sense10(page: int, subpage: int = 0, *, pc: PageControl | int = 0, dbd: bool = False, alloc: int = 4096) -> bytes:
+    return ModeSense10(dbd=dbd, pc=int(pc), page_code=page, subpage_code=subpage, allocation_length=alloc).build()
+
+
+def mode_select6(length: int, *, pf: bool = True, sp: bool = False) -> bytes:
+    return ModeSelect6(pf=pf, sp=sp, parameter_list_length=length).build()
+
+
+def mode_select10(length: int, *, pf: bool = True, sp: bool = False) -> bytes:
+    return ModeSelect10(pf=pf, sp=sp, parameter_list_length=length).build()
+
+
+def erase(*, long: bool = False, immed: bool = False) -> bytes:
+    return Erase6(immed=immed, long=long).build()
+
+
+def load_unload(*, load: bool = True, immed: bool = False, retension: bool = False, eot: bool = False, hold: bool = False) -> bytes:
+    return LoadUnload(immed=immed, hold=hold, eot=eot, retension=retension, load=load).build()
+
+
+def prevent_allow_medium_removal(*, prevent: bool) -> bytes:
+    """PREVENT ALLOW MEDIUM REMOVAL (SPC-4 6.15): PREVENT field 01b (prevent) or 00b (allow)."""
+    return PreventAllowMediumRemoval(prevent=int(prevent)).build()
+
+
+def locate10(block: int, *, partition: int | None = None, immed: bool = False) -> bytes:
+    """LOCATE(10) to a logical object identifier; CP set only when a partition is given."""
+    return Locate10(cp=partition is not None, immed=immed, block_address=block, partition=partition or 0).build()
+
+
+def locate16(identifier: int, *, partition: int | None = None, dest_type: int = 0, immed: bool = False) -> bytes:
+    """LOCATE(16); ``dest_type`` 0 = logical object, 1 = logical file, 3 = end of data."""
+    return Locate16(dest_type=dest_type, cp=partition is not None, immed=immed, partition=partition or 0,
+                    logical_identifier=identifier).build()
+
+
+def read_position(form: PositionForm | int = PositionForm.SHORT, alloc: int = 0) -> bytes:
+    """READ POSITION; the allocation length is only meaningful for the extended form."""
+    return ReadPosition(service_action=int(form), allocation_length=alloc).build()
+
+
+def report_density_support(*, media: bool = False, medium_type: bool = False, alloc: int = 8192) -> bytes:
+    return ReportDensitySupport(medium_type=medium_type, media=media, allocation_length=alloc).build()
+
+
+def log_sense(page: int, subpage: int = 0, *, pc: LogPageControl | int = LogPageControl.CUMULATIVE, pointer: int = 0,
+              alloc: int = 0xFFFC, sp: bool = False) -> bytes:
+    """LOG SENSE. PC 1 (cumulative values) is what diagnostics want, so it is the default."""
+    return LogSense(sp=sp, pc=int(pc), page_code=page, subpage_code=subpage, parameter_pointer=pointer,
+                    allocation_length=alloc).build()
+
+
+def read_attribute(action: AttributeAction | int = AttributeAction.VALUES, *, first: int = 0, alloc: int = 0x2000,
+                   volume: int = 0, partition: int = 0, cache: bool = False) -> bytes:
+    return ReadAttribute(service_action=int(action), volume=volume, partition=partition, first_attribute=first,
+                         allocation_length=alloc, cache=cache).build()
 
 
 def security_protocol_in(protocol: int, specific: int, *, alloc: int = 0x2000) -> bytes:
     """SECURITY PROTOCOL IN (12 bytes): reads a security page; it changes nothing on the drive or the tape."""
-    return (bytes([SECURITY_PROTOCOL_IN, _check(protocol, 0, 255, "security protocol")]) + _u(specific, 2, "protocol specific")
-            + bytes([0, 0]) + _u(alloc, 4, "allocation length") + bytes([0, 0]))
-
-
-#: MAINTENANCE IN service action REPORT SUPPORTED OPERATION CODES (SPC-4).
-SA_REPORT_SUPPORTED_OPCODES = 0x0C
+    return SecurityProtocolIn(security_protocol=protocol, protocol_specific=specific, allocation_length=alloc).build()
 
 
 def report_supported_opcodes(*, timeouts: bool = True, alloc: int = 0x2000) -> bytes:
     """REPORT SUPPORTED OPERATION CODES (MAINTENANCE IN A3h/0Ch, 12 bytes, SPC-4), reporting options 000b:
     every command the device supports, with RCTD=1 each one's command timeouts descriptor. A query: it
     changes nothing on the device, so a read-only session may send it."""
-    return (bytes([MAINTENANCE_IN, SA_REPORT_SUPPORTED_OPCODES, int(timeouts) << 7, 0, 0, 0])
-            + _u(alloc, 4, "allocation length") + bytes([0, 0]))
+    return ReportSupportedOpcodes(rctd=timeouts, allocation_length=alloc).build()

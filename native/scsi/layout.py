@@ -1,0 +1,126 @@
+"""Declarative CDB layouts: every field of a command, where it sits and how wide it is, written once.
+
+A command is a frozen dataclass (``Cdb``) whose fields carry their place in the CDB: ``at(byte, mask)``
+is python-scsi's ``_cdb_bits`` entry in typed form (the mask spans as many big-endian bytes as it is
+wide, from ``byte`` on; a one-bit mask is a flag). ``build()`` writes the fields, ``parse(cdb)`` reads
+them back: tapediag's builders (``native.scsi.cdb``, ``native.scsi.smc``) and the emulators that answer
+the same commands (``native.virtual``) read one table, so a field cannot sit in one place for the
+sender and in another for the receiver. The round trip of every command is a test.
+
+Only CDBs are declared this way. The layouts of the *data* a command returns (log pages, MAM, sense)
+keep three independent readers on purpose: the parser, the emulator, and sg3_utils as the oracle.
+
+A value that does not fit its field raises ``InvalidParameter`` when the CDB is built, rather than
+being truncated: a wrapped-around transfer length on a tape drive writes the wrong amount of data.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, ClassVar, TypeVar
+
+from native.errors import InvalidParameter, ParseError
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a field sits: from ``byte`` on, the bits of ``mask`` (over as many bytes as it is wide)."""
+
+    byte: int
+    mask: int
+    signed: bool = False
+    what: str = ""  # the field's name in a refusal ("allocation length")
+
+    @property
+    def size(self) -> int:
+        """How many bytes the field's mask spans."""
+        return (self.mask.bit_length() + 7) // 8
+
+    @property
+    def shift(self) -> int:
+        return (self.mask & -self.mask).bit_length() - 1
+
+    @property
+    def bits(self) -> int:
+        return (self.mask >> self.shift).bit_length()
+
+    def limits(self) -> tuple[int, int]:
+        if self.signed:
+            return -(1 << (self.bits - 1)), (1 << (self.bits - 1)) - 1
+        return 0, (1 << self.bits) - 1
+
+    def put(self, out: bytearray, value: int, name: str) -> None:
+        low, high = self.limits()
+        if not low <= value <= high:
+            raise InvalidParameter(f"{self.what or name.replace('_', ' ')} {value} is out of range ({low}..{high})")
+        end = self.byte + self.size
+        word = int.from_bytes(out[self.byte:end], "big") & ~self.mask
+        word |= ((value & ((1 << self.bits) - 1)) << self.shift) & self.mask
+        out[self.byte:end] = word.to_bytes(self.size, "big")
+
+    def get(self, cdb: bytes | bytearray | memoryview) -> int:
+        value = (int.from_bytes(cdb[self.byte:self.byte + self.size], "big") & self.mask) >> self.shift
+        if self.signed and value >> (self.bits - 1):
+            value -= 1 << self.bits
+        return value
+
+
+def at(byte: int, mask: int = 0xFF, *, signed: bool = False, what: str = "", default: int = 0) -> Any:
+    """A CDB field's declaration: its ``Place`` and its default (0: a flag off, a length of nothing)."""
+    return dataclasses.field(default=default, metadata={"place": Place(byte, mask, signed, what)})
+
+
+C = TypeVar("C", bound="Cdb")
+
+#: (name, place, is a flag) per field of a command class, worked out once per class.
+_Codec = tuple[tuple[str, Place, bool], ...]
+
+
+class Cdb:
+    """A command descriptor block as typed fields. Subclasses are frozen dataclasses that set ``OPCODE``,
+    ``LENGTH`` and declare each field with ``at``; bytes no field names are zero (reserved, control)."""
+
+    OPCODE: ClassVar[int]
+    LENGTH: ClassVar[int]
+    _codecs: ClassVar[dict[type, _Codec]] = {}
+
+    @classmethod
+    def codec(cls) -> _Codec:
+        """The fields with their places, in declaration order (checked once: inside the CDB, no overlap)."""
+        codec = Cdb._codecs.get(cls)
+        if codec is None:
+            codec = tuple((f.name, f.metadata["place"], f.type in ("bool", bool))
+                          for f in dataclasses.fields(cls)  # type: ignore[arg-type]
+                          if "place" in f.metadata)
+            _check_layout(cls, codec)
+            Cdb._codecs[cls] = codec
+        return codec
+
+    def build(self) -> bytes:
+        out = bytearray(self.LENGTH)
+        out[0] = self.OPCODE
+        for name, place, _ in self.codec():
+            place.put(out, int(getattr(self, name)), name)
+        return bytes(out)
+
+    @classmethod
+    def parse(cls: type[C], cdb: bytes | bytearray | memoryview) -> C:
+        """The command's fields from its CDB (``ParseError`` for another opcode or a CDB too short)."""
+        if len(cdb) < cls.LENGTH or cdb[0] != cls.OPCODE:
+            raise ParseError(f"{bytes(cdb[:1]).hex() or 'an empty CDB'} is not a {cls.LENGTH}-byte {cls.__name__} CDB")
+        return cls(**{name: bool(place.get(cdb)) if flag else place.get(cdb) for name, place, flag in cls.codec()})
+
+
+def _check_layout(cls: type, codec: _Codec) -> None:
+    """A layout error (a field past the end, on the opcode, or over another field) is a bug: said at once."""
+    taken = [0] * cls.LENGTH  # type: ignore[attr-defined]
+    for name, place, flag in codec:
+        if place.byte < 1 or place.byte + place.size > len(taken) or (flag and place.bits != 1):
+            raise TypeError(f"{cls.__name__}.{name}: {place} does not fit a {len(taken)}-byte CDB")
+        for i, byte in enumerate(place.mask.to_bytes(place.size, "big")):
+            if taken[place.byte + i] & byte:
+                raise TypeError(f"{cls.__name__}.{name} overlaps another field at byte {place.byte + i}")
+            taken[place.byte + i] |= byte
+
+
+__all__ = ["Cdb", "Place", "at"]
