@@ -72,8 +72,9 @@ def at(byte: int, mask: int = 0xFF, *, signed: bool = False, what: str = "", def
 
 C = TypeVar("C", bound="Cdb")
 
-#: (name, place, is a flag) per field of a command class, worked out once per class.
-_Codec = tuple[tuple[str, Place, bool], ...]
+#: Per field of a command class, worked out once: (name, place, is a flag, first byte, end, mask, shift,
+#: sign bit or 0). The plain numbers keep ``parse`` cheap: the emulators parse every READ and WRITE.
+_Field = tuple[str, Place, bool, int, int, int, int, int]
 
 
 class Cdb:
@@ -82,16 +83,17 @@ class Cdb:
 
     OPCODE: ClassVar[int]
     LENGTH: ClassVar[int]
-    _codecs: ClassVar[dict[type, _Codec]] = {}
+    _codecs: ClassVar[dict[type, tuple[_Field, ...]]] = {}
 
     @classmethod
-    def codec(cls) -> _Codec:
+    def codec(cls) -> tuple[_Field, ...]:
         """The fields with their places, in declaration order (checked once: inside the CDB, no overlap)."""
         codec = Cdb._codecs.get(cls)
         if codec is None:
-            codec = tuple((f.name, f.metadata["place"], f.type in ("bool", bool))
+            codec = tuple((f.name, p, f.type in ("bool", bool), p.byte, p.byte + p.size, p.mask, p.shift,
+                           1 << (p.bits - 1) if p.signed else 0)
                           for f in dataclasses.fields(cls)  # type: ignore[arg-type]
-                          if "place" in f.metadata)
+                          if isinstance(p := f.metadata.get("place"), Place))
             _check_layout(cls, codec)
             Cdb._codecs[cls] = codec
         return codec
@@ -99,7 +101,7 @@ class Cdb:
     def build(self) -> bytes:
         out = bytearray(self.LENGTH)
         out[0] = self.OPCODE
-        for name, place, _ in self.codec():
+        for name, place, *_ in self.codec():
             place.put(out, int(getattr(self, name)), name)
         return bytes(out)
 
@@ -108,13 +110,19 @@ class Cdb:
         """The command's fields from its CDB (``ParseError`` for another opcode or a CDB too short)."""
         if len(cdb) < cls.LENGTH or cdb[0] != cls.OPCODE:
             raise ParseError(f"{bytes(cdb[:1]).hex() or 'an empty CDB'} is not a {cls.LENGTH}-byte {cls.__name__} CDB")
-        return cls(**{name: bool(place.get(cdb)) if flag else place.get(cdb) for name, place, flag in cls.codec()})
+        values = {}
+        for name, _, flag, first, end, mask, shift, sign in Cdb._codecs.get(cls) or cls.codec():
+            value = (int.from_bytes(cdb[first:end], "big") & mask) >> shift
+            if sign and value & sign:
+                value -= sign << 1
+            values[name] = bool(value) if flag else value
+        return cls(**values)
 
 
-def _check_layout(cls: type, codec: _Codec) -> None:
+def _check_layout(cls: type, codec: tuple[_Field, ...]) -> None:
     """A layout error (a field past the end, on the opcode, or over another field) is a bug: said at once."""
     taken = [0] * cls.LENGTH  # type: ignore[attr-defined]
-    for name, place, flag in codec:
+    for name, place, flag, *_ in codec:
         if place.byte < 1 or place.byte + place.size > len(taken) or (flag and place.bits != 1):
             raise TypeError(f"{cls.__name__}.{name}: {place} does not fit a {len(taken)}-byte CDB")
         for i, byte in enumerate(place.mask.to_bytes(place.size, "big")):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import struct
 from typing import Callable
 
+from native.scsi import cdb as C
 from native.transport import Buffer
 from native.virtual import health, opcodes, pages, vendorpages
 from native.virtual.base import DriveBase
@@ -20,15 +21,16 @@ from native.virtual.specs import DENSITY
 class ReportCommands(DriveBase):
     def _maintenance_in(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
         """MAINTENANCE IN: only REPORT SUPPORTED OPERATION CODES, all commands (reporting options 000b)."""
-        if cdb[1] & 0x1F != opcodes.SA_REPORT_SUPPORTED_OPCODES or cdb[2] & 0x07:
+        command = C.ReportSupportedOpcodes.parse(cdb)
+        if command.service_action != C.SA_REPORT_SUPPORTED_OPCODES or command.reporting_options:
             raise invalid_field()
-        report = opcodes.supported_commands(self._handlers, timeouts=bool(cdb[2] & 0x80))
-        return self._reply(report.to_bytes(), struct.unpack_from(">I", cdb, 6)[0], buf)
+        report = opcodes.supported_commands(self._handlers, timeouts=command.rctd)
+        return self._reply(report.to_bytes(), command.allocation_length, buf)
 
     def _report_density(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
-        media, medium_type = cdb[1] & 0x01, cdb[1] & 0x02
-        alloc = struct.unpack_from(">H", cdb, 7)[0]
-        if medium_type:
+        command = C.ReportDensitySupport.parse(cdb)
+        media, alloc = command.media, command.allocation_length
+        if command.medium_type:
             raise invalid_field()
         if media:
             self._medium()
@@ -60,25 +62,24 @@ class ReportCommands(DriveBase):
 
     def _read_attribute(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
         self._medium()
-        action = cdb[1] & 0x1F
-        partition, first = cdb[7], struct.unpack_from(">H", cdb, 8)[0]
-        alloc = struct.unpack_from(">I", cdb, 10)[0]
-        if partition != 0 or cdb[5] != 0:
+        command = C.ReadAttribute.parse(cdb)
+        action, first, alloc = command.service_action, command.first_attribute, command.allocation_length
+        if command.partition != 0 or command.volume != 0:
             raise invalid_field()
         attrs = pages.mam_attributes(self._mam())
         chosen = [ident for ident in attrs if ident >= first]
-        if action == 0x00:
+        if action == C.AttributeAction.VALUES:
             body = b"".join(attrs[i] for i in chosen)
-        elif action in (0x01, 0x05):
+        elif action in (C.AttributeAction.LIST, 0x05):  # 05h: supported attributes
             body = b"".join(struct.pack(">H", i) for i in chosen)
         else:
             raise invalid_field()
         return self._reply(struct.pack(">I", len(body)) + body, alloc, buf)
 
     def _log_sense(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
-        page, sub = cdb[2] & 0x3F, cdb[3]
-        pointer, alloc = struct.unpack_from(">HH", cdb, 5)
-        if cdb[1] & 0x01 or sub:
+        command = C.LogSense.parse(cdb)
+        page, pointer, alloc = command.page_code, command.parameter_pointer, command.allocation_length
+        if command.sp or command.subpage_code:
             raise invalid_field()  # saving parameters / subpages
         builders = self._log_pages()
         if page == 0x00:  # supported pages: bare page codes, not parameters
@@ -126,9 +127,9 @@ class ReportCommands(DriveBase):
 
     def _security_protocol_in(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
         """SECURITY PROTOCOL IN, protocol 20h (tape data encryption), pages 0000h/0010h/0020h only."""
-        protocol, page = cdb[1], struct.unpack_from(">H", cdb, 2)[0]
-        alloc = struct.unpack_from(">I", cdb, 6)[0]
-        if protocol != 0x20 or cdb[4] & 0x80:  # other protocols; INC_512
+        command = C.SecurityProtocolIn.parse(cdb)
+        page, alloc = command.protocol_specific, command.allocation_length
+        if command.security_protocol != C.PROTOCOL_TAPE_ENCRYPTION or command.inc_512:
             raise invalid_field()
         encrypted = self.opts.encrypt and self.loaded and self.cart.count > 0
         data = health.encryption_page(page, encrypt=self.opts.encrypt, volume_encrypted=encrypted)
