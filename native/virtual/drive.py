@@ -125,7 +125,12 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
             self.cart.meta.load_count += 1
             self.life.loads_this_session += 1
             self.cart.save_meta()
-        self._handlers: dict[int, Callable[[bytes, Buffer | None, memoryview], int]] = {
+        self._handlers = self._command_table()
+
+    def _command_table(self) -> dict[int, Callable[[bytes, Buffer | None, memoryview], int]]:
+        """The handler of each opcode the drive answers (REPORT SUPPORTED OPERATION CODES lists these); every
+        handler reads its CDB through the command's declared layout (``native.scsi.cdb``)."""
+        return {
             C.TEST_UNIT_READY: self._test_unit_ready, C.REWIND: self._rewind, C.REQUEST_SENSE: self._request_sense,
             C.READ_BLOCK_LIMITS: self._read_block_limits, C.READ_6: self._read6, C.WRITE_6: self._write6,
             C.WRITE_FILEMARKS_6: self._write_filemarks, C.SPACE_6: self._space6, C.INQUIRY: self._inquiry,
