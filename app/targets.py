@@ -225,10 +225,7 @@ def target_url(host: str, port: int | str, iqn: str, lun: int | str, user: str =
         host = host[1:-1]
     if not host:
         raise InvalidParameter("the host (the portal's address) is empty")
-    try:
-        port_n = int(str(port).strip() or DEFAULT_PORT)
-    except ValueError:
-        raise InvalidParameter(f"the port '{port}' is not a number") from None
+    port_n = _port(port)
     if not 0 < port_n < 65536:
         raise InvalidParameter(f"the port {port_n} is not a TCP port (1-65535)")
     if not iqn:
@@ -256,11 +253,15 @@ def discover_targets(host: str, port: int | str, user: str = "", secret: str = "
     host = host.strip().strip("[]")
     if not host:
         raise InvalidParameter("the host (the portal's address) is empty")
+    return send_targets(host, _port(port), user=user.strip() or None, secret=secret or None)
+
+
+def _port(port: int | str) -> int:
+    """The portal's TCP port as typed (empty: iSCSI's 3260); text that is no number is one line."""
     try:
-        port_n = int(str(port).strip() or DEFAULT_PORT)
+        return int(str(port).strip() or DEFAULT_PORT)
     except ValueError:
         raise InvalidParameter(f"the port '{port}' is not a number") from None
-    return send_targets(host, port_n, user=user.strip() or None, secret=secret or None)
 
 
 @dataclass(frozen=True)
