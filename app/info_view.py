@@ -21,6 +21,7 @@ from app.info.stored import block_mode, sas_address
 from app.timeouts import CommandTimeoutEntry
 from app.wear import WearFigure
 from native.scsi.density import density_name
+from native.scsi.ltfs import LtfsVolume
 from native.units import block_text, date_text, plural, rate_text
 
 MiB = 1 << 20
@@ -178,6 +179,8 @@ def sections(info: DriveInfo) -> list[Section]:
         Row("Written (last load)", mib_size(c.mb_written_last_load)),
         Row("Read (last load)", mib_size(c.mb_read_last_load)),
     ]))
+    if info.ltfs is not None:
+        out.append(ltfs_section(info.ltfs))
     out.append(_tapealert(info))
     for title, counts in (("Write errors", info.write_errors), ("Read errors", info.read_errors)):
         out.append(_section(title, counts, lambda e: [
@@ -210,6 +213,18 @@ def sections(info: DriveInfo) -> list[Section]:
     out += _wear(info)
     out.append(health_section(info))
     return out
+
+
+def ltfs_section(volume: LtfsVolume) -> Section:
+    """The LTFS volume a cartridge holds (``native.scsi.ltfs``): what it is and what the recognition rests on."""
+    rows = [Row("Volume", volume.describe() + ": holds data", "warning"),
+            Row("Name", volume.name or "-"), Row("UUID", volume.volume_uuid or "-"),
+            Row("Written by", volume.written_by or "-"), Row("LTFS format version", volume.format_version or "-"),
+            Row("Partitions", yes_no(volume.partitions))]
+    if volume.generation is not None:
+        rows.append(Row("Index generation", str(volume.generation)))
+    rows.append(Row("Recognised from", "; ".join(volume.evidence) or "-"))
+    return Section("LTFS volume", tuple(rows))
 
 
 def _vendor(info: DriveInfo) -> list[Section]:

@@ -1,6 +1,7 @@
 """A tape drive's queries: VPD pages, REQUEST SENSE, READ BLOCK LIMITS, log pages, TapeAlert, density
 support, the cartridge memory (MAM) and the encryption status. None of them changes anything on the
-drive or moves the tape; each is decoded by its typed parser in ``native.scsi``."""
+drive or moves the tape; each is decoded by its typed parser in ``native.scsi``. Beside them the one
+command that writes the cartridge memory's host attributes (WRITE ATTRIBUTE: a read-only session refuses it)."""
 from __future__ import annotations
 
 from app.drive.gate import TapeGate
@@ -12,7 +13,7 @@ from native.scsi.encryption import PAGE_STATUS as PAGE_ENCRYPTION_STATUS
 from native.scsi.encryption import EncryptionCapabilities, EncryptionStatus
 from native.scsi.inquiry import VPD_PARSERS, DeviceIdentification, SupportedVpdPages, UnitSerialNumber
 from native.scsi.logpages import LogPage, SupportedPages, TapeAlertPage, parse_log_page
-from native.scsi.mam import Mam, parse_attribute_list
+from native.scsi.mam import Attribute, Mam, parse_attribute_list
 from native.scsi.sense import Sense
 from native.scsi.tape import BlockLimits
 
@@ -72,6 +73,13 @@ class Queries(TapeGate):
             alloc = min(0xFFFFFF, int.from_bytes(data[:4], "big") + 4)
             data = self._data_in(C.read_attribute(C.AttributeAction.VALUES, alloc=alloc, partition=partition), alloc)
         return Mam.parse(data)
+
+    def write_attributes(self, attributes: "tuple[Attribute, ...]", *, partition: int = 0) -> None:
+        """WRITE ATTRIBUTE of host attributes (an attribute of length 0 clears it, SPC-4). Changes the
+        cartridge memory, so a read-only session refuses it (``STATE_CHANGING_OPCODES``)."""
+        body = b"".join(a.build() for a in attributes)
+        data = len(body).to_bytes(4, "big") + body
+        self._command(C.write_attribute(len(data), partition=partition), data_out=data)
 
     def attribute_list(self, *, partition: int = 0) -> tuple[int, ...]:
         data = self._data_in(C.read_attribute(C.AttributeAction.LIST, alloc=0x1000, partition=partition), 0x1000)

@@ -50,6 +50,7 @@ from native.scsi.logpages import (
     TapeAlertFlag,
     VolumeStatistics,
 )
+from native.scsi.ltfs import LtfsVolume, from_mam
 from native.scsi.mam import Mam
 from native.scsi.vendorlogs import HP, VendorPage, vendor_family, vendor_page_from
 
@@ -214,14 +215,25 @@ def _identity(drive: TapeDrive, inquiry: Inquiry) -> Identity:
 
 
 def _cartridge_sections(reading: _Reading) -> dict[str, Any]:
-    """Block limits, the compression page and the cartridge memory."""
+    """Block limits, the compression page, the cartridge memory and the LTFS volume it names."""
     drive = reading.drive
     limits = reading.section(drive.read_block_limits, "READ BLOCK LIMITS")
     comp = reading.section(drive.compression, "MODE SENSE (compression)")
     if isinstance(comp, Supported) and comp.value is None:
         comp = Unsupported(NOT_SUPPORTED)  # the drive has no data compression page
     mam: Maybe[Mam] = reading.section(drive.read_attributes, "READ ATTRIBUTE (MAM)")
-    return {"block_limits": limits, "compression": comp, "cartridge": mam}
+    ltfs = _ltfs(drive, mam.value) if isinstance(mam, Supported) else None
+    return {"block_limits": limits, "compression": comp, "cartridge": mam, "ltfs": ltfs}
+
+
+def _ltfs(drive: TapeDrive, mam: Mam) -> LtfsVolume | None:
+    """The LTFS volume the cartridge memory names, with its partition count (mode page 11h, asked only then)."""
+    from dataclasses import replace
+
+    from app.ltfs import partition_count
+
+    volume = from_mam(mam)
+    return replace(volume, partitions=partition_count(drive)) if volume is not None else None
 
 
 def _log_sections(reading: _Reading, vendor: str) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from app.timeouts import Timeouts
 from app.wear import Wear
 from native.scsi.devicelogs import DeviceStatistics, DiagnosticEntry, DtStatus, PortStatus, Temperature
 from native.scsi.logpages import ErrorCounters, HpPerformance, TapeAlertFlag
+from native.scsi.ltfs import LtfsVolume
 from native.scsi.mam import Mam
 from native.scsi.mode import CompressionPage, ModeData
 from native.scsi.tape import BlockLimits
@@ -88,6 +89,9 @@ class DriveInfo:
     # The path and the timeouts (issue 13): what the OS/HBA lets through, and how long each long command may take.
     max_transfer: Maybe[TransferLimit] = NOT_REPORTED
     command_timeouts: Maybe[Timeouts] = NOT_REPORTED
+    # The LTFS volume the cartridge memory names (issue 30), None when it names none: read without moving
+    # the tape (``app.ltfs``), since info may run beside the application that owns the tape's position.
+    ltfs: LtfsVolume | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe form. A section is ``{"supported": false, "reason": ...}`` or
@@ -125,6 +129,8 @@ def _jsonable(value: Any) -> Any:
         return {"supported": True, **inner} if isinstance(inner, dict) else {"supported": True, "value": inner}
     if isinstance(value, enum.Enum):
         return value.value
+    if isinstance(value, LtfsVolume):
+        return value.to_dict()
     if is_dataclass(value) and not isinstance(value, type):
         return {k: _jsonable(getattr(value, k)) for k in value.__dataclass_fields__}
     if isinstance(value, (list, tuple)):
@@ -171,6 +177,7 @@ _READ: dict[str, Callable[[Any], Any]] = {
     "wear": _maybe(_typed(Wear)),
     "max_transfer": _maybe(_typed(TransferLimit)),
     "command_timeouts": _maybe(_typed(Timeouts)),
+    "ltfs": lambda data: None if data is None else _typed(LtfsVolume)(data),
 }
 
 

@@ -392,6 +392,28 @@ class ReadAttribute(Cdb):
 
 
 @dataclass(frozen=True)
+class WriteAttribute(Cdb):
+    """WRITE ATTRIBUTE (SPC-4 6.40): ``parameter_list_length`` bytes of data (a 4-byte length, then attributes)."""
+
+    OPCODE, LENGTH = WRITE_ATTRIBUTE, 16
+    write_through: bool = at(1, 0x01)  # WTC
+    volume: int = at(5, what="volume")
+    partition: int = at(7, what="partition")
+    parameter_list_length: int = at(10, 0xFFFF_FFFF, what="parameter list length")
+
+
+@dataclass(frozen=True)
+class FormatMedium(Cdb):
+    """FORMAT MEDIUM (SSC-5 7.3): FORMAT 0h default, 1h partition the medium, 2h default then partition."""
+
+    OPCODE, LENGTH = FORMAT_MEDIUM, 6
+    verify: bool = at(1, 0x02)
+    immed: bool = at(1, 0x01)
+    format: int = at(2, 0x0F, what="format")
+    transfer_length: int = at(3, 0xFFFF, what="transfer length")
+
+
+@dataclass(frozen=True)
 class SecurityProtocolIn(Cdb):
     """SECURITY PROTOCOL IN (12 bytes): reads a security page; it changes nothing on the drive or the tape."""
 
@@ -524,6 +546,17 @@ def read_attribute(action: AttributeAction | int = AttributeAction.VALUES, *, fi
                    volume: int = 0, partition: int = 0, cache: bool = False) -> bytes:
     return ReadAttribute(service_action=int(action), volume=volume, partition=partition, first_attribute=first,
                          allocation_length=alloc, cache=cache).build()
+
+
+def write_attribute(length: int, *, partition: int = 0, volume: int = 0, write_through: bool = False) -> bytes:
+    """WRITE ATTRIBUTE (SPC-4 6.40): ``length`` bytes of parameter data (a 4-byte length, then attributes)."""
+    return WriteAttribute(write_through=write_through, volume=volume, partition=partition,
+                          parameter_list_length=length).build()
+
+
+def format_medium(fmt: int = 0, *, immed: bool = False) -> bytes:
+    """FORMAT MEDIUM (SSC-5 7.3): FORMAT 0h default, 1h partition the medium, 2h default then partition."""
+    return FormatMedium(immed=immed, format=fmt).build()
 
 
 def security_protocol_in(protocol: int, specific: int, *, alloc: int = 0x2000) -> bytes:

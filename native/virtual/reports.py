@@ -42,15 +42,22 @@ class ReportCommands(DriveBase):
                     for code in self.spec.readable]
         return self._reply(pages.report_density(desc), alloc, buf)
 
-    def _mam(self) -> pages.MamValues:
-        meta, mib = self.cart.meta, pages.MiB
+    def _host_attributes(self, number: int) -> dict[int, bytes]:
+        """The attributes the host wrote (``partitions.PartitionCommands``); none by default."""
+        return {}
+
+    def _mam(self, number: int = 0) -> pages.MamValues:
+        """The cartridge memory as partition ``number`` reports it: its own capacities, the cartridge's
+        lifetime totals (each partition file counts its own bytes: ``partitions.py``)."""
+        parts = getattr(self, "parts", [self.cart])
+        part, meta, mib = parts[number], parts[0].meta, pages.MiB
         return pages.MamValues(
-            remaining_mib=max(0, meta.capacity - self.cart.tape_used()) // mib,
-            maximum_mib=meta.capacity // mib,
+            remaining_mib=max(0, part.meta.capacity - part.tape_used()) // mib,
+            maximum_mib=part.meta.capacity // mib,
             load_count=meta.load_count,
             density_code=DENSITY[meta.generation],
-            mib_written_life=meta.host_bytes_written // mib,
-            mib_read_life=meta.host_bytes_read // mib,
+            mib_written_life=sum(p.meta.host_bytes_written for p in parts) // mib,
+            mib_read_life=sum(p.meta.host_bytes_read for p in parts) // mib,
             mib_written_load=self.load["host_w"] // mib,
             mib_read_load=self.load["host_r"] // mib,
             manufacturer="TAPEDIAG",
@@ -64,9 +71,10 @@ class ReportCommands(DriveBase):
         self._medium()
         command = C.ReadAttribute.parse(cdb)
         action, first, alloc = command.service_action, command.first_attribute, command.allocation_length
-        if command.partition != 0 or command.volume != 0:
+        if not 0 <= command.partition < len(getattr(self, "parts", [self.cart])) or command.volume != 0:
             raise invalid_field()
-        attrs = pages.mam_attributes(self._mam())
+        attrs = pages.mam_attributes(self._mam(command.partition))
+        attrs = dict(sorted({**attrs, **self._host_attributes(command.partition)}.items()))
         chosen = [ident for ident in attrs if ident >= first]
         if action == C.AttributeAction.VALUES:
             body = b"".join(attrs[i] for i in chosen)

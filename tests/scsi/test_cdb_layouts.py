@@ -40,6 +40,8 @@ CASES: list[Cdb] = [
     C.ReportDensitySupport(medium_type=True, media=True, allocation_length=0x2000),
     C.LogSense(sp=True, pc=1, page_code=0x2E, subpage_code=0xFF, parameter_pointer=5, allocation_length=0xFFFC),
     C.ReadAttribute(service_action=1, volume=2, partition=1, first_attribute=0x400, allocation_length=0x10000, cache=True),
+    C.WriteAttribute(write_through=True, volume=1, partition=1, parameter_list_length=0x10004),
+    C.FormatMedium(verify=True, immed=True, format=2, transfer_length=0x1234),
     C.SecurityProtocolIn(security_protocol=0x20, protocol_specific=0x0020, inc_512=True, allocation_length=0x2000),
     C.ReportSupportedOpcodes(rctd=True, reporting_options=2, requested_opcode=0x08, requested_service_action=1,
                              allocation_length=0x2000),
