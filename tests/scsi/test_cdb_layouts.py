@@ -80,6 +80,14 @@ def test_every_field_is_read_back_alone(command: Cdb) -> None:
         assert parsed == alone, f.name
 
 
+def test_one_field_is_read_from_the_same_place_as_parse_reads_it() -> None:
+    for command in CASES:
+        for f in dataclasses.fields(command):  # type: ignore[arg-type]
+            assert type(command).reader(f.name)(command.build()) == int(getattr(command, f.name)), f.name
+    with pytest.raises(KeyError):
+        C.Write6.reader("no such field")
+
+
 def test_the_service_action_of_report_supported_opcodes_is_declared_with_the_command() -> None:
     assert C.ReportSupportedOpcodes().build()[1] == C.SA_REPORT_SUPPORTED_OPCODES
     assert C.ReportSupportedOpcodes.parse(C.report_supported_opcodes()).rctd
