@@ -391,6 +391,8 @@ class VirtualDrive(PartitionCommands, EraseCommands, PositioningCommands, Report
         return self._reply(header + bd + body, alloc, buf)
 
     def _mode_select(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
+        """MODE SELECT (6)/(10): the block descriptor's length and density, then each page the drive takes
+        (compression 0Fh, partitions 11h); anything malformed is 05/26/00 and changes nothing."""
         ten = cdb[0] == C.MODE_SELECT_10
         length = (C.ModeSelect10.parse(cdb) if ten else C.ModeSelect6.parse(cdb)).parameter_list_length
         data = bytes(out or b"")[:length]
@@ -410,7 +412,12 @@ class VirtualDrive(PartitionCommands, EraseCommands, PositioningCommands, Report
             if bd[0] and bd[0] not in self.spec.readable:
                 raise invalid_parameter()
             new.block_length = int.from_bytes(bd[5:8], "big")
-        rest = data[hlen + bdlen :]
+        self._select_pages(data[hlen + bdlen :], new)
+        self.mode = new
+        return 0
+
+    def _select_pages(self, rest: bytes, new: pages.ModeState) -> None:
+        """The mode pages of a MODE SELECT's parameter list, into ``new``."""
         while rest:
             if len(rest) < 2 or rest[0] & 0x40:
                 raise invalid_parameter()
@@ -425,8 +432,6 @@ class VirtualDrive(PartitionCommands, EraseCommands, PositioningCommands, Report
             elif code == 0x11:
                 new.partition_request = self._requested_partitions(page)
             rest = rest[2 + plen :]
-        self.mode = new
-        return 0
 
     # ------------------------------------------------------------------ data path
     def _read6(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
