@@ -229,6 +229,12 @@ def parse_device(device: str) -> VirtualOptions:
             raise InvalidParameter(f"option '{key}' given twice in {device!r}")
         opts.explicit.add(key)
         _apply(opts, key, value)
+    _combine(opts)
+    return opts
+
+
+def _combine(opts: VirtualOptions) -> None:
+    """What options mean together: a worn drive's defaults, and the combinations no drive has."""
     if opts.vendor == "ibm" and "phyerrors" in opts.explicit:
         raise InvalidParameter("phyerrors= needs log page 0x18, which an IBM drive does not list", hint="use vendor=hp with phyerrors=")
     if opts.worn and "hours" not in opts.explicit:
@@ -242,7 +248,6 @@ def parse_device(device: str) -> VirtualOptions:
                                hint="leave out cartridge=, barcode= and loaded=")
     if opts.half_height and opts.generation in FULL_HEIGHT_ONLY:
         raise InvalidParameter(f"halfheight=1: no half-height LTO-{opts.generation} figures are published; virtual:lto{opts.generation} is full height")
-    return opts
 
 
 def _apply(opts: VirtualOptions, key: str, value: str) -> None:
