@@ -46,6 +46,27 @@ STATE_CHANGING_OPCODES: dict[int, str] = {op: C.opcode_name(op) for op in (
     C.PERSISTENT_RESERVE_OUT, C.WRITE_FILEMARKS_16, C.ALLOW_OVERWRITE, C.WRITE_16, C.WRITE_ATTRIBUTE, C.ERASE_16,
     C.MAINTENANCE_OUT, C.MOVE_MEDIUM, C.EXCHANGE_MEDIUM, C.SECURITY_PROTOCOL_OUT)}
 
+#: READ BUFFER's error-history mode (1Ch, SPC-4) reads only with buffer ID 00h (the directory) and 10h-EFh
+#: (the data buffers); 01h-03h create a snapshot or take the history over to this I_T nexus, FEh/FFh clear it.
+_ERROR_HISTORY_READS = frozenset({0x00, *range(0x10, 0xF0)})
+
+
+def state_changing(cdb: bytes) -> str | None:
+    """What ``cdb`` would write or change, in words, or None for a command that only reads: every opcode of
+    ``STATE_CHANGING_OPCODES``, and the READ BUFFER error-history IDs that snapshot or clear (the one rule the
+    read-only gate and the tests' guards apply)."""
+    if not cdb:
+        return None
+    if cdb[0] in STATE_CHANGING_OPCODES:
+        return STATE_CHANGING_OPCODES[cdb[0]]
+    if cdb[0] == C.READ_BUFFER and len(cdb) >= C.ReadBuffer.LENGTH:
+        command = C.ReadBuffer.parse(cdb)
+        if command.mode == C.BufferMode.ERROR_HISTORY and command.buffer_id not in _ERROR_HISTORY_READS:
+            return (f"READ BUFFER error history buffer ID {command.buffer_id:02X}h (it snapshots or clears the "
+                    "drive's error history)")
+    return None
+
+
 # Commands every SCSI device type understands and that change nothing: the only ones sent
 # before INQUIRY has shown the device's type.
 ANY_DEVICE_OPCODES = frozenset({C.INQUIRY, C.REQUEST_SENSE, C.REPORT_LUNS})
@@ -73,7 +94,11 @@ class ReadOnlyRefusal(SafetyRefusal):
 
     @classmethod
     def command(cls, device: str, opcode: int) -> "ReadOnlyRefusal":
-        return cls(device, f"{C.opcode_name(opcode)} was not sent (it writes to a tape or changes the device's state)")
+        return cls.named(device, C.opcode_name(opcode))
+
+    @classmethod
+    def named(cls, device: str, what: str) -> "ReadOnlyRefusal":
+        return cls(device, f"{what} was not sent (it writes to a tape or changes the device's state)")
 
 
 D = TypeVar("D", bound="ScsiDevice")
@@ -178,9 +203,11 @@ class ScsiDevice:
         raise NotImplementedError
 
     def _require_writable_for(self, cdb: bytes) -> None:
-        """In a read-only session, refuse a command that writes or changes state, before it is sent."""
-        if cdb[0] in STATE_CHANGING_OPCODES:
-            self.require_writable(cdb[0])
+        """In a read-only session, refuse a command that writes or changes state (``state_changing``), before
+        it is sent."""
+        what = state_changing(cdb) if self.read_only else None
+        if what is not None:
+            raise ReadOnlyRefusal.named(self.device, what)
 
     def require_writable(self, opcode: int) -> None:
         """``ReadOnlyRefusal`` now when this device is read-only: a run that will send ``opcode`` (a WRITE,
@@ -264,4 +291,4 @@ class ScsiDevice:
 
 
 __all__ = ["ANY_DEVICE_OPCODES", "ReadOnlyRefusal", "STATE_CHANGING_OPCODES", "ScsiDevice", "read_only_session",
-           "set_read_only_session"]
+           "set_read_only_session", "state_changing"]

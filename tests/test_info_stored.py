@@ -5,7 +5,7 @@ run reads back (``DriveInfo.from_dict``) into the same parser types, shown and j
 ``tests/data/drive_info_stored.json`` holds, for five virtual drives (an HP drive with every drive-wide
 page and alarm, an IBM one, an empty drive, a write-protected LTO-6, a drive whose TEST UNIT READY
 fails), every answer the drive gave to ``gather``, and the ``to_dict()`` and the text the code before this
-change (main at f4913fa, with its copies of the parser types) wrote from them. The answers are replayed here,
+change (main at fe51e28, with its copies of the parser types) wrote from them. The answers are replayed here,
 so the comparison does not move when the emulator does. Regenerate the file only with a version of the
 stored form (and an upgrade of the old rows)."""
 from __future__ import annotations

@@ -17,7 +17,7 @@ a fault-injecting wrapper in tests) and adds SCSI semantics on top:
 from __future__ import annotations
 
 from app.device import (  # noqa: F401 - the read-only policy, named from here by its older callers
-    STATE_CHANGING_OPCODES, ReadOnlyRefusal, read_only_session, set_read_only_session,
+    STATE_CHANGING_OPCODES, ReadOnlyRefusal, read_only_session, set_read_only_session, state_changing,
 )
 from app.drive.answers import NOT_SUPPORTED, Maybe, Supported, Unsupported, is_not_supported, supported
 from app.drive.gate import PERIPHERAL_TAPE, NotATapeDrive, generation_from_product
@@ -54,4 +54,4 @@ class TapeDrive(DataPath, TapeMotion, ModePages, Queries):
 __all__ = ["Burst", "CompressionChange", "Maybe", "NOT_SUPPORTED", "NotATapeDrive", "PERIPHERAL_TAPE", "ReadOnlyRefusal",
            "ReadOutcome", "STATE_CHANGING_OPCODES", "SpaceOutcome", "Supported", "TapeDrive", "Unsupported",
            "WriteOutcome", "generation_from_product", "is_not_supported", "read_only_session",
-           "set_read_only_session", "supported"]
+           "set_read_only_session", "state_changing", "supported"]

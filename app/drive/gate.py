@@ -145,10 +145,10 @@ class TapeGate(ScsiDevice):
         """The largest single transfer the OS/HBA path accepts, where the transport can tell (no command is sent)."""
         return self.transport.transfer_limit()
 
-    def query_raw(self, cdb: bytes, alloc: int) -> bytes:
+    def query_raw(self, cdb: bytes, alloc: int, timeout: float = DEFAULT_TIMEOUT) -> bytes:
         """A query's answer as the drive sent it (the support ticket keeps raw pages). Goes through
         both gates: nothing reaches a non-tape, nothing that changes state in a read-only session."""
-        return self._data_in(cdb, alloc)
+        return self._data_in(cdb, alloc, timeout)
 
 
 _PRODUCT_GEN = (

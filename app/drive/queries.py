@@ -10,7 +10,8 @@ from native.scsi import cdb as C
 from native.scsi.density import DensitySupport
 from native.scsi.encryption import PAGE_CAPABILITIES as PAGE_ENCRYPTION_CAPABILITIES
 from native.scsi.encryption import PAGE_STATUS as PAGE_ENCRYPTION_STATUS
-from native.scsi.encryption import EncryptionCapabilities, EncryptionStatus
+from native.scsi.encryption import PAGE_NEXT_BLOCK as PAGE_ENCRYPTION_NEXT_BLOCK
+from native.scsi.encryption import EncryptionCapabilities, EncryptionStatus, NextBlockStatus
 from native.scsi.inquiry import VPD_PARSERS, DeviceIdentification, SupportedVpdPages, UnitSerialNumber
 from native.scsi.logpages import LogPage, SupportedPages, TapeAlertPage, parse_log_page
 from native.scsi.mam import Attribute, Mam, parse_attribute_list
@@ -47,11 +48,18 @@ class Queries(TapeGate):
             C.security_protocol_in(C.PROTOCOL_TAPE_ENCRYPTION, PAGE_ENCRYPTION_CAPABILITIES, alloc=alloc), alloc))
 
     def encryption_status(self) -> EncryptionStatus:
-        """SECURITY PROTOCOL IN 20h/0020h: encryption mode now and whether the volume holds encrypted
-        blocks. Read-only and positionless: the tape does not move (page 0021h, which would, is not used)."""
+        """SECURITY PROTOCOL IN 20h/0020h: encryption mode now, whether the volume holds encrypted blocks and the
+        key-associated data of the key in use. Read-only and positionless: the tape does not move."""
         alloc = 0x2000
         return EncryptionStatus.parse(self._data_in(
             C.security_protocol_in(C.PROTOCOL_TAPE_ENCRYPTION, PAGE_ENCRYPTION_STATUS, alloc=alloc), alloc))
+
+    def next_block_encryption_status(self) -> NextBlockStatus:
+        """SECURITY PROTOCOL IN 20h/0021h: the block at the current position, as far as the drive knows it
+        without moving the tape ("not yet read" until it has read there); nothing is moved to learn more."""
+        alloc = 0x2000
+        return NextBlockStatus.parse(self._data_in(
+            C.security_protocol_in(C.PROTOCOL_TAPE_ENCRYPTION, PAGE_ENCRYPTION_NEXT_BLOCK, alloc=alloc), alloc))
 
     def supported_log_pages(self) -> tuple[int, ...]:
         page = self.log_sense(0x00)

@@ -56,6 +56,11 @@ class Encryption:
     algorithm: str | None  # the algorithm in use, when encrypting or decrypting
     volume_has_encrypted_blocks: bool
     key_instance_counter: int
+    #: The key-associated data of the key in use (0020h), each "U-KAD (unauthenticated): text".
+    key_descriptors: tuple[str, ...] = ()
+    #: The block at the current position (0021h), in words, or why it was not read.
+    next_block: str = ""
+    next_block_key_descriptors: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

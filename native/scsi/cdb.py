@@ -164,6 +164,14 @@ class PositionForm(enum.IntEnum):
     EXTENDED = 0x08
 
 
+class BufferMode(enum.IntEnum):
+    """READ BUFFER modes tapediag sends (SPC-4 READ BUFFER, "MODE field")."""
+
+    DATA = 0x02  # the buffer's bytes from the offset on
+    DESCRIPTOR = 0x03  # four bytes: offset boundary, buffer capacity
+    ERROR_HISTORY = 0x1C  # the error history: buffer 00h its directory, 10h-EFh its data buffers
+
+
 class AttributeAction(enum.IntEnum):
     VALUES = 0x00
     LIST = 0x01
@@ -359,6 +367,17 @@ class ReadPosition(Cdb):
     OPCODE, LENGTH = READ_POSITION, 10
     service_action: int = at(1, 0x1F, what="service action")
     allocation_length: int = at(7, 0xFFFF, what=_ALLOC)
+
+
+@dataclass(frozen=True)
+class ReadBuffer(Cdb):
+    """READ BUFFER(10) (SPC-4): a buffer of the device, from ``offset``."""
+
+    OPCODE, LENGTH = READ_BUFFER, 10
+    mode: int = at(1, 0x1F, what="buffer mode")
+    buffer_id: int = at(2, what="buffer ID")
+    offset: int = at(3, 0xFFFFFF, what="buffer offset")
+    allocation_length: int = at(6, 0xFFFFFF, what=_ALLOC)
 
 
 @dataclass(frozen=True)
@@ -569,3 +588,9 @@ def report_supported_opcodes(*, timeouts: bool = True, alloc: int = 0x2000) -> b
     every command the device supports, with RCTD=1 each one's command timeouts descriptor. A query: it
     changes nothing on the device, so a read-only session may send it."""
     return ReportSupportedOpcodes(rctd=timeouts, allocation_length=alloc).build()
+
+
+def read_buffer(mode: BufferMode | int, buffer_id: int, *, offset: int = 0, alloc: int) -> bytes:
+    """READ BUFFER(10) (SPC-4): reads a buffer of the device. Which buffer IDs are safe to read is not this
+    builder's business: ``app.device.state_changing`` names the forms that clear or snapshot something."""
+    return ReadBuffer(mode=int(mode), buffer_id=buffer_id, offset=offset, allocation_length=alloc).build()

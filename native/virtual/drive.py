@@ -147,7 +147,7 @@ class VirtualDrive(PartitionCommands, EraseCommands, PositioningCommands, Report
             C.REPORT_DENSITY_SUPPORT: self._report_density, C.LOG_SENSE: self._log_sense,
             C.READ_ATTRIBUTE: self._read_attribute, C.SPACE_16: self._space16,
             C.SECURITY_PROTOCOL_IN: self._security_protocol_in, C.SEND_DIAGNOSTIC: self._send_diagnostic,
-            C.MAINTENANCE_IN: self._maintenance_in, C.FORMAT_MEDIUM: self._format_medium,
+            C.MAINTENANCE_IN: self._maintenance_in, C.READ_BUFFER: self._read_buffer, C.FORMAT_MEDIUM: self._format_medium,
             C.WRITE_ATTRIBUTE: self._write_attribute,
         }
 
@@ -381,8 +381,9 @@ class VirtualDrive(PartitionCommands, EraseCommands, PositioningCommands, Report
         else:
             raise invalid_field()
         changeable = pc == C.PageControl.CHANGEABLE
-        body = b"".join(pages.mode_page(c, self.mode, changeable) for c in codes)
-        bd = b"" if dbd else pages.block_descriptor(self.mode, changeable)
+        state = pages.ModeState() if pc == C.PageControl.DEFAULT else self.mode  # default values: the power-on settings
+        body = b"".join(pages.mode_page(c, state, changeable) for c in codes)
+        bd = b"" if dbd else pages.block_descriptor(state, changeable)
         dsp = 0 if changeable else (0x80 if self.loaded and self.cart.meta.write_protect else 0) | 0x10
         if ten:
             header = struct.pack(">HBBBBH", 6 + len(bd) + len(body), 0, dsp, 0, 0, len(bd))

@@ -37,6 +37,7 @@ CASES: list[Cdb] = [
     C.Locate10(cp=True, immed=True, block_address=0xFFFFFFFF, partition=2),
     C.Locate16(dest_type=3, cp=True, immed=True, partition=1, logical_identifier=1 << 40),
     C.ReadPosition(service_action=C.PositionForm.EXTENDED, allocation_length=32),
+    C.ReadBuffer(mode=C.BufferMode.ERROR_HISTORY, buffer_id=0x10, offset=0x12345, allocation_length=0x10000),
     C.ReportDensitySupport(medium_type=True, media=True, allocation_length=0x2000),
     C.LogSense(sp=True, pc=1, page_code=0x2E, subpage_code=0xFF, parameter_pointer=5, allocation_length=0xFFFC),
     C.ReadAttribute(service_action=1, volume=2, partition=1, first_attribute=0x400, allocation_length=0x10000, cache=True),
