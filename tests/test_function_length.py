@@ -6,11 +6,14 @@ Exceptions are named here, one by one, with why: tables a tool writes (none toda
 ``native/scsi/asc_table.py`` and the like, are module-level data, not functions) and functions known to
 be rewritten right now by another piece of work (none today; ``app/runs/`` and ``app/cli/``'s renderers
 are being rewritten by the run-model work, issue 26 items 1-3: a long renderer it leaves is listed here
-with that reason until it is split). C helpers (``native/src``) are not Python and not counted here.
+with that reason until it is split). The C helpers (``native/src``) are held to the same limit by a plainer
+count: from a definition's first line at column 0 to its closing brace at column 0, the layout every file
+there keeps.
 """
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,6 +44,31 @@ def _long_functions() -> dict[str, int]:
     return found
 
 
+#: A C function definition's first line: a return type and a name, an opening parenthesis, no semicolon.
+_C_DEFINITION = re.compile(r"^(?!typedef|struct |#)[A-Za-z_][\w \*]*\b(\w+)\([^;]*$")
+
+
+def _long_c(source: str) -> dict[str, int]:
+    """The C functions of ``source`` longer than ``LIMIT`` lines, by name."""
+    found: dict[str, int] = {}
+    start: tuple[int, str] | None = None
+    for i, line in enumerate(source.splitlines()):
+        match = _C_DEFINITION.match(line)
+        if start is None and match:
+            start = (i, match.group(1))
+        elif start is not None and line.startswith("}"):
+            if i - start[0] + 1 > LIMIT:
+                found[start[1]] = i - start[0] + 1
+            start = None
+    return found
+
+
+def test_no_c_helper_function_is_longer_than_80_lines() -> None:
+    long = {f"{p.name}:{name}": n for p in sorted((ROOT / "native" / "src").glob("*.c"))
+            for name, n in _long_c(p.read_text(encoding="utf-8")).items()}
+    assert not long, f"C functions over {LIMIT} lines (split them along what they do): {long}"
+
+
 def test_no_function_is_longer_than_80_lines() -> None:
     long = {name: lines for name, lines in _long_functions().items() if name not in KNOWN}
     assert not long, f"functions over {LIMIT} lines (split them along what they do): {long}"
@@ -59,3 +87,9 @@ def test_the_count_sees_a_long_function() -> None:
 
     assert _long_in(ast.parse(source(90))) == {"f": 90}
     assert _long_in(ast.parse(source(LIMIT))) == {}
+
+    def c_source(lines: int) -> str:
+        return "static int f(int a)\n{\n" + "    a++;\n" * (lines - 4) + "    return a;\n}\n"
+
+    assert _long_c(c_source(90)) == {"f": 90}
+    assert _long_c("struct s {\n    int a;\n};\n" + c_source(LIMIT)) == {}
