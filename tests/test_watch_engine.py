@@ -57,6 +57,20 @@ def test_a_slow_source_is_named_the_bottleneck_with_the_busy_disk(kernel: FakeKe
     assert written == result.tape.write_bytes
 
 
+@pytest.mark.parametrize("disk_busy, named", [(0.7, True), (0.2, False)])
+def test_a_disk_busy_through_the_drives_waiting_is_named_though_not_saturated(kernel: FakeKernel, disk_busy: float,
+                                                                              named: bool) -> None:
+    """dd and tar read, then write, then read: their disk idles while they write, so it never shows 100 %.
+    At 70 % busy while the drive waits 75 % of the time, the disk is what the drive waited for; at 20 % it is not."""
+    kernel.jobs.append(Job(mb_s=40, busy=0.25, disk_busy=disk_busy))
+    result = watch(kernel, **{"for_": "10s", "source": "sdb"})
+    assert result.verdict.kind == "source-bound"
+    if named:
+        assert result.verdict.line.endswith("(the job read /dev/sdb at 70% busy)") and result.verdict.culprit == "source disk"
+    else:
+        assert result.verdict.line.endswith("(nothing tapediag could see was saturated)") and result.verdict.culprit == "source"
+
+
 def test_a_drive_kept_busy_is_named_the_limit(kernel: FakeKernel) -> None:
     kernel.jobs.append(Job(mb_s=300, busy=0.93))
     result = watch(kernel, **{"for_": "10s"})

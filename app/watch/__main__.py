@@ -14,10 +14,11 @@ import sys
 from typing import NoReturn, Sequence
 
 from app.cli import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK, EXIT_USAGE
-from app.events import CancelToken, Event, Message
+from app.events import CancelToken, DriveBusy, Event, Message, Progress
 from app.nettest.params import fields_of
 from app.watch.params import WatchParams
 from native.errors import InvalidParameter, TapediagError
+from native.units import percent, rate_text, size_text
 
 
 class _Parser(argparse.ArgumentParser):
@@ -40,9 +41,30 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _console(event: Event) -> None:
-    if isinstance(event, Message):
-        print(f"{event.level}: {event.text}", file=sys.stderr, flush=True)
+#: Seconds between the live lines on stderr.
+EVERY_S = 5.0
+
+
+class _Console:
+    """Messages at once, and every ``EVERY_S`` a line with the rate and the drive's busy share since the last."""
+
+    def __init__(self, quiet: bool) -> None:
+        self.quiet = quiet
+        self.busy_s = self.seconds = 0.0
+        self.next_line = EVERY_S
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, Message):
+            print(f"{event.level}: {event.text}", file=sys.stderr, flush=True)
+        elif isinstance(event, DriveBusy):
+            self.busy_s += event.busy_share * event.seconds
+            self.seconds += event.seconds
+        elif isinstance(event, Progress) and not self.quiet and event.elapsed >= self.next_line:
+            self.next_line = event.elapsed + EVERY_S
+            busy = self.busy_s / self.seconds if self.seconds else 0.0
+            print(f"  {event.elapsed:.0f} s: {size_text(event.done_bytes)} moved, {rate_text(event.rate_mb_s)} over the "
+                  f"job so far; the drive busy {percent(busy)} in the last {self.seconds:.0f} s", file=sys.stderr, flush=True)
+            self.busy_s = self.seconds = 0.0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -55,7 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from app.watch.text import render
 
         params = WatchParams.from_values({info.name: getattr(args, info.name) for info in fields_of(WatchParams)})
-        result = Watch(params).run(_console, cancel)
+        result = Watch(params).run(_Console(args.json), cancel)
     except InvalidParameter as err:
         print(f"tapediag: error: {err}", file=sys.stderr)
         return EXIT_USAGE

@@ -38,19 +38,19 @@ PHASE = "watch"
 class _Observer:
     """The drive and the host, sample by sample, for one watch."""
 
-    def __init__(self, node: TapeNode, params: WatchParams, paths: SystemPaths, first: TapeStats) -> None:
+    def __init__(self, node: TapeNode, params: WatchParams, paths: SystemPaths, host: HostSide, first: TapeStats) -> None:
         self.reader = StatsReader(node.stats_dir)
+        self.host = host
         self.t0 = first.t
         self.prev: TapeStats | None = first
         self.account = BusyAccount()
         self.window = JobWindow()
         self.bins = SeriesBins()
-        self.host = HostSide(node, params, paths)
         self.notes: list[str] = []
         self.samples = 1
-        self.under_way = first.in_flight > 0
         self.last_in_flight = first.in_flight
-        self.host.begin(0.0)
+        # Under way: a command outstanding at the first reading, or a process already holding the drive open.
+        self.under_way = first.in_flight > 0 or any(p.role.startswith("holds") for p in self.host.procs.values())
 
     def sample(self, now: float) -> Interval | None:
         """Read the counters at ``now``; the interval since the last reading, None across a gap."""
@@ -72,13 +72,21 @@ class _Observer:
                               "module reloaded): counted from zero after it")
         iv = interval(t, d, self.account.attribute(d, self.prev.in_flight, stats.in_flight), stats.in_flight)
         first_active = iv.active and self.window.start is None
-        if first_active and self.samples == 2 and iv.commands:
-            self.under_way = True
         self.window.add(iv)
         self.bins.add(iv)
         self.host.sample(t, iv.active, first_active)
         self.prev, self.last_in_flight = stats, stats.in_flight
         return iv
+
+
+def _own_cpu() -> float | None:
+    """This process's CPU seconds so far (None where the OS does not say)."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - Windows, where watch is refused before it starts
+        return None
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _columns(t: float, nbytes: int, seconds: float, phase: str) -> SampleColumns:
@@ -111,10 +119,14 @@ class Watch:
             query.begin()
         else:
             query.figures.why_not = "query drive off: the kernel's figures only"
+        host = HostSide(node, p, self.paths)
+        host.begin(self.clock())  # the first look through /proc, before the first reading: it can take a while
         first = StatsReader(node.stats_dir).read(self.clock())
         if first is None:
             raise DeviceNotFound(f"{p.device}: its statistics vanished before the watch began", device=p.device)
-        obs = _Observer(node, p, self.paths, first)
+        host.rebase()
+        obs = _Observer(node, p, self.paths, host, first)
+        cpu0 = _own_cpu()
         sink(PhaseStarted(PHASE))
         self._announce(sink, node, obs, query.figures.why_not)
         try:
@@ -124,6 +136,9 @@ class Watch:
         except OSError as err:
             result.status, result.error, result.ended_by = "stopped", f"{err.strerror or err}", "error"
         result.watched_s = self.clock() - obs.t0
+        cpu1 = _own_cpu()
+        if cpu0 is not None and cpu1 is not None and result.watched_s > 0:
+            result.own_cpu_share = (cpu1 - cpu0) / result.watched_s
         result.drive = query.end()
         finish(result, obs.window.close(obs.account.leftover()), obs.window, obs.host, obs.notes, obs.bins,
                obs.samples, obs.under_way, obs.last_in_flight)

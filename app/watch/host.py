@@ -22,8 +22,8 @@ from app.watch.node import SystemPaths, TapeNode
 from app.watch.params import WatchParams
 from app.watch.result import MB, NetFigures, ProcessFigures, SourceDevice
 
-HOLDER_SCAN_S = 2.0  # how often /proc is scanned for who holds the drive, while no holder is known
-RESCAN_S = 10.0  # and while one is (the next job may be another process)
+HOLDER_SCAN_S = 2.0  # how often /proc is scanned for who holds the drive, while it does I/O and no holder is known
+RESCAN_S = 30.0  # and while one is (the next job may be another process), or most of /proc is out of sight
 DEVICE_SCAN_S = 1.0  # how often the processes' open files are looked at
 
 
@@ -61,16 +61,21 @@ class HostSide:
     _next_device_scan: float = 0.0
     _without_device: set[int] = field(default_factory=set)
 
-    def begin(self, t: float) -> None:
+    def begin(self, now: float) -> None:
+        """The first look: the named devices and process, and who holds the drive open (``now``: the clock)."""
         for name in self.params.sources:
             self.devices[name] = "given (--source)"
         if self.params.pid:
             self._add_proc(self.params.pid, "given (--pid)")
-        self._prev = self._moment(t)
+        self._scan(0.0)
+        self._scan_devices(0.0)
+
+    def rebase(self) -> None:
+        """The drive's first reading has just been taken: the counters now are the baseline (time 0)."""
+        self._prev = self._moment(0.0)
         missing = [n for n in self.params.sources if n not in self._prev.disks]
         if missing:
             self.notes.append(f"no block device {', '.join(missing)} in /proc/diskstats: no figures for it")
-        self._scan(t)
 
     def _moment(self, t: float) -> _Moment:
         return _Moment(t, read_diskstats(self.paths.proc / "diskstats"), read_netdev(self.paths.proc / "net" / "dev"))
@@ -82,15 +87,20 @@ class HostSide:
         if name:
             self.procs[pid] = _Proc(pid, name, role, cmdline)
 
-    def _scan(self, t: float) -> None:
-        """Who holds the drive open (and who feeds them), when it is time to look again."""
-        if self.params.pid or t < self._next_holder_scan:
+    def _scan(self, t: float, active: bool = True) -> None:
+        """Who holds the drive open (and who feeds them), when it is time to look again: a scan reads every
+        process's open files, so it waits for the drive to do something (an idle drive's holder can wait
+        for the end of the watch)."""
+        if self.params.pid or t < self._next_holder_scan or not active:
             return
         holder_alive = any(p.role.startswith("holds") and (self.paths.proc / str(p.pid)).exists()
                            for p in self.procs.values())
-        self._next_holder_scan = t + (RESCAN_S if holder_alive else HOLDER_SCAN_S)
         found = procs.holders(self.node.tape_rdevs, self.paths.proc)
         self.unseen = max(self.unseen, found.unseen)
+        # Look again soon while no one holds the drive, unless most of /proc is out of sight (not root): then
+        # every look costs a scan of every process and finds nothing new.
+        soon = not holder_alive and not found.pids and not found.unseen
+        self._next_holder_scan = t + (HOLDER_SCAN_S if soon else RESCAN_S)
         for pid in found.pids:
             self._add_proc(pid, f"holds {self.node.device} open")
             for feeder in procs.feeders(pid, self.paths.proc):
@@ -118,7 +128,7 @@ class HostSide:
 
     def sample(self, t: float, active: bool, first_active: bool) -> None:
         """One sample, taken with the drive's; ``active``: the drive did I/O in the interval ending now."""
-        self._scan(t)
+        self._scan(t, active)
         self._scan_devices(t)
         now = self._moment(t)
         if first_active:
@@ -136,7 +146,11 @@ class HostSide:
         self._prev = now
 
     def figures(self) -> tuple[list[ProcessFigures], list[SourceDevice], list[NetFigures]]:
-        """The job's processes, devices and interfaces over its span (empty without one)."""
+        """The job's processes, devices and interfaces over its span (empty without one). Looks once more
+        for who holds the drive when no one was found, so an idle drive held open is named."""
+        if not self.procs:
+            self._next_holder_scan = 0.0
+            self._scan(0.0)
         return self._process_figures(), self._device_figures(), self._net_figures()
 
     def _span(self) -> float:

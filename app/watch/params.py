@@ -1,20 +1,51 @@
 """What a watch is asked to do: typed, validated before anything is read.
 
 Each field is declared once with its help, unit and range (the ``field`` metadata that
-``app.nettest.params.fields_of`` reads), so a front end builds its options or its form from
-the declaration. The conversion and range checks are the network test's own (``_from_values``,
-``_check_ranges``): generic over any such declaration, they are reused here until the run model
-gives them a home of their own. ``for_`` is the ``--for`` option (``for`` is a Python keyword).
+``app.nettest.params.fields_of`` reads, the network test's declaration), so a front end builds
+its options or its form from the declaration, and ``from_values``/``validate`` check the same
+ranges. ``for_`` is the ``--for`` option (``for`` is a Python keyword): its label is "for".
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from typing import Any, Mapping
 
-from app.nettest.params import _check_ranges, _from_values, _meta
+from app.nettest.params import FieldInfo, fields_of
 from native.errors import InvalidParameter
+from native.units import parse_duration
 
 MAX_SECONDS = 7 * 86400.0
+
+
+def _meta(help: str, low: float | None = None, high: float | None = None, *, choices: tuple[str, ...] = (),
+          unit: str = "") -> dict[str, Any]:
+    """One field's declaration, as ``fields_of`` reads it."""
+    return {"help": help, "low": low, "high": high, "choices": choices, "unit": unit}
+
+
+def label(info: FieldInfo) -> str:
+    """How a field is named to a user: "until idle", "for"."""
+    return info.name.rstrip("_").replace("_", " ")
+
+
+def _convert(info: FieldInfo, kind: str, value: object) -> object:
+    if kind == "str":
+        return str(value).strip()
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        number = float(value)
+    else:
+        text = str(value).strip()
+        try:
+            number = float(text)
+        except ValueError:
+            if info.unit != "s":
+                raise InvalidParameter(f"{label(info)}: '{text}' is not a number") from None
+            number = parse_duration(text, label(info))
+    if kind == "int":
+        if number != int(number):
+            raise InvalidParameter(f"{label(info)}: '{value}' is not a whole number")
+        return int(number)
+    return number
 
 
 @dataclass(frozen=True)
@@ -42,13 +73,26 @@ class WatchParams:
 
     @classmethod
     def from_values(cls, values: Mapping[str, object]) -> "WatchParams":
-        """The one conversion the front ends call (options typed, form fields as text)."""
-        return _from_values(cls, values)
+        """The one conversion the front ends call (options typed, form fields as text); missing or blank: the default."""
+        kwargs: dict[str, Any] = {}
+        for f, info in zip(fields(cls), fields_of(cls)):
+            value = values.get(f.name)
+            if value is None or (isinstance(value, str) and not value.strip()):
+                continue
+            kwargs[f.name] = _convert(info, str(f.type), value)
+        if "device" not in kwargs and fields(cls)[0].default is MISSING:
+            raise InvalidParameter("no drive given", hint="name the drive the backup writes to, e.g. /dev/nst0")
+        return cls(**kwargs)
 
     def validate(self) -> None:
         if not self.device.strip():
             raise InvalidParameter("no drive given", hint="name the drive the backup writes to, e.g. /dev/nst0")
-        _check_ranges(self)
+        for info in fields_of(type(self)):
+            value = getattr(self, info.name)
+            if info.choices and value not in info.choices:
+                raise InvalidParameter(f"{label(info)} must be one of {', '.join(info.choices)}, not '{value}'")
+            if info.low is not None and info.high is not None and not info.low <= value <= info.high:
+                raise InvalidParameter(f"{label(info)} must be {info.low:g} to {info.high:g}, not {value:g}")
         if self.for_ == 0 and self.until_idle == 0:
             raise InvalidParameter("the watch needs an end", hint="give --for 10min, or --until-idle 60s to end with the job")
 

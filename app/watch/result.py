@@ -182,6 +182,7 @@ class WatchResult:
     floor: StreamingFloor | None = None
     verdict: Verdict = field(default_factory=lambda: Verdict("idle", ""))
     notes: list[str] = field(default_factory=list)
+    own_cpu_share: float | None = None  # the watch's own CPU over the watch, of one core: what it took from the job
     series_bin_s: float = 1.0
     series: list[list[float]] = field(default_factory=list)  # [t end, write MB/s, read MB/s, busy share] per bin
 

@@ -35,6 +35,11 @@ DRIVE_BOUND_BUSY = Threshold(0.80, "a single-threaded writer leaves up to a fift
 SOURCE_BOUND_WAITING = Threshold(0.50, "the drive waited longer than it worked")
 #: A block device with I/O in flight this share of the time has no room left (iostat's %util).
 DISK_SATURATED = Threshold(0.80, "iostat's %util: a device with I/O in flight 80 % of the time has little left")
+#: A job that reads, then writes to the tape, then reads again (dd, tar, a backup agent's stream) leaves its disk
+#: idle while it writes, so that disk never shows 100 %: it explains the drive's waiting when it was busy through
+#: most of the time the drive waited. The same holds for the CPU of such a process.
+EXPLAINS_WAIT = Threshold(0.80, "a serial reader's disk is idle while it writes to the tape: busy through 80 % of "
+                                "the drive's waiting, it is what the drive waited for")
 #: A process using this share of one CPU core is bound by its CPU (compression or encryption in software).
 CPU_BOUND = Threshold(0.90, "a process at 90 % of one core has no time left to read faster")
 #: A network interface receiving at this share of its link speed is full.
@@ -50,27 +55,32 @@ MIN_JOB_SECONDS = Threshold(3.0, "a few seconds of I/O can be the drive's buffer
 MIN_COMMANDS = Threshold(20, "a handful of commands is chance")
 
 
-def source_evidence(sources: list[SourceDevice], restore: bool) -> tuple[list[str], SourceDevice | None]:
-    """Lines on the job's block devices, busiest first, and the saturated one if any."""
+def explains(share: float | None, limit: Threshold, waiting: float) -> bool:
+    """A part busy this share of the job's time is the limit: saturated, or busy through most of the drive's waiting."""
+    return share is not None and share > 0 and (share >= limit.value or share >= EXPLAINS_WAIT.value * waiting)
+
+
+def source_evidence(sources: list[SourceDevice], restore: bool, waiting: float = 1.0) -> tuple[list[str], SourceDevice | None]:
+    """Lines on the job's block devices, busiest first, and the one that explains the drive's waiting, if any."""
     lines, saturated = [], None
     verb = "wrote" if restore else "read"
     ranked = sorted(sources, key=lambda s: s.busy_share or 0.0, reverse=True)
     for s in ranked:
         rate = s.write_mb_s if restore else s.read_mb_s
         lines.append(f"the job {verb} /dev/{s.name} at {percent(s.busy_share)} busy ({rate_text(rate)}; {s.found_by})")
-        if saturated is None and (s.busy_share or 0.0) >= DISK_SATURATED.value:
+        if saturated is None and explains(s.busy_share, DISK_SATURATED, waiting):
             saturated = s
     return lines, saturated
 
 
-def process_evidence(processes: list[ProcessFigures]) -> tuple[list[str], ProcessFigures | None]:
+def process_evidence(processes: list[ProcessFigures], waiting: float = 1.0) -> tuple[list[str], ProcessFigures | None]:
     lines, bound = [], None
     for p in processes:
         what = [f"{percent(p.cpu_share)} of a CPU core" if p.cpu_share is not None else "CPU not readable"]
         if p.read_mb_s is not None:
             what.append(f"read {rate_text(p.read_mb_s)}")
         lines.append(f"{p.name} (PID {p.pid}, {p.role}): {', '.join(what)}")
-        if bound is None and (p.cpu_share or 0.0) >= CPU_BOUND.value:
+        if bound is None and explains(p.cpu_share, CPU_BOUND, waiting):
             bound = p
     return lines, bound
 
@@ -92,8 +102,8 @@ def _waiting(tape: TapeFigures, restore: bool, sources: list[SourceDevice], proc
              network: list[NetFigures]) -> Verdict:
     side = "destination" if restore else "source"
     wait_for = "for the host to take data" if restore else "for data"
-    disk_lines, disk = source_evidence(sources, restore)
-    proc_lines, cpu = process_evidence(processes)
+    disk_lines, disk = source_evidence(sources, restore, tape.waiting_share)
+    proc_lines, cpu = process_evidence(processes, tape.waiting_share)
     net_lines, net = network_evidence(network, tape.read_mb_s if restore else tape.write_mb_s)
     head = f"the drive waited {wait_for} {percent(tape.waiting_share)} of the time: the {side} is the bottleneck"
     if disk is not None:

@@ -27,6 +27,7 @@ refusal into one line that says the fix.
 from __future__ import annotations
 
 import errno
+import os
 from dataclasses import dataclass, fields
 from pathlib import Path
 
@@ -125,32 +126,64 @@ class StatsReader:
     """Reads one drive's statistics directory.
 
     ``read(t)`` returns a ``TapeStats``, or None while the directory is gone (the drive detached:
-    the watch records a gap and reads again). A permission refusal raises
+    the watch records a gap and reads again). The ten files are opened once and read again from
+    offset 0 at each sample (sysfs regenerates an attribute on every read from its start): one
+    system call per counter, and one stat of the directory's ``io_ns`` to notice a drive attached
+    again (new files), a few times a second. A permission refusal raises
     ``DevicePermissionDenied`` with the fix; these files are world-readable on a stock kernel, so
     a refusal means the system restricts sysfs.
     """
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
+        self._fds: dict[str, int] = {}
+        self._ino: int | None = None
 
     def exists(self) -> bool:
         return (self.directory / "io_ns").exists()
 
-    def read(self, t: float) -> TapeStats | None:
-        values: dict[str, int] = {}
+    def _open(self) -> None:
         for name in COUNTERS:
             path = self.directory / name
             try:
-                values[name] = _number(path, path.read_text())
+                self._fds[name] = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
             except PermissionError:
+                self.close()
                 raise DevicePermissionDenied(
                     f"cannot read the kernel's tape statistics {path}: permission denied", device=str(self.directory),
                     hint=f"this system restricts sysfs: run watch as root, or make {self.directory} readable") from None
-            except OSError as err:
-                if err.errno in (errno.ENOENT, errno.ENODEV, errno.ENXIO):
-                    return None
+            except OSError:
+                self.close()
                 raise
+
+    def read(self, t: float) -> TapeStats | None:
+        try:
+            # A drive attached again is a new device with new sysfs files: read those, not the old ones.
+            ino = os.stat(self.directory / "io_ns").st_ino
+            if ino != self._ino:
+                self.close()
+            if not self._fds:
+                self._open()
+                self._ino = ino
+            values = {name: _number(self.directory / name, os.pread(fd, 64, 0).decode(errors="replace"))
+                      for name, fd in self._fds.items()}
+        except OSError as err:
+            self.close()
+            if err.errno in (errno.ENOENT, errno.ENODEV, errno.ENXIO):
+                return None
+            raise
         return TapeStats(t=t, **values)
+
+    def close(self) -> None:
+        for fd in self._fds.values():
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self._fds = {}
+
+    def __del__(self) -> None:
+        self.close()
 
 
 def zero(t: float) -> TapeStats:

@@ -8,7 +8,7 @@ from app.watch.node import TapeNode
 from app.watch.result import TapeFigures, Verdict, WatchResult
 from app.watch.rules import verdict
 from app.watch.series import SeriesBins
-from native.units import plural
+from native.units import percent, plural
 
 #: Said with every watch: what the one number is, and where it can mislead.
 MEANING = ("busy share: the time the kernel's st driver had a command outstanding on the drive (its io_ns); a WRITE "
@@ -67,4 +67,8 @@ def finish(result: WatchResult, totals: Totals, window: JobWindow, host: HostSid
                                            ratio=d.ratio, delivered_mb_s=result.mb_s, busy_share=result.tape.busy_share)
     if result.ended_by == "cancelled":
         result.status = "cancelled"
-    result.notes = [_sent_note(result, samples), MEANING, *notes, *host.closing_notes(), *result.drive.notes]
+    own = []
+    if result.own_cpu_share is not None:
+        own.append(f"the watch itself used {percent(result.own_cpu_share)} of a CPU core while it watched: on a "
+                   "busy single-CPU host that is time the job did not get")
+    result.notes = [_sent_note(result, samples), MEANING, *own, *notes, *host.closing_notes(), *result.drive.notes]

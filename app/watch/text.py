@@ -38,7 +38,12 @@ def _drive_words(r: WatchResult) -> str:
 def _job_words(r: WatchResult) -> str:
     if r.job_start_s is None:
         return "no I/O"
-    begun = "under way when the watch began" if r.job_under_way else f"began at {r.job_start_s:.1f} s"
+    if r.job_under_way:
+        begun = "under way when the watch began"
+    elif r.job_start_s <= 2 * float(r.params.get("interval") or 0.2):
+        begun = "began as the watch began"
+    else:
+        begun = f"began at {r.job_start_s:.1f} s"
     ended = f"ended at {r.job_end_s:.1f} s" if r.job_ended and r.job_end_s is not None else "still running at the end"
     return f"{begun}, {ended}"
 
