@@ -96,6 +96,20 @@ def test_a_job_below_the_slowest_step_gets_the_floor_and_what_to_do() -> None:
     assert "TS4300" in floor.source and floor.fit == ""
 
 
+def test_a_drive_that_was_the_limit_is_not_advised_a_faster_feed() -> None:
+    floor = streaming_floor(9, vendor="IBM", form="full height", ratio=1.0, delivered_mb_s=40, busy_share=0.95,
+                            drive_bound=True)
+    assert floor.below and floor.streams_needed is None
+    assert floor.line.endswith("below that, yet the drive was busy 95% of the time: not a slow feed but a slow drive "
+                               "or path (see the verdict)")
+
+
+def test_far_below_the_floor_the_advice_is_a_faster_source_not_dozens_of_streams() -> None:
+    floor = streaming_floor(9, vendor="IBM", form="full height", ratio=1.0, delivered_mb_s=4.2, busy_share=0.2)
+    assert floor.below and floor.streams_needed is None
+    assert floor.line.endswith("a source 42 times faster is needed (more than 8 streams at this rate)")
+
+
 def test_a_job_above_the_floor_streams_and_an_unknown_drive_is_not_judged() -> None:
     floor = streaming_floor(8, vendor="HPE", form=None, ratio=None, delivered_mb_s=200, busy_share=0.9)
     assert floor.below is False and floor.host_floor_mb_s == 112

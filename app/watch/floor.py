@@ -23,9 +23,24 @@ def _ratio_words(ratio: float | None) -> tuple[float, str]:
     return effective, f"at this data's {effective:.1f}:1".replace(".0:1", ":1")
 
 
+#: More streams than this at once is no practical advice (backup applications multiplex a handful; the white
+#: paper's HPReadData reads eight at a time): beyond it the advice is a faster source.
+MAX_STREAMS = 8
+
+
+def _advice(floor: float, delivered: float) -> tuple[int | None, str]:
+    streams = max(2, math.ceil(floor / delivered)) if delivered > 0 else None
+    if streams is not None and streams <= MAX_STREAMS:
+        return streams, f"use {streams} streams at once (multiplexing), or a faster source"
+    times = f"{floor / delivered:.0f} times " if delivered > 0 else ""
+    return None, f"a source {times}faster is needed (more than {MAX_STREAMS} streams at this rate)"
+
+
 def streaming_floor(generation: int | None, *, vendor: str, form: str | None, ratio: float | None,
-                    delivered_mb_s: float, busy_share: float) -> StreamingFloor:
-    """The floor line for a job that delivered ``delivered_mb_s`` from the host."""
+                    delivered_mb_s: float, busy_share: float, drive_bound: bool = False) -> StreamingFloor:
+    """The floor line for a job that delivered ``delivered_mb_s`` from the host. When the drive itself was the
+    limit (``drive_bound``), a rate below the floor is the drive's or its path's, and feeding it faster is no
+    advice: the line says so instead."""
     match = speed_steps(generation, vendor=vendor, form=form)
     if not isinstance(match, Match):
         return StreamingFloor(line=f"not judged: {match}", generation=generation,
@@ -37,13 +52,15 @@ def streaming_floor(generation: int | None, *, vendor: str, form: str | None, ra
     matches = f"{drive} matches down to about {table.lowest_mb_s:g} MB/s native; {ratio_words} that is " \
               f"{rate_text(floor)} from the host"
     below = delivered_mb_s < floor
-    if below:
-        streams = max(2, math.ceil(floor / delivered_mb_s)) if delivered_mb_s > 0 else None
-        how = f"use {streams} streams at once (multiplexing), or a faster source" if streams else "use a faster source"
+    streams = None
+    if below and drive_bound:
+        line = (f"{matches}; the job delivered {rate_text(delivered_mb_s)}, below that, yet the drive was busy "
+                f"{percent(busy_share)} of the time: not a slow feed but a slow drive or path (see the verdict)")
+    elif below:
+        streams, how = _advice(floor, delivered_mb_s)
         line = (f"{matches}; the job delivered {rate_text(delivered_mb_s)}, below the drive's slowest speed: it stops and "
                 f"repositions (shoe-shining; its busy share fell to {percent(busy_share)}): {how}")
     else:
-        streams = None
         line = f"{matches}; the job delivered {rate_text(delivered_mb_s)}: enough to keep it streaming"
     return StreamingFloor(line=line, generation=table.generation, lowest_native_mb_s=table.lowest_mb_s,
                           ratio=ratio, host_floor_mb_s=floor, delivered_mb_s=delivered_mb_s, below=below,

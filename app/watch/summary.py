@@ -33,13 +33,19 @@ def _nothing(result: WatchResult, node: TapeNode, host: HostSide) -> Verdict:
     return Verdict("idle", line)
 
 
+def _queries(sent: list[str], when: str) -> str:
+    """'INQUIRY, LOG SENSE 02h, ...' of the commands sent ``when`` ("before the watch"), each named once."""
+    names = [s.split(" at ")[0] for s in sent if s.endswith(f"({when})")]
+    return ", ".join(dict.fromkeys(names)) or "nothing"
+
+
 def _sent_note(result: WatchResult, samples: int) -> str:
     asked = result.drive
     figures = f"read the kernel's counters ({result.stats_dir}) {plural(samples, 'time')}"
     if not asked.sent:
         return f"tapediag sent the drive nothing: it {figures}; the drive was not asked ({asked.why_not or 'no reason'})"
-    return (f"tapediag sent the drive nothing during the job: it {figures}, and asked the drive only before and after "
-            f"the watch ({'; '.join(asked.sent)})")
+    return (f"tapediag sent the drive nothing during the job: it {figures}, and asked the drive only before the watch "
+            f"({_queries(asked.sent, 'before the watch')}) and after it ({_queries(asked.sent, 'after the watch')})")
 
 
 def finish(result: WatchResult, totals: Totals, window: JobWindow, host: HostSide, notes: list[str],
@@ -64,7 +70,8 @@ def finish(result: WatchResult, totals: Totals, window: JobWindow, host: HostSid
                                  network=result.network, generation=d.generation, ratio=d.ratio)
         if result.verdict.kind != "too-short":
             result.floor = streaming_floor(d.generation if d.queried else None, vendor=d.vendor, form=d.form,
-                                           ratio=d.ratio, delivered_mb_s=result.mb_s, busy_share=result.tape.busy_share)
+                                           ratio=d.ratio, delivered_mb_s=result.mb_s, busy_share=result.tape.busy_share,
+                                           drive_bound=result.verdict.kind == "drive-bound")
     if result.ended_by == "cancelled":
         result.status = "cancelled"
     own = []

@@ -117,7 +117,7 @@ def findings(r: WatchResult) -> list[Finding]:
     """Page 1: the bottleneck, and the streaming floor when the job fell below it."""
     tone, action = ACTIONS.get(r.verdict.kind, ("none", ""))
     out = [Finding("Backup bottleneck", r.verdict.line, tone, "; ".join(r.verdict.evidence), action)]
-    if r.floor is not None and r.floor.below:
+    if r.floor is not None and r.floor.below and r.verdict.kind != "drive-bound":
         out.append(Finding("Streaming floor", f"{rate_text(r.floor.delivered_mb_s)} delivered, below the "
                                               f"{rate_text(r.floor.host_floor_mb_s)} this drive needs to stream",
                            "warn", r.floor.line, "Feed the drive above its slowest speed: several streams at once "

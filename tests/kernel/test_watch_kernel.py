@@ -82,7 +82,7 @@ def test_the_same_job_unthrottled_is_drive_bound(guest: GuestRun) -> None:
     assert result["tape"]["record_bytes"] == 256 * 1024
 
 
-@pytest.mark.parametrize("name", ["slow", "fast"])
+@pytest.mark.parametrize("name", ["slow", "fast", "floor"])
 def test_the_figures_agree_with_tapestat_over_the_same_window(guest: GuestRun, name: str) -> None:
     """tapestat -k -y over WINDOW seconds, started as the watch took its first reading (the scenario waits for
     the watch's 'watching' line): the rate within 5 %, the busy share within 3 points (tapestat truncates)."""
@@ -145,3 +145,21 @@ def test_a_user_who_may_not_open_the_drive_gets_the_kernel_figures_and_the_fix(g
     assert result["verdict"]["kind"] == "source-bound", result["verdict"]
     assert any("processes of other users could not be looked at: run watch as root, or give --pid" in n
                for n in result["notes"]), result["notes"]
+
+
+def test_a_job_below_the_drives_slowest_speed_gets_the_floor_line_with_its_source(guest: GuestRun) -> None:
+    """The target answers INQUIRY as an IBM LTO-2 (ULT3580-TD2), read through the sg node beside the st node: its
+    published slowest speed is 17.5 MB/s native, and the throttled job delivers a few MB/s."""
+    code, result, err = _watch(guest, "floor")
+    assert code == 0, err
+    assert result["drive"]["product"] == "ULT3580-TD2" and result["drive"]["generation"] == 2
+    floor = result["floor"]
+    assert floor["below"] and floor["lowest_native_mb_s"] == 17.5 and floor["host_floor_mb_s"] == 17.5, floor
+    assert floor["line"].startswith("LTO-2 full height matches down to about 17.5 MB/s native; the drive reported no "
+                                    "compression ratio, so at 1:1 (native) that is 17.5 MB/s from the host; the job "
+                                    "delivered "), floor["line"]
+    assert "below the drive's slowest speed: it stops and repositions (shoe-shining" in floor["line"]
+    streams = -(-17.5 // result["mb_s"])
+    advice = f"use {streams:.0f} streams at once (multiplexing), or a faster source" if streams <= 8 else "a source"
+    assert advice in floor["line"], floor["line"]
+    assert floor["source"].startswith("IBM TotalStorage LTO Ultrium 2 Tape Drive"), floor["source"]

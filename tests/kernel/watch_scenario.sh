@@ -132,5 +132,9 @@ for i in $(seq 16); do head -c 8388608 /dev/urandom > $W/src/file$i; done
 tar -cf - -b 512 -C $W src | sha256sum > $R/tar.pipe.sha
 tar_job tar_watched watch
 tar_job tar_alone
+# The streaming floor: the target now answers INQUIRY as an IBM LTO-2 drive (the kernel's st node and its sg
+# node unchanged), whose slowest speed the throttled job is below.
+tgtadm --lld iscsi --op update --mode logicalunit --tid 1 --lun 1 --params vendor_id=IBM,product_id=ULT3580-TD2
+watched_job floor /dev/mapper/slow
 dmesg > $R/dmesg
 exit 0
