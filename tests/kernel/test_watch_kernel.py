@@ -134,6 +134,14 @@ def test_nothing_running_is_one_line_and_exit_1(guest: GuestRun) -> None:
     assert "info: watching /dev/nst0: nothing is running on /dev/nst0 now" in err
 
 
+def test_sigterm_cancels_the_watch_at_once(guest: GuestRun) -> None:
+    code, result, err = _watch(guest, "cancel")
+    assert code == 130 and result["status"] == "cancelled" and result["ended_by"] == "cancelled", (code, err)
+    assert err.strip().endswith("tapediag: cancelled"), err
+    # from the signal to the exit: one interval and the closing queries, under software emulation
+    assert float(_read(guest, "cancel.end")) - float(_read(guest, "cancel.kill")) < 5.0
+
+
 def test_a_user_who_may_not_open_the_drive_gets_the_kernel_figures_and_the_fix(guest: GuestRun) -> None:
     code, result, err = _watch(guest, "user")
     assert code == 0, err

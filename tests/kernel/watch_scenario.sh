@@ -119,6 +119,11 @@ done
 watch_bg idle $PY -m app.watch /dev/nst0 --until-idle 2s
 finish idle $WATCH
 
+# SIGTERM (as Ctrl-C) ends a watch within an interval: it says "cancelled" and exits 130.
+watch_bg cancel $PY -m app.watch /dev/nst0 --for 300s --json
+ready cancel && { now > $R/cancel.kill; kill -TERM $WATCH; }
+finish cancel $WATCH
+
 # The same dd job, throttled far below what the target takes, then not; then the throttled one watched by a
 # user who may neither open the drive's sg node nor look into root's processes.
 watched_job slow /dev/mapper/slow
