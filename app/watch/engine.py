@@ -146,13 +146,20 @@ class Watch:
         return result
 
     def _announce(self, sink: EventSink, node: TapeNode, obs: _Observer, why_not: str) -> None:
-        holders = [f"{p.name} (PID {p.pid})" for p in obs.host.procs.values() if p.role.startswith("holds")]
+        host = obs.host
+        holders = [f"{p.name} (PID {p.pid})" for p in host.procs.values() if p.role.startswith("holds")]
         if holders:
             sink(Message("info", f"watching {node.device}: held open by {', '.join(holders)}"))
-        elif obs.last_in_flight == 0:
-            sink(Message("info", f"watching {node.device}: nothing is running on {node.device} now"))
-        else:
+        elif obs.last_in_flight or self.params.pid:
             sink(Message("info", f"watching {node.device}"))
+        elif host.unseen:
+            sink(Message("info", f"watching {node.device}: no command outstanding now (who holds it open is out of sight "
+                                 "of this user: run as root to see it)"))
+        else:
+            sink(Message("info", f"watching {node.device}: nothing is running on {node.device} now"))
+        if host.sg_holders:
+            sink(Message("warning", f"{', '.join(host.sg_holders)} holds {node.sg} open: what it sends there is not in "
+                                    "the kernel's tape statistics"))
         if why_not:
             sink(Message("info", f"the drive itself was not asked: {why_not}"))
 

@@ -115,9 +115,12 @@ for p in "$PY" "$(readlink -f "$PY")"; do  # the checkout may sit under /root (m
   d=$(dirname "$p"); while [ "$d" != / ]; do chmod o+rx "$d"; d=$(dirname "$d"); done
 done
 
-# Nothing is running on the drive: the watch says so and ends after --until-idle.
+# Nothing is running on the drive: the watch says so and ends after --until-idle. Meanwhile a process holds the
+# drive's sg node open (as a program sending its commands there would): the watch warns that it cannot see those.
+sleep 600 < $(cat $R/tape_sg) & sg_holder=$!
 watch_bg idle $PY -m app.watch /dev/nst0 --until-idle 2s
 finish idle $WATCH
+kill $sg_holder; wait $sg_holder 2> /dev/null
 
 # SIGTERM (as Ctrl-C) ends a watch within an interval: it says "cancelled" and exits 130.
 watch_bg cancel $PY -m app.watch /dev/nst0 --for 300s --json
