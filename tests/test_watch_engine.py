@@ -10,7 +10,7 @@ from app.events import CancelToken, DriveBusy, Event, Message, PhaseFinished, Ph
 from app.runs.typed import from_dict
 from app.watch.engine import Watch
 from app.watch.params import WatchParams
-from app.watch.result import WatchResult
+from app.watch.result import TapeFigures, WatchResult
 from app.watch.text import findings, headline, render, rows
 from tests.helpers.fakesys import FakeKernel, Job, build_tree
 
@@ -164,3 +164,29 @@ def test_the_notes_say_nothing_was_sent_and_what_the_number_means(kernel: FakeKe
     assert result.notes[0].startswith("tapediag sent the drive nothing: it read the kernel's counters")
     assert "the drive was not asked (query drive off: the kernel's figures only)" in result.notes[0]
     assert result.notes[1].startswith("busy share: the time the kernel's st driver had a command outstanding")
+
+
+def _waiting_tape() -> TapeFigures:
+    return TapeFigures(seconds=60, write_bytes=60 * 110 * 10**6, write_cmds=25_000, commands=25_000, busy_s=15.0)
+
+
+def test_a_full_network_link_is_named_when_no_disk_explains_the_wait() -> None:
+    from app.watch.result import NetFigures, ProcessFigures, SourceDevice
+    from app.watch.rules import verdict
+
+    found = verdict(_waiting_tape(), restore=False, sources=[SourceDevice("sdb", "given (--source)", 0.05, 1.0, 0.0)],
+                    processes=[ProcessFigures(7, "bareos-sd", "holds /dev/nst0 open", cpu_share=0.2)],
+                    network=[NetFigures("eth0", rx_mb_s=112.0, tx_mb_s=0.5, link_mb_s=125.0), NetFigures("eth1", 0.1, 0.1)],
+                    generation=None, ratio=None)
+    assert found.kind == "source-bound" and found.culprit == "network", found
+    assert found.line.endswith("(eth0 received at 90% of its link)")
+    assert "eth0 received 112.0 MB/s of a 125.0 MB/s link (90%)" in found.evidence and not any("eth1" in e for e in found.evidence)
+
+
+def test_a_process_busy_on_its_cpu_through_the_wait_is_named() -> None:
+    from app.watch.result import ProcessFigures
+    from app.watch.rules import verdict
+
+    found = verdict(_waiting_tape(), restore=False, sources=[], network=[], generation=None, ratio=None,
+                    processes=[ProcessFigures(9, "gzip", "feeds it through a pipe", cpu_share=0.97)])
+    assert found.culprit == "backup process CPU" and found.line.endswith("(gzip used 97% of a CPU core)"), found
