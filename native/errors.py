@@ -117,6 +117,12 @@ class ProtocolError(NetTestError):
     """Bytes from the peer that are not the network test's protocol (garbage, another program, a cut message)."""
 
 
+class WatchUnavailable(InvalidParameter):
+    """``watch`` cannot observe this drive: nothing keeps per-drive tape statistics for it (Windows, an iSCSI
+    drive reached through libiscsi, the virtual drive, a kernel or node without the st driver's statistics).
+    Refused before anything is read, like bad input."""
+
+
 class DeviceError(TapediagError):
     """Anything that goes wrong between tapediag and a drive. ``device`` names it."""
 
