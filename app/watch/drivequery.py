@@ -22,12 +22,12 @@ from app.tapeperf.logs import COUNTERS
 from app.tapeperf.speedmatch import form_from_product
 from app.watch.result import CounterChange, DriveFigures
 from native.errors import DeviceError, DevicePermissionDenied, SafetyRefusal, TapediagError
+from native.scsi import cdb as C
 from native.scsi.devicelogs import PAGE_TAPEALERT_RESPONSE, TapeAlertResponse
 from native.transport import DEFAULT_TIMEOUT, Buffer, CommandResult, Transport, TransferLimit, WritableBuffer
 
 #: The only commands watch sends: opcode -> name (MAINTENANCE IN only as REPORT SUPPORTED OPERATION CODES).
-ALLOWED = {0x12: "INQUIRY", 0x4D: "LOG SENSE", 0xA3: "REPORT SUPPORTED OPERATION CODES"}
-_RSOC_SERVICE_ACTION = 0x0C
+ALLOWED = {op: C.opcode_name(op) for op in (C.INQUIRY, C.LOG_SENSE, C.MAINTENANCE_IN)}
 
 Snapshot = dict[str, "int | None"]
 
@@ -44,13 +44,15 @@ class QueriesOnly(Transport):
     def execute(self, cdb: bytes, *, data_out: Buffer | None = None, data_in: int | WritableBuffer = 0,
                 timeout: float = DEFAULT_TIMEOUT) -> CommandResult:
         name = ALLOWED.get(cdb[0])
-        if name is None or data_out is not None or (cdb[0] == 0xA3 and cdb[1] & 0x1F != _RSOC_SERVICE_ACTION):
+        if name is None or data_out is not None or (
+                cdb[0] == C.MAINTENANCE_IN
+                and C.ReportSupportedOpcodes.parse(cdb).service_action != C.SA_REPORT_SUPPORTED_OPCODES):
             raise SafetyRefusal(f"watch did not send opcode {cdb[0]:02X}h to {self.device}: it sends a drive in use "
                                 "nothing but INQUIRY, REPORT SUPPORTED OPERATION CODES and LOG SENSE",
                                 reason="watch is read-only", overridable=False)
-        label = f"{name} {cdb[2] & 0x3F:02X}h" if cdb[0] == 0x4D else name
-        if cdb[0] == 0x12 and cdb[1] & 1:
-            label = f"INQUIRY VPD {cdb[2]:02X}h"
+        label = f"{name} {C.LogSense.parse(cdb).page_code:02X}h" if cdb[0] == C.LOG_SENSE else name
+        if cdb[0] == C.INQUIRY and (inquiry := C.Inquiry.parse(cdb)).evpd:
+            label = f"INQUIRY VPD {inquiry.page_code:02X}h"
         self.sent.append((self.clock(), label))
         return self.inner.execute(cdb, data_in=data_in, timeout=timeout)
 
