@@ -18,6 +18,7 @@ from app.events import CancelToken, EventSink
 from app.execute import Recorded, execute
 from app.history import History
 from app.info import DriveInfo, gather
+from app.info.stored import block_mode
 from app.info_view import render_text
 from app.runs.kind import Command, Finding, RunContext, RunKind, Rows, Target
 from app.runs.typed import from_dict
@@ -72,9 +73,9 @@ def _cartridge_rows(info: DriveInfo) -> Rows:
     if cart.maximum_capacity_mib is not None:
         rows.append(("Cartridge capacity", f"{volume(cart.maximum_capacity_mib * 2**20)}, "
                                            f"{volume((cart.remaining_capacity_mib or 0) * 2**20)} free"))
-    if cart.mib_written_total is not None:
-        rows.append(("Cartridge life", f"{volume(cart.mib_written_total * 2**20)} written, "
-                                       f"{volume((cart.mib_read_total or 0) * 2**20)} read"))
+    if cart.mb_written_total is not None:  # MAM 0220h/0221h count MiB
+        rows.append(("Cartridge life", f"{volume(cart.mb_written_total * 2**20)} written, "
+                                       f"{volume((cart.mb_read_total or 0) * 2**20)} read"))
     return rows
 
 
@@ -88,11 +89,11 @@ _LIFE: tuple[tuple[str, Callable[[int], str]], ...] = (
 
 def _drive_rows(info: DriveInfo) -> Rows:
     rows: Rows = []
-    errors = [f"{name}: {c.corrected or 0:,} corrected, {c.uncorrected or 0:,} uncorrected"
+    errors = [f"{name}: {c.total_corrected or 0:,} corrected, {c.total_uncorrected or 0:,} uncorrected"
               for name, c in (("Write", info.write_errors.value), ("Read", info.read_errors.value)) if c is not None]
     if errors:
         rows.append(("Error counters", "; ".join(errors)))
-    stats = info.device_statistics.value.figures if info.device_statistics.value is not None else {}
+    stats = info.device_statistics.value.stats() if info.device_statistics.value is not None else {}
     life = [words(value) for key, words in _LIFE if isinstance(value := stats.get(key), int)]
     if life:
         rows.append(("Drive life", ", ".join(life)))
@@ -113,12 +114,12 @@ def rows(info: DriveInfo) -> Rows:
     media = info.media.value
     if media is not None:
         out.append(("Loaded medium", ", ".join(p for p in (
-            density(media.density_code, media.density_name), f"{media.block_mode} block",
+            density(media.density_code), f"{block_mode(media.block_length)} block",
             "write-protected" if media.write_protected else "writable") if p)))
     out += _drive_rows(info)
     comp, enc = info.compression.value, info.encryption.value
     if comp is not None:
-        out.append(("Compression", "enabled" if comp.enabled else "disabled"))
+        out.append(("Compression", "enabled" if comp.dce else "disabled"))
     if enc is not None:
         out.append(("Encryption", enc.mode + (f" ({', '.join(enc.algorithms)} capable)" if enc.algorithms else "")))
     if info.cleaning_required.value is not None:

@@ -39,14 +39,15 @@ def _from_drive_info(info: DriveInfo) -> tuple[dict[str, str], str, list[Field],
         identity["Cartridge barcode"] = cart.barcode
     code = media.density_code if media is not None else (cart.density_code if cart is not None else None)
     if code:
-        identity["Cartridge density"] = density(code, media.density_name if media is not None else None)
+        identity["Cartridge density"] = density(code)
     health = info.health
     said = {f.text for f in health.findings}
     details = [Field("Reason", r) for r in health.reasons if r not in said]
     details += [_finding_field(f) for f in health.findings]
     alerts: list[str] = []
     if info.tapealerts.value is not None:
-        alerts = [f"TapeAlert {a.code:02X}h {a.name} ({a.severity}): {a.text}" for a in info.tapealerts.value]
+        alerts = [f"TapeAlert {a.code:02X}h {a.name} ({a.severity.value}): {a.definition.text}"
+                  for a in info.tapealerts.value]
         if not alerts:
             details.append(Field("TapeAlert", "no flags set"))
     else:

@@ -29,6 +29,8 @@ def from_dict(cls: type[T], data: Any, where: str = "") -> T:
     where = where or cls.__name__
     if not isinstance(data, dict):
         raise DamagedResult(f"{where}: expected a mapping, found {type(data).__name__}")
+    if "from_dict" in vars(cls):  # a class that reads its own stored form (``app.info.DriveInfo``)
+        return _own(cls, data, where)
     hints = typing.get_type_hints(cls)
     kwargs: dict[str, Any] = {}
     for f in dataclasses.fields(cls):  # type: ignore[arg-type]
@@ -40,6 +42,16 @@ def from_dict(cls: type[T], data: Any, where: str = "") -> T:
             continue
         kwargs[f.name] = _convert(hints.get(f.name, Any), data[f.name], f"{where}.{f.name}")
     return cls(**kwargs)
+
+
+def _own(cls: type[T], data: dict[str, Any], where: str) -> T:
+    """A class's own reading of its stored form; what it cannot read is a damaged result, named."""
+    try:
+        return cls.from_dict(data)  # type: ignore[attr-defined]
+    except DamagedResult:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError) as err:
+        raise DamagedResult(f"{where}: {type(err).__name__}: {err}") from None
 
 
 def _optional(hint: Any) -> bool:
