@@ -162,17 +162,25 @@ def run_curves(run: Run) -> list[tuple[str, list[tuple[float, float]]]] | None:
 
 
 def reference_rates_for_run(run: Run) -> list[tuple[str, float]]:
+    """The stored run's yardstick, the figure its headline judges against (``app.report.plots``, as the PDF
+    draws it); the generation's rated rates only for a run stored without one."""
+    from app.report.plots import yardstick
+
+    stick = yardstick(run.results)
+    if stick is not None:
+        return [stick]
     r = run.results or {}
     return reference_rates(r.get("rated_native_mb_s"), r.get("rated_compressed_mb_s"), r.get("generation"))
 
 
 def reference_rates(native: float | None, compressed: float | None, generation: Any = None) -> list[tuple[str, float]]:
+    """Labels with their figure: ("LTO-9 native 400 MB/s", 400.0), as the plot prints them."""
     name = f"LTO-{generation} " if isinstance(generation, int) else ""
     refs = []
     if native:
-        refs.append((f"{name}native", float(native)))
+        refs.append((f"{name}native {float(native):g} MB/s", float(native)))
     if compressed:
-        refs.append((f"{name}compressed", float(compressed)))
+        refs.append((f"{name}compressed {float(compressed):g} MB/s", float(compressed)))
     return refs
 
 

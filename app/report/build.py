@@ -16,6 +16,7 @@ from app.runs.words import mb_s, when
 from native.errors import InvalidParameter
 
 from .devices import device_section
+from .plots import throughput_plot
 from .model import (AppendixBlock, Bar, BarChart, BottleneckRow, BottleneckSection, Cover, Field, Headline, Plot,
                     RecommendationItem, Report, RunSection, SeriesData)
 from .values import flatten, label, value_text
@@ -33,9 +34,9 @@ _TOPIC_ORDER = ("Drive health", "Drive alarms during the test", "Drive assessmen
                 "Connection to the drive")
 
 
-def _plot(by_phase: dict[str, list[ThroughputPoint]], title: str) -> Plot | None:
+def _plot(by_phase: dict[str, list[ThroughputPoint]], title: str, results: dict | None) -> Plot | None:
     series = tuple(SeriesData(phase, tuple((p.t, p.mb_s) for p in points)) for phase, points in by_phase.items())
-    return Plot(title, series) if series else None
+    return throughput_plot(title, series, results)
 
 
 def _run_section(run: Run, by_phase: dict[str, list[ThroughputPoint]]) -> RunSection:
@@ -55,7 +56,7 @@ def _run_section(run: Run, by_phase: dict[str, list[ThroughputPoint]]) -> RunSec
         parameters=tuple(f for f in flatten(params, skip=_SKIP_IN_BODY + _CLI_NOISE) if f.value not in ("—", "")),
         results=tuple(Field(name, value) for name, value in own or ()),
         messages=tuple(messages),
-        plot=_own_plot(run) or _plot(by_phase, f"Throughput of run {run.id}"),
+        plot=_own_plot(run) or _plot(by_phase, f"Throughput of run {run.id}", run.results),
     )
 
 
@@ -63,7 +64,7 @@ def _own_plot(run: Run) -> Plot | None:
     """The curves a run kind carries in its result (each drive and their aggregate), when it has any."""
     own = run_kinds.series(run.kind, run.results)
     series = tuple(SeriesData(label, tuple(points)) for label, points in own or () if points)
-    return Plot(f"Throughput of run {run.id}", series) if series else None
+    return throughput_plot(f"Throughput of run {run.id}", series, run.results)
 
 
 def _referenced_runs(run: Run) -> list[int]:

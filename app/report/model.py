@@ -72,10 +72,17 @@ class SeriesData:
 
 @dataclass(frozen=True)
 class Plot:
+    """A throughput plot. ``reference`` is the yardstick the run's verdict judges against ("800 MB/s possible
+    for 2:1 data on LTO-9"), drawn as a line; ``y_top`` is the scale's top (``app.report.plots.scale_top``):
+    a reading above it is marked at the top edge, never allowed to squash the rest."""
+
     title: str
     series: tuple[SeriesData, ...]
     x_label: str = "Time (s)"
     y_label: str = "Throughput (MB/s)"
+    reference: float | None = None  # MB/s
+    reference_label: str = ""
+    y_top: float | None = None  # MB/s; None: the highest reading
 
 
 @dataclass(frozen=True)
