@@ -190,7 +190,7 @@ def save_report(run_ids: list[int], path: Path, meta: dict) -> Path:
     Data flows ui -> app only: the model comes from the core, the drawing is ours; the
     CLI's ``write_report`` is not used, since it would reach back into ``ui``.
     """
-    from app.report import build_report, check_report_path  # the report model: only when a report is made
+    from app.report import build_report, check_report_path, host_name  # the report model: only when one is made
     from ui.pdf import render_pdf
 
     def field(key: str) -> str:
@@ -199,7 +199,8 @@ def save_report(run_ids: list[int], path: Path, meta: dict) -> Path:
     check_report_path(Path(path))
     with History.open() as hist:
         report = build_report(hist, list(run_ids), customer=field("customer"), site=field("site"),
-                              technician=field("technician"), ticket=field("ticket"))
+                              technician=field("technician"), ticket=field("ticket"),
+                              host=host_name() if meta.get("host_name") is True else "")
     render_pdf(report, Path(path))
     return Path(path)
 

@@ -20,6 +20,8 @@ class Cover:
     tool_version: str = ""
     summary: str = ""  # the verdicts in one paragraph; page 1 prints it when no run gives a verdict of its own
     tested: str = ""  # when the runs ran: "2026-11-25 13:30 UTC" or a range
+    host: str = ""  # the machine the runs ran on: only when the technician asks for it (``--host-name``), else ""
+    recorded_with: tuple[str, ...] = ()  # the tapediag versions that recorded the runs, when not only this one
 
 
 @dataclass(frozen=True)
