@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
@@ -20,7 +21,7 @@ from app.output import check_target, replacing
 from native.errors import InvalidParameter, TapediagError
 
 if TYPE_CHECKING:
-    from PySide6.QtCore import QCoreApplication, QRectF
+    from PySide6.QtCore import QBuffer, QByteArray, QCoreApplication, QRectF
     from PySide6.QtGui import QFont, QPainter, QPdfWriter, QTextDocument
 
     from app.report import BarChart, Plot, Report
@@ -199,11 +200,32 @@ def _paint_bars(painter: "QPainter", box: "QRectF", *, chart: "BarChart") -> Non
     paint_bars(painter, box, chart)
 
 
-def _paint(report: "Report") -> tuple[bytes, int]:
-    """The whole PDF in memory, and its page count."""
-    app = ensure_gui_application()  # noqa: F841  (must outlive the painting)
+@dataclass
+class _Sheets:
+    """The PDF writer on its in-memory buffer, the laid-out report and where its pages end."""
+
+    writer: "QPdfWriter"
+    buffer: "QBuffer"
+    storage: "QByteArray"
+    body: "QRectF"
+    page_h: float
+    doc: "QTextDocument"
+    charts: dict
+    pages: list["Page"]
+
+    def chart_places(self) -> list[tuple[int, "QRectF"]]:
+        """(page index, where on the page) of each chart, in device pixels."""
+        places = []
+        for box, _paint in self.charts.values():
+            for i, page in enumerate(self.pages):
+                if box.top() >= page.top - 1 and box.bottom() <= page.bottom + 1:
+                    places.append((i, box.translated(self.body.left(), self.body.top() + page.header_height - page.top)))
+        return places
+
+
+def _sheets(report: "Report") -> _Sheets:
     from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QRectF
-    from PySide6.QtGui import QPageLayout, QPageSize, QPainter, QPdfWriter
+    from PySide6.QtGui import QPageLayout, QPageSize, QPdfWriter
 
     from ui.report_pages import items, paginate
 
@@ -219,8 +241,28 @@ def _paint(report: "Report") -> tuple[bytes, int]:
     page_w, page_h = writer.width(), writer.height()
     body = QRectF(MARGIN_X, MARGIN_TOP, page_w - 2 * MARGIN_X, page_h - MARGIN_TOP - MARGIN_BOTTOM)
     doc, charts = _layout(report, writer, body)
-    pages = paginate(items(doc), body.height())
+    return _Sheets(writer, buffer, storage, body, page_h, doc, charts, paginate(items(doc), body.height()))
 
+
+def chart_places(report: "Report") -> list[tuple[int, tuple[float, float, float, float]]]:
+    """Where the PDF of ``report`` paints each chart: (page index, (x, y, width, height) in PDF points from the
+    page's top left, as ``pdftotext -bbox`` measures). For the tests: no label may cross a chart's edge."""
+    app = ensure_gui_application()  # noqa: F841
+    sheets = _sheets(report)
+    points = 72.0 / DPI
+    places = [(i, (r.x() * points, r.y() * points, r.width() * points, r.height() * points))
+              for i, r in sheets.chart_places()]
+    sheets.buffer.close()
+    return places
+
+
+def _paint(report: "Report") -> tuple[bytes, int]:
+    """The whole PDF in memory, and its page count."""
+    app = ensure_gui_application()  # noqa: F841  (must outlive the painting)
+    from PySide6.QtGui import QPainter
+
+    sheets = _sheets(report)
+    writer, pages = sheets.writer, sheets.pages
     painter = QPainter()
     if not painter.begin(writer):
         raise TapediagError("cannot paint the report (Qt's PDF writer refused to start)")
@@ -229,14 +271,14 @@ def _paint(report: "Report") -> tuple[bytes, int]:
         for i, page in enumerate(pages):
             if i:
                 writer.newPage()
-            _frame_page(painter, report, body, page_h, i, len(pages))
-            _draw_page(painter, doc, body, page, charts)
+            _frame_page(painter, report, sheets.body, sheets.page_h, i, len(pages))
+            _draw_page(painter, sheets.doc, sheets.body, page, sheets.charts)
     finally:
         ended = painter.end()
     if not ended:
         raise TapediagError("cannot paint the report (Qt's PDF writer failed to finish it)")
-    buffer.close()
-    return bytes(storage.data()), len(pages)
+    sheets.buffer.close()
+    return bytes(sheets.storage.data()), len(pages)
 
 
 def _frame_page(painter: "QPainter", report: "Report", body: "QRectF", page_h: float, i: int, total: int) -> None:
