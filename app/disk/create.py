@@ -155,7 +155,7 @@ class CreateDataTest:
         if exists and not p.allow_non_empty and not _is_empty(target):
             raise TargetNotEmpty(
                 f"{target} is not empty: create-data only writes into an empty directory",
-                hint="choose an empty directory, or pass --allow-non-empty (the data then goes into a new subdirectory)",
+                hint="choose an empty directory, or allow a non-empty directory (the data then goes into a new subdirectory)",
             )
         self._check_space(target if exists else _existing_parent(target))
         sink(Message("info", f"building the {p.pattern} data pattern"))
