@@ -51,7 +51,7 @@ def _runs_of_every_kind(base: Path, env: dict) -> dict[str, int]:
     cart = base / "c.cart"
     dev = f"virtual:lto9?cartridge={cart}"
     _tapediag(["info", dev, "--json"], env)
-    _tapediag(["tape-perf", dev, "--size", "256M", "--direction", "write,read"], env)
+    _tapediag(["tape-perf", dev, "--size", "96M", "--direction", "write,read"], env)
     _tapediag(["scan", f"{dev}&realtime=0"], env)
     _tapediag(["assess", f"virtual:lto9?realtime=0&cartridge={base / 'a.cart'}", "--size", "8M"], env,
               ok=(0, 10, 11, 12))
