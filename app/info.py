@@ -297,6 +297,11 @@ class Encryption:
     algorithm: str | None  # the algorithm in use, when encrypting or decrypting
     volume_has_encrypted_blocks: bool
     key_instance_counter: int
+    #: The key-associated data of the key in use (0020h), each "U-KAD (unauthenticated): text".
+    key_descriptors: tuple[str, ...] = ()
+    #: The block at the current position (0021h), in words, or why it was not read.
+    next_block: str = ""
+    next_block_key_descriptors: tuple[str, ...] = ()
 
 
 HP_VENDORS = ("HP", "HPE")  # page 0x34 means "performance" only on HP drives (IBM: read forward errors)
@@ -681,16 +686,31 @@ def _wear(statistics: Maybe[DriveStatistics], cartridge: Maybe[Cartridge], volum
 
 
 def _encryption(drive: TapeDrive) -> Encryption:
-    """Capabilities then status; both read-only, neither moves the tape (see ``native.scsi.encryption``)."""
+    """Capabilities, status, then the next block's status; all read-only, none moves the tape (see
+    ``native.scsi.encryption``). The next block's page is optional: a drive without it, or without a cartridge,
+    still has its encryption section, with the reason beside "next block"."""
     caps = drive.encryption_capabilities()
     status = drive.encryption_status()
     by_index = {a.index: a for a in caps.algorithms}
     active = status.encryption_mode or status.decryption_mode
     algorithm = by_index[status.algorithm_index].name if active and status.algorithm_index in by_index else None
+    next_words, next_keys = _next_block(drive)
     return Encryption(capable=caps.capable, algorithms=tuple(a.name for a in caps.algorithms),
                       mode=status.encryption_mode_name, decryption=status.decryption_mode_name, algorithm=algorithm,
                       volume_has_encrypted_blocks=status.volume_has_encrypted_blocks,
-                      key_instance_counter=status.key_instance_counter)
+                      key_instance_counter=status.key_instance_counter,
+                      key_descriptors=tuple(f"{d.kind_name}: {d.text}" for d in status.descriptors),
+                      next_block=next_words, next_block_key_descriptors=next_keys)
+
+
+def _next_block(drive: TapeDrive) -> tuple[str, tuple[str, ...]]:
+    """Page 0021h in words and its key descriptors; a transport failure propagates, a refusal is the reason."""
+    try:
+        nbes = drive.next_block_encryption_status()
+    except (CheckCondition, ParseError) as err:
+        return f"not read: {err}", ()
+    return (f"block {nbes.logical_object}: {nbes.status_name}",
+            tuple(f"{d.kind_name}: {d.text}" for d in nbes.descriptors))
 
 
 P = TypeVar("P")

@@ -212,7 +212,9 @@ def sections(info: DriveInfo) -> list[Section]:
     ] + ([Row("Algorithm in use", e.algorithm)] if e.algorithm else []) + [
         Row("Volume holds encrypted blocks", yes_no(e.volume_has_encrypted_blocks)),
         Row("Key instance counter", yes_no(e.key_instance_counter)),
-    ], expanded=False))
+    ] + [Row("Key in use, descriptor", d) for d in e.key_descriptors]
+      + ([Row("Next block (0021h)", e.next_block)] if e.next_block else [])
+      + [Row("Next block's key, descriptor", d) for d in e.next_block_key_descriptors], expanded=False))
     out += _vendor(info)
     out += _wear(info)
     out.append(health_section(info))

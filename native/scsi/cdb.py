@@ -28,6 +28,7 @@ MODE_SENSE_6 = 0x1A
 LOAD_UNLOAD = 0x1B
 LOCATE_10 = 0x2B
 READ_POSITION = 0x34
+READ_BUFFER = 0x3C
 REPORT_DENSITY_SUPPORT = 0x44
 LOG_SENSE = 0x4D
 MODE_SELECT_10 = 0x55
@@ -55,6 +56,7 @@ OPCODE_NAMES = {
     LOAD_UNLOAD: "LOAD UNLOAD",
     LOCATE_10: "LOCATE(10)",
     READ_POSITION: "READ POSITION",
+    READ_BUFFER: "READ BUFFER",
     REPORT_DENSITY_SUPPORT: "REPORT DENSITY SUPPORT",
     LOG_SENSE: "LOG SENSE",
     MODE_SELECT_10: "MODE SELECT(10)",
@@ -318,3 +320,18 @@ def report_supported_opcodes(*, timeouts: bool = True, alloc: int = 0x2000) -> b
     changes nothing on the device, so a read-only session may send it."""
     return (bytes([MAINTENANCE_IN, SA_REPORT_SUPPORTED_OPCODES, int(timeouts) << 7, 0, 0, 0])
             + _u(alloc, 4, "allocation length") + bytes([0, 0]))
+
+
+class BufferMode(enum.IntEnum):
+    """READ BUFFER modes tapediag sends (SPC-4 READ BUFFER, "MODE field")."""
+
+    DATA = 0x02  # the buffer's bytes from the offset on
+    DESCRIPTOR = 0x03  # four bytes: offset boundary, buffer capacity
+    ERROR_HISTORY = 0x1C  # the error history: buffer 00h its directory, 10h-EFh its data buffers
+
+
+def read_buffer(mode: BufferMode | int, buffer_id: int, *, offset: int = 0, alloc: int) -> bytes:
+    """READ BUFFER(10) (SPC-4): reads a buffer of the device. Which buffer IDs are safe to read is not this
+    builder's business: ``app.drive.state_changing`` names the forms that clear or snapshot something."""
+    return (bytes([READ_BUFFER, _check(int(mode), 0, 0x1F, "buffer mode"), _check(buffer_id, 0, 255, "buffer ID")])
+            + _u(offset, 3, "buffer offset") + _u(alloc, 3, "allocation length") + b"\x00")

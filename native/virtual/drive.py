@@ -138,7 +138,7 @@ class VirtualDrive(PartitionCommands, EraseCommands, PositioningCommands, Report
             0x19: self._erase, 0x1B: self._load_unload, 0x2B: self._locate, 0x92: self._locate,
             0x34: self._read_position, 0x44: self._report_density, 0x4D: self._log_sense,
             0x8C: self._read_attribute, 0x91: self._space16, 0xA2: self._security_protocol_in,
-            0x1D: self._send_diagnostic, 0xA3: self._maintenance_in,
+            0x1D: self._send_diagnostic, 0xA3: self._maintenance_in, 0x3C: self._read_buffer,
             0x04: self._format_medium, 0x8D: self._write_attribute,
         }
 
@@ -372,8 +372,9 @@ class VirtualDrive(PartitionCommands, EraseCommands, PositioningCommands, Report
         else:
             raise invalid_field()
         changeable = pc == 1
-        body = b"".join(pages.mode_page(c, self.mode, changeable) for c in codes)
-        bd = b"" if dbd else pages.block_descriptor(self.mode, changeable)
+        state = pages.ModeState() if pc == 2 else self.mode  # default values: the drive's power-on settings
+        body = b"".join(pages.mode_page(c, state, changeable) for c in codes)
+        bd = b"" if dbd else pages.block_descriptor(state, changeable)
         dsp = 0 if changeable else (0x80 if self.loaded and self.cart.meta.write_protect else 0) | 0x10
         if ten:
             header = struct.pack(">HBBBBH", 6 + len(bd) + len(body), 0, dsp, 0, 0, len(bd))

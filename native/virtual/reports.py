@@ -10,7 +10,7 @@ import struct
 from typing import Callable
 
 from native.transport import Buffer
-from native.virtual import health, opcodes, pages, vendorpages
+from native.virtual import buffers, health, opcodes, pages, vendorpages
 from native.virtual.base import DriveBase
 from native.virtual.options import BAD_TAPE_ERROR_BYTES
 from native.virtual.sense import invalid_field
@@ -133,16 +133,58 @@ class ReportCommands(DriveBase):
                                          maximum_mib=meta.capacity // mib)
 
     def _security_protocol_in(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
-        """SECURITY PROTOCOL IN, protocol 20h (tape data encryption), pages 0000h/0010h/0020h only."""
+        """SECURITY PROTOCOL IN, protocol 20h (tape data encryption), pages 0000h/0010h/0020h/0021h."""
         protocol, page = cdb[1], struct.unpack_from(">H", cdb, 2)[0]
         alloc = struct.unpack_from(">I", cdb, 6)[0]
         if protocol != 0x20 or cdb[4] & 0x80:  # other protocols; INC_512
             raise invalid_field()
         encrypted = self.opts.encrypt and self.loaded and self.cart.count > 0
-        data = health.encryption_page(page, encrypt=self.opts.encrypt, volume_encrypted=encrypted)
+        next_block = None
+        if page == 0x0021:
+            self._medium()
+            next_block = (self.pos, self._next_block_encryption())
+        data = health.encryption_page(page, encrypt=self.opts.encrypt, volume_encrypted=encrypted,
+                                      key_descriptor=self.opts.key_descriptor, next_block=next_block)
         if data is None:
             raise invalid_field()
         return self._reply(data, alloc, buf)
+
+    def _read_buffer(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
+        """READ BUFFER(10): the error history (mode 1Ch) and, as an IBM drive, the dump (buffer 01h, modes 02h/03h);
+        layouts in ``buffers.py``. Anything else is an invalid field, as on a drive without those buffers."""
+        mode, ident = cdb[1] & 0x1F, cdb[2]
+        offset, alloc = int.from_bytes(cdb[3:6], "big"), int.from_bytes(cdb[6:9], "big")
+        vendor = vendorpages.product(self.opts.vendor, self.spec.generation)[0]
+        if mode == 0x1C:
+            if ident in buffers.CLEAR_IDS:
+                self.life.error_history_cleared = True
+                return 0
+            history = {} if self.life.error_history_cleared else buffers.error_history(
+                vendor=vendor, serial=self.serial, hours=self.life.power_on_hours,
+                errors=[(d[9] & 0x0F, d[10], d[11]) for d in self.life.diagnostics])
+            if ident == 0x00 or ident in buffers.SNAPSHOT_IDS:
+                return self._reply(buffers.directory(vendor, history), alloc, buf)
+            data = history.get(ident)
+        elif self.opts.vendor == vendorpages.IBM and ident == buffers.DUMP_BUFFER and mode in (0x02, 0x03):
+            data = buffers.dump(self.serial)
+            if mode == 0x03:
+                return self._reply(buffers.descriptor(len(data)), alloc, buf)
+        else:
+            data = None
+        if data is None or offset > len(data):
+            raise invalid_field()
+        return self._reply(data[offset:], alloc, buf)
+
+    def _next_block_encryption(self) -> int:
+        """The next block's ENCRYPTION STATUS as a drive knows it without moving the tape (a model): a filemark or
+        end of data is not a logical block (2h); a block is known once the drive has read since the load (its
+        read-ahead holds it): encrypted and decryptable (5h) with ``encrypt=1``, else not encrypted (3h); before
+        any read, not yet read (1h)."""
+        if self.pos >= self.cart.count or self.cart.is_filemark(self.pos):
+            return 0x2
+        if not self.load["host_r"]:
+            return 0x1
+        return 0x5 if self.opts.encrypt else 0x3
 
     def _log_device_status(self) -> list[bytes]:
         return health.dt_device_status(self.life, loaded=self.loaded, write_protected=self.cart.meta.write_protect,
