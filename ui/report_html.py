@@ -207,7 +207,7 @@ def _signoff(report: Report) -> list[str]:
     for left, right in ((("Name", c.technician), ("Name", "")), (("Date", c.date), ("Date", "")),
                         (("Signature", ""), ("Signature", ""))):
         rows.append(f"<tr>{field(*left)}<td></td>{field(*right)}</tr>")
-    return ["<h2>Sign-off</h2>",
+    return [SPACER + "<h2>Sign-off</h2>",
             '<table width="100%" cellpadding="5" cellspacing="0" border="0">'
             f'<tr><td colspan="5"><span class="muted">{_e(made)}.</span></td></tr>' + "".join(rows) + "</table>"]
 

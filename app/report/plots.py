@@ -53,7 +53,9 @@ def scale_top(values: Iterable[float], reference: float | None) -> float | None:
 
 
 def throughput_plot(title: str, series: tuple[SeriesData, ...], results: Any) -> Plot | None:
-    """The plot of ``series`` with the run's yardstick and a scale that spikes cannot squash."""
+    """The plot of ``series`` with the run's yardstick and a scale that spikes cannot squash; None when no
+    series has a point (a run of a few milliseconds: an empty frame says nothing)."""
+    series = tuple(s for s in series if s.points)
     if not series:
         return None
     values = [y for s in series for _, y in s.points]
