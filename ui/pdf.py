@@ -155,7 +155,8 @@ def _remove(tmp: Path | None, created: list[Path]) -> None:
             break
 
 
-def _layout(report: "Report", writer: "QPdfWriter", body: "QRectF") -> tuple["QTextDocument", dict]:
+def _layout(report: "Report", writer: "QPdfWriter", body: "QRectF", *,
+            signoff_first: bool) -> tuple["QTextDocument", dict]:
     """The whole report laid out as one long page of ``body``'s width, and where each chart goes.
 
     A chart's place is an empty image of its size in the document; the chart itself is painted
@@ -181,7 +182,8 @@ def _layout(report: "Report", writer: "QPdfWriter", body: "QRectF") -> tuple["QT
         doc.addResource(QTextDocument.ResourceType.ImageResource, QUrl(name), blank)
     # HTML image sizes are CSS pixels (1/96 in) even when the layout device is the 300 dpi writer.
     css_px = 96.0 / DPI
-    doc.setHtml(body_html(report, (int(body.width() * css_px), int(body.width() * 0.3 * css_px))))
+    doc.setHtml(body_html(report, (int(body.width() * css_px), int(body.width() * 0.3 * css_px)),
+                          signoff_first=signoff_first))
     doc.setTextWidth(body.width())  # one long page: ``ui.report_pages`` decides where pages end
     doc.size()  # lays out the whole document now (Qt lays out lazily; a line not laid out yet has no place)
     boxes = image_boxes(doc, set(painters))
@@ -227,7 +229,7 @@ def _sheets(report: "Report") -> _Sheets:
     from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QRectF
     from PySide6.QtGui import QPageLayout, QPageSize, QPdfWriter
 
-    from ui.report_pages import items, paginate
+    from ui.report_pages import fragments, items, paginate
 
     storage = QByteArray()
     buffer = QBuffer(storage)
@@ -240,8 +242,28 @@ def _sheets(report: "Report") -> _Sheets:
     writer.setCreator(f"tapediag {report.cover.tool_version}")
     page_w, page_h = writer.width(), writer.height()
     body = QRectF(MARGIN_X, MARGIN_TOP, page_w - 2 * MARGIN_X, page_h - MARGIN_TOP - MARGIN_BOTTOM)
-    doc, charts = _layout(report, writer, body)
-    return _Sheets(writer, buffer, storage, body, page_h, doc, charts, paginate(items(doc), body.height()))
+    # The sign-off on page 1, the page a customer signs, when page 1 still holds all of its own content so
+    # and no page is left with only the end of a table; else at the end, where it keeps that end company.
+    for signoff_first in (True, False):
+        doc, charts = _layout(report, writer, body, signoff_first=signoff_first)
+        parts = items(doc)
+        pages = paginate(parts, body.height())
+        first_section = next((i.top for i in parts if i.new_page), None)
+        fits = first_section is not None and pages[0].bottom >= first_section - 1
+        if not signoff_first or (fits and not fragments(parts, pages, body.height())):
+            break
+    return _Sheets(writer, buffer, storage, body, page_h, doc, charts, pages)
+
+
+def fragment_pages(report: "Report") -> list[int]:
+    """The pages (from 0) of the PDF of ``report`` that hold only the end of a table, less than half full
+    (``ui.report_pages.fragments``): none, by the sign-off's place. For the tests."""
+    from ui.report_pages import fragments, items
+
+    app = ensure_gui_application()  # noqa: F841
+    sheets = _sheets(report)
+    sheets.buffer.close()
+    return fragments(items(sheets.doc), sheets.pages, sheets.body.height())
 
 
 def chart_places(report: "Report") -> list[tuple[int, tuple[float, float, float, float]]]:

@@ -212,11 +212,14 @@ def _signoff(report: Report) -> list[str]:
             f'<tr><td colspan="5"><span class="muted">{_e(made)}.</span></td></tr>' + "".join(rows) + "</table>"]
 
 
-def body_html(report: Report, image_size: tuple[int, int]) -> str:
-    """The whole document; ``image_size`` is the width and height of a plot in CSS pixels."""
+def body_html(report: Report, image_size: tuple[int, int], *, signoff_first: bool = False) -> str:
+    """The whole document; ``image_size`` is the width and height of a plot in CSS pixels. The sign-off
+    goes on page 1 (``signoff_first``: the page a customer signs, when it has the room) or at the end."""
     w, h = image_size
     parts = [f"<html><head><style>{CSS}</style></head><body>"]
     parts.extend(_page_one(report))
+    if signoff_first:
+        parts.extend(_signoff(report))
     if report.bottlenecks:
         parts.extend(_bottlenecks(report, (w, int(h * 0.8))))
     details = _devices(report) if report.devices else []
@@ -229,6 +232,7 @@ def body_html(report: Report, image_size: tuple[int, int]) -> str:
         for block in report.appendix:
             parts.append(f"<h3>{_e(block.title)}</h3>")
             parts.append(_fields(block.rows, ("Field", "Value"), (45, 55)))
-    parts.extend(_signoff(report))
+    if not signoff_first:
+        parts.extend(_signoff(report))
     parts.append("</body></html>")
     return "".join(parts)

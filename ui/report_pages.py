@@ -114,6 +114,15 @@ def _next_cut(allowed: list[_Cut], weak: list[_Cut], pos: float, limit: float, e
     return _Cut(limit)  # one row taller than a page: cut where the page is full
 
 
+def fragments(items: Sequence[Item], pages: Sequence[Page], height: float) -> list[int]:
+    """Pages that hold only the end of a table begun on the page before, less than half full: what a reader
+    takes for a page left over ("Drive settings" alone on page 3). ``ui/pdf.py`` places the sign-off so that
+    there is none; the tests check it."""
+    return [n for n, page in enumerate(pages)
+            if page.header is not None and not any(page.top + 0.5 <= i.top < page.bottom for i in items)
+            and page.bottom - page.top + page.header_height < height / 2]
+
+
 # -- reading the positions from Qt's layout ----------------------------------------------------------
 
 

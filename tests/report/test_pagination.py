@@ -50,3 +50,13 @@ def test_a_long_paragraph_breaks_between_lines_and_a_short_one_does_not() -> Non
     assert pages[0].bottom == 90.0  # between lines, as low as fits
     short = Item(50.0, 90.0, weak=(60.0, 70.0, 80.0))
     assert paginate([Item(0.0, 50.0), short], 70.0)[0].bottom == 50.0  # moved whole to the next page
+
+
+def test_a_page_with_only_a_tables_end_is_found_and_a_full_one_is_not() -> None:
+    from ui.report_pages import fragments
+
+    items = [Item(0.0, 55.0), _table(55.0, 5)]
+    pages = paginate(items, 110.0)
+    assert fragments(items, pages, 110.0) == [1]  # header + 3 rows on a page of its own: the sign-off goes there
+    with_more = [*items, Item(115.0, 180.0)]  # something after the table: that page is not left over
+    assert fragments(with_more, paginate(with_more, 110.0), 110.0) == []
