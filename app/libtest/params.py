@@ -24,7 +24,7 @@ class LibraryTestParams:
 
     def __post_init__(self) -> None:
         if not 1 <= self.moves <= MAX_MOVES:
-            raise InvalidParameter(f"--moves must be between 1 and {MAX_MOVES:,}")
+            raise InvalidParameter(f"moves: must be between 1 and {MAX_MOVES:,}")
 
     @classmethod
     def from_text(cls, moves: str | int | None = None, slots: str | None = None,
@@ -35,8 +35,8 @@ class LibraryTestParams:
             try:
                 count = int(str(moves).strip())
             except ValueError:
-                raise InvalidParameter(f"--moves {moves!r} is not a whole number") from None
-        return cls(count, _names(slots, "--slots"), _names(drives, "--drives"), unload)
+                raise InvalidParameter(f"moves: {moves!r} is not a whole number") from None
+        return cls(count, _names(slots, "slots"), _names(drives, "drives"), unload)
 
     def to_dict(self) -> dict[str, Any]:
         return {"moves": self.moves, "slots": list(self.slots), "drives": list(self.drives), "unload": self.unload}
@@ -47,5 +47,5 @@ def _names(text: str | None, what: str) -> tuple[str, ...]:
         return ()
     names = tuple(n.strip() for n in text.split(","))
     if not names or any(not n or not n.isprintable() for n in names):
-        raise InvalidParameter(f"{what} takes element names separated by commas, e.g. slot:1,slot:2 or drive:0")
+        raise InvalidParameter(f"{what}: element names separated by commas, e.g. slot:1,slot:2 or drive:0")
     return names

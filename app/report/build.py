@@ -6,6 +6,7 @@ except the troubleshooting session's bottleneck tables, which the report draws a
 """
 from __future__ import annotations
 
+import socket
 from datetime import datetime, timezone
 
 from app import __version__
@@ -16,11 +17,12 @@ from app.runs.words import mb_s, when
 from native.errors import InvalidParameter
 
 from .devices import device_section
+from .plots import throughput_plot
 from .model import (AppendixBlock, Bar, BarChart, BottleneckRow, BottleneckSection, Cover, Field, Headline, Plot,
                     RecommendationItem, Report, RunSection, SeriesData)
 from .values import flatten, label, value_text
 
-__all__ = ["build_report", "flatten", "label", "value_text"]
+__all__ = ["build_report", "flatten", "host_name", "label", "value_text"]
 
 _CLI_NOISE = ("json", "command", "func", "samples_csv", "chap_secret_file", "read_only")  # how, not what
 # Raw pages ("evidence", "raw_pages") stay in the history and the support ticket, never in a customer's PDF.
@@ -33,9 +35,9 @@ _TOPIC_ORDER = ("Drive health", "Drive alarms during the test", "Drive assessmen
                 "Connection to the drive")
 
 
-def _plot(by_phase: dict[str, list[ThroughputPoint]], title: str) -> Plot | None:
+def _plot(by_phase: dict[str, list[ThroughputPoint]], title: str, results: dict | None) -> Plot | None:
     series = tuple(SeriesData(phase, tuple((p.t, p.mb_s) for p in points)) for phase, points in by_phase.items())
-    return Plot(title, series) if series else None
+    return throughput_plot(title, series, results)
 
 
 def _run_section(run: Run, by_phase: dict[str, list[ThroughputPoint]]) -> RunSection:
@@ -55,7 +57,7 @@ def _run_section(run: Run, by_phase: dict[str, list[ThroughputPoint]]) -> RunSec
         parameters=tuple(f for f in flatten(params, skip=_SKIP_IN_BODY + _CLI_NOISE) if f.value not in ("—", "")),
         results=tuple(Field(name, value) for name, value in own or ()),
         messages=tuple(messages),
-        plot=_own_plot(run) or _plot(by_phase, f"Throughput of run {run.id}"),
+        plot=_own_plot(run) or _plot(by_phase, f"Throughput of run {run.id}", run.results),
     )
 
 
@@ -63,7 +65,7 @@ def _own_plot(run: Run) -> Plot | None:
     """The curves a run kind carries in its result (each drive and their aggregate), when it has any."""
     own = run_kinds.series(run.kind, run.results)
     series = tuple(SeriesData(label, tuple(points)) for label, points in own or () if points)
-    return Plot(f"Throughput of run {run.id}", series) if series else None
+    return throughput_plot(f"Throughput of run {run.id}", series, run.results)
 
 
 def _referenced_runs(run: Run) -> list[int]:
@@ -155,19 +157,41 @@ def _snapshots(history: History, by_device: dict[str, list[Run]]) -> list[Run]:
     return found
 
 
+def _summary_rows(runs: list[Run], snapshots: list[Run]) -> tuple[tuple[str, str, str, str], ...]:
+    """Page 1's list of the runs in the report: every run a verdict on page 1 names, the drive's newest
+    snapshot too (its health is a verdict there: "Drive health · run #1" beside "Runs: #2" read as a typo)."""
+    rows = [(f"#{r.id}", run_kinds.title(r.kind), r.device or "—", when(r.started_at)) for r in runs]
+    rows += [(f"#{r.id}", f"{run_kinds.title(r.kind)} (the drive's newest reading before these runs)",
+              r.device or "—", when(r.started_at)) for r in snapshots]
+    return tuple(rows)
+
+
+def _versions(runs: list[Run]) -> tuple[str, ...]:
+    """The tapediag versions that recorded the runs, when any is not this one (the sign-off names them)."""
+    found = sorted({r.version for r in runs if r.version})
+    return tuple(found) if found and found != [__version__] else ()
+
+
 def _tested(runs: list[Run]) -> str:
     first, last = min(r.started_at for r in runs), max(r.finished_at or r.started_at for r in runs)
     a, b = when(first), when(last)
     return a if a == b else (f"{a} to {b[11:]}" if a[:10] == b[:10] else f"{a} to {b}")
 
 
+def host_name() -> str:
+    """The machine the runs ran on, for the sign-off when the technician asks for it: this one, whose
+    history the report is made from (a history is one machine's data directory, ``app.paths``)."""
+    return socket.gethostname()
+
+
 def build_report(history: History, run_ids: list[int], *, customer: str = "", site: str = "", technician: str = "",
                  ticket: str = "", date: str | None = None, title: str = "Tape and disk diagnostics report",
-                 include_referenced: bool = True, appendix: bool = False) -> Report:
+                 include_referenced: bool = True, appendix: bool = False, host: str = "") -> Report:
     """The report for ``run_ids`` (in the order given; unknown ids raise InvalidParameter).
 
     A troubleshooting session brings along the runs its figures came from (``include_referenced``),
-    so the customer sees the measurements behind the verdict, not only the verdict.
+    so the customer sees the measurements behind the verdict, not only the verdict. ``host`` names the
+    machine in the sign-off (``host_name()``, only when asked: a host name can be the customer's secret).
     """
     runs = _load(history, run_ids, include_referenced)
     # Binned straight from SQLite rows: an hour-long test has millions of samples.
@@ -204,12 +228,12 @@ def build_report(history: History, run_ids: list[int], *, customer: str = "", si
     summary = verdict or "; ".join(f"{h.topic}: {h.words}" for h in headlines)
     cover = Cover(title=title, customer=customer, site=site, technician=technician, ticket=ticket,
                   date=date or datetime.now(timezone.utc).date().isoformat(), tool_version=__version__,
-                  summary=summary, tested=_tested(runs))
+                  summary=summary, tested=_tested(runs), host=host,
+                  recorded_with=_versions(runs + snapshots))
     devices = tuple(d for d in (device_section(name, rs) for name, rs in by_device.items())
                     if d.identity or d.health or d.alerts)  # a directory a disk run used has none
     return Report(cover=cover, devices=devices,
-                  summary_rows=tuple((f"#{r.id}", run_kinds.title(r.kind), r.device or "—", when(r.started_at))
-                                     for r in runs),
+                  summary_rows=_summary_rows(runs, snapshots),
                   bottlenecks=tuple(bottlenecks), bar_charts=tuple(charts), headlines=headlines, verdict=verdict,
                   recommendations=tuple(recommendations), notes=tuple(dict.fromkeys(notes)),
                   runs=tuple(_run_section(r, series[r.id]) for r in runs),
