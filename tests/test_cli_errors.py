@@ -211,7 +211,7 @@ def test_bad_input_against_tgtd(name: str, tgt_target, work: Work, capsys: pytes
     host = url.rsplit("/", 2)[0]
     case = {
         "wrong-iqn": Case(name, ("info", f"{host}/iqn.2026-11.org.tapediag.wrong:x/1"), EXIT_FAILED, r"Target not found"),
-        "wrong-lun": Case(name, ("info", url[:-1] + "7"), EXIT_FAILED, r"\(LUN 7\)"),
+        "wrong-lun": Case(name, ("info", url[:-1] + "7"), EXIT_FAILED, r"has no LUN 7 \(it has LUNs 0, 1\)"),
         "block-above-tgt-max": Case(name, ("tape-perf", url, "--block-size", "2M", "--size", "8M"), EXIT_USAGE,
                                     r"above the drive's maximum of 1048576 bytes"),
         "io-not-multiple": Case(name, ("tape-perf", url, "--block-size", "256K", "--io-size", "300K"), EXIT_USAGE,

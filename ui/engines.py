@@ -29,6 +29,7 @@ from app.history.export import write_csv
 from app.history.summary import headline
 from app.info import DriveInfo
 from app.info_kind import snapshot
+from app.report.plots import yardstick
 from app.runs.stored import load
 from app.tapeperf import TapePerfParams, TapePerfResult
 from app.tapeperf.results import phase_headline
@@ -165,7 +166,11 @@ def run_curves(run: Run) -> list[tuple[str, list[tuple[float, float]]]] | None:
 
 
 def reference_rates_for_run(run: Run) -> list[tuple[str, float]]:
-    """A tape run's rated rates (the plot's reference lines); none for other kinds."""
+    """The stored run's yardstick, the figure its headline judges against (``app.report.plots``, as the PDF
+    draws it); the generation's rated rates only for a tape run stored without one."""
+    stick = yardstick(run.results)
+    if stick is not None:
+        return [stick]
     result = load(run).result
     if not isinstance(result, TapePerfResult):
         return []
@@ -173,12 +178,13 @@ def reference_rates_for_run(run: Run) -> list[tuple[str, float]]:
 
 
 def reference_rates(native: float | None, compressed: float | None, generation: Any = None) -> list[tuple[str, float]]:
+    """Labels with their figure: ("LTO-9 native 400 MB/s", 400.0), as the plot prints them."""
     name = f"LTO-{generation} " if isinstance(generation, int) else ""
     refs = []
     if native:
-        refs.append((f"{name}native", float(native)))
+        refs.append((f"{name}native {float(native):g} MB/s", float(native)))
     if compressed:
-        refs.append((f"{name}compressed", float(compressed)))
+        refs.append((f"{name}compressed {float(compressed):g} MB/s", float(compressed)))
     return refs
 
 
@@ -188,7 +194,7 @@ def save_report(run_ids: list[int], path: Path, meta: dict) -> Path:
     Data flows ui -> app only: the model comes from the core, the drawing is ours; the
     CLI's ``write_report`` is not used, since it would reach back into ``ui``.
     """
-    from app.report import build_report, check_report_path  # the report model: only when a report is made
+    from app.report import build_report, check_report_path, host_name  # the report model: only when one is made
     from ui.pdf import render_pdf
 
     def field(key: str) -> str:
@@ -197,7 +203,8 @@ def save_report(run_ids: list[int], path: Path, meta: dict) -> Path:
     check_report_path(Path(path))
     with History.open() as hist:
         report = build_report(hist, list(run_ids), customer=field("customer"), site=field("site"),
-                              technician=field("technician"), ticket=field("ticket"))
+                              technician=field("technician"), ticket=field("ticket"),
+                              host=host_name() if meta.get("host_name") is True else "")
     render_pdf(report, Path(path))
     return Path(path)
 

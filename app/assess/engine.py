@@ -13,7 +13,6 @@ virtual drive) is a HOST note with the rate the host managed, never a drive warn
 from __future__ import annotations
 
 import datetime
-import shlex
 from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar, Mapping
 
@@ -167,9 +166,10 @@ class DriveAssessment:
         if self._stopped(result, cancel, "before the write/read step"):
             return
         if self.params.no_write:
-            result.steps.append(Step(rules.WRITE_READ, Outcome.NOT_RUN, "skipped (--no-write)",
-                                     f"Load a scratch cartridge and run: tapediag assess {shlex.quote(drive.device)} "
-                                     "(without --no-write): the verdict rests on the write, read back and verify."))
+            # Words for both front ends (the CLI's --no-write is the GUI's "Do not write" box): issue 31.
+            result.steps.append(Step(rules.WRITE_READ, Outcome.NOT_RUN, "skipped (asked not to write)",
+                                     f"Load a scratch cartridge and assess {drive.device} again with its write "
+                                     "step: the verdict rests on the write, read back and verify."))
         elif not ready:
             result.steps.append(Step(rules.WRITE_READ, Outcome.NOT_ASSESSED, "no cartridge ready",
                                      "Load a scratch cartridge and run the assessment again."))

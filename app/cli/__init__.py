@@ -166,8 +166,10 @@ def _run(argv: Sequence[str] | None, args_in: list[str]) -> int:
             from app.targets import use_secret_file
 
             use_secret_file(args.chap_secret_file)
-        return int(args.func(args) or EXIT_OK)
-    except BrokenPipeError:  # `tapediag history | head`: the reader left; not an error worth a traceback
+        code = int(args.func(args) or EXIT_OK)
+        sys.stdout.flush()  # here, where a reader that left is caught below, not by the interpreter at exit
+        return code
+    except BrokenPipeError:  # `tapediag history | head`: the reader left; a normal end, not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
     except KeyboardInterrupt:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import Sequence
 
 from app.cli.commands import HELP
 from app.catalog import KINDS
@@ -56,10 +57,45 @@ def run(args: argparse.Namespace) -> int:
     if not runs:
         print("No runs recorded yet.")
         return 0
-    rows = [(str(r.id), r.started_at.replace("T", " ").replace("+00:00", "Z"), r.kind, printable(r.device), r.status,
+    rows = [(str(r.id), r.started_at.replace("T", " ")[:16], r.kind, printable(r.device), r.status,
              printable(lines[r.id][0])) for r in runs]
-    header = ("ID", "STARTED (UTC)", "KIND", "DEVICE", "STATUS", "RESULT")
-    widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(header)]
-    for row in (header, *rows):
-        print("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip())
+    for line in table(("ID", "STARTED (UTC)", "KIND", "DEVICE", "STATUS", "RESULT"), rows):
+        print(line)
     return 0
+
+
+#: The list fits a terminal this wide; each run's whole result is in 'tapediag show' (issue 31: tape-perf and
+#: troubleshooting rows were 300+ characters).
+WIDTH = 100
+MIN_DEVICE, MIN_RESULT = 16, 24
+
+
+def table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]], width: int = WIDTH) -> list[str]:
+    """The rows as lines of at most ``width`` characters: the device (second to last but one) and the result
+    (last) share what the other columns leave, the result first; each is shortened with an ellipsis."""
+    widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(header)]
+    room = width - sum(widths[:3]) - widths[4] - 2 * (len(header) - 1)
+    result = min(widths[5], max(MIN_RESULT, room - min(widths[3], MIN_DEVICE)))
+    device = min(widths[3], max(MIN_DEVICE, room - result))
+    widths[3], widths[5] = device, max(result, len(header[5]))
+    shown = [row[:3] + (_middle(row[3], device),) + row[4:5] + (_end(row[5], widths[5]),) for row in rows]
+    return ["  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in (header, *shown)]
+
+
+def _middle(text: str, width: int) -> str:
+    """``text`` in ``width`` characters, its middle left out: a device string's start and its end both say which."""
+    if len(text) <= width:
+        return text
+    head = (width - 1) * 3 // 5
+    return text[:head] + "…" + text[len(text) - (width - 1 - head):]
+
+
+def _end(text: str, width: int) -> str:
+    """``text`` in ``width`` characters, cut at a word and ended with an ellipsis."""
+    if len(text) <= width:
+        return text
+    cut = text[:width - 1]
+    space = cut.rfind(" ")
+    if text[width - 1].isalnum() and space > width // 2:  # mid-word: back to the word's start
+        cut = cut[:space]
+    return cut.rstrip(" ,;:—") + "…"

@@ -138,7 +138,7 @@ def _prompt(args: argparse.Namespace) -> None:
     print("5. What the backup application achieved")
     args.backup = _ask("   Backup MB/s", _mb_s, args.backup)
     args.restore = _ask("   Restore MB/s", _mb_s, args.restore)
-    args.streams = _ask("   Streams into the drive", int, args.streams)
+    args.streams = _ask("   Streams into the drive", parse_streams, args.streams)
     args.block_size = _ask("   Tape block size (e.g. 64K, 256K)", lambda s: (parse_block_size(s), s)[1], args.block_size)
     args.software_compression = _ask("   Software compression (on/off)", lambda s: (parse_on_off(s), s)[1],
                                      args.software_compression)

@@ -27,9 +27,9 @@ class LibraryTestParams:
         Field("moves", "Mo&ves:", f"moves to exercise (up to {MAX_MOVES:,})", default="10", metavar="N",
               parse=lambda t: _moves(t)),
         Field("slots", "&Slots:", "slots whose cartridges to use, e.g. slot:1,slot:2 (default: every slot)",
-              metavar="LIST", parse=lambda t: _names(t, "--slots"), placeholder="every slot, e.g. slot:1,slot:2"),
+              metavar="LIST", parse=lambda t: _names(t, "slots"), placeholder="every slot, e.g. slot:1,slot:2"),
         Field("drives", "&Drives:", "drives to use, e.g. drive:0 (default: every empty drive)", metavar="LIST",
-              parse=lambda t: _names(t, "--drives"), placeholder="every empty drive, e.g. drive:0"),
+              parse=lambda t: _names(t, "drives"), placeholder="every empty drive, e.g. drive:0"),
         Field("unload", "", "do not unload a drive (LOAD UNLOAD through the tape drive its serial names) before "
               "moving a cartridge out of it; leave that to the library", default=True, flag=True, option="--no-unload",
               gui=False),
@@ -37,7 +37,7 @@ class LibraryTestParams:
 
     def __post_init__(self) -> None:
         if not 1 <= self.moves <= MAX_MOVES:
-            raise InvalidParameter(f"--moves must be between 1 and {MAX_MOVES:,}")
+            raise InvalidParameter(f"moves: must be between 1 and {MAX_MOVES:,}")
 
     @classmethod
     def from_values(cls, values: Mapping[str, object]) -> "LibraryTestParams":
@@ -45,8 +45,8 @@ class LibraryTestParams:
         moves, slots, drives = given(values, "moves"), given(values, "slots"), given(values, "drives")
         unload = values.get("unload")
         return cls(_moves(str(moves if moves is not None else cls.FIELDS[0].default)),
-                   _names(str(slots), "--slots") if slots is not None else (),
-                   _names(str(drives), "--drives") if drives is not None else (), True if unload is None else bool(unload))
+                   _names(str(slots), "slots") if slots is not None else (),
+                   _names(str(drives), "drives") if drives is not None else (), True if unload is None else bool(unload))
 
     @classmethod
     def from_text(cls, moves: str | int | None = None, slots: str | None = None,
@@ -62,7 +62,7 @@ def _moves(text: str) -> int:
     try:
         return int(str(text).strip())
     except ValueError:
-        raise InvalidParameter(f"--moves {text!r} is not a whole number") from None
+        raise InvalidParameter(f"moves: {text!r} is not a whole number") from None
 
 
 def _names(text: str | None, what: str) -> tuple[str, ...]:
@@ -70,5 +70,5 @@ def _names(text: str | None, what: str) -> tuple[str, ...]:
         return ()
     names = tuple(n.strip() for n in text.split(","))
     if not names or any(not n or not n.isprintable() for n in names):
-        raise InvalidParameter(f"{what} takes element names separated by commas, e.g. slot:1,slot:2 or drive:0")
+        raise InvalidParameter(f"{what}: element names separated by commas, e.g. slot:1,slot:2 or drive:0")
     return names

@@ -8,6 +8,7 @@ naming it (``DamagedResult``), never a section of empty figures.
 """
 from __future__ import annotations
 
+import socket
 from dataclasses import asdict
 from datetime import datetime, timezone
 from typing import Any
@@ -25,9 +26,10 @@ from native.errors import InvalidParameter
 from .devices import device_section
 from .model import (AppendixBlock, Bar, BarChart, BottleneckRow, BottleneckSection, Cover, Field, Headline, Plot,
                     RecommendationItem, Report, RunSection, SeriesData)
+from .plots import throughput_plot
 from .values import flatten, label, value_text
 
-__all__ = ["build_report", "flatten", "label", "value_text"]
+__all__ = ["build_report", "flatten", "host_name", "label", "value_text"]
 
 _CLI_NOISE = ("json", "command", "func", "samples_csv", "chap_secret_file", "read_only")  # how, not what
 # Raw pages ("evidence", "raw_pages") stay in the history and the support ticket, never in a customer's PDF.
@@ -40,9 +42,9 @@ _TOPIC_ORDER = ("Drive health", "Drive alarms during the test", "Drive assessmen
                 "Connection to the drive")
 
 
-def _plot(by_phase: dict[str, list[ThroughputPoint]], title: str) -> Plot | None:
+def _plot(by_phase: dict[str, list[ThroughputPoint]], title: str, results: dict | None) -> Plot | None:
     series = tuple(SeriesData(phase, tuple((p.t, p.mb_s) for p in points)) for phase, points in by_phase.items())
-    return Plot(title, series) if series else None
+    return throughput_plot(title, series, results)
 
 
 def _messages(loaded: Loaded[Any]) -> list[str]:
@@ -64,7 +66,7 @@ def _run_section(run: Run, loaded: Loaded[Any], by_phase: dict[str, list[Through
         parameters=_parameters(run, loaded),
         results=tuple(Field(name, value) for name, value in own or ()),
         messages=tuple(_messages(loaded)),
-        plot=_own_plot(loaded) or _plot(by_phase, f"Throughput of run {run.id}"),
+        plot=_own_plot(loaded) or _plot(by_phase, f"Throughput of run {run.id}", run.results),
     )
 
 
@@ -80,7 +82,7 @@ def _parameters(run: Run, loaded: Loaded[Any]) -> tuple[Field, ...]:
 def _own_plot(loaded: Loaded[Any]) -> Plot | None:
     """The curves a run kind carries in its result (each drive and their aggregate), when it has any."""
     series = tuple(SeriesData(label, tuple(points)) for label, points in loaded.series() or () if points)
-    return Plot(f"Throughput of run {loaded.run.id}", series) if series else None
+    return throughput_plot(f"Throughput of run {loaded.run.id}", series, loaded.run.results)
 
 
 def _referenced_runs(run: Run) -> list[int]:
@@ -210,6 +212,27 @@ def _by_device(runs: list[Run], loaded: dict[int, Loaded[Any]]) -> dict[str, lis
     return by_device
 
 
+def _summary_rows(runs: list[Run], snapshots: list[Run]) -> tuple[tuple[str, str, str, str], ...]:
+    """Page 1's list of the runs in the report: every run a verdict on page 1 names, the drive's newest
+    snapshot too (its health is a verdict there: "Drive health · run #1" beside "Runs: #2" read as a typo)."""
+    rows = [(f"#{r.id}", registry.title(r.kind), r.device or "—", when(r.started_at)) for r in runs]
+    rows += [(f"#{r.id}", f"{registry.title(r.kind)} (the drive's newest reading before these runs)",
+              r.device or "—", when(r.started_at)) for r in snapshots]
+    return tuple(rows)
+
+
+def _versions(runs: list[Run]) -> tuple[str, ...]:
+    """The tapediag versions that recorded the runs, when any is not this one (the sign-off names them)."""
+    found = sorted({r.version for r in runs if r.version})
+    return tuple(found) if found and found != [__version__] else ()
+
+
+def host_name() -> str:
+    """The machine the runs ran on, for the sign-off when the technician asks for it: this one, whose
+    history the report is made from (a history is one machine's data directory, ``app.paths``)."""
+    return socket.gethostname()
+
+
 def _tested(runs: list[Run]) -> str:
     first, last = min(r.started_at for r in runs), max(r.finished_at or r.started_at for r in runs)
     a, b = when(first), when(last)
@@ -218,11 +241,12 @@ def _tested(runs: list[Run]) -> str:
 
 def build_report(history: History, run_ids: list[int], *, customer: str = "", site: str = "", technician: str = "",
                  ticket: str = "", date: str | None = None, title: str = "Tape and disk diagnostics report",
-                 include_referenced: bool = True, appendix: bool = False) -> Report:
+                 include_referenced: bool = True, appendix: bool = False, host: str = "") -> Report:
     """The report for ``run_ids`` (in the order given; unknown ids raise InvalidParameter).
 
     A troubleshooting session brings along the runs its figures came from (``include_referenced``),
-    so the customer sees the measurements behind the verdict, not only the verdict.
+    so the customer sees the measurements behind the verdict, not only the verdict. ``host`` names the
+    machine in the sign-off (``host_name()``, only when asked: a host name can be the customer's secret).
     """
     runs = _load(history, run_ids, include_referenced)
     loaded = {r.id: load(r) for r in runs}  # each run's typed result, once (a damaged one stops here, named)
@@ -239,12 +263,12 @@ def build_report(history: History, run_ids: list[int], *, customer: str = "", si
     summary = verdict or "; ".join(f"{h.topic}: {h.words}" for h in headlines)
     cover = Cover(title=title, customer=customer, site=site, technician=technician, ticket=ticket,
                   date=date or datetime.now(timezone.utc).date().isoformat(), tool_version=__version__,
-                  summary=summary, tested=_tested(runs))
+                  summary=summary, tested=_tested(runs), host=host,
+                  recorded_with=_versions(runs + snapshots))
     devices = tuple(d for d in (device_section(name, [loaded[r.id] for r in rs]) for name, rs in by_device.items())
                     if d.identity or d.health or d.alerts)  # a directory a disk run used has none
     return Report(cover=cover, devices=devices,
-                  summary_rows=tuple((f"#{r.id}", registry.title(r.kind), r.device or "—", when(r.started_at))
-                                     for r in runs),
+                  summary_rows=_summary_rows(runs, snapshots),
                   bottlenecks=tuple(bottlenecks), bar_charts=tuple(charts), headlines=headlines, verdict=verdict,
                   recommendations=tuple(recommendations), notes=tuple(dict.fromkeys(notes)),
                   runs=tuple(_run_section(r, loaded[r.id], series[r.id]) for r in runs),

@@ -30,7 +30,7 @@ from typing import Callable, ClassVar, Sequence
 
 from app.drive import TapeDrive
 from app.events import (CancelToken, Event, EventSink, Message, PhaseFinished, PhaseStarted, Progress, Sample,
-                        SampleBatch, discard)
+                        SampleBatch, Yardstick, discard)
 from app.patterns import DEFAULT_POOL_BYTES
 from app.runs.fields import Field
 from app.tapeperf.engine import PUBLISH_INTERVAL, TapePerfTest
@@ -168,6 +168,8 @@ class _Fanin:
                 event = replace(event, phase=f"{device} {event.phase}" + (" alone" if alone else ""))
             elif isinstance(event, Progress):
                 self._progress(index, event, alone)
+                return
+            elif isinstance(event, Yardstick):  # one drive's yardstick is not the aggregate's
                 return
             with self.lock:
                 self.sink(event)

@@ -175,6 +175,6 @@ def test_a_failing_self_test_is_shown_as_fail_in_red_with_the_next_action(qtbot,
     assert "Drive assessment: FAIL" in label and verdict_colour(ASSESSMENT, panel.result) in label
     assert "support case" in label
     assert panel.result_tree.find_value("FAIL: drive self-test").startswith("the self-test failed")
-    assert panel.result_tree.find_value("NOT RUN: write, read back and verify") == "skipped (--no-write)"
+    assert panel.result_tree.find_value("NOT RUN: write, read back and verify") == "skipped (asked not to write)"
     assert _history("assessment")[0].params == {"size": None, "no_write": True, "force": False}
     wait_idle(qtbot, window)

@@ -156,7 +156,7 @@ def test_the_exerciser_runs_to_pass_live_and_lands_in_the_history(qtbot, window,
     panel.drives.setText("slot:1")
     panel.exercise_button.click()
     wait_idle(qtbot, window)
-    assert panel.current_page() == "library" and "--drives: slot:1 is a slot, not a drive" in (panel.last_error or "")
+    assert panel.current_page() == "library" and "drives: slot:1 is a slot, not a drive" in (panel.last_error or "")
     with History.open() as history:
         assert len([r for r in history.list_runs() if r.kind == "library-test"]) == 1
 

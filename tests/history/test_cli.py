@@ -74,3 +74,24 @@ def test_export_csv_and_json_to_files(stored_run: int, tmp_path: Path) -> None:
 def test_export_unknown_run_creates_no_file(tmp_path: Path) -> None:
     assert main(["export", "7", "--csv", "-o", str(tmp_path / "x.csv")]) == 2
     assert not (tmp_path / "x.csv").exists()
+
+
+def test_every_history_row_fits_100_columns_and_show_has_the_rest(capsys) -> None:
+    """A tape run's and a troubleshooting session's rows were 300+ characters wide (issue 31): each row now fits
+    100 columns, its device and result shortened with an ellipsis; 'show' prints the whole result."""
+    device = "virtual:lto9?cartridge=/srv/tapediag/cartridges/customer-acme/TD0001L9.cart&realtime=0"
+    long_result = {"verdict": "Backup: the backup achieved 40 MB/s, more than the file system test measured "
+                              "(22.58 MB/s): repeat that test with settings closer to the application's before "
+                              "naming a bottleneck. " * 3}
+    with History.open() as hist:
+        run_id = hist.start_run("troubleshoot", device, {})
+        hist.finish_run(run_id, "complete", long_result)
+    assert main(["history"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert all(len(line) <= 100 for line in lines), [len(line) for line in lines]
+    row = next(line for line in lines if line.startswith(str(run_id)))
+    assert "troubleshoot" in row and "Backup: the backup achieved 40 MB/s" in row and row.endswith("…")
+    shown_device = row.split()[4]
+    assert shown_device.startswith("virtual:") and shown_device.endswith("time=0") and "…" in shown_device
+    assert main(["show", str(run_id)]) == 0
+    assert long_result["verdict"].strip() in capsys.readouterr().out

@@ -88,6 +88,17 @@ def test_interactive_prompts_walk_the_five_steps(monkeypatch, capsys) -> None:
     assert "Use a tape block size of 256 KB or more" in out
 
 
+def test_a_wrong_answer_is_asked_again_in_words(monkeypatch, capsys) -> None:
+    """'256K' typed at the streams prompt (the block size's, one line further down) is said in words and asked
+    again; once it printed Python's "invalid literal for int() with base 10: '256K'" (issue 31)."""
+    answers = ["154", "156", "", "", "10.59", "29.02", "22.98", "", "256K", "4", "256K", "off", "", "yes", "LTO-4"]
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(answers) + "\n"))
+    assert main(["troubleshoot", "--interactive"]) == 0
+    out = capsys.readouterr().out
+    assert "'256K' is not a whole number of streams" in out and "invalid literal" not in out
+    assert out.count("Streams into the drive") == 2  # asked again, then answered with 4
+
+
 def test_show_prints_a_stored_session_as_it_was_printed(capsys) -> None:
     assert main(TABLE2) == 0
     printed = capsys.readouterr().out
