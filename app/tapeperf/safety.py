@@ -41,6 +41,17 @@ class CartridgeState:
     mam_mb_written: int | None = None
     probe_error: str = ""
     ltfs: LtfsVolume | None = None
+    barcode: str = ""  # the cartridge memory's (0806h): what a confirmation names the cartridge by
+
+    def words(self) -> str:
+        """What the cartridge holds, as a confirmation and a result say it: "LTFS volume 'ARCHIVE01' (...): holds
+        data (a 80-byte block at BOT); MAM says 1,024 MB written in its life", "blank at the start of the tape"."""
+        mam = f"; MAM says {self.mam_mb_written:,} MB written in its life" if self.mam_mb_written else ""
+        if not self.holds_data:
+            return "blank at the start of the tape" + mam
+        what = self.found or self.probe_error
+        named = f"{self.ltfs.describe()}: holds data" if self.ltfs is not None else "holds data"
+        return f"{named} ({what}){mam}" if what else named + mam
 
     @property
     def holds_data(self) -> bool:
@@ -49,7 +60,7 @@ class CartridgeState:
     def to_dict(self) -> dict:
         return {"write_protected": self.write_protected, "worm": self.worm, "found": self.found,
                 "mam_mb_written": self.mam_mb_written, "probe_error": self.probe_error, "holds_data": self.holds_data,
-                "ltfs": self.ltfs.to_dict() if self.ltfs is not None else None}
+                "ltfs": self.ltfs.to_dict() if self.ltfs is not None else None, "barcode": self.barcode}
 
 
 def _mam(drive: TapeDrive) -> "Mam | None":
@@ -75,8 +86,9 @@ def probe(drive: TapeDrive, *, at_bot: bool, probe_bytes: int = PROBE_BYTES) -> 
     worm = bool(mam is not None and mam.medium_type == "WORM") or _worm_from_logs(drive)
     mb_written = mam.mb_written_total if mam is not None else None
     in_memory = from_mam(mam) if mam is not None else None
+    barcode = (mam.barcode or "").strip() if mam is not None else ""
     if wp or worm or not at_bot:
-        return CartridgeState(wp, worm, "", mb_written, ltfs=in_memory)
+        return CartridgeState(wp, worm, "", mb_written, ltfs=in_memory, barcode=barcode)
     found, error, volume = "", "", None
     drive.rewind()
     fixed = drive.block_size() or 0
@@ -103,7 +115,7 @@ def probe(drive: TapeDrive, *, at_bot: bool, probe_bytes: int = PROBE_BYTES) -> 
         error = f"the read at BOT failed ({err.message})"
     finally:
         drive.rewind()
-    return CartridgeState(wp, worm, found, mb_written, error, ltfs=volume)
+    return CartridgeState(wp, worm, found, mb_written, error, ltfs=volume, barcode=barcode)
 
 
 def decide(state: CartridgeState, *, force: bool) -> SafetyRefusal | None:
