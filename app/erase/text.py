@@ -29,8 +29,6 @@ def headline(r: EraseResult) -> str:
 def rows(r: EraseResult) -> Rows:
     """The report's rows: the cartridge, what was sent, how long, and the tape as it was left."""
     out: Rows = [("Erase", f"{r.kind}: {_STATUS.get(r.status, r.status)}"), ("Cartridge before", cartridge_words(r))]
-    if r.cartridge is not None and r.cartridge.ltfs is not None:
-        out.append(("LTFS volume", r.cartridge.ltfs.describe()))
     if r.partitions > 1:
         out.append(("Partitions", str(r.partitions)))
     if r.method:
