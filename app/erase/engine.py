@@ -85,6 +85,14 @@ class EraseCheck:
     estimate_seconds: float | None = None
     estimate_basis: str = ""
 
+    def cannot(self, long: bool) -> str:
+        """Why this erase cannot run on this drive ("" when it can): a long erase needs ERASE, which a drive that does
+        not list it (tgt) does not have."""
+        if long and self.listed is False:
+            return ("the drive does not implement ERASE (REPORT SUPPORTED OPERATION CODES does not list it): a long "
+                    "erase cannot run there")
+        return ""
+
     def announcement(self) -> str:
         """A long erase's warning, said before it starts: how long, and that it cannot be stopped mid-way."""
         took = f"about {duration_text(self.estimate_seconds)}" if self.estimate_seconds else "an unknown time"
@@ -196,9 +204,9 @@ class Erase:
 
     def _announce(self, result: EraseResult, sink: EventSink, check: EraseCheck) -> None:
         """A long erase: refused on a drive without ERASE; else its estimate and that it cannot be stopped."""
-        if check.listed is False:
-            raise InvalidParameter(f"{self.drive.device} does not implement ERASE (REPORT SUPPORTED OPERATION CODES "
-                                   "does not list it): a long erase cannot run there; nothing was written",
+        cannot = check.cannot(long=True)
+        if cannot:
+            raise InvalidParameter(f"{self.drive.device}: {cannot}; nothing was written",
                                    hint="a short erase ends the data at BOT with a filemark instead")
         result.estimate_seconds, result.estimate_basis = check.estimate_seconds, check.estimate_basis
         sink(Message("warning", check.announcement()))

@@ -43,19 +43,24 @@ class CartridgeState:
     ltfs: LtfsVolume | None = None
     barcode: str = ""  # the cartridge memory's (0806h): what a confirmation names the cartridge by
 
-    def words(self) -> str:
-        """What the cartridge holds, as a confirmation and a result say it: "LTFS volume 'ARCHIVE01' (...): holds
-        data (a 80-byte block at BOT); MAM says 1,024 MB written in its life", "blank at the start of the tape"."""
-        mam = f"; MAM says {self.mam_mb_written:,} MB written in its life" if self.mam_mb_written else ""
-        if not self.holds_data:
-            return "blank at the start of the tape" + mam
-        what = self.found or self.probe_error
-        named = f"{self.ltfs.describe()}: holds data" if self.ltfs is not None else "holds data"
-        return f"{named} ({what}){mam}" if what else named + mam
-
     @property
     def holds_data(self) -> bool:
         return bool(self.found) or bool(self.probe_error) or self.ltfs is not None
+
+    def held(self) -> str:
+        """What the probe found, as a confirmation says it: "a 80-byte block at BOT", "blank at the start of the
+        tape", with the cartridge memory's lifetime figure where it has one."""
+        mam = f"; MAM says {self.mam_mb_written:,} MB written in its life" if self.mam_mb_written else ""
+        what = self.found or self.probe_error or ("" if self.holds_data else "blank at the start of the tape")
+        return (what + mam) if what else mam.lstrip("; ")
+
+    def words(self) -> str:
+        """What the cartridge holds, as a result says it: "LTFS volume 'ARCHIVE01' (...): holds data (a 80-byte
+        block at BOT; MAM says 1,024 MB written in its life)", "blank at the start of the tape"."""
+        if not self.holds_data:
+            return self.held()
+        named = f"{self.ltfs.describe()}: holds data" if self.ltfs is not None else "holds data"
+        return f"{named} ({self.held()})" if self.held() else named
 
     def to_dict(self) -> dict:
         return {"write_protected": self.write_protected, "worm": self.worm, "found": self.found,
