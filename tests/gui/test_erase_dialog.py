@@ -83,6 +83,10 @@ def test_cancel_writes_nothing_and_a_confirmed_erase_erases(qtbot, window, tmp_p
                                               "poll_seconds": 5.0})]
     dialog.close_button.click()
     assert not dialog.isVisible()
+    history = window.show_panel("history")  # listed in the History panel in the kind's words
+    history.refresh()
+    qtbot.waitUntil(lambda: [r.kind for r in history.runs] == ["erase"], timeout=10000)
+    assert history.table.item(0, 5).text() == "short erase of TD0001: done"
 
 
 def test_a_blank_cartridge_needs_the_tick_and_a_long_erase_says_it_cannot_be_stopped(qtbot, window,
