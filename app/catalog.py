@@ -12,6 +12,7 @@ from typing import Any
 
 from app.assess.kind import ASSESSMENT
 from app.disk.kind import CREATE_DATA, READ_DATA
+from app.erase.kind import ERASE
 from app.info_kind import DRIVE_INFO
 from app.libtest.kind import LIBRARY_TEST
 from app.runs import registry
@@ -30,6 +31,7 @@ KINDS: tuple[RunKind[Any, Any], ...] = (
     MEDIA_SCAN,
     ASSESSMENT,
     LIBRARY_TEST,
+    ERASE,
 )
 
 registry.install(KINDS)

@@ -19,6 +19,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                                      "put back -> PASS/FAIL"),
     "library-run": ("library_run", "test a library drive: load a scratch cartridge by barcode, run tape-perf or "
                                    "assess there, return it home, check by a second inventory"),
+    "erase": ("erase", "erase a cartridge: --short ends the data at the start of the tape, --long overwrites the "
+                       "whole tape; never a cartridge holding data without --force"),
     "tape-perf": ("tape_perf", "measure a tape drive's write/read rate"),
     "create-data": ("create_data", "create a test tree and measure the disk's write rate (restore side)"),
     "read-data": ("read_data", "read a tree like a backup agent and measure the disk's read rate (backup side)"),

@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[2]
 EXE = str(ROOT / ".venv" / "bin" / "tapediag")
 MM = 72 / 25.4  # PDF points per millimetre
 KINDS = ("drive-info", "tape-perf", "tape-perf-multi", "media-scan", "assessment", "library-test", "create-data",
-         "read-data", "troubleshoot")
+         "read-data", "troubleshoot", "erase")
 PEOPLE = ["--customer", "ACME", "--site", "Hall 3", "--technician", "J. Doe", "--ticket", "4711"]
 
 pytestmark = pytest.mark.skipif(not all(shutil.which(t) for t in ("pdftotext", "pdftoppm", "pdfinfo")),
@@ -55,6 +55,7 @@ def _runs_of_every_kind(base: Path, env: dict) -> dict[str, int]:
     _tapediag(["info", dev, "--json"], env)
     _tapediag(["tape-perf", dev, "--size", "96M", "--direction", "write,read"], env)
     _tapediag(["scan", f"{dev}&realtime=0"], env)
+    _tapediag(["erase", f"{dev}&realtime=0", "--short", "--force"], env)  # after the scan: the tape test's data erased
     _tapediag(["assess", f"virtual:lto9?realtime=0&cartridge={base / 'a.cart'}", "--size", "8M"], env,
               ok=(0, 10, 11, 12))
     _tapediag(["library-test", f"virtual:library?dir={base / 'lib'}&realtime=0", "--moves", "2"], env)
