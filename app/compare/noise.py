@@ -7,7 +7,7 @@ run). So every figure a comparison judges is judged here, by its type, with the 
 * **Rates** (MB/s): a relative band (``RATE``), widened (``WIDENED``) for a phase either run says was not the
   drive's own figure (the host held it back, this machine slowed the virtual drive, or the run was too short
   to judge); replaced by the spread measured on repeats of the same test (``MEASURED``) when the history has
-  at least ``MEASURED.min_runs`` of them, never below its floor.
+  at least ``MEASURED.min_runs`` of them, never below its floor (and not widened: the repeats varied as they did).
 * **Counts** (back-hitches, corrected errors): events that come one by one, judged by counting statistics
   (``COUNTS``): the difference of two rates per GB must exceed two standard deviations of that difference,
   and the counts must differ by at least a few events.
@@ -79,10 +79,10 @@ COUNTS = Counts(2.0, 3,
 
 def rate_band(widen: bool, measured: float | None) -> tuple[float, str]:
     """The band a rate is judged by and what it is, in words: the measured spread (``MEASURED``, as a relative σ)
-    when there is one, else ``RATE``, widened when the phase was not the drive's own figure."""
+    when there is one (it holds whatever varied in the repeats, the host included: never widened), else ``RATE``,
+    widened when the phase was not the drive's own figure."""
     if measured is not None:
-        band = max(MEASURED.sigmas * math.sqrt(2) * measured, MEASURED.floor)
-        return (band * WIDENED.relative / RATE.relative if widen else band), "measured spread of repeated runs"
+        return max(MEASURED.sigmas * math.sqrt(2) * measured, MEASURED.floor), "measured spread of repeated runs"
     return (WIDENED.relative, "widened band") if widen else (RATE.relative, "fixed band")
 
 
