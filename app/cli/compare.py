@@ -13,6 +13,7 @@ from pathlib import Path
 from app import frontends
 from app.cli.commands import HELP
 from app.compare import compare_runs, lines
+from app.compare.model import REPORT_TITLE
 from app.history import History
 from app.history.store import printable
 
@@ -50,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
 
             report = build_report(hist, [args.before, args.after], customer=args.customer, site=args.site,
                                   technician=args.technician, ticket=args.ticket,
-                                  title="Before and after: comparison report", comparison=comparison,
+                                  title=REPORT_TITLE, comparison=comparison,
                                   host=host_name() if args.host_name else "")
     if args.json:
         print(json.dumps(comparison.to_dict(), indent=2))

@@ -7,6 +7,9 @@ from dataclasses import asdict, dataclass
 from app.compare.noise import IMPROVED, JUDGEMENTS, NOISE, NOT_COMPARABLE, SAME, WORSE
 from native.units import plural
 
+#: The title of a comparison's PDF (``tapediag compare A B -o FILE``, the GUI's "Save comparison report").
+REPORT_TITLE = "Before and after: comparison report"
+
 
 @dataclass(frozen=True)
 class Side:
@@ -90,4 +93,4 @@ class Comparison:
         return out
 
 
-__all__ = ["Comparison", "Difference", "Row", "Side"]
+__all__ = ["Comparison", "Difference", "REPORT_TITLE", "Row", "Side"]
