@@ -97,7 +97,8 @@ def compare_runs(history: History, before_id: int, after_id: int) -> Comparison:
         f"{registry.title(a.run.kind)} runs are compared by their verdicts only"]
     if a.result is None or b.result is None:
         notes.append("a run without results is compared by what it recorded only")
-    return Comparison(_side(a), _side(b), differences(a, b), tuple(rows), tuple(rule_lines()),
+    said = differences(a, b, history.keys(before_id), history.keys(after_id))
+    return Comparison(_side(a), _side(b), said, tuple(rows), tuple(rule_lines()),
                       tuple(notes + spreads.notes()))
 
 

@@ -5,13 +5,16 @@ Whatever is not the same is named here with what it means for the comparison: an
 comparison of two drives; another cartridge may explain a change the drive did not make; another block size
 or amount of data changes what a rate measures; another tapediag version may judge by another rule. The
 drive and the cartridge are told by what the runs recorded (``app.identity``: serial, firmware, barcode, the
-cartridge memory's serial), not by the device string, which names a path.
+cartridge memory's serial), not by the device string, which names a path; for a run recorded before identities
+were, by the keys the history indexes it by (``app.history.keys``: the drive serial, barcode and MAM serial its
+older results carry).
 """
 from __future__ import annotations
 
 from typing import Any
 
 from app.compare.model import Difference
+from app.history.keys import RunKeys
 from app.identity import TAPE_DRIVE, DeviceIdentity
 from app.runs.fields import stored_rows
 from app.runs.stored import Loaded
@@ -19,6 +22,7 @@ from app.runs.stored import Loaded
 #: Parameters that say how a run was started, not what it measured: never a difference.
 HOW_NOT_WHAT = ("force",)
 NOT_RECORDED = "not recorded"
+NO_KEYS = RunKeys()
 
 
 def drive_identity(loaded: Loaded[Any]) -> DeviceIdentity | None:
@@ -38,11 +42,11 @@ def _title(loaded: Loaded[Any]) -> str:
     return loaded.kind.title if loaded.kind is not None else loaded.run.kind
 
 
-def _drive(a: Loaded[Any], b: Loaded[Any]) -> list[Difference]:
+def _drive(a: Loaded[Any], b: Loaded[Any], ka: RunKeys, kb: RunKeys) -> list[Difference]:
     """The drive (serial), its firmware, and the device string it was reached by."""
     da, db = drive_identity(a), drive_identity(b)
     out: list[Difference] = []
-    sa, sb = (da.serial if da else None), (db.serial if db else None)
+    sa, sb = (da.serial if da else None) or ka.drive_serial, (db.serial if db else None) or kb.drive_serial
     if sa and sb and sa != sb:
         out.append(Difference("Drive serial", sa, sb, "two different drives: this compares one drive with another, "
                                                       "not one drive before and after"))
@@ -62,14 +66,14 @@ def _drive(a: Loaded[Any], b: Loaded[Any]) -> list[Difference]:
     return out
 
 
-def _cartridge(a: Loaded[Any], b: Loaded[Any]) -> list[Difference]:
+def _cartridge(a: Loaded[Any], b: Loaded[Any], ka: RunKeys, kb: RunKeys) -> list[Difference]:
     da, db = drive_identity(a), drive_identity(b)
-    if da is None or db is None:
-        return []
     out = []
-    for what, key in (("Cartridge barcode", "barcode"), ("Cartridge serial (cartridge memory)", "cartridge_serial")):
-        va, vb = getattr(da, key), getattr(db, key)
-        if va != vb:
+    for what, key, keyed in (("Cartridge barcode", "barcode", "barcode"),
+                             ("Cartridge serial (cartridge memory)", "cartridge_serial", "mam_serial")):
+        va = (getattr(da, key) if da else None) or getattr(ka, keyed)
+        vb = (getattr(db, key) if db else None) or getattr(kb, keyed)
+        if va != vb and (va or vb):
             out.append(Difference(what, va or NOT_RECORDED, vb or NOT_RECORDED,
                                   "another cartridge: a change may be the cartridge's, not the drive's"
                                   if va and vb else "one run did not record its cartridge"))
@@ -105,9 +109,10 @@ def _recorded(a: Loaded[Any], b: Loaded[Any]) -> list[Difference]:
     return out
 
 
-def differences(a: Loaded[Any], b: Loaded[Any]) -> tuple[Difference, ...]:
-    """Everything but the figures that is not the same in ``a`` (before) and ``b`` (after), most important first."""
-    return tuple(_kind(a, b) + _drive(a, b) + _cartridge(a, b) + _parameters(a, b) + _recorded(a, b))
+def differences(a: Loaded[Any], b: Loaded[Any], ka: RunKeys = NO_KEYS, kb: RunKeys = NO_KEYS) -> tuple[Difference, ...]:
+    """Everything but the figures that is not the same in ``a`` (before) and ``b`` (after), most important first;
+    ``ka``/``kb``: the history's keys of each run, for what its identities do not say."""
+    return tuple(_kind(a, b) + _drive(a, b, ka, kb) + _cartridge(a, b, ka, kb) + _parameters(a, b) + _recorded(a, b))
 
 
 __all__ = ["HOW_NOT_WHAT", "differences", "drive_identity"]

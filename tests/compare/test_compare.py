@@ -192,3 +192,21 @@ def test_the_noise_rule_never_calls_2_percent_an_improvement() -> None:
     assert judge_count(0, 1.0, COUNTS.min_change - 1, 1.0) == NOISE
     assert judge_count(5, 1.0, 10, 2.0) == NOISE  # the same rate per GB over twice the data
     assert judge_must_not_happen(0, 1) == WORSE and judge_must_not_happen(1, 0) == IMPROVED
+
+
+def test_an_older_run_without_identities_is_told_by_the_history_keys() -> None:
+    """Runs recorded before identities were (issue 25) are keyed by what their results carried: another drive is
+    still said first."""
+    from app.history.keys import RunKeys
+    from tests.helpers.kinds import tape_perf
+
+    with History.open() as hist:
+        ids = []
+        for serial, barcode in (("HU1", "TD0001L9"), ("HU2", "TD0001L9")):
+            run_id = hist.start_run("tape-perf", "/dev/sg3", {"pattern": "2:1"})
+            hist.finish_run(run_id, "complete", tape_perf("/dev/sg3", rates={"write": 300.0}))
+            hist.set_keys(run_id, RunKeys(serial, barcode, None))
+            ids.append(run_id)
+        c = compare_runs(hist, ids[0], ids[1])
+    assert [(d.what, d.before, d.after) for d in c.differences] == [("Drive serial", "HU1", "HU2")]
+    assert {r.figure: r.judgement for r in c.rows}["Write rate"] == NOISE  # 300 against 300 MB/s
