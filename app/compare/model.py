@@ -26,8 +26,8 @@ class Side:
 
     @property
     def name(self) -> str:
-        """'run 12 (2026-11-25 13:30 UTC)'."""
-        return f"run {self.run_id} ({self.started_at})"
+        """'run 12 of 2026-11-25 13:30 UTC'."""
+        return f"run {self.run_id} of {self.started_at}"
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,7 @@ class Band:
 #: A rate of one run against another of the same test on the same drive.
 RATE = Band(0.05, "tapediag's own judgement",
             "a tape drive's rate varies from run to run with the cartridge's position, the drive's speed matching "
-            "and the host; repeated runs of the virtual LTO drive stay within 5 % of its model "
+            "and the host; repeated runs of the virtual LTO drive stay within 5% of its model "
             "(benchmarks/bench_virtual_drive.py: 80 of 80 runs), and a real drive is no steadier")
 #: ... when either run says the phase was not the drive's own figure (the host, this machine, too short).
 WIDENED = Band(0.15, "tapediag's own judgement",
@@ -60,7 +60,7 @@ class Measured:
 MEASURED = Measured(3, 2.0, 0.03,
                     "the runs that repeat each compared run's test (same device, drive and parameters) give the "
                     "run-to-run spread σ of this drive (pooled over the two sides); two single runs differ by more "
-                    "than 2·√2·σ by chance 5 % of the time; never below 3 %")
+                    "than 2·√2·σ by chance 5% of the time; never below 3%")
 
 
 @dataclass(frozen=True)
