@@ -261,5 +261,26 @@ def percent(fraction: float | None) -> str:
     return f"{fraction * 100:.0f}%"
 
 
+
+def change_text(fraction: float | None) -> str:
+    """A relative change with its sign, in the one percent style: '+104%', '-3%', '±0%' (a comparison's column)."""
+    if fraction is None or not math.isfinite(fraction):
+        return "-"
+    text = percent(abs(fraction))
+    if text == "0%":
+        return "±0%"
+    return ("+" if fraction > 0 else "-") + text
+
+
+def per_gb_text(count: int, nbytes: float) -> str:
+    """A count over an amount of data, as errors and back-hitches are compared: '94 (299 per GB)' (decimal GB, as
+    ``size_text``); '94' when the amount is unknown or none."""
+    if count == 0 or nbytes <= 0 or not math.isfinite(nbytes):
+        return f"{count:,}"
+    rate = count / (nbytes / GB)
+    return f"{count:,} ({rate:,.0f} per GB)" if rate >= 10 or rate == 0 else f"{count:,} ({rate:,.2f} per GB)"
+
+
 __all__ = ["MAX_BYTES", "LTO_GENERATIONS", "parse_size", "parse_duration", "parse_amount", "is_duration",
-           "parse_on_off", "parse_generation", "plural", "rate_text", "size_text", "block_text", "date_text", "duration_text", "percent"]
+           "parse_on_off", "parse_generation", "plural", "rate_text", "size_text", "block_text", "date_text", "duration_text", "percent",
+           "change_text", "per_gb_text"]

@@ -24,6 +24,7 @@ from app.disk.kind import CREATE_DATA, READ_DATA
 from app.disk.results import CreateDataResult, DiskResult, ReadDataResult
 from app.drive import TapeDrive, set_read_only_session
 from app.execute import execute
+from app.compare.model import REPORT_TITLE, Comparison
 from app.history import History, Run
 from app.history.export import write_csv
 from app.history.summary import headline
@@ -188,7 +189,25 @@ def reference_rates(native: float | None, compressed: float | None, generation: 
     return refs
 
 
-def save_report(run_ids: list[int], path: Path, meta: dict) -> Path:
+def repeat_values(run: Run) -> dict[str, str | bool]:
+    """A recorded run's parameters as its kind's form is filled in (``app.runs.fields.typed_values``): "Repeat this
+    run" asks again for what needs asking (``force`` is never carried over)."""
+    from app.runs import registry
+    from app.runs.fields import typed_values
+
+    kind = registry.get(run.kind)
+    return typed_values(kind.fields if kind is not None else (), run.params)
+
+
+def compare_runs(before: int, after: int) -> Comparison:
+    """Two recorded runs compared (``app.compare``): the history's "Compare with…"."""
+    from app.compare import compare_runs as compare
+
+    with History.open() as hist:
+        return compare(hist, before, after)
+
+
+def save_report(run_ids: list[int], path: Path, meta: dict, comparison: Comparison | None = None) -> Path:
     """Build the report model (``app.report``) from the history and draw it (``ui.pdf``).
 
     Data flows ui -> app only: the model comes from the core, the drawing is ours; the
@@ -201,10 +220,11 @@ def save_report(run_ids: list[int], path: Path, meta: dict) -> Path:
         return str(meta.get(key) or "")
 
     check_report_path(Path(path))
+    titled: dict[str, Any] = {"title": REPORT_TITLE, "comparison": comparison} if comparison is not None else {}
     with History.open() as hist:
         report = build_report(hist, list(run_ids), customer=field("customer"), site=field("site"),
                               technician=field("technician"), ticket=field("ticket"),
-                              host=host_name() if meta.get("host_name") is True else "")
+                              host=host_name() if meta.get("host_name") is True else "", **titled)
     render_pdf(report, Path(path))
     return Path(path)
 

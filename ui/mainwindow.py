@@ -73,6 +73,10 @@ class MainWindow(QMainWindow):
         self.splitter.setChildrenCollapsible(False)
         self.setCentralWidget(self.splitter)
         self.devices.device_selected.connect(self._device_selected)
+        history = self.panels.get("history")
+        if history is not None:  # "Repeat this run": the run's kind's panel, on its drive, with its parameters
+            history.can_repeat = lambda kind: self._repeat_panel(kind) is not None  # type: ignore[attr-defined]
+            history.repeat_requested.connect(self.repeat_run)  # type: ignore[attr-defined]
         self.workers.busy_changed.connect(self._busy_changed)
         self.busy_label = QLabel("Ready")
         self.statusBar().addPermanentWidget(self.busy_label)
@@ -135,6 +139,23 @@ class MainWindow(QMainWindow):
     def show_panel(self, key: str) -> WizardPanel:
         panel = self.panels[key]
         self.tabs.setCurrentWidget(panel)
+        return panel
+
+    def _repeat_panel(self, kind: str) -> WizardPanel | None:
+        return next((p for p in self.panels.values() if getattr(p, "repeat_kind", "") == kind), None)
+
+    def repeat_run(self, run) -> WizardPanel | None:
+        """Open the panel of ``run``'s kind on its drive with its parameters, at the confirm page (``TestPanel.repeat``):
+        it starts from there like any run. A drive not in the device list (a virtual drive with options, a target
+        since forgotten) is given to the panel directly, and the status bar says so."""
+        panel = self._repeat_panel(run.kind)
+        if panel is None or self.workers.selection_holder() is not None:
+            return None
+        if not self.devices.select(run.device):
+            panel.set_device(run.device)
+            self.statusBar().showMessage(f"Repeating run {run.id} on {run.device} (not in the device list)", 8000)
+        self.show_panel(panel.key)
+        panel.repeat(engines.repeat_values(run))  # type: ignore[attr-defined]
         return panel
 
     def _device_selected(self, device: str) -> None:

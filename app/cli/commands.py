@@ -28,6 +28,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "troubleshoot": ("troubleshoot", 'find the bottleneck of a slow backup or restore'),
     "history": ("history", 'list past test runs'),
     "show": ("show", 'show one past run'),
+    "compare": ("compare", "compare two past runs (before and after): what differs, each figure improved, worse or "
+                           "within noise"),
     "export": ("export", 'export a past run as CSV (samples) or JSON'),
     "report": ("report", 'write a PDF report from past runs'),
     "gui": ("gui", 'start the desktop app (drive info, tests, live plots, reports)'),

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
+from app.compare.model import Comparison
+
 
 @dataclass(frozen=True)
 class Cover:
@@ -171,6 +173,8 @@ class Report:
     notes: tuple[str, ...] = ()
     runs: tuple[RunSection, ...] = ()
     appendix: tuple[AppendixBlock, ...] = field(default_factory=tuple)
+    #: Two runs before and after (``tapediag compare ... -o``): their comparison, on page 1 before the verdicts.
+    comparison: Comparison | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -221,10 +221,35 @@ def stored_rows(fields: Iterable[Field], params: Mapping[str, Any]) -> list[tupl
     return rows
 
 
+def typed_values(fields: Iterable[Field], params: Mapping[str, Any]) -> dict[str, str | bool]:
+    """Stored parameters back as a person types them, field by field: what the GUI's form is filled with to repeat a
+    run (the history's "Repeat this run"), which ``from_values`` reads back to the same parameters. A field stored
+    as nothing is blank (its default, as when it was left out); a duration gets its unit ("600s"); a size is whole
+    bytes, which every size field reads. ``force`` is never carried over: a repeat asks again."""
+    out: dict[str, str | bool] = {}
+    for f in fields:
+        if f.name == "force":
+            continue
+        if f.flag:
+            out[f.name] = bool(params.get(f.keys[0]))
+            continue
+        key = next((k for k in f.keys if params.get(k) not in (None, "")), None)
+        value = params.get(key) if key is not None else None
+        if key is None:
+            out[f.name] = ""
+        elif f.unit_of(key) == "s" and isinstance(value, (int, float)):
+            out[f.name] = f"{value:g}s"
+        elif isinstance(value, float) and value.is_integer():
+            out[f.name] = str(int(value))
+        else:
+            out[f.name] = f.words(value, key) if isinstance(value, (list, tuple)) else str(value)
+    return out
+
+
 def _raw(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:,.3f}".rstrip("0").rstrip(".") if abs(value) < 1000 else f"{value:,.1f}"
     return value if isinstance(value, str) else str(value)
 
 
-__all__ = ["Field", "add_options", "check_ranges", "from_values", "given", "stored_rows", "values", "with_defaults"]
+__all__ = ["Field", "add_options", "check_ranges", "from_values", "given", "stored_rows", "typed_values", "values", "with_defaults"]
