@@ -220,6 +220,16 @@ def block_text(nbytes: int) -> str:
     return plural(nbytes, "byte")
 
 
+def size_input_text(nbytes: int) -> str:
+    """A size as a person types it, exactly and read back by ``parse_size`` to the same bytes: '128M', '4G', '1GB',
+    else the bytes ('80000'). A form filled from a stored run (Repeat this run) shows this, not '134217728'."""
+    for suffix, scale in (("T", 1 << 40), ("G", GiB), ("M", MiB), ("K", 1 << 10),
+                          ("TB", 10**12), ("GB", GB), ("MB", MB), ("KB", 10**3)):
+        if nbytes >= scale and nbytes % scale == 0:
+            return f"{nbytes // scale}{suffix}"
+    return str(nbytes)
+
+
 def duration_text(seconds: float | None) -> str:
     """The one way a duration is written, on screen, in a terminal and in a PDF: '14.0 ms', '6.2 s', '42 s',
     '1 min 05 s', '15 min', '1 h 02 min', '3 h' (tenths only under ten seconds, where they mean something;

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, TypeVar
 
 from native.errors import InvalidParameter
-from native.units import block_text, duration_text, parse_duration, parse_size, rate_text, size_text
+from native.units import (block_text, duration_text, parse_duration, parse_size, rate_text, size_input_text,
+                          size_text)
 
 T = TypeVar("T")
 
@@ -224,8 +225,8 @@ def stored_rows(fields: Iterable[Field], params: Mapping[str, Any]) -> list[tupl
 def typed_values(fields: Iterable[Field], params: Mapping[str, Any]) -> dict[str, str | bool]:
     """Stored parameters back as a person types them, field by field: what the GUI's form is filled with to repeat a
     run (the history's "Repeat this run"), which ``from_values`` reads back to the same parameters. A field stored
-    as nothing is blank (its default, as when it was left out); a duration gets its unit ("600s"); a size is whole
-    bytes, which every size field reads. ``force`` is never carried over: a repeat asks again."""
+    as nothing is blank (its default, as when it was left out); a duration gets its unit ("600s"); a size as typed
+    ("128M", exact: ``native.units.size_input_text``). ``force`` is never carried over: a repeat asks again."""
     out: dict[str, str | bool] = {}
     for f in fields:
         if f.name == "force":
@@ -239,6 +240,8 @@ def typed_values(fields: Iterable[Field], params: Mapping[str, Any]) -> dict[str
             out[f.name] = ""
         elif f.unit_of(key) == "s" and isinstance(value, (int, float)):
             out[f.name] = f"{value:g}s"
+        elif f.unit_of(key) in ("size", "bytes") and isinstance(value, int) and not isinstance(value, bool):
+            out[f.name] = size_input_text(value)
         elif isinstance(value, float) and value.is_integer():
             out[f.name] = str(int(value))
         else:

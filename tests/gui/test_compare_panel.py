@@ -103,7 +103,7 @@ def test_repeat_this_run_opens_its_panel_at_the_confirmation_with_its_parameters
     assert window.tabs.currentWidget() is tape and tape.device == base
     assert tape.current_page() == "confirm"
     values = tape.values()
-    assert values["size"] == str(32 << 20) and values["pattern"] == "random" and values["direction"] == "write+read"
+    assert values["size"] == "32M" and values["pattern"] == "random" and values["direction"] == "write+read"
     # The cartridge holds the earlier run's data: the same confirmation as any overwrite, nothing started yet.
     qtbot.waitUntil(lambda: tape.confirm_box.isVisible(), timeout=20000)
     assert not tape.start_button.isEnabled()
