@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.anchor_cmd import BUILT_IN, Anchor, AnchorError, Shape, Timing  # noqa: E402
-from benchmarks.bench_tape_vs_c import CASES, Runs, case_shape, report, run_config, summary  # noqa: E402
+from benchmarks.bench_tape_vs_c import CASES, Quiet, Runs, case_shape, report, run_config, summary  # noqa: E402
 
 if TYPE_CHECKING:
     from tests.helpers.tgt import TgtTarget
@@ -117,6 +117,9 @@ def arguments() -> argparse.Namespace:
     ap.add_argument("--cases", default="256K-variable,1M-variable", help=f"a subset of {', '.join(CASES)}")
     ap.add_argument("--factors", default=",".join(f.name for f in FACTORS),
                     help=f"a subset of {', '.join(f.name for f in FACTORS)}")
+    ap.add_argument("--max-load", type=float, help="before each round, wait until the 1-minute load average is at "
+                                                   "most this (at most --patience seconds)")
+    ap.add_argument("--patience", type=float, default=600.0)
     return ap.parse_args()
 
 
@@ -153,7 +156,7 @@ def main() -> None:
                 for name in wanted:
                     factor = by_name[name]
                     side = FactorSide(factor, on_tmpfs if factor.tmpfs else on_disk)
-                    runs = run_config([side, baseline], shape, max(1, args.pairs))
+                    runs = run_config([side, baseline], shape, max(1, args.pairs), Quiet(args.max_load, args.patience))
                     report(f"{case}, {name} / baseline", runs, {})
                     results.append((f"{case}, {name}", runs))
         except AnchorError as err:

@@ -50,7 +50,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -100,6 +100,7 @@ def engine_side(url: str, mode: str, block: int, io: int, count: int, pattern: s
         "size": str(io * count), "pattern": pattern, "force": True,
     })
     cpu: dict[str, float] = {}
+    in_bursts = burst_cpu_meter()
 
     def sink(event: object) -> None:
         if isinstance(event, PhaseStarted):
@@ -119,8 +120,32 @@ def engine_side(url: str, mode: str, block: int, io: int, count: int, pattern: s
         else:  # to the end of the read loop: the READ that met the filemark
             assert ph.time_to_first_byte is not None
             fm = ph.elapsed - ph.time_to_first_byte + samples[0].latency - data
+        burst_cpu, burst_ios = in_bursts[ph.phase]
         print(f"op={ph.phase} bytes={nbytes} seconds={data:.6f} MBps={nbytes / data / 1e6:.1f} "
-              f"cpu_us_per_cmd={cpu[ph.phase] / max(ph.ios, 1) * 1e6:.1f} fm_seconds={fm:.6f}")
+              f"cpu_us_per_cmd={burst_cpu / max(burst_ios, 1) * 1e6:.1f} "
+              f"phase_cpu_us_per_cmd={cpu[ph.phase] / max(ph.ios, 1) * 1e6:.1f} fm_seconds={fm:.6f}")
+
+
+def burst_cpu_meter() -> dict[str, list[float]]:
+    """Process CPU seconds and commands inside the engine's bursts (``TapeDrive.write_burst``/``read_burst``), per
+    direction: the figure comparable with a C loop's CPU over its timed loop. The phase's own figure also holds
+    its set-up and its summary (samples, percentiles), which come after the last command."""
+    from app.drive import TapeDrive
+
+    meter: dict[str, list[float]] = {"write": [0.0, 0], "read": [0.0, 0]}
+
+    def metered(direction: str, method: Callable[..., Any]) -> Callable[..., Any]:
+        def burst(self: TapeDrive, *args: Any, **kwargs: Any) -> Any:
+            c0 = time.process_time()
+            done = method(self, *args, **kwargs)
+            meter[direction][0] += time.process_time() - c0
+            meter[direction][1] += done.clean + (done.tail is not None)
+            return done
+        return burst
+
+    TapeDrive.write_burst = metered("write", TapeDrive.write_burst)  # type: ignore[method-assign]
+    TapeDrive.read_burst = metered("read", TapeDrive.read_burst)  # type: ignore[method-assign]
+    return meter
 
 
 @dataclass
@@ -147,33 +172,55 @@ class EngineSide:
 
 @dataclass
 class Runs:
-    """Every counted run of one configuration: per side, one {direction: Timing} per round."""
+    """Every counted run of one configuration: per side, one {direction: Timing} per round, and the
+    1-minute load average each round started at."""
 
     sides: list[str]
     rounds: list[dict[str, dict[str, Timing]]] = field(default_factory=list)
-    load: tuple[float, float] = (0.0, 0.0)
+    loads: list[float] = field(default_factory=list)
 
-    def engine_first(self, i: int, anchor: str) -> bool:
-        """Whether the reference side (the first) ran before ``anchor`` in round ``i`` (orders alternate)."""
+    def reference_first(self, i: int) -> bool:
+        """Whether the reference side (the first) ran before the others in round ``i`` (orders alternate)."""
         return i % 2 == 0
 
     def figure(self, side: str, i: int, key: tuple[str, str]) -> float | None:
         t = self.rounds[i][side][key[0]]
         return t.mb_s if key[1] == "data" else t.with_fm_mb_s
 
+    def load_text(self) -> str:
+        return f"{min(self.loads):.1f}–{max(self.loads):.1f}" if self.loads else "?"
 
-def run_config(sides: list[Anchor | EngineSide], shape: Shape, pairs: int) -> Runs:
+
+@dataclass(frozen=True)
+class Quiet:
+    """Before each round, wait until the machine's 1-minute load average is at most ``below`` (None: do not
+    wait), for ``patience`` seconds at most: on a shared machine a round taken during another job's burst
+    says more about that job than about the sides."""
+
+    below: float | None = None
+    patience: float = 600.0
+
+    def wait(self) -> float:
+        """The load average the round starts at."""
+        load = os.getloadavg()[0]
+        deadline = time.monotonic() + self.patience
+        while self.below is not None and load > self.below and time.monotonic() < deadline:
+            time.sleep(5)
+            load = os.getloadavg()[0]
+        return load
+
+
+def run_config(sides: list[Anchor | EngineSide], shape: Shape, pairs: int, quiet: Quiet = Quiet()) -> Runs:
     """One uncounted warm-up round, then ``pairs`` rounds in alternating order."""
     runs = Runs([s.name for s in sides])
-    load0 = os.getloadavg()[0]
     for side in sides:  # warm-up: the target's first session, the page cache, the built loops
         side.run(shape)
     for i in range(pairs):
+        runs.loads.append(quiet.wait())
         got: dict[str, dict[str, Timing]] = {}
         for side in (sides if i % 2 == 0 else list(reversed(sides))):
             got[side.name] = side.run(shape)
         runs.rounds.append(got)
-    runs.load = (load0, os.getloadavg()[0])
     return runs
 
 
@@ -197,8 +244,8 @@ def ratio_lines(runs: Runs, anchor: str) -> list[str]:
             lines.append(f"      {FIGURE_LABEL[key]}  (not timed by {anchor})")
             continue
         ratios = [a / b for _, a, b in pairs]
-        first = [a / b for i, a, b in pairs if runs.engine_first(i, anchor)]
-        second = [a / b for i, a, b in pairs if not runs.engine_first(i, anchor)]
+        first = [a / b for i, a, b in pairs if runs.reference_first(i)]
+        second = [a / b for i, a, b in pairs if not runs.reference_first(i)]
         lines.append(
             f"      {FIGURE_LABEL[key]}  ratio {med(ratios):5.3f} (min {min(ratios):5.3f}, max {max(ratios):5.3f}, "
             f"n {len(ratios)}); {ref} first {shown(first)} (n {len(first)}), {anchor} first {shown(second)} "
@@ -216,11 +263,11 @@ def cpu_line(runs: Runs) -> str:
             known = [v for v in values if v is not None]
             per_side.append(f"{side} {med(known):.0f}" if known else f"{side} -")
         parts.append(f"{direction}: " + ", ".join(per_side))
-    return "      CPU us per command (medians; the engine's over its whole phase): " + "; ".join(parts)
+    return "      CPU us per command (medians; the engine's inside its bursts): " + "; ".join(parts)
 
 
 def report(title: str, runs: Runs, whole: dict[str, bool]) -> None:
-    print(f"  {title}: {len(runs.rounds)} pairs, load average {runs.load[0]:.1f} -> {runs.load[1]:.1f}")
+    print(f"  {title}: {len(runs.rounds)} pairs, load average {runs.load_text()} at the rounds' starts")
     for anchor in runs.sides[1:]:
         note = " (timed as a whole process by the benchmark: login and set-up included)" if whole.get(anchor) else ""
         print(f"    {runs.sides[0]} / {anchor}{note}")
@@ -236,7 +283,7 @@ def report(title: str, runs: Runs, whole: dict[str, bool]) -> None:
 
 def summary(results: list[tuple[str, Runs]]) -> None:
     """One line per configuration and anchor: median paired ratio (min-max) of the four figures."""
-    print("\nsummary: median paired ratio (min-max), n pairs, load at start -> end")
+    print("\nsummary: median paired ratio (min-max), n pairs, load average at the rounds' starts (min-max)")
     print("| configuration | anchor | write, data | write + filemark | read, data | read + filemark | n | load |")
     print("|---|---|---|---|---|---|---|---|")
     for title, runs in results:
@@ -248,11 +295,11 @@ def summary(results: list[tuple[str, Runs]]) -> None:
                      if (a := runs.figure(ref, i, key)) is not None and (b := runs.figure(anchor, i, key)) is not None]
                 cells.append(f"{med(r):.2f} ({min(r):.2f}–{max(r):.2f})" if r else "—")
             print(f"| {title} | {anchor} | " + " | ".join(cells)
-                  + f" | {len(runs.rounds)} | {runs.load[0]:.1f}→{runs.load[1]:.1f} |")
+                  + f" | {len(runs.rounds)} | {runs.load_text()} |")
 
 
 def dump(path: Path, results: list[tuple[str, Runs]]) -> None:
-    data = [{"configuration": title, "sides": runs.sides, "load": runs.load,
+    data = [{"configuration": title, "sides": runs.sides, "loads": runs.loads,
              "rounds": [{side: {d: vars(t) for d, t in got.items()} for side, got in r.items()} for r in runs.rounds]}
             for title, runs in results]
     path.write_text(json.dumps(data, indent=1))
@@ -393,6 +440,9 @@ def arguments() -> argparse.Namespace:
     ap.add_argument("--target", choices=("tuned", "default", "both"), default="both")
     ap.add_argument("--backing", choices=("disk", "tmpfs"), default="disk", help="where tgtd's cartridge file lives")
     ap.add_argument("--json", type=Path, help="also write every run's figures here")
+    ap.add_argument("--max-load", type=float, help="before each round, wait until the 1-minute load average is at "
+                                                   "most this (at most --patience seconds)")
+    ap.add_argument("--patience", type=float, default=600.0, help="seconds a round waits for --max-load at most")
     ap.add_argument("--callgrind", action="store_true", help="also count instructions per command (slow)")
     ap.add_argument("--callgrind-only", action="store_true", help="only the instruction counts")
     ap.add_argument("--callgrind-directions", default="read,write")
@@ -467,7 +517,7 @@ def run(args: argparse.Namespace) -> None:
                         for pattern in (patterns if not args.no_engine else patterns[:1]):
                             sides: list[Anchor | EngineSide] = (list(anchors) if args.no_engine
                                                                 else [EngineSide(pattern), *anchors])
-                            runs = run_config(sides, shape, max(1, args.pairs))
+                            runs = run_config(sides, shape, max(1, args.pairs), Quiet(args.max_load, args.patience))
                             title = f"{kind}, {case}" + ("" if args.no_engine else f", {pattern}")
                             report(title, runs, {s.name: bool(getattr(s, "whole_process", False)) for s in sides})
                             results.append((title, runs))
