@@ -458,29 +458,38 @@ static int abandon(RunnerObject *r, void *ctx, void *task, AsyncState *st, Watch
 static int sending(RunnerObject *r, void *ctx) { return (r->which_events(ctx) & POLLOUT) != 0; }
 
 /* Drive the context until the command ends (``st``), refilling ``next`` once the command has sent all its
- * data (``Drains``: the target is then busy storing it, and the fill costs no wall time). While the command
- * is outstanding, a look after every WATCH_SLICE without an event from the target (and at once after a
- * signal): given up, it is abandoned. A target still sending is not stuck, and the clock is read only
- * then, so a streaming command costs one clock reading more than libiscsi's own loop. */
+ * data (``Drains``: the target is then busy storing it, and the fill costs no wall time). What libiscsi has
+ * to send (the command, an R2T's Data-Out) is written at once, without a poll() first: the socket almost
+ * always takes it, and libiscsi's own loop spends one poll() per command learning so; only what the socket
+ * did not take waits for poll(). While the command is outstanding, a look after every WATCH_SLICE without
+ * an event from the target (and at once after a signal): given up, it is abandoned. A target still
+ * sending is not stuck, and the clock is read only then, so a streaming command costs one clock reading
+ * more than libiscsi's own loop. */
 static int wait_done(RunnerObject *r, void *ctx, void *task, int opcode, AsyncState *st, Watcher *w, Prefill *next,
                      int *filled)
 {
     double start = now();
-    int interrupted = 0, idle, out = 1;
+    int interrupted = 0, idle, out = 1, tried = 0;
     Drains first = {1, 0}; /* a fill without a burst's history: at the first drain */
     Drains *d = next == NULL ? NULL : next->drains != NULL ? next->drains : &first;
     if (d != NULL) d->seen = 0;
     while (!st->finished) {
+        int still = sending(r, ctx);
         if (d != NULL) { /* a write with a fill: its drains are counted to the end, for the next WRITE */
-            int still = sending(r, ctx);
             d->seen += out && !still;
             out = still;
-            if (!*filled && !out && d->seen >= d->expect) {
-                *filled = 1;
-                prefill_run(next);
-                continue;
-            }
         }
+        if (still && !tried) { /* once per poll(): what the socket does not take now waits for POLLOUT */
+            tried = 1;
+            if (r->service(ctx, POLLOUT) < 0) return ISSUE_FAILED;
+            continue;
+        }
+        if (d != NULL && !*filled && !still && d->seen >= d->expect) {
+            *filled = 1;
+            prefill_run(next);
+            continue;
+        }
+        tried = 0;
         if (service_once(r, ctx, (int)(WATCH_SLICE * 1000), &interrupted, &idle) < 0) return ISSUE_FAILED;
         if ((idle || interrupted) && !st->finished && watch_says_stop(w, opcode, now() - start))
             return abandon(r, ctx, task, st, w);
