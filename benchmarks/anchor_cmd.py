@@ -1,8 +1,9 @@
 """An anchor given as a command line: its placeholders, what it must print, how it is run (issue 32 §2).
 
 A benchmark figure of tapediag against "a bare loop" is only as good as the loop, so the loop is not
-fixed: ``bench_tape_vs_c.py --anchor NAME='COMMAND'`` runs any command as the anchor, with these
-placeholders filled in for each configuration (``{{`` and ``}}`` for literal braces):
+fixed: ``bench_tape_vs_c.py --anchor 'COMMAND'`` (or ``NAME='COMMAND'``, to name it in the output) runs any
+command as the anchor, with these placeholders filled in for each configuration (``{{`` and ``}}`` for
+literal braces):
 
     {url}     the iSCSI URL of the tape LUN, iscsi://127.0.0.1:PORT/IQN/1
     {mode}    fixed | variable
@@ -30,6 +31,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -187,15 +189,17 @@ def sync_now() -> None:
 
 
 def parse_anchor(text: str) -> Anchor:
-    """``NAME=COMMAND`` (or a built-in anchor's name alone) from the command line."""
-    if "=" not in text.split(" ", 1)[0]:
-        if text in BUILT_IN:
-            return Anchor(text, BUILT_IN[text])
-        raise AnchorError(f"--anchor {text!r}: give NAME=COMMAND, or one of {', '.join(BUILT_IN)}")
-    name, template = text.split("=", 1)
-    if not name or not template.strip():
-        raise AnchorError(f"--anchor {text!r}: give NAME=COMMAND")
+    """An anchor from the command line: ``NAME=COMMAND``, a bare ``COMMAND`` (named after its program), or a
+    built-in anchor's name alone."""
+    if text in BUILT_IN:
+        return Anchor(text, BUILT_IN[text])
+    named = re.match(r"([A-Za-z][\w.-]*)=(?!\S*=)(.*)$", text, re.S)
+    name, template = (named.group(1), named.group(2)) if named else ("", text)
+    if not template.strip():
+        raise AnchorError(f"--anchor {text!r}: give a command, NAME=COMMAND, or one of {', '.join(BUILT_IN)}")
     argv_of(template, Shape("iscsi://127.0.0.1/iqn.x/1", False, 1, 1, 1), "write+read", build_loops=False)
+    if not name:
+        name = Path(shlex.split(template)[0]).name
     return Anchor(name, template)
 
 

@@ -432,7 +432,7 @@ def arguments() -> argparse.Namespace:
     ap.add_argument("--fixed-block", default="256K", help="the block size of the fixed-mode cases")
     ap.add_argument("--cases", default=",".join(CASES), help=f"comma-separated subset of {', '.join(CASES)}")
     ap.add_argument("--patterns", "--pattern", default="2:1,random", help="the engine's write patterns")
-    ap.add_argument("--anchor", action="append", default=[], metavar="NAME=COMMAND",
+    ap.add_argument("--anchor", action="append", default=[], metavar="[NAME=]COMMAND",
                     help=f"an anchor command (repeatable; default: {', '.join(BUILT_IN)}); "
                          "placeholders: python benchmarks/anchor_cmd.py")
     ap.add_argument("--no-engine", action="store_true",

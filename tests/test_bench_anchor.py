@@ -27,10 +27,14 @@ def test_an_unknown_placeholder_is_one_clear_error_naming_the_known_ones() -> No
         parse_anchor("mine=loop {lun}")
 
 
-def test_a_built_in_anchor_is_named_alone_and_a_bare_word_is_refused() -> None:
+def test_an_anchor_is_a_built_in_name_a_named_command_or_a_bare_command() -> None:
     assert parse_anchor("plain").name == "plain"
-    with pytest.raises(AnchorError, match="NAME=COMMAND"):
-        parse_anchor("myloop")
+    assert parse_anchor("mine=/opt/x/loop --lun {url}").name == "mine"
+    bare = parse_anchor("/opt/x/my_loop --lun {url} --size {bytes} --bs {block}")
+    assert (bare.name, bare.template) == ("my_loop", "/opt/x/my_loop --lun {url} --size {bytes} --bs {block}")
+    assert parse_anchor("env LOOP_DEPTH=1 my_loop {url}").name == "env"  # an = later on is not a name
+    with pytest.raises(AnchorError, match="give a command"):
+        parse_anchor("mine=  ")
 
 
 def test_timing_lines_are_read_by_direction() -> None:
