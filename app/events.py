@@ -131,6 +131,17 @@ class RatedRates:
 
 
 @dataclass(frozen=True)
+class Yardstick:
+    """What a tape test's verdict will judge its rate against ("800 MB/s possible for 2:1 data on LTO-9",
+    ``app.tapeperf.rated.possible``), said once the data's ratio and the compression are known (before
+    the first write): the GUI's plot draws it as its reference line instead of the rated rates, so the
+    line and the headline use one figure (issue 31)."""
+
+    mb_s: float
+    label: str
+
+
+@dataclass(frozen=True)
 class RobotMove:
     """A library exerciser's MOVE MEDIUM, said when it is sent (``seconds`` None) and when it ends (its time,
     or the robot's error): the GUI's live progress and move-time plot."""
@@ -154,7 +165,19 @@ class Checkpoint:
     results: dict
 
 
-Event = Union[SampleBatch, PhaseStarted, Progress, Message, PhaseFinished, RatedRates, RobotMove, Checkpoint]
+@dataclass(frozen=True)
+class DriveBusy:
+    """A passive watch's sampling interval (``app.watch``): the share of it the drive had a command
+    outstanding, from the kernel's tape statistics. ``1 - busy_share`` is the time it waited for the
+    host: the live curve of the bottleneck number (the bytes moved arrive as a ``SampleBatch``)."""
+
+    t: float  # end of the interval, seconds since the watch began
+    seconds: float
+    busy_share: float
+
+
+Event = Union[SampleBatch, PhaseStarted, Progress, Message, PhaseFinished, RatedRates, Yardstick, RobotMove, Checkpoint,
+              DriveBusy]
 EventSink = Callable[[Event], None]
 
 

@@ -123,7 +123,7 @@ class MediaScan:
             result.log_notes.append(f"the labels at BOT could not be read: {err}")
             return
         if volume is not None:
-            result.ltfs = volume.to_dict()
+            result.ltfs = volume
             sink(Message("info", f"{volume.describe()}: holds data; reading both partitions, nothing is written"))
 
     def _published_buffer(self) -> int | None:
@@ -242,11 +242,9 @@ class MediaScan:
 
     def _cartridge(self) -> dict[str, object]:
         """The cartridge memory's figures (barcode, loads, totals), as ``info`` shows them."""
-        from dataclasses import asdict
-
-        from app.info import Cartridge
+        from app.info.stored import cartridge_fields
 
         mam = supported(self.drive.read_attributes)
         if not isinstance(mam, Supported):
             return {}
-        return {k: v for k, v in asdict(Cartridge.from_mam(mam.value)).items() if v not in (None, "", ())}
+        return {k: v for k, v in cartridge_fields(mam.value).items() if v not in (None, "", ())}

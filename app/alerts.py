@@ -11,7 +11,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from native.scsi.logpages import TapeAlertFlag
 from native.scsi.tapealert import definition
+
+#: What a technician does for each drive-health verdict of ``tapediag info`` (``app.info.Verdict``), and its tone
+#: (``app.runs.TONES``): the one table page 1, the GUI and the assessment's health step take them from.
+HEALTH = {
+    "Healthy": ("good", "None: keep the drive on its cleaning schedule."),
+    "Attention": ("warn", "Clean the drive and repeat with another cartridge; if the reasons stay, open a support "
+                          "case with the drive's vendor."),
+    "Failing": ("bad", "Stop using the drive for backups and open a support case with the drive's vendor, quoting "
+                       "its serial and firmware."),
+    "Not assessed": ("none", "Nothing could be read to judge the drive: load a cartridge and run 'tapediag info' "
+                             "again on a path that passes log pages."),
+    "Not a tape drive": ("none", "Check the device path: this device is not a tape drive."),
+}
 
 
 @dataclass(frozen=True)
@@ -26,8 +40,8 @@ class AlertVerdict:
 
     @property
     def tone(self) -> str:
-        """The report's tone (``app.runs.TONES``) for this verdict."""
-        return {"Failing": "bad", "Attention": "warn"}.get(self.verdict, "none")
+        """The report's tone (``app.runs.TONES``) for this verdict (``HEALTH``)."""
+        return HEALTH.get(self.verdict, ("none", ""))[0] if self.verdict != "Healthy" else "none"
 
     @property
     def severity(self) -> str:
@@ -47,14 +61,14 @@ def flag_code(flag: str) -> int | None:
 def judge_alerts(flags: list[str] | tuple[str, ...] | None) -> AlertVerdict | None:
     """The verdict of the flags a run left set, by ``tapediag info``'s rule; None when there are none."""
     from app.drive import Supported, Unsupported
-    from app.info import EXIT_CODES, Alert
+    from app.info import EXIT_CODES
     from app.info import assess as info_assess
 
     codes = [c for c in (flag_code(f) for f in flags or ()) if c is not None]
     if not codes:
         return None
     defs = [definition(c) for c in codes]
-    alerts = tuple(Alert(d.code, d.name, d.severity.value, d.text) for d in defs)
+    alerts = tuple(TapeAlertFlag(d.code, True, d) for d in defs)
     health = info_assess(Supported(alerts), Unsupported(), Unsupported(), Unsupported())
     return AlertVerdict(health.verdict.value, EXIT_CODES[health.verdict],
                         tuple(f"{d.code:02X}h {d.name} ({d.severity.value})" for d in defs),
