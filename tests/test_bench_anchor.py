@@ -95,3 +95,21 @@ def test_one_pair_of_every_side_against_a_real_tgtd(tgt_factory) -> None:  # typ
             t = runs.rounds[0][side][direction]
             assert t.nbytes == 16 * 262144 and t.seconds > 0 and t.fm_seconds is not None and not t.whole_process
     assert [r.type for r in target.show_blocks()] == ["BOT", *["DATA"] * 16, "FILEMARK", "EOD"]
+
+
+def test_the_readme_table_is_the_paired_ratios_of_the_json_split_by_order() -> None:
+    from benchmarks.tape_vs_c_tables import rows
+
+    def timing(mb_per_s: float) -> dict[str, float]:
+        return {"nbytes": 1e9, "seconds": 1e9 / (mb_per_s * 1e6)}
+
+    # rounds 0 and 2: the engine ran first; round 1: the anchor did
+    engine = [(500, 400), (450, 380), (520, 410)]
+    anchor = [(500, 400), (500, 400), (400, 400)]
+    config = {"configuration": "tuned, 1M-fixed, 2:1", "sides": ["engine", "plain"], "loads": [0.4, 1.9, 1.2],
+              "rounds": [{"engine": {"write": timing(ew), "read": timing(er)},
+                          "plain": {"write": timing(aw), "read": timing(ar)}}
+                         for (ew, er), (aw, ar) in zip(engine, anchor)]}
+    (row,) = rows(config)
+    assert row == ("| tuned, 1M-fixed, 2:1 | plain | 1.00 (0.90–1.30) | 1.15 / 0.90 | 500 / 500 "
+                   "| 1.00 (0.95–1.02) | 1.01 / 0.95 | 400 / 400 | 3 | 0.4–1.9 |")

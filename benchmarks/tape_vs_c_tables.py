@@ -1,0 +1,70 @@
+"""The tables of ``benchmarks/README.md`` from ``bench_tape_vs_c.py --json`` files (issue 32 §2).
+
+Run: .venv/bin/python benchmarks/tape_vs_c_tables.py runs.json [more.json ...]
+
+One row per configuration and anchor, for writes and reads (data I/Os only, the figure the goal is set
+on): the median of the paired ratios engine / anchor with their min-max, the same median over the pairs
+where the engine ran first and over those where the anchor did, both sides' median MB/s, n pairs and the
+1-minute load average at the rounds' starts. Nothing is computed here that the benchmark did not measure:
+the JSON holds every run of every round, and this only arranges it.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+from pathlib import Path
+from typing import Any
+
+
+def mb_s(timing: dict[str, Any]) -> float:
+    """A run's data-I/O rate (``anchor_cmd.Timing.mb_s``)."""
+    return float(timing["nbytes"]) / float(timing["seconds"]) / 1e6
+
+
+def cell(values: list[float]) -> str:
+    """'0.98 (0.91–1.04)', or a dash for no values."""
+    if not values:
+        return "—"
+    return f"{statistics.median(values):.2f} ({min(values):.2f}–{max(values):.2f})"
+
+
+def by_order(values: list[tuple[int, float]]) -> str:
+    """The median ratio over the pairs the engine ran first in (even rounds), then over the others."""
+    first = [r for i, r in values if i % 2 == 0]
+    second = [r for i, r in values if i % 2 == 1]
+    return " / ".join(f"{statistics.median(v):.2f}" if v else "—" for v in (first, second))
+
+
+def rows(config: dict[str, Any]) -> list[str]:
+    """The table rows of one configuration: one per anchor against the first side (the engine)."""
+    ref, rounds = config["sides"][0], config["rounds"]
+    loads = config["loads"]
+    load = f"{min(loads):.1f}–{max(loads):.1f}" if loads else "?"
+    out = []
+    for anchor in config["sides"][1:]:
+        cells = []
+        for direction in ("write", "read"):
+            pairs = [(i, mb_s(r[ref][direction]), mb_s(r[anchor][direction])) for i, r in enumerate(rounds)]
+            ratios = [(i, a / b) for i, a, b in pairs]
+            cells += [cell([r for _, r in ratios]), by_order(ratios),
+                      f"{statistics.median([a for _, a, _ in pairs]):,.0f} / {statistics.median([b for _, _, b in pairs]):,.0f}"]
+        out.append(f"| {config['configuration']} | {anchor} | " + " | ".join(cells) + f" | {len(rounds)} | {load} |")
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("json", nargs="+", type=Path, help="files written by bench_tape_vs_c.py --json")
+    args = ap.parse_args()
+    print("| configuration | anchor | write ratio | write: engine first / anchor first | write MB/s engine / anchor "
+          "| read ratio | read: engine first / anchor first | read MB/s engine / anchor | n | load |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for path in args.json:
+        for config in json.loads(path.read_text()):
+            for row in rows(config):
+                print(row)
+
+
+if __name__ == "__main__":
+    main()
