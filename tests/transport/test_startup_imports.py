@@ -49,10 +49,10 @@ def test_devices_does_not_import_the_iscsi_transport_or_spawn_a_library_search()
 
 
 def test_info_on_a_virtual_drive_loads_no_test_engine(tmp_path, monkeypatch) -> None:
-    """``info`` reads a threshold of the media scan's results for the drive's earlier visits; that must not
-    load the scan engine or the tape performance engine through their packages (issue 32 §3)."""
+    """``info`` reads a threshold of the media scan for the drive's earlier visits; that must not load the
+    scan's results, the scan engine or the tape performance engine (issue 32 §3)."""
     monkeypatch.setenv("TAPEDIAG_DATA_DIR", str(tmp_path))
     _imported("info", "virtual:lto9")  # a first run records a snapshot: the second has an earlier visit to read
     modules = _imported("info", "virtual:lto9")
-    assert "app.visits" in modules and "app.scan.results" in modules  # the path that used to load them ran
-    assert not {"app.scan.engine", "app.tapeperf.engine", "app.tapeperf.session"} & modules
+    assert "app.visits" in modules and "app.scan.thresholds" in modules  # the path that used to load them ran
+    assert not {"app.scan.engine", "app.scan.results", "app.tapeperf", "app.tapeperf.engine"} & modules
