@@ -4,8 +4,9 @@ Run: .venv/bin/python benchmarks/tape_vs_c_tables.py runs.json [more.json ...]
 
 One row per configuration and anchor, for writes and reads (data I/Os only, the figure the goal is set
 on): the median of the paired ratios engine / anchor with their min-max, the same median over the pairs
-where the engine ran first and over those where the anchor did, both sides' median MB/s, n pairs and the
-1-minute load average at the rounds' starts. Nothing is computed here that the benchmark did not measure:
+where the engine ran first and over those where the anchor did, both sides' median MB/s and CPU time per
+command (user + system; the engine's measured inside its bursts), n pairs and the 1-minute load average at
+the rounds' starts. Nothing is computed here that the benchmark did not measure:
 the JSON holds every run of every round, and this only arranges it.
 """
 from __future__ import annotations
@@ -29,6 +30,12 @@ def cell(values: list[float]) -> str:
     return f"{statistics.median(values):.2f} ({min(values):.2f}–{max(values):.2f})"
 
 
+def cpu(timings: list[dict[str, Any]]) -> str:
+    """The median CPU time per command of one side's runs (the engine's inside its bursts), or a dash."""
+    known = [float(t["cpu_us_per_cmd"]) for t in timings if t.get("cpu_us_per_cmd") is not None]
+    return f"{statistics.median(known):.0f}" if known else "—"
+
+
 def by_order(values: list[tuple[int, float]]) -> str:
     """The median ratio over the pairs the engine ran first in (even rounds), then over the others."""
     first = [r for i, r in values if i % 2 == 0]
@@ -48,7 +55,8 @@ def rows(config: dict[str, Any]) -> list[str]:
             pairs = [(i, mb_s(r[ref][direction]), mb_s(r[anchor][direction])) for i, r in enumerate(rounds)]
             ratios = [(i, a / b) for i, a, b in pairs]
             cells += [cell([r for _, r in ratios]), by_order(ratios),
-                      f"{statistics.median([a for _, a, _ in pairs]):,.0f} / {statistics.median([b for _, _, b in pairs]):,.0f}"]
+                      f"{statistics.median([a for _, a, _ in pairs]):,.0f} / {statistics.median([b for _, _, b in pairs]):,.0f}",
+                      " / ".join(cpu([r[side][direction] for r in rounds]) for side in (ref, anchor))]
         out.append(f"| {config['configuration']} | {anchor} | " + " | ".join(cells) + f" | {len(rounds)} | {load} |")
     return out
 
@@ -58,8 +66,9 @@ def main() -> None:
     ap.add_argument("json", nargs="+", type=Path, help="files written by bench_tape_vs_c.py --json")
     args = ap.parse_args()
     print("| configuration | anchor | write ratio | write: engine first / anchor first | write MB/s engine / anchor "
-          "| read ratio | read: engine first / anchor first | read MB/s engine / anchor | n | load |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "| write CPU µs/cmd engine / anchor | read ratio | read: engine first / anchor first | read MB/s engine / anchor "
+          "| read CPU µs/cmd engine / anchor | n | load |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for path in args.json:
         for config in json.loads(path.read_text()):
             for row in rows(config):
