@@ -6,7 +6,7 @@ One row per configuration and anchor, for writes and reads (data I/Os only, the 
 on): the median of the paired ratios engine / anchor with their min-max, the same median over the pairs
 where the engine ran first and over those where the anchor did, both sides' median MB/s and CPU time per
 command (user + system; the engine's measured inside its bursts), n pairs and the 1-minute load average at
-the rounds' starts. Nothing is computed here that the benchmark did not measure:
+the rounds' starts. A second table holds the anchors against each other in the same rounds. Nothing is computed here that the benchmark did not measure:
 the JSON holds every run of every round, and this only arranges it.
 """
 from __future__ import annotations
@@ -61,6 +61,21 @@ def rows(config: dict[str, Any]) -> list[str]:
     return out
 
 
+def anchor_rows(config: dict[str, Any]) -> list[str]:
+    """The anchors against each other (the second and later against the first anchor), same rounds: how far
+    two bare loops that send the same commands differ on this target."""
+    anchors, rounds = config["sides"][1:], config["rounds"]
+    out = []
+    for other in anchors[1:]:
+        cells = []
+        for direction in ("write", "read"):
+            pairs = [(mb_s(r[other][direction]), mb_s(r[anchors[0]][direction])) for r in rounds]
+            cells += [cell([a / b for a, b in pairs]),
+                      f"{statistics.median([a for a, _ in pairs]):,.0f} / {statistics.median([b for _, b in pairs]):,.0f}"]
+        out.append(f"| {config['configuration']} | {other} / {anchors[0]} | " + " | ".join(cells) + f" | {len(rounds)} |")
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("json", nargs="+", type=Path, help="files written by bench_tape_vs_c.py --json")
@@ -72,6 +87,12 @@ def main() -> None:
     for path in args.json:
         for config in json.loads(path.read_text()):
             for row in rows(config):
+                print(row)
+    print("\n| configuration | anchors | write ratio | write MB/s | read ratio | read MB/s | n |")
+    print("|---|---|---|---|---|---|---|")
+    for path in args.json:
+        for config in json.loads(path.read_text()):
+            for row in anchor_rows(config):
                 print(row)
 
 
