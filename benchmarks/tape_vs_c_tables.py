@@ -6,8 +6,9 @@ One row per configuration and anchor, for writes and reads (data I/Os only, the 
 on): the median of the paired ratios engine / anchor with their min-max, the same median over the pairs
 where the engine ran first and over those where the anchor did, both sides' median MB/s and CPU time per
 command (user + system; the engine's measured inside its bursts), n pairs and the 1-minute load average at
-the rounds' starts. A second table holds the anchors against each other in the same rounds. Nothing is computed here that the benchmark did not measure:
-the JSON holds every run of every round, and this only arranges it.
+the rounds' starts. A second table holds the anchors against each other in the same rounds. Nothing is
+computed here that the benchmark did not measure: the JSON holds every run of every round, and this only
+arranges it.
 """
 from __future__ import annotations
 
