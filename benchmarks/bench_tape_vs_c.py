@@ -503,7 +503,9 @@ def run(args: argparse.Namespace) -> None:
     print(f"{size >> 20} MiB written and read back per run, cartridge file on {args.backing}; {args.pairs} pairs per "
           f"configuration after one uncounted round; load average at start {os.getloadavg()[0]:.1f} on "
           f"{os.cpu_count()} CPUs")
-    with tempfile.TemporaryDirectory(prefix="tapediag-bench-") as tmp, \
+    # With --backing tmpfs the engine's history goes there too: nothing of a run waits on the shared disk
+    # (a full disk once failed the engine's history with "disk I/O error" mid-run).
+    with tempfile.TemporaryDirectory(prefix="tapediag-bench-", dir=base) as tmp, \
             tempfile.TemporaryDirectory(prefix="tapediag-bench-tgt-", dir=base) as tgt_dir:
         os.environ.setdefault("TAPEDIAG_DATA_DIR", str(Path(tmp) / "data"))  # the engine's history records
         os.environ.setdefault("TAPEDIAG_LOCK_DIR", str(Path(tmp) / "claims"))  # not another engineer's claims
@@ -521,6 +523,8 @@ def run(args: argparse.Namespace) -> None:
                             title = f"{kind}, {case}" + ("" if args.no_engine else f", {pattern}")
                             report(title, runs, {s.name: bool(getattr(s, "whole_process", False)) for s in sides})
                             results.append((title, runs))
+                            if args.json:  # after every configuration: a run that stops keeps what it measured
+                                dump(args.json, results)
                 if args.callgrind or args.callgrind_only:
                     from benchmarks.bench_iscsi_anchor import callgrind_available
 
@@ -532,8 +536,6 @@ def run(args: argparse.Namespace) -> None:
                             callgrind_figures(target.url, case, fixed_block, directions)
     if results:
         summary(results)
-        if args.json:
-            dump(args.json, results)
     print(f"load average at the end {os.getloadavg()[0]:.1f}")
 
 
