@@ -37,11 +37,18 @@ def cpu(timings: list[dict[str, Any]]) -> str:
     return f"{statistics.median(known):.0f}" if known else "—"
 
 
-def by_order(values: list[tuple[int, float]]) -> str:
-    """The median ratio over the pairs the engine ran first in (even rounds), then over the others."""
-    first = [r for i, r in values if i % 2 == 0]
-    second = [r for i, r in values if i % 2 == 1]
+def by_order(values: list[tuple[bool, float]]) -> str:
+    """The median ratio over the pairs the engine ran first in, then over the others."""
+    first = [r for engine_first, r in values if engine_first]
+    second = [r for engine_first, r in values if not engine_first]
     return " / ".join(f"{statistics.median(v):.2f}" if v else "—" for v in (first, second))
+
+
+def engine_first(config: dict[str, Any], i: int) -> bool:
+    """Whether the engine ran first in round ``i``: the benchmark alternates, the engine first in even rounds
+    (``Runs.reference_first``); a pooled table carries each round's own order."""
+    order = config.get("engine_first")
+    return bool(order[i]) if order is not None else i % 2 == 0
 
 
 def rows(config: dict[str, Any]) -> list[str]:
@@ -54,7 +61,7 @@ def rows(config: dict[str, Any]) -> list[str]:
         cells = []
         for direction in ("write", "read"):
             pairs = [(i, mb_s(r[ref][direction]), mb_s(r[anchor][direction])) for i, r in enumerate(rounds)]
-            ratios = [(i, a / b) for i, a, b in pairs]
+            ratios = [(engine_first(config, i), a / b) for i, a, b in pairs]
             cells += [cell([r for _, r in ratios]), by_order(ratios),
                       f"{statistics.median([a for _, a, _ in pairs]):,.0f} / {statistics.median([b for _, _, b in pairs]):,.0f}",
                       " / ".join(cpu([r[side][direction] for r in rounds]) for side in (ref, anchor))]
@@ -77,6 +84,24 @@ def anchor_rows(config: dict[str, Any]) -> list[str]:
     return out
 
 
+def pooled(configs: list[dict[str, Any]]) -> list[str]:
+    """Every configuration's rounds as one: a row per anchor, the configuration column saying how many."""
+    by_anchor: dict[str, dict[str, Any]] = {}
+    for config in configs:
+        for anchor in config["sides"][1:]:
+            merged = by_anchor.setdefault(anchor, {"configuration": "", "sides": [config["sides"][0], anchor],
+                                                   "loads": [], "rounds": [], "engine_first": [], "n": 0})
+            merged["loads"] += config["loads"]
+            merged["engine_first"] += [engine_first(config, i) for i in range(len(config["rounds"]))]
+            merged["rounds"] += [{side: r[side] for side in merged["sides"]} for r in config["rounds"]]
+            merged["n"] += 1
+    out = []
+    for merged in by_anchor.values():
+        merged["configuration"] = f"**all {merged['n']} configurations pooled**"
+        out += rows(merged)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("json", nargs="+", type=Path, help="files written by bench_tape_vs_c.py --json")
@@ -89,6 +114,8 @@ def main() -> None:
         for config in json.loads(path.read_text()):
             for row in rows(config):
                 print(row)
+    for row in pooled([c for path in args.json for c in json.loads(path.read_text())]):
+        print(row)
     print("\n| configuration | anchors | write ratio | write MB/s | read ratio | read MB/s | n |")
     print("|---|---|---|---|---|---|---|")
     for path in args.json:
