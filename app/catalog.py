@@ -14,6 +14,7 @@ from app.assess.kind import ASSESSMENT
 from app.disk.kind import CREATE_DATA, READ_DATA
 from app.info_kind import DRIVE_INFO
 from app.libtest.kind import LIBRARY_TEST
+from app.nettest.kind import NET_TEST
 from app.runs import registry
 from app.runs.kind import RunKind
 from app.scan.kind import MEDIA_SCAN
@@ -30,6 +31,7 @@ KINDS: tuple[RunKind[Any, Any], ...] = (
     MEDIA_SCAN,
     ASSESSMENT,
     LIBRARY_TEST,
+    NET_TEST,
 )
 
 registry.install(KINDS)
