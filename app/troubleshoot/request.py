@@ -20,7 +20,7 @@ from app.execute import execute
 from app.history import History
 
 from .kind import TROUBLESHOOT
-from .fromhistory import drive_from_run, figure_from_run, streams_of
+from .fromhistory import drive_from_run, figure_from_run, network_figures, streams_of
 from .model import Diagnosis, DriveContext, Figure, Measurements, TroubleshootInput, Workload
 from .parse import parse_block_size, parse_generation, parse_link
 
@@ -28,8 +28,9 @@ from .parse import parse_block_size, parse_generation, parse_link
 MAX_RATE_MB_S = 100_000
 #: The figures of the white paper's steps 1-4, as the CLI's flags and the GUI's fields name them.
 FIGURES = ("tape_write", "tape_read", "disk_read", "disk_read_parallel", "disk_write", "disk_write_parallel")
-#: The steps a history run can stand for (a disk run is single or parallel by its own stream count).
-RUN_STEPS = ("tape_write", "tape_read", "disk_read", "disk_write")
+#: The steps a history run can stand for (a disk run is single or parallel by its own stream count; a net-test run
+#: is the network, each direction it measured).
+RUN_STEPS = ("tape_write", "tape_read", "disk_read", "disk_write", "network")
 
 
 @dataclass(frozen=True)
@@ -197,7 +198,9 @@ def build_input(req: TroubleshootRequest, hist: History) -> tuple[TroubleshootIn
         m[key if key.startswith("tape") or key.endswith("_parallel") else f"{key}_single"] = Figure(value)
     drive_ctx = DriveContext()
     source_files: tuple[int, float] | None = None
-    for step in RUN_STEPS:
+    for run_id in req.runs.get("network", []):
+        m.update(network_figures(hist, run_id))
+    for step in RUN_STEPS[:-1]:
         for run_id in req.runs.get(step, []):
             fig = figure_from_run(hist, run_id, step)
             run = hist.get_run(run_id, samples=False)
