@@ -6,7 +6,9 @@ import logging
 
 from PySide6.QtCore import QByteArray, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
-from PySide6.QtWidgets import QApplication, QLabel, QMainWindow, QMessageBox, QSplitter, QTabWidget, QWidget
+from PySide6.QtCore import QSize
+from PySide6.QtWidgets import (QApplication, QLabel, QMainWindow, QMessageBox, QProxyStyle, QSplitter, QStyle,
+                               QStyleOption, QTabWidget, QWidget)
 
 from app import __version__
 from ui import engines, gcthread
@@ -28,18 +30,34 @@ def _panel_classes() -> list[type[WizardPanel]]:
     from ui.panels.history import HistoryPanel
     from ui.panels.info import InfoPanel
     from ui.panels.library import LibraryPanel
+    from ui.panels.network import NetworkPanel
     from ui.panels.scan import ScanPanel
     from ui.panels.tapeperf import TapePerfPanel
     from ui.panels.troubleshoot import TroubleshootPanel
 
-    return [InfoPanel, TapePerfPanel, AssessPanel, ScanPanel, CreateDataPanel, ReadDataPanel, TroubleshootPanel,
-            HistoryPanel, LibraryPanel]
+    return [InfoPanel, TapePerfPanel, AssessPanel, ScanPanel, CreateDataPanel, ReadDataPanel, NetworkPanel,
+            TroubleshootPanel, HistoryPanel, LibraryPanel]
 
 
 def device_pane_width(window_width: int) -> int:
     """The device pane's first width: a quarter of the window less 16, 240-480 pixels (room for
     "iscsi://host:port/iqn…" on a large screen, and for the nine tabs at 1024 pixels)."""
     return max(240, min(480, window_width // 4 - 16))
+
+
+#: Pixels each tab gives up of its style's padding, so ten tabs fit a 1024-pixel window (their titles whole).
+TAB_TRIM = 8
+
+
+class _CompactTabs(QProxyStyle):
+    """The platform's own tabs, ``TAB_TRIM`` pixels narrower each (nothing else of the style changes)."""
+
+    def sizeFromContents(self, kind: QStyle.ContentsType, option: QStyleOption | None, size: QSize,
+                         widget: QWidget | None = None) -> QSize:
+        got = super().sizeFromContents(kind, option, size, widget)
+        if kind == QStyle.ContentsType.CT_TabBarTab:
+            got.setWidth(got.width() - TAB_TRIM)
+        return got
 
 
 class MainWindow(QMainWindow):
@@ -51,8 +69,11 @@ class MainWindow(QMainWindow):
         self.tabs = QTabWidget()
         self.tabs.setObjectName("panels")
         self.tabs.setDocumentMode(True)
-        # Nine tabs must fit a 1024-pixel window: never scroll them out of sight. Hence the
-        # short tab titles ("Drive info"); the panel's heading and the tab's tooltip say it whole.
+        # Ten tabs must fit a 1024-pixel window: never scroll them out of sight. Hence the
+        # short tab titles ("Drive info"), a little less padding (_CompactTabs); the panel's heading and the
+        # tab's tooltip say it whole.
+        self._tab_style = _CompactTabs()  # over the application's style (a proxy given a style would own it)
+        self.tabs.tabBar().setStyle(self._tab_style)
         self.tabs.setUsesScrollButtons(False)
         self.tabs.setElideMode(Qt.TextElideMode.ElideRight)
         self.panels: dict[str, WizardPanel] = {}
@@ -62,7 +83,8 @@ class MainWindow(QMainWindow):
             # No Alt+letter on the tabs: each page's fields need the letters, and the
             # tabs have Ctrl+1…9 (and the Panels menu, where their mnemonics live).
             self.tabs.addTab(panel, without_mnemonic(cls.tab_title))
-            self.tabs.setTabToolTip(self.tabs.count() - 1, f"{cls.title} (Ctrl+{self.tabs.count()})")
+            key = f" (Ctrl+{self.tabs.count()})" if self.tabs.count() <= 9 else ""
+            self.tabs.setTabToolTip(self.tabs.count() - 1, f"{cls.title}{key}")
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.devices)
         self.splitter.addWidget(self.tabs)
@@ -108,7 +130,9 @@ class MainWindow(QMainWindow):
         self.quit_action = quit_action
         view = self.menuBar().addMenu("&Panels")
         for i, panel in enumerate(self.panels.values()):
-            action = QAction(type(panel).tab_title, self, shortcut=QKeySequence(f"Ctrl+{i + 1}"))
+            action = QAction(type(panel).tab_title, self)
+            if i < 9:  # Ctrl+1…9; a tenth panel is reached by its tab and this menu
+                action.setShortcut(QKeySequence(f"Ctrl+{i + 1}"))
             action.triggered.connect(lambda _=False, p=panel: self.show_panel(p.key))
             view.addAction(action)
         help_menu = self.menuBar().addMenu("&Help")

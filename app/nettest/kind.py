@@ -40,21 +40,36 @@ def _total(phase: NetPhase) -> str:
             f"{size_text(phase.bytes)} in {duration_text(phase.seconds)}")
 
 
-def rows(result: NetTestResult) -> Rows:
-    """The report's rows: per direction the total, each stream, RTT and retransmissions; the pattern and the ends."""
+def sections(result: NetTestResult) -> list[tuple[str, Rows]]:
+    """The result in titled parts (the GUI's results page): the ends and the pattern, then each direction with its
+    total, each stream, and the kernel's round trip and retransmissions."""
     ratio = f" (compresses {result.predicted_ratio:.1f}:1 on tape)" if result.predicted_ratio else ""
-    out: Rows = [("Server", f"{result.server} ({result.server_info or 'server'})"),
-                 ("Data pattern", f"{result.pattern}{ratio}")]
-    for p in result.phases:
-        out.append((_direction(p), _total(p) + (f"; {p.note}" if p.note else "")))
-        for s in p.streams:
-            out.append((f"  stream {s.stream}", f"{rate_text(s.mb_s)}, {size_text(s.bytes)}"))
-        out.append(("  round trip, retransmissions", kernel_words(p) + (f" ({p.tcp_info_note})" if p.tcp_info_note
-                                                                       else "")))
+    overview: Rows = [("Server", f"{result.server} ({result.server_info or 'server'})"),
+                      ("Data pattern", f"{result.pattern}{ratio}")]
     if not result.native:
-        out.append(("Stream loops", "Python, not C: on a fast link the figure may be low"))
+        overview.append(("Stream loops", "Python, not C: on a fast link the figure may be low"))
     if result.status != "complete":
-        out.append(("Ended", result.error or result.status))
+        overview.append(("Ended", result.error or result.status))
+    out = [("Network test", overview)]
+    for p in result.phases:
+        part: Rows = [("Total", _total(p) + (f"; {p.note}" if p.note else ""))]
+        part += [(f"Stream {s.stream}", f"{rate_text(s.mb_s)}, {size_text(s.bytes)}") for s in p.streams]
+        part.append(("Round trip, retransmissions", kernel_words(p) + (f" ({p.tcp_info_note})" if p.tcp_info_note
+                                                                       else "")))
+        out.append((_direction(p), part))
+    return out
+
+
+def rows(result: NetTestResult) -> Rows:
+    """The report's rows: ``sections`` in one list, each direction's rows under its name."""
+    out: Rows = []
+    for title, part in sections(result):
+        if title == "Network test":
+            out += part
+            continue
+        total, *rest = part
+        out.append((title, total[1]))
+        out += [(f"  {label[:1].lower()}{label[1:]}", value) for label, value in rest]
     return out
 
 
@@ -74,4 +89,4 @@ NET_TEST: RunKind[NetTestParams, NetTestResult] = RunKind(
     headline=headline, text=render, rows=rows, findings=findings, exit_code=exit_code,
     command=Command("net-test", HELP))
 
-__all__ = ["HELP", "NET_TEST", "exit_code", "findings", "rows"]
+__all__ = ["HELP", "NET_TEST", "exit_code", "findings", "rows", "sections"]

@@ -68,17 +68,17 @@ class NetTestParams:
 
 
 NetTestParams.FIELDS = with_defaults(NetTestParams, (
-    Field("host", "&Server:", "the server's address: where net-serve runs and what it printed", option=None),
-    Field("port", "&Port:", "the server's TCP port", low=1, high=65535, option=None),
+    Field("host", "Ser&ver:", "the server's address: where net-serve runs and what it printed", option=None),
+    Field("port", "P&ort:", "the server's TCP port", low=1, high=65535, option=None),
     Field("streams", "&Streams:", "parallel TCP connections (a backup's parallel streams)", low=1, high=MAX_STREAMS),
-    Field("seconds", "&Time per direction:", "how long each direction runs: 10s, 1m", low=1, high=MAX_SECONDS,
+    Field("seconds", "T&ime per direction:", "how long each direction runs: 10s, 1m", low=1, high=MAX_SECONDS,
           unit="s", option="--time", metavar="DURATION"),
-    Field("direction", "&Direction:", "backup: client to server; restore: server to client; both: backup, then restore",
+    Field("direction", "Di&rection:", "backup: client to server; restore: server to client; both: backup, then restore",
           choices=tuple((d, d) for d in DIRECTIONS)),
     Field("pattern", "Data pa&ttern:", "data sent: zeros, random or N:1 (as the tape and disk tests), so a compressing "
           "link is not flattered"),
     Field("send_size", "Send si&ze:", "bytes per send call", low=4 << 10, high=4 << 20, unit="size"),
-    Field("seed", "S&eed:", "seed of the data (reproducible streams)", low=0, high=2**31 - 1),
+    Field("seed", "See&d:", "seed of the data (reproducible streams)", low=0, high=2**31 - 1),
 ))
 
 
@@ -87,7 +87,7 @@ class ServeParams:
     """What the server (``net-serve``) accepts. ``bind`` has no default on purpose: the server
     listens only where it is told, and on every interface only when told so (``0.0.0.0``, ``::``)."""
 
-    bind: str
+    bind: str = ""  # none: validate() refuses, naming what is missing
     port: int = DEFAULT_PORT
     wait_seconds: float = 300.0
     max_seconds: float = 60.0
@@ -147,7 +147,7 @@ def parse_address(text: str, default_port: int | None = DEFAULT_PORT) -> tuple[s
 ServeParams.FIELDS = with_defaults(ServeParams, (
     Field("bind", "&Listen on:", "the one local address to listen on (0.0.0.0 or :: = every interface)",
           option=None),  # the CLI's --listen ADDR:PORT gives both
-    Field("port", "&Port:", "TCP port to listen on (0: any free port, printed)", low=0, high=65535, option=None),
+    Field("port", "P&ort:", "TCP port to listen on (0: any free port, printed)", low=0, high=65535, option=None),
     Field("wait_seconds", "&Wait:", "exit when no session has started after this long", low=1, high=86400, unit="s"),
     Field("max_seconds", "Longest &direction:", "the longest a direction may run", low=1, high=MAX_SECONDS, unit="s"),
     Field("max_streams", "Most &streams:", "the most parallel connections a session may use", low=1, high=MAX_STREAMS),
