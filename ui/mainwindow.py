@@ -52,8 +52,9 @@ TAB_TRIM = 8
 class _CompactTabs(QProxyStyle):
     """The platform's own tabs, ``TAB_TRIM`` pixels narrower each (nothing else of the style changes)."""
 
-    def sizeFromContents(self, kind: QStyle.ContentsType, option: QStyleOption | None, size: QSize,
-                         widget: QWidget | None = None) -> QSize:
+    # PySide6's stubs give QProxyStyle, QCommonStyle and QStyle three signatures of this one C++ method.
+    def sizeFromContents(self, kind: QStyle.ContentsType, option: QStyleOption, size: QSize,  # type: ignore[override]
+                         widget: QWidget) -> QSize:
         got = super().sizeFromContents(kind, option, size, widget)
         if kind == QStyle.ContentsType.CT_TabBarTab:
             got.setWidth(got.width() - TAB_TRIM)

@@ -46,7 +46,7 @@ class NetworkPanel(TestPanel):
         ("One stream, backup only, 10 s", {"streams": "1", "seconds": "10", "direction": "backup"}),
     ]
 
-    def __init__(self, workers, parent=None) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, workers, parent=None) -> None:
         self.server_job: Job[ServeOutcome] | None = None
         self.server_outcome: ServeOutcome | None = None
         self.listening: Listening | None = None  # where the server started here listens, while it does
@@ -202,13 +202,13 @@ class NetworkPanel(TestPanel):
     def phases(self, params: NetTestParams) -> tuple[str, ...]:
         return params.phases
 
-    def run_engine(self, job: Job, params: Any, force: bool):  # type: ignore[no-untyped-def]
+    def run_engine(self, job: Job, params: Any, force: bool):
         return engines.run_net_test(job, params)
 
     def result_headline(self, r: NetTestResult) -> str:
         return f"<b>{escape(NET_TEST.headline(r))}</b>"
 
-    def result_sections(self, r: NetTestResult):  # type: ignore[no-untyped-def]
+    def result_sections(self, r: NetTestResult):
         return [(title, dict(rows), True) for title, rows in sections(r)]
 
 
