@@ -44,7 +44,7 @@ from app.tapeperf.session import CartridgeCheck, check_cartridge, run_on_device,
 from app.troubleshoot.fromhistory import latest_figures as newest_figures
 from app.troubleshoot.model import Diagnosis
 from app.troubleshoot.parse import Link, parse_block_size, parse_generation, parse_link
-from app.troubleshoot.request import (RunRef, TroubleshootRequest, diagnose_recorded, parse_figure,
+from app.troubleshoot.request import (RunRef, TroubleshootRequest, diagnose_recorded, parse_figure, parse_run,
                                       parse_file_count, parse_rate, parse_streams)
 from native.errors import InvalidParameter, SafetyRefusal, TapediagError
 from native.iscsi_url import display_device
@@ -258,6 +258,11 @@ def check_optional_link(text: str) -> Link | None:
 
 def check_optional_generation(text: str) -> tuple[int, bool] | None:
     return parse_generation(text) if text.strip() else None
+
+
+def check_optional_run(text: str) -> int | None:
+    """A history run as typed ('run 12', '#12', '12'), or nothing."""
+    return parse_run(text) if text.strip() else None
 
 
 

@@ -6,9 +6,8 @@ import logging
 
 from PySide6.QtCore import QByteArray, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
-from PySide6.QtCore import QSize
-from PySide6.QtWidgets import (QApplication, QLabel, QMainWindow, QMessageBox, QProxyStyle, QSplitter, QStyle,
-                               QStyleOption, QTabWidget, QWidget)
+from PySide6.QtWidgets import (QApplication, QDialog, QLabel, QMainWindow, QMessageBox, QSplitter, QTabWidget,
+                               QVBoxLayout, QWidget)
 
 from app import __version__
 from ui import engines, gcthread
@@ -30,35 +29,37 @@ def _panel_classes() -> list[type[WizardPanel]]:
     from ui.panels.history import HistoryPanel
     from ui.panels.info import InfoPanel
     from ui.panels.library import LibraryPanel
-    from ui.panels.network import NetworkPanel
     from ui.panels.scan import ScanPanel
     from ui.panels.tapeperf import TapePerfPanel
     from ui.panels.troubleshoot import TroubleshootPanel
 
-    return [InfoPanel, TapePerfPanel, AssessPanel, ScanPanel, CreateDataPanel, ReadDataPanel, NetworkPanel,
-            TroubleshootPanel, HistoryPanel, LibraryPanel]
+    return [InfoPanel, TapePerfPanel, AssessPanel, ScanPanel, CreateDataPanel, ReadDataPanel, TroubleshootPanel,
+            HistoryPanel, LibraryPanel]
+
+
+def _window_panel_classes() -> list[type[WizardPanel]]:
+    """Panels in a window of their own (Panels menu, Ctrl+0): a tenth tab does not fit a 1024-pixel window with
+    its title whole. The network test is one: the troubleshooting panel opens it too."""
+    from ui.panels.network import NetworkPanel
+
+    return [NetworkPanel]
+
+
+class PanelWindow(QDialog):
+    """A panel in its own window, not modal: the main window stays usable (the troubleshooting form beside it)."""
+
+    def __init__(self, panel: WizardPanel, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.panel = panel
+        self.setWindowTitle(f"{panel.title} — tapediag")
+        QVBoxLayout(self).addWidget(panel)
+        self.resize(880, 640)
 
 
 def device_pane_width(window_width: int) -> int:
     """The device pane's first width: a quarter of the window less 16, 240-480 pixels (room for
     "iscsi://host:port/iqn…" on a large screen, and for the nine tabs at 1024 pixels)."""
     return max(240, min(480, window_width // 4 - 16))
-
-
-#: Pixels each tab gives up of its style's padding, so ten tabs fit a 1024-pixel window (their titles whole).
-TAB_TRIM = 8
-
-
-class _CompactTabs(QProxyStyle):
-    """The platform's own tabs, ``TAB_TRIM`` pixels narrower each (nothing else of the style changes)."""
-
-    # PySide6's stubs give QProxyStyle, QCommonStyle and QStyle three signatures of this one C++ method.
-    def sizeFromContents(self, kind: QStyle.ContentsType, option: QStyleOption, size: QSize,  # type: ignore[override]
-                         widget: QWidget) -> QSize:
-        got = super().sizeFromContents(kind, option, size, widget)
-        if kind == QStyle.ContentsType.CT_TabBarTab:
-            got.setWidth(got.width() - TAB_TRIM)
-        return got
 
 
 class MainWindow(QMainWindow):
@@ -70,11 +71,8 @@ class MainWindow(QMainWindow):
         self.tabs = QTabWidget()
         self.tabs.setObjectName("panels")
         self.tabs.setDocumentMode(True)
-        # Ten tabs must fit a 1024-pixel window: never scroll them out of sight. Hence the
-        # short tab titles ("Drive info"), a little less padding (_CompactTabs); the panel's heading and the
-        # tab's tooltip say it whole.
-        self._tab_style = _CompactTabs()  # over the application's style (a proxy given a style would own it)
-        self.tabs.tabBar().setStyle(self._tab_style)
+        # Nine tabs must fit a 1024-pixel window: never scroll them out of sight. Hence the
+        # short tab titles ("Drive info"); the panel's heading and the tab's tooltip say it whole.
         self.tabs.setUsesScrollButtons(False)
         self.tabs.setElideMode(Qt.TextElideMode.ElideRight)
         self.panels: dict[str, WizardPanel] = {}
@@ -84,8 +82,12 @@ class MainWindow(QMainWindow):
             # No Alt+letter on the tabs: each page's fields need the letters, and the
             # tabs have Ctrl+1…9 (and the Panels menu, where their mnemonics live).
             self.tabs.addTab(panel, without_mnemonic(cls.tab_title))
-            key = f" (Ctrl+{self.tabs.count()})" if self.tabs.count() <= 9 else ""
-            self.tabs.setTabToolTip(self.tabs.count() - 1, f"{cls.title}{key}")
+            self.tabs.setTabToolTip(self.tabs.count() - 1, f"{cls.title} (Ctrl+{self.tabs.count()})")
+        self.windows: dict[str, PanelWindow] = {}
+        for cls in _window_panel_classes():
+            panel = cls(self.workers)
+            self.panels[cls.key] = panel
+            self.windows[cls.key] = PanelWindow(panel, self)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.devices)
         self.splitter.addWidget(self.tabs)
@@ -130,11 +132,14 @@ class MainWindow(QMainWindow):
         file_menu.addAction(quit_action)
         self.quit_action = quit_action
         view = self.menuBar().addMenu("&Panels")
-        for i, panel in enumerate(self.panels.values()):
-            action = QAction(type(panel).tab_title, self)
-            if i < 9:  # Ctrl+1…9; a tenth panel is reached by its tab and this menu
-                action.setShortcut(QKeySequence(f"Ctrl+{i + 1}"))
+        for i, panel in enumerate(p for p in self.panels.values() if p.key not in self.windows):
+            action = QAction(type(panel).tab_title, self, shortcut=QKeySequence(f"Ctrl+{i + 1}"))
             action.triggered.connect(lambda _=False, p=panel: self.show_panel(p.key))
+            view.addAction(action)
+        view.addSeparator()
+        for key in self.windows:
+            action = QAction(f"{type(self.panels[key]).tab_title}…", self, shortcut=QKeySequence("Ctrl+0"))
+            action.triggered.connect(lambda _=False, k=key: self.show_panel(k))
             view.addAction(action)
         help_menu = self.menuBar().addMenu("&Help")
         about = QAction("&About tapediag", self)
@@ -159,6 +164,12 @@ class MainWindow(QMainWindow):
 
     def show_panel(self, key: str) -> WizardPanel:
         panel = self.panels[key]
+        if key in self.windows:  # a panel in its own window: shown and brought to the front
+            window = self.windows[key]
+            window.show()
+            window.raise_()
+            window.activateWindow()
+            return panel
         self.tabs.setCurrentWidget(panel)
         return panel
 

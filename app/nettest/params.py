@@ -71,13 +71,14 @@ NetTestParams.FIELDS = with_defaults(NetTestParams, (
     Field("host", "Ser&ver:", "the server's address: where net-serve runs and what it printed", option=None),
     Field("port", "P&ort:", "the server's TCP port", low=1, high=65535, option=None),
     Field("streams", "&Streams:", "parallel TCP connections (a backup's parallel streams)", low=1, high=MAX_STREAMS),
-    Field("seconds", "T&ime per direction:", "how long each direction runs: 10s, 1m", low=1, high=MAX_SECONDS,
+    Field("seconds", "T&ime per direction:", "how long each direction runs: 10s, 1m", default="10s", low=1,
+          high=MAX_SECONDS,
           unit="s", option="--time", metavar="DURATION"),
     Field("direction", "Di&rection:", "backup: client to server; restore: server to client; both: backup, then restore",
           choices=tuple((d, d) for d in DIRECTIONS)),
     Field("pattern", "Data pa&ttern:", "data sent: zeros, random or N:1 (as the tape and disk tests), so a compressing "
           "link is not flattered"),
-    Field("send_size", "Send si&ze:", "bytes per send call", low=4 << 10, high=4 << 20, unit="size"),
+    Field("send_size", "Send si&ze:", "bytes per send call", default="128K", low=4 << 10, high=4 << 20, unit="size"),
     Field("seed", "See&d:", "seed of the data (reproducible streams)", low=0, high=2**31 - 1),
 ))
 
@@ -148,12 +149,14 @@ ServeParams.FIELDS = with_defaults(ServeParams, (
     Field("bind", "&Listen on:", "the one local address to listen on (0.0.0.0 or :: = every interface)",
           option=None),  # the CLI's --listen ADDR:PORT gives both
     Field("port", "P&ort:", "TCP port to listen on (0: any free port, printed)", low=0, high=65535, option=None),
-    Field("wait_seconds", "&Wait:", "exit when no session has started after this long", low=1, high=86400, unit="s"),
-    Field("max_seconds", "Longest &direction:", "the longest a direction may run", low=1, high=MAX_SECONDS, unit="s"),
+    Field("wait_seconds", "&Wait for a client:", "exit when no session has started after this long", default="5min",
+          low=1, high=86400, unit="s"),
+    Field("max_seconds", "Longest &direction:", "the longest a direction may run", default="60s", low=1,
+          high=MAX_SECONDS, unit="s"),
     Field("max_streams", "Most &streams:", "the most parallel connections a session may use", low=1, high=MAX_STREAMS),
     Field("max_bytes", "Most &data:", "the most data a session may move, both directions", low=1 << 20, high=10**15,
           unit="bytes"),
     Field("handshake_seconds", "&Handshake:", "how long a connection may take to introduce itself before it is "
-          "dropped", low=0.1, high=120, unit="s"),
+          "dropped", default="10s", low=0.1, high=120, unit="s"),
     Field("max_wrong_tokens", "Wrong &tokens:", "wrong tokens before the server gives up and exits", low=1, high=100),
 ))

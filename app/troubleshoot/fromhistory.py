@@ -162,7 +162,8 @@ def drive_from_run(run: Run) -> DriveContext | None:
 
 
 def latest_figures(history: "History") -> dict[str, int]:
-    """The newest complete run for each figure of the troubleshooting form: field -> run id.
+    """The newest complete run for each figure of the troubleshooting form: field -> run id (``network_run``: the
+    newest net-test).
 
     A disk run is filed by its stream count exactly as the CLI files it (``streams_of``):
     one stream is the single-stream figure, more the parallel one.
@@ -177,7 +178,7 @@ def latest_figures(history: "History") -> dict[str, int]:
                 if phase in phases:
                     out.setdefault(f"tape_{phase}", run.id)
         elif run.kind == "net-test":
-            out.setdefault("network", run.id)
+            out.setdefault("network_run", run.id)
         elif run.kind in ("read-data", "create-data"):
             side = "disk_read" if run.kind == "read-data" else "disk_write"
             streams = streams_of(run) or 1

@@ -66,6 +66,19 @@ def parse_figure(text: str) -> float | RunRef:
     return parse_rate(text)
 
 
+def parse_run(value: object) -> int:
+    """A history run's id as given: 12, '12', 'run 12' or '#12' (a form's field, an option's value)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    text = str(value).strip()
+    if text.isdigit():
+        return int(text)
+    figure = parse_figure(text) if re.fullmatch(r"(?i)\s*(?:run\s*|#)\d+\s*", text) else None
+    if not isinstance(figure, RunRef):
+        raise InvalidParameter(f"{text!r} is not a history run: write 'run N' (e.g. run 12)")
+    return figure.run_id
+
+
 def parse_file_count(text: str) -> int:
     try:
         value = int(text)
@@ -155,7 +168,7 @@ class TroubleshootRequest:
         req = cls()
         for step in RUN_STEPS:
             ids = values.get(f"{step}_run") or []
-            req.runs[step] = [int(i) for i in ids] if isinstance(ids, (list, tuple)) else [int(str(ids))]
+            req.runs[step] = [parse_run(i) for i in (ids if isinstance(ids, (list, tuple)) else [ids])]
         for key in FIGURES:
             value = given(key)
             figure = value if isinstance(value, (int, float)) else parse_figure(str(value)) if value is not None else None
@@ -254,4 +267,4 @@ def diagnose_recorded(req: TroubleshootRequest, history: History | None = None) 
 
 
 __all__ = ["FIGURES", "RUN_STEPS", "RunRef", "TroubleshootRequest", "build_input", "diagnose_recorded",
-           "parse_figure", "parse_file_count", "parse_rate", "parse_ratio", "parse_streams"]
+           "parse_figure", "parse_file_count", "parse_run", "parse_rate", "parse_ratio", "parse_streams"]

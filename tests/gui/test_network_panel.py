@@ -91,3 +91,36 @@ def test_a_server_can_be_stopped_and_bad_input_is_said_beside_the_button(qtbot, 
     qtbot.waitUntil(lambda: panel.server_outcome is not None, timeout=30000)
     assert panel.server_outcome.status == "cancelled" and panel.server_status.text() == "Stopped."
     wait_idle(qtbot, window)
+
+
+def test_the_troubleshooting_form_offers_the_recorded_network_test_and_opens_one(qtbot, window) -> None:
+    """A recorded net-test is the troubleshooting's network figure: 'Use the latest recorded runs' puts it in
+    the form, the diagnosis names the network from it; 'Measure the network…' opens the Network test."""
+    server = start_server()
+    from app.cli import main
+
+    assert main(["net-test", f"127.0.0.1:{server.port}", "--token", server.token, "--time", "1",
+                 "--direction", "backup"]) == 0
+    assert server.finish()[0] == 0
+    with History.open() as hist:
+        net = hist.list_runs(kind="net-test")[0].id
+    panel = window.show_panel("troubleshoot")
+    panel.measure_network.click()
+    assert window.windows["network"].isVisible()
+    window.windows["network"].close()
+    panel.fill_from_history()
+    qtbot.waitUntil(lambda: panel.fields["network_run"].text() == f"run {net}", timeout=10000)
+    panel.fields["tape_write"].setText("1000000")
+    panel.fields["network_run"].setText("12 MB/s")  # a rate is not a run: said beside the field
+    assert not panel.fields["network_run"].ok
+    panel.fields["network_run"].setText(f"run {net}")
+    panel.fields["tape_write"].setText("90000")
+    panel.show_page("workload")
+    panel.analyse()
+    qtbot.waitUntil(lambda: panel.current_page() == "results", timeout=30000)
+    cells = [panel.table.item(r, 0).text() for r in range(panel.table.rowCount())]
+    assert "Backup: Network, client to server" in cells, cells
+    row = cells.index("Backup: Network, client to server")
+    assert panel.table.item(row, 3).text() == f"run {net}, net-test"
+    assert "the network" in panel.verdict.text()
+    wait_idle(qtbot, window)

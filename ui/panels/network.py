@@ -36,7 +36,7 @@ SERVER_KEY = "net-serve"
 class NetworkPanel(TestPanel):
     key = "network"
     tab_title = "&Network"
-    title = "Network"
+    title = "Network test"
     description = ("Measures the network between two machines, as a backup or restore crosses it: start the server "
                    "on one (e.g. the media server), then run the test from the other with the token the server "
                    "shows. TCP throughput per stream and in total, round trip and retransmissions.")
@@ -184,7 +184,7 @@ class NetworkPanel(TestPanel):
 
     def subject(self) -> str:
         params = getattr(self, "params", None)
-        return f"the network to {params.where}" if isinstance(params, NetTestParams) else "the network"
+        return f"the path to {params.where}" if isinstance(params, NetTestParams) else "the network path"
 
     def make_params(self) -> NetTestParams:
         return engines.net_test_params(given(self.values()), self.token_edit.text())

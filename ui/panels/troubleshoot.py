@@ -10,6 +10,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
     QGroupBox,
+    QHBoxLayout,
     QHeaderView,
     QLabel,
     QPushButton,
@@ -63,6 +64,19 @@ class TroubleshootPanel(WizardPanel):
             f.edit.setPlaceholderText("MB/s" if application else "MB/s, or run N")
             self.fields[key] = f
             form.addRow(label, f)
+        # The network, measured by tapediag's own net-test (recorded), or one run now in the Network test window.
+        self.fields["network_run"] = ValidatedField(engines.check_optional_run, "")
+        self.fields["network_run"].setToolTip("a recorded net-test run: its backup (client to server) and restore "
+                                              "(server to client) figures are the network's")
+        self.fields["network_run"].edit.setPlaceholderText("run N of a network test (blank: not measured)")
+        self.measure_network = QPushButton("Measure the networ&k…")
+        self.measure_network.setToolTip("Open the Network test (Ctrl+0): its recorded run is then 'Use the latest "
+                                        "recorded runs' away")
+        self.measure_network.clicked.connect(self.open_network_test)
+        network_row = QHBoxLayout()
+        network_row.addWidget(self.fields["network_run"], 1)
+        network_row.addWidget(self.measure_network)
+        form.addRow("Network (net-test run):", network_row)
         self.latest_button = QPushButton("Use the &latest recorded runs")
         self.latest_button.clicked.connect(self.fill_from_history)
         lay = QVBoxLayout(figures)
@@ -170,6 +184,12 @@ class TroubleshootPanel(WizardPanel):
     def save_settings(self) -> None:
         save_json("troubleshoot/values", {k: v for k, v in self.values().items()
                                           if k not in ("software_compression", "small_files", "os")})
+
+    def open_network_test(self) -> None:
+        """The Network test's window (the main window's, beside this form)."""
+        show = getattr(self.window(), "show_panel", None)
+        if callable(show):
+            show("network")
 
     def fill_from_history(self) -> Job:
         return self.workers.submit(Job("history", "latest runs", lambda job: engines.latest_figures(),
