@@ -69,7 +69,8 @@ def rows(result: NetTestResult) -> Rows:
             continue
         total, *rest = part
         out.append((title, total[1]))
-        out += [(f"  {label[:1].lower()}{label[1:]}", value) for label, value in rest]
+        way = title.split(" (")[0]  # "Backup": each row says which direction it is of, wherever it lands
+        out += [(f"{way} {label[:1].lower()}{label[1:]}", value) for label, value in rest]
     return out
 
 

@@ -69,7 +69,7 @@ class NetTestParams:
 
 NetTestParams.FIELDS = with_defaults(NetTestParams, (
     Field("host", "Ser&ver:", "the server's address: where net-serve runs and what it printed", option=None),
-    Field("port", "P&ort:", "the server's TCP port", low=1, high=65535, option=None),
+    Field("port", "P&ort:", "the server's TCP port", low=1, high=65535, option=None, unit="id"),
     Field("streams", "&Streams:", "parallel TCP connections (a backup's parallel streams)", low=1, high=MAX_STREAMS),
     Field("seconds", "T&ime per direction:", "how long each direction runs: 10s, 1m", default="10s", low=1,
           high=MAX_SECONDS,
@@ -148,7 +148,8 @@ def parse_address(text: str, default_port: int | None = DEFAULT_PORT) -> tuple[s
 ServeParams.FIELDS = with_defaults(ServeParams, (
     Field("bind", "&Listen on:", "the one local address to listen on (0.0.0.0 or :: = every interface)",
           option=None),  # the CLI's --listen ADDR:PORT gives both
-    Field("port", "P&ort:", "TCP port to listen on (0: any free port, printed)", low=0, high=65535, option=None),
+    Field("port", "P&ort:", "TCP port to listen on (0: any free port, printed)", low=0, high=65535, option=None,
+          unit="id"),
     Field("wait_seconds", "&Wait for a client:", "exit when no session has started after this long", default="5min",
           low=1, high=86400, unit="s"),
     Field("max_seconds", "Longest &direction:", "the longest a direction may run", default="60s", low=1,

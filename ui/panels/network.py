@@ -54,6 +54,8 @@ class NetworkPanel(TestPanel):
         self._server_timer = QTimer(self)
         self._server_timer.setInterval(100)
         self._server_timer.timeout.connect(self._drain_server)
+        # A network test's samples are each stream's bytes ten times a second, not I/Os.
+        self.runview.captions["samples"].setText("Samples:")
 
     # -- the choose page: start a server here, or go on to test against one -------------------------------------
     def build_choose(self, layout: QVBoxLayout) -> None:

@@ -58,25 +58,14 @@ class TroubleshootPanel(WizardPanel):
         box = QGroupBox("Measured figures (leave blank what was not measured)")
         form = QFormLayout(box)
         for key, label, tip in FIGURES:
+            if key == "backup":  # the components measured first, then what the application achieved
+                self._network_row(form)
             application = key in ("backup", "restore")  # what the backup job reported: a rate, never a run
             f = ValidatedField(engines.check_rate if application else engines.check_figure, "")
             f.setToolTip(tip)
             f.edit.setPlaceholderText("MB/s" if application else "MB/s, or run N")
             self.fields[key] = f
             form.addRow(label, f)
-        # The network, measured by tapediag's own net-test (recorded), or one run now in the Network test window.
-        self.fields["network_run"] = ValidatedField(engines.check_optional_run, "")
-        self.fields["network_run"].setToolTip("a recorded net-test run: its backup (client to server) and restore "
-                                              "(server to client) figures are the network's")
-        self.fields["network_run"].edit.setPlaceholderText("run N of a network test (blank: not measured)")
-        self.measure_network = QPushButton("Measure the networ&k…")
-        self.measure_network.setToolTip("Open the Network test (Ctrl+0): its recorded run is then 'Use the latest "
-                                        "recorded runs' away")
-        self.measure_network.clicked.connect(self.open_network_test)
-        network_row = QHBoxLayout()
-        network_row.addWidget(self.fields["network_run"], 1)
-        network_row.addWidget(self.measure_network)
-        form.addRow("Network (net-test run):", network_row)
         self.latest_button = QPushButton("Use the &latest recorded runs")
         self.latest_button.clicked.connect(self.fill_from_history)
         lay = QVBoxLayout(figures)
@@ -184,6 +173,22 @@ class TroubleshootPanel(WizardPanel):
     def save_settings(self) -> None:
         save_json("troubleshoot/values", {k: v for k, v in self.values().items()
                                           if k not in ("software_compression", "small_files", "os")})
+
+    def _network_row(self, form: QFormLayout) -> None:
+        """The network, measured by tapediag's own net-test (a recorded run), or one run now in its window."""
+        self.fields["network_run"] = ValidatedField(engines.check_optional_run, "")
+        self.fields["network_run"].setToolTip("a recorded net-test run: its backup (client to server) and restore "
+                                              "(server to client) figures are the network's")
+        self.fields["network_run"].edit.setPlaceholderText("run N of a network test")
+        self.measure_network = QPushButton("Measure the networ&k…")
+        self.measure_network.setToolTip("Open the Network test (Ctrl+0); 'Use the latest recorded runs' then "
+                                        "takes its run")
+        self.measure_network.clicked.connect(self.open_network_test)
+        row = QHBoxLayout()
+        row.addWidget(self.fields["network_run"])
+        row.addWidget(self.measure_network)
+        row.addStretch(1)
+        form.addRow("Network (net-test run):", row)
 
     def open_network_test(self) -> None:
         """The Network test's window (the main window's, beside this form)."""
