@@ -63,6 +63,10 @@ def test_the_panels_own_server_shows_its_token_and_serves_one_session(qtbot, win
     listening = panel.listening
     status = panel.server_status.text()
     assert f"port {listening.port}" in status and listening.token in status
+    from tests.helpers.words import gui_texts, unexpected
+
+    shown = gui_texts(window.windows["network"])
+    assert not sorted({w for text in shown for w in unexpected(text)})  # no option: the GUI's words
     assert re.fullmatch(r"[0-9A-Z]{4}(-[0-9A-Z]{4}){3}", listening.token)
     assert not panel.serve_button.isEnabled() and panel.stop_server_button.isEnabled()
     _to_confirm(qtbot, panel, listening.port, listening.token, {"streams": "1", "seconds": "1",

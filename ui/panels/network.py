@@ -135,11 +135,14 @@ class NetworkPanel(TestPanel):
             if isinstance(event, Listening):
                 self.listening = event
                 lines = listening_lines(event)
+                # The console's lines but its command line: here the other end is told in the GUI's words.
+                said = [line.strip() for line in lines[2:] if not line.strip().startswith("on the client:")]
                 self.server_status.setText(
                     f"<b>Listening on {escape(event.address)} port {event.port}</b> for one test session.<br>"
                     f"Token: <b style='font-family:monospace; font-size:large'>{escape(event.token)}</b> "
                     "(give it to the test on the other machine; it opens one session only)<br>"
-                    + "<br>".join(escape(line.strip()) for line in lines[2:]))
+                    f"On the other machine: the Network test to this machine's address, port {event.port}, with "
+                    "this token (or the command tapediag net-test)<br>" + "<br>".join(escape(line) for line in said))
             elif isinstance(event, Message):
                 self.server_log.addItem(event.text)
                 self.server_log.scrollToBottom()
