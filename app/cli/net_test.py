@@ -11,9 +11,13 @@ import argparse
 import dataclasses
 import json
 import sys
+from typing import TYPE_CHECKING
 
 from app.cli.commands import HELP
 from app.runs.kind import EXIT_CANCELLED, EXIT_FAILED
+
+if TYPE_CHECKING:
+    from app.nettest.params import NetTestParams
 
 TOKEN_HELP = ("how to give the token net-serve printed, safest first: type it when asked (a terminal, nothing "
               "kept); --token-file FILE (first line; keep the file private); the TAPEDIAG_NET_TOKEN environment "
@@ -45,7 +49,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def params_from_args(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+def params_from_args(args: argparse.Namespace) -> "NetTestParams":
     """The parameters as the GUI makes them (``from_values``), the token read apart and hidden in them."""
     from app.nettest.params import NetTestParams, parse_address
     from app.nettest.token import Token, read_token
