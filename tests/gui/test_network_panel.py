@@ -128,3 +128,23 @@ def test_the_troubleshooting_form_offers_the_recorded_network_test_and_opens_one
     assert panel.table.item(row, 3).text() == f"run {net}, net-test"
     assert "the network" in panel.verdict.text()
     wait_idle(qtbot, window)
+
+
+def test_the_current_rate_starts_again_with_each_phase(qtbot) -> None:
+    """Each phase's clock starts at 0: the run page's 'current rate' once reached back across the change (the
+    backup's last second and the restore's first tenths) and said 3,006,760 MB/s (seen under Xvfb)."""
+    from app.events import Sample, SampleBatch
+    from ui.runview import RunView
+    from ui.worker import Job
+
+    view = RunView()
+    qtbot.addWidget(view)
+    job: Job = Job("net-test", "network test", lambda j: None)
+    view.attach(job, phases=("backup", "restore"))
+    job.sink(SampleBatch(tuple(Sample(3.0 + i / 10, 10_000_000, 0.1, "backup", 1) for i in range(11))))
+    view.drain()
+    assert view.figures["current"].text() == "110.0 MB/s"  # 110 MB over the 1.0 s the samples span
+    job.sink(SampleBatch(tuple(Sample(i / 10, 5_000_000, 0.1, "restore", 1) for i in range(1, 6))))
+    view.drain()
+    assert view.figures["current"].text() == "62.5 MB/s"  # 25 MB over the 0.4 s between the first and last sample
+    view.detach("Finished.")
