@@ -15,6 +15,7 @@ from app.disk.kind import CREATE_DATA, READ_DATA
 from app.erase.kind import ERASE
 from app.info_kind import DRIVE_INFO
 from app.libtest.kind import LIBRARY_TEST
+from app.nettest.kind import NET_TEST
 from app.runs import registry
 from app.runs.kind import RunKind
 from app.scan.kind import MEDIA_SCAN
@@ -32,6 +33,7 @@ KINDS: tuple[RunKind[Any, Any], ...] = (
     ASSESSMENT,
     LIBRARY_TEST,
     ERASE,
+    NET_TEST,
 )
 
 registry.install(KINDS)

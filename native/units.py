@@ -185,6 +185,14 @@ def rate_text(mb_s: float | None, *, mib: bool = False) -> str:
     return f"{text} ({mb_s * MB / MiB:,.1f} MiB/s)" if mib else text
 
 
+def bit_rate_text(mb_s: float | None) -> str:
+    """A network rate as links are rated, from decimal MB/s: '899 Mbit/s', '99.8 Mbit/s' (tenths below 100)."""
+    if mb_s is None or not math.isfinite(mb_s):
+        return "-"
+    mbit = mb_s * 8
+    return f"{mbit:,.0f} Mbit/s" if abs(mbit) >= 100 else f"{mbit:,.1f} Mbit/s"
+
+
 def size_text(nbytes: float | None, *, binary: bool = False) -> str:
     """Decimal amounts to three significant figures, '1.07 GB', '44.3 MB', '443 MB' (below 1 kB, '512 bytes');
     with ``binary`` also '1.07 GB (1.00 GiB)'. The one rounding of amounts: the report's words call it too."""
@@ -292,5 +300,5 @@ def per_gb_text(count: int, nbytes: float) -> str:
 
 
 __all__ = ["MAX_BYTES", "LTO_GENERATIONS", "parse_size", "parse_duration", "parse_amount", "is_duration",
-           "parse_on_off", "parse_generation", "plural", "rate_text", "size_text", "block_text", "date_text", "duration_text", "percent",
-           "change_text", "per_gb_text"]
+           "parse_on_off", "parse_generation", "plural", "rate_text", "bit_rate_text", "size_text", "block_text", "date_text", "duration_text", "percent",
+           "change_text", "per_gb_text", "size_input_text"]

@@ -30,6 +30,11 @@ from app.history.export import write_csv
 from app.history.summary import headline
 from app.info import DriveInfo
 from app.info_kind import snapshot
+from app.nettest.kind import NET_TEST
+from app.nettest.params import NetTestParams, ServeParams
+from app.nettest.result import NetTestResult
+from app.nettest.server import NetServer, ServeOutcome
+from app.nettest.token import Token, normalise
 from app.runs.stored import load
 from app.tapeperf import TapePerfParams, TapePerfResult
 from app.tapeperf.results import phase_headline
@@ -39,9 +44,9 @@ from app.tapeperf.session import CartridgeCheck, check_cartridge, run_on_device,
 from app.troubleshoot.fromhistory import latest_figures as newest_figures
 from app.troubleshoot.model import Diagnosis
 from app.troubleshoot.parse import Link, parse_block_size, parse_generation, parse_link
-from app.troubleshoot.request import (RunRef, TroubleshootRequest, diagnose_recorded, parse_figure,
+from app.troubleshoot.request import (RunRef, TroubleshootRequest, diagnose_recorded, parse_figure, parse_run,
                                       parse_file_count, parse_rate, parse_streams)
-from native.errors import SafetyRefusal, TapediagError
+from native.errors import InvalidParameter, SafetyRefusal, TapediagError
 from native.iscsi_url import display_device
 from native.units import plural
 from ui.worker import Job
@@ -275,6 +280,11 @@ def check_optional_generation(text: str) -> tuple[int, bool] | None:
     return parse_generation(text) if text.strip() else None
 
 
+def check_optional_run(text: str) -> int | None:
+    """A history run as typed ('run 12', '#12', '12'), or nothing."""
+    return parse_run(text) if text.strip() else None
+
+
 
 
 
@@ -438,3 +448,32 @@ def disk_headline(r: DiskResult, verb: str) -> str:
     if r.status not in ("complete", "cancelled"):
         text += f" — <b>{r.status}</b>: {r.error or ''}"
     return text
+
+
+# -- the network test (app.nettest) ------------------------------------------------------------------------------
+def net_test_params(values: Mapping[str, object], token: str) -> NetTestParams:
+    """NetTestParams from the form, by the conversion ``tapediag net-test`` uses, with the token (typed in the
+    masked field, never saved) hidden in them (``app.nettest.token.Token``)."""
+    params = NetTestParams.from_values(values)
+    params.validate()
+    if not normalise(token):
+        raise InvalidParameter("enter the token the server shows")
+    return dataclasses.replace(params, token=Token(token.strip()))
+
+
+def run_net_test(job: Job[Any], params: NetTestParams) -> tuple[NetTestResult, dict, int]:
+    """Run net-test recorded in the history, as the CLI does (``app.execute``)."""
+    run = execute(NET_TEST, params, params.where, sink=job.sink, cancel=job.cancel)
+    return run.result, run.result.to_dict(), run.run_id
+
+
+def serve_params(values: Mapping[str, object]) -> ServeParams:
+    """ServeParams from the form, by the conversion ``tapediag net-serve`` uses."""
+    params = ServeParams.from_values(values)
+    params.validate()
+    return params
+
+
+def serve_network(job: Job[Any], params: ServeParams) -> ServeOutcome:
+    """``tapediag net-serve``: one session, then it ends (its Listening and messages go to the job's events)."""
+    return NetServer(params, job.sink).serve(job.cancel)  # type: ignore[arg-type]

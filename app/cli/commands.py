@@ -25,6 +25,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "create-data": ("create_data", "create a test tree and measure the disk's write rate (restore side)"),
     "read-data": ("read_data", "read a tree like a backup agent and measure the disk's read rate (backup side)"),
     "clean": ("clean", 'remove the test data create-data made (and nothing else)'),
+    "net-serve": ("net_serve", "wait for one network test session (net-test) on the address given, then exit; "
+                               "prints the one-time token"),
+    "net-test": ("net_test", "measure the network between two machines: TCP throughput to a 'tapediag net-serve', "
+                             "1-N streams, backup and/or restore direction"),
     "troubleshoot": ("troubleshoot", 'find the bottleneck of a slow backup or restore'),
     "history": ("history", 'list past test runs'),
     "show": ("show", 'show one past run'),

@@ -42,8 +42,9 @@ class Field:
     placeholder: str = ""  # what a blank field means, in the GUI
     gui: bool = True  # in the GUI's form (False: the CLI's alone, or set elsewhere, e.g. a confirmation)
     stored: tuple[str, ...] = ()  # the keys of the parameters' ``to_dict()`` this field fills (default: its name)
-    #: How a stored value is written: "size" (binary: 256 KiB), "bytes" (decimal: 1.07 GB), "s", "bytes/s", "MB/s" or
-    #: "" (as it is); one per stored key when they differ (a limit stored as bytes or as seconds).
+    #: How a stored value is written: "size" (binary: 256 KiB), "bytes" (decimal: 1.07 GB), "s", "bytes/s", "MB/s",
+    #: "id" (a number that names something, a port: no thousands separator) or "" (as it is); one per stored key when
+    #: they differ (a limit stored as bytes or as seconds).
     unit: str | tuple[str, ...] = ""
     low: float | None = None  # the range ``check_ranges`` holds a number to
     high: float | None = None
@@ -92,7 +93,8 @@ def _size(value: float) -> str:
 
 
 _UNITS: dict[str, Callable[[Any], str]] = {"size": _size, "bytes": size_text, "s": duration_text,
-                                           "bytes/s": lambda v: rate_text(v / 1e6), "MB/s": rate_text}
+                                           "bytes/s": lambda v: rate_text(v / 1e6), "MB/s": rate_text,
+                                           "id": str}  # a number that names something (a TCP port): as it is
 
 
 def _number(value: float) -> str:
