@@ -245,6 +245,8 @@ def duration_text(seconds: float | None) -> str:
     if seconds is None or not math.isfinite(seconds):
         return "-"
     seconds = max(0.0, float(seconds))
+    if seconds == 0:  # no time at all: a limit or a setting of nothing, not a measurement of 0.0 ms
+        return "0 s"
     if seconds < 1:
         return f"{seconds * 1000:,.1f} ms"
     if seconds < 9.95:

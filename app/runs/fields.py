@@ -200,11 +200,18 @@ def check_ranges(obj: object, fields: Iterable[Field]) -> None:
     """Each field's value within its choices and range (``InvalidParameter`` for the first that is not)."""
     for f in fields:
         value = getattr(obj, f.name)
-        label = f.name.replace("_", " ")
+        label = _said(f)
         if f.choices and value not in {v for v, _words in f.choices}:
             raise InvalidParameter(f"{label} must be one of {', '.join(v for v, _w in f.choices)}, not '{value}'")
         if f.low is not None and f.high is not None and not f.low <= value <= f.high:
-            raise InvalidParameter(f"{label} must be {f.low:g} to {f.high:g}, not {value:g}")
+            raise InvalidParameter(f"{label} must be {f.words(f.low)} to {f.words(f.high)}, not {f.words(value)}")
+
+
+def _said(f: Field) -> str:
+    """The field as both front ends name it in a sentence: its form label ("time per direction"), which the CLI's
+    option and the GUI's field share; the name only for a field without a label."""
+    label = f.label.replace("&", "").rstrip(": ").strip()
+    return label[:1].lower() + label[1:] if label else f.name.replace("_", " ")
 
 
 # -- stored parameters, for people ---------------------------------------------------------------------

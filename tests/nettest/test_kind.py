@@ -113,14 +113,14 @@ def test_a_refused_token_is_one_line_and_leaves_no_run(capsys, monkeypatch) -> N
 
 @pytest.mark.parametrize("argv, words", [
     (["net-test", "127.0.0.1:99999"], "tapediag: error: '99999' is not a TCP port (0 to 65535)"),
-    (["net-test", "127.0.0.1:5210", "--time", "0"], "tapediag: error: seconds must be 1 to 600, not 0"),
+    (["net-test", "127.0.0.1:5210", "--time", "0"], "tapediag: error: time per direction must be 1.0 s to 10 min, not 0 s"),
     (["net-test", "127.0.0.1:5210", "--time", "soon"], "tapediag: error: seconds 'soon' is not a duration"),
     (["net-test", "127.0.0.1:5210", "--direction", "sideways"], "tapediag net-test: error: argument --direction"),
     (["net-test", "127.0.0.1:5210", "--pattern", "7:0"], "tapediag: error: "),
     (["net-test", "[::1:5210"], "tapediag: error: '[::1:5210' is not an address"),
     (["net-serve"], "tapediag net-serve: error: the following arguments are required: --listen"),
     (["net-serve", "--listen", "127.0.0.1"], "tapediag: error: '127.0.0.1' names no port"),
-    (["net-serve", "--listen", "127.0.0.1:0", "--max-streams", "99"], "tapediag: error: max streams must be 1 to 16"),
+    (["net-serve", "--listen", "127.0.0.1:0", "--max-streams", "99"], "tapediag: error: most streams must be 1 to 16"),
 ])
 def test_bad_input_is_one_line_and_exit_2(argv: list[str], words: str, capsys, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setenv(ENV, "AAAA")

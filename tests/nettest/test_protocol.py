@@ -106,7 +106,7 @@ def test_parameters_are_declared_once_and_checked_against_their_declaration() ->
     p.validate()
     assert "token" not in p.to_dict()
     for bad, words in [({"streams": 17}, "streams must be 1 to 16"), ({"direction": "sideways"}, "direction must be"),
-                       ({"pattern": "50:1"}, "outside"), ({"seconds": 0}, "seconds must be")]:
+                       ({"pattern": "50:1"}, "outside"), ({"seconds": 0}, "time per direction must be")]:
         with pytest.raises(InvalidParameter, match=words):
             NetTestParams.from_values({"host": "127.0.0.1", **bad}).validate()
     with pytest.raises(InvalidParameter, match="no host given"):
