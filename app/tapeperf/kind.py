@@ -134,8 +134,7 @@ def rows(result: TapePerfResult) -> Rows:
                 f"{result.compression or '—'}" + (f", the drive compressed {ratio:.2f}:1" if ratio else "")))
     for ph in result.phases:
         out += _phase_rows(ph)
-    counters = [f"{d.name} {'+' if d.delta >= 0 else ''}{volume(d.delta) if 'bytes' in d.name else f'{d.delta:,}'}"
-                for d in result.log_deltas if d.delta is not None]
+    counters = [d.line for d in result.log_deltas if d.delta is not None]
     if counters:
         out.append(("Drive counters during the test", "; ".join(counters)))
     if result.tapealert:

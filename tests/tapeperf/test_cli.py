@@ -34,7 +34,7 @@ def test_json_result_samples_csv_and_history(tmp_path, capsys) -> None:
 def test_human_summary(capsys) -> None:
     assert main(["tape-perf", DEV, "--size", "4M", "--direction", "write"]) == EXIT_OK
     out = capsys.readouterr().out
-    assert "0.004 GB in" in out and "MB/s streaming (overall" in out and "latency p50" in out and "LTO-9" in out
+    assert "4.19 MB in" in out and "MB/s streaming (overall" in out and "latency p50" in out and "LTO-9" in out
     assert "possible for 2:1 data on LTO-9" in out
     assert "not steady: only" in out  # 4 MB says nothing about what limits the drive
 
