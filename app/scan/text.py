@@ -56,7 +56,7 @@ def summary_lines(result: ScanResult) -> list[str]:
     for z in result.slow_zones[:20]:
         lines.append(f"  slow zone {zone_where(z)}: the drive read it at {rate_text(z.drive_mb_s)} "
                      f"(typical zone {rate_text(z.typical_mb_s or result.typical_zone_mb_s or 0)})")
-    lines += [f"drive counter: {d.line} during the scan" for d in result.log_deltas
+    lines += [f"drive counter: {d.name} during the scan: {d.change}" for d in result.log_deltas
               if d.delta is not None and "read error" in d.name]
     lines += [f"note: {note}" for note in result.log_notes]
     if result.tapealert is not None:
