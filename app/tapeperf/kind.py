@@ -114,7 +114,7 @@ def _phase_rows(ph: PhaseResult) -> Rows:
     if ph.flush_seconds:
         latency += f"; buffer flushed in {duration(ph.flush_seconds)}"
     rows.append((f"{name} command time", latency))
-    rows.append((f"{name} commands", f"{count(ph.ios, 'I/Os')}, {count(ph.blocks, 'block')}, "
+    rows.append((f"{name} commands", f"{count(ph.ios, 'I/O')}, {count(ph.blocks, 'block')}, "
                                      f"{count(ph.filemarks, 'filemark')}, {count(len(ph.stalls), 'slow I/O')}"))
     if ph.verified_blocks or ph.verify_errors:
         rows.append((f"{name} verify", f"{count(ph.verified_blocks, 'block')} checked, "
