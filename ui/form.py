@@ -15,6 +15,9 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QLineEdit, QWidget
 from app.runs.fields import Field
 from ui.widgets import ValidatedField
 
+#: The widest a line edit grows to show its placeholder whole (a longer one is cut; its tooltip has it all).
+PLACEHOLDER_MAX_PX = 420
+
 
 def widget_for(field: Field) -> QWidget:
     """The widget a field is typed into, holding the field's default."""
@@ -31,6 +34,9 @@ def widget_for(field: Field) -> QWidget:
         return combo
     edit = ValidatedField(field.check, str(field.default))
     edit.edit.setPlaceholderText(field.placeholder)
+    if field.placeholder:  # wide enough to read what a blank field means (at 1024 px it was cut: "or 1K, ...")
+        wanted = edit.edit.fontMetrics().horizontalAdvance(field.placeholder) + 16
+        edit.edit.setMinimumWidth(min(wanted, PLACEHOLDER_MAX_PX))
     return edit
 
 
