@@ -13,10 +13,7 @@ from typing import Any, Iterable
 from PySide6.QtWidgets import QCheckBox, QComboBox, QLineEdit, QWidget
 
 from app.runs.fields import Field
-from ui.widgets import ValidatedField
-
-#: The widest a line edit grows to show its placeholder whole (a longer one is cut; its tooltip has it all).
-PLACEHOLDER_MAX_PX = 420
+from ui.widgets import ValidatedField, fit_placeholder
 
 
 def widget_for(field: Field) -> QWidget:
@@ -34,9 +31,7 @@ def widget_for(field: Field) -> QWidget:
         return combo
     edit = ValidatedField(field.check, str(field.default))
     edit.edit.setPlaceholderText(field.placeholder)
-    if field.placeholder:  # wide enough to read what a blank field means (at 1024 px it was cut: "or 1K, ...")
-        wanted = edit.edit.fontMetrics().horizontalAdvance(field.placeholder) + 16
-        edit.edit.setMinimumWidth(min(wanted, PLACEHOLDER_MAX_PX))
+    fit_placeholder(edit.edit)
     return edit
 
 

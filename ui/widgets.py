@@ -44,6 +44,17 @@ def _label(key: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+#: The widest a line edit grows to show its placeholder whole (a longer one is cut; its tooltip has it all).
+PLACEHOLDER_MAX_PX = 420
+
+
+def fit_placeholder(edit: QLineEdit) -> None:
+    """Wide enough to read what a blank field means (at 1024 px "from the generation; or 1K, ..." was cut)."""
+    if edit.placeholderText():
+        wanted = edit.fontMetrics().horizontalAdvance(edit.placeholderText()) + 16
+        edit.setMinimumWidth(min(wanted, PLACEHOLDER_MAX_PX))
+
+
 def _scalar(value: Any) -> str:
     if value is None:
         return "–"

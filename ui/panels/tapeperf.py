@@ -17,7 +17,7 @@ from app.tapeperf.session import CartridgeCheck
 from ui import engines
 from ui.form import add_fields, given
 from ui.panels.testpanel import TestPanel
-from ui.widgets import ValidatedField
+from ui.widgets import ValidatedField, fit_placeholder
 from ui.worker import Job
 from native.units import rate_text
 
@@ -85,6 +85,7 @@ class TapePerfPanel(TestPanel):
                                 "drive runs alone first, then all together, and the result says whether the path they "
                                 "share (HBA, port, target) limits them")
         others.edit.setPlaceholderText("none; e.g. /dev/sg4 iscsi://host/iqn/2")
+        fit_placeholder(others.edit)
         add_fields(self, (ALONE,))
         self.mode_field.currentIndexChanged.connect(self._mode_changed)
         self._mode_changed()
