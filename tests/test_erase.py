@@ -54,7 +54,7 @@ def test_a_cartridge_holding_data_is_erased_only_when_confirmed(tmp_path: Path) 
     with TapeDrive(open_virtual(dev)) as drive:
         with pytest.raises(SafetyRefusal) as refused:
             Erase(drive, EraseParams()).run()
-    assert refused.value.overridable and "holds data: a block of 64 KiB at BOT" in str(refused.value)
+    assert refused.value.overridable and "holds data: a block at BOT of 64 KiB" in str(refused.value)
     assert _records(tmp_path / "c.cart") == before
     with TapeDrive(open_virtual(dev)) as drive:
         assert Erase(drive, EraseParams(force=True)).run().status == "complete"

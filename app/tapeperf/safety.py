@@ -90,7 +90,7 @@ def probe(drive: TapeDrive, *, at_bot: bool, probe_bytes: int = PROBE_BYTES) -> 
             length = outcome.nbytes
             if outcome.ili and outcome.residual < 0:
                 length = probe_bytes - outcome.residual  # the block was longer than the probe
-            found = f"a block of {block_text(length)} at BOT"
+            found = f"a block at BOT of {block_text(length)}"
             volume = ltfs.read_labels(drive, in_memory) if outcome.nbytes == ltfs.VOL1_BYTES else None
         elif outcome.filemark:
             found = "a filemark at BOT"

@@ -44,7 +44,7 @@ def test_data_on_tape_is_one_line_and_exit_3(capsys) -> None:
     capsys.readouterr()
     assert main(["tape-perf", DEV, "--size", "4M", "--direction", "write"]) == EXIT_REFUSED
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "refused: the cartridge holds data: a block of 256 KiB at BOT" in err[0]
+    assert len(err) == 1 and "refused: the cartridge holds data: a block at BOT of 256 KiB" in err[0]
     assert main(["tape-perf", DEV, "--size", "4M", "--direction", "write", "--force"]) == EXIT_OK
 
 
