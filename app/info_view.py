@@ -22,7 +22,7 @@ from app.timeouts import CommandTimeoutEntry
 from app.wear import WearFigure
 from native.scsi.density import density_name
 from native.scsi.ltfs import LtfsVolume
-from native.units import block_text, date_text, plural, rate_text
+from native.units import block_text, date_text, plural, rate_text, size_text
 
 MiB = 1 << 20
 
@@ -67,14 +67,7 @@ def mib_size(mib: int | None) -> str:
     """A size the drive gives in MiB, as decimal GB/TB first: "8.59 GB (8,192 MiB)"."""
     if mib is None:
         return "-"
-    size = mib * MiB
-    if size >= 10**12:
-        decimal = f"{size / 10**12:.2f} TB"
-    elif size >= 10**9:
-        decimal = f"{size / 10**9:.2f} GB"
-    else:
-        decimal = f"{size / 10**6:.0f} MB"
-    return f"{decimal} ({mib:,} MiB)" if mib else "0 MB"
+    return f"{size_text(mib * MiB)} ({mib:,} MiB)" if mib else "0 MB"
 
 
 def _bytes(n: int) -> str:
@@ -252,10 +245,20 @@ def _vendor(info: DriveInfo) -> list[Section]:
 
 
 def _vendor_label(name: str) -> str:
-    return statistic_label(name.removesuffix("_mib")) + (" (MiB)" if name.endswith("_mib") else "")
+    """The figure's name without its unit: the value carries it ("Main partition remaining  8.59 GB (8,192 MiB)")."""
+    return statistic_label(name.removesuffix("_mib").removesuffix("_x100"))
 
 
 def _vendor_value(name: str, value: int) -> str:
+    """A vendor page's figure with its unit, read from its decoded name (issue 31: never a raw byte count)."""
+    if name.endswith("_mib"):
+        return mib_size(value)
+    if name.endswith("_x100"):  # HP 32h: a compression ratio times 100; 0 before any data went through
+        return f"{value / 100:.2f}:1" if value else "- (no data yet)"
+    if name.startswith("bytes_") or name.endswith("_bytes"):
+        return size_text(value)
+    if name == "compression_enabled":
+        return yes_no(bool(value))
     if name == "tapealert_flags":  # Quantum 3Eh 7000h: the 64 flags as a bitmap (flag 1 = the top bit)
         return f"{value:016X}h"
     if name == "media_efficiency":  # IBM 37h: 01h best ... FFh worst, 00h unknown (Oracle STA reference)

@@ -34,6 +34,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from native.units import plural
+
 NO_FIGURE = "no published design figure"
 
 CARTRIDGE_LOADS_SOURCE = ("IBM TS2900 Tape Autoloader User's Guide, table 'Nominal cartridge life: Load/unload cycles' "
@@ -130,7 +132,7 @@ def cartridge_wear(generation: int | None, load_count: int | None, *, unrecovere
     elif rated is None:
         figures.append(WearFigure("cartridge loads", load_count, None, None, NO_FIGURE))
         name = f"LTO-{generation}" if generation else "this cartridge's generation"
-        reasons.append(f"{load_count:,} loads; {NO_FIGURE} for {name} cartridges")
+        reasons.append(f"{plural(load_count, 'load')}; {NO_FIGURE} for {name} cartridges")
     else:
         figures.append(WearFigure("cartridge loads", load_count, rated, _percent(load_count, rated), CARTRIDGE_LOADS_SOURCE))
     figures += reported

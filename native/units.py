@@ -176,6 +176,32 @@ def plural(count: int, word: str, many: str | None = None) -> str:
     return f"{count:,} {many}"
 
 
+def count_text(n: float | None) -> str:
+    """A count or a plain figure with thousands separators, as every other figure: '12,827', '0', '2.5' (a fraction
+    only below ten, where it means something). '-' for none."""
+    if n is None or not math.isfinite(n):
+        return "-"
+    if float(n).is_integer() or abs(n) >= 10:
+        return f"{n:,.0f}"
+    return f"{n:.1f}"
+
+
+def files_rate_text(files_s: float | None) -> str:
+    """Files per second with the separators every other count has: '12,827 files/s', '2.5 files/s'."""
+    return "-" if files_s is None or not math.isfinite(files_s) else f"{count_text(files_s)} files/s"
+
+
+def change_text(delta: float | None, *, nbytes: bool = False) -> str:
+    """How much a drive counter moved during a run: '0' (no '+0'), '+12', '+1,024', '-3', and amounts with their unit,
+    '+101 MB' (``nbytes``). '-' when the counter could not be read at one end."""
+    if delta is None or not math.isfinite(delta):
+        return "-"
+    if delta == 0:
+        return "0 bytes" if nbytes else "0"
+    words = size_text(abs(delta)) if nbytes else count_text(abs(delta))
+    return ("+" if delta > 0 else "-") + words
+
+
 def rate_text(mb_s: float | None, *, mib: bool = False) -> str:
     """Decimal MB/s, as drives are rated: '451.5 MB/s', '1,899 MB/s' (no tenths from 1,000 on); with ``mib``
     also '451.5 MB/s (430.6 MiB/s)'."""
@@ -191,6 +217,13 @@ def bit_rate_text(mb_s: float | None) -> str:
         return "-"
     mbit = mb_s * 8
     return f"{mbit:,.0f} Mbit/s" if abs(mbit) >= 100 else f"{mbit:,.1f} Mbit/s"
+
+
+def rate_figure(mb_s: float | None) -> str:
+    """The figure of ``rate_text`` for a column or a sentence that names MB/s once: '81.1', '1,068', and a whole rate
+    as the white paper prints it, '300' (not '300.0')."""
+    text = rate_text(mb_s)
+    return text if text == "-" else text.removesuffix(" MB/s").removesuffix(".0")
 
 
 def size_text(nbytes: float | None, *, binary: bool = False) -> str:
@@ -239,7 +272,7 @@ def size_input_text(nbytes: int) -> str:
 
 
 def duration_text(seconds: float | None) -> str:
-    """The one way a duration is written, on screen, in a terminal and in a PDF: '14.0 ms', '6.2 s', '42 s',
+    """The one way a duration is written, on screen, in a terminal and in a PDF: '26 µs', '14.0 ms', '6.2 s', '42 s',
     '1 min 05 s', '15 min', '1 h 02 min', '3 h' (tenths only under ten seconds, where they mean something;
     a zero tail is left off). A missing or impossible figure is '-'."""
     if seconds is None or not math.isfinite(seconds):
@@ -247,6 +280,8 @@ def duration_text(seconds: float | None) -> str:
     seconds = max(0.0, float(seconds))
     if seconds == 0:  # no time at all: a limit or a setting of nothing, not a measurement of 0.0 ms
         return "0 s"
+    if 0 < seconds < 0.00095:
+        return f"{seconds * 1e6:,.0f} µs"  # a file's or a disk command's time: '26 µs', never '0.0 ms'
     if seconds < 1:
         return f"{seconds * 1000:,.1f} ms"
     if seconds < 9.95:
@@ -282,7 +317,7 @@ def percent(fraction: float | None) -> str:
 
 
 
-def change_text(fraction: float | None) -> str:
+def relative_change_text(fraction: float | None) -> str:
     """A relative change with its sign, in the one percent style: '+104%', '-3%', '±0%' (a comparison's column)."""
     if fraction is None or not math.isfinite(fraction):
         return "-"
@@ -302,5 +337,6 @@ def per_gb_text(count: int, nbytes: float) -> str:
 
 
 __all__ = ["MAX_BYTES", "LTO_GENERATIONS", "parse_size", "parse_duration", "parse_amount", "is_duration",
-           "parse_on_off", "parse_generation", "plural", "rate_text", "bit_rate_text", "size_text", "block_text", "date_text", "duration_text", "percent",
-           "change_text", "per_gb_text", "size_input_text"]
+           "parse_on_off", "parse_generation", "plural", "count_text", "files_rate_text", "change_text", "rate_figure",
+           "rate_text", "bit_rate_text", "size_text", "block_text", "date_text", "duration_text", "percent",
+           "relative_change_text", "per_gb_text", "size_input_text"]

@@ -54,7 +54,7 @@ def test_a_cartridge_holding_data_is_erased_only_when_confirmed(tmp_path: Path) 
     with TapeDrive(open_virtual(dev)) as drive:
         with pytest.raises(SafetyRefusal) as refused:
             Erase(drive, EraseParams()).run()
-    assert refused.value.overridable and "holds data: a 65536-byte block at BOT" in str(refused.value)
+    assert refused.value.overridable and "holds data: a block at BOT of 64 KiB" in str(refused.value)
     assert _records(tmp_path / "c.cart") == before
     with TapeDrive(open_virtual(dev)) as drive:
         assert Erase(drive, EraseParams(force=True)).run().status == "complete"
@@ -196,7 +196,7 @@ def test_the_command_refuses_data_without_force_records_once_and_renders_everywh
     assert "--short" in capsys.readouterr().err and _runs() == []
     assert main(["erase", dev, "--short"]) == 3
     err = capsys.readouterr().err
-    assert "refused: the cartridge holds data: a 65536-byte block at BOT" in err and "--force" in err
+    assert "refused: the cartridge holds data: a block at BOT of 64 KiB" in err and "--force" in err
     assert _records(tmp_path / "c.cart") == before and _runs() == [("erase", "refused")]
     assert main(["erase", dev, "--short", "--force"]) == 0
     out = capsys.readouterr().out
@@ -204,13 +204,13 @@ def test_the_command_refuses_data_without_force_records_once_and_renders_everywh
     assert _runs() == [("erase", "complete"), ("erase", "refused")] and _first_read(dev) == "blank"
     assert main(["show", "2"]) == 0
     shown = capsys.readouterr().out
-    assert "parameters: Erase short" in shown and "Cartridge before:" in shown and "holds data (a 65536-byte block at BOT)" in shown
+    assert "parameters: Erase Short: end of data at the start of the tape" in shown and "Cartridge before:" in shown and "holds data (a block at BOT of 64 KiB)" in shown
     assert main(["history"]) == 0
     assert "short erase of TD" in capsys.readouterr().out
     pdf = tmp_path / "erase.pdf"
     assert main(["report", "2", "-o", str(pdf)]) == 0
     text = " ".join(subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True, check=True).stdout.split())
-    assert "Short erase" in text and "The tape now end of data at BOT" in text and "Erase: short" in text
+    assert "Short erase" in text and "The tape now end of data at BOT" in text and "Erase: Short: end of data at the start of the tape" in text
 
 
 def test_another_cartridge_than_the_one_confirmed_is_never_erased(tmp_path: Path,

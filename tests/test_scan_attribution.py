@@ -147,7 +147,7 @@ def test_a_worn_drive_head_is_a_drive_finding_and_the_cartridge_is_kept(tmp_path
     text = capsys.readouterr().out
     assert "cartridge: KEEP" in text and "cartridge: MONITOR" not in text
     # 256 MiB read at 5,000 corrected errors per 10^9 bytes: 1,342 of them.
-    assert "drive: the drive counted 1,342 corrected read errors in 0.3 GB (4,999.3 per GB), spread over the whole " \
+    assert "drive: the drive counted 1,342 corrected read errors in 268 MB (4,999.3 per GB), spread over the whole " \
            "read with no slow stretch: the mark of a dirty or worn head, or of a cartridge worn all over (seen once" \
            in text
     assert "what to do: Clean the drive with a cleaning cartridge and scan again" in text

@@ -48,7 +48,7 @@ from app.troubleshoot.request import (RunRef, TroubleshootRequest, diagnose_reco
                                       parse_file_count, parse_rate, parse_streams)
 from native.errors import InvalidParameter, SafetyRefusal, TapediagError
 from native.iscsi_url import display_device
-from native.units import plural
+from native.units import files_rate_text, plural, rate_figure, rate_text, size_text
 from ui.worker import Job
 
 
@@ -188,9 +188,9 @@ def reference_rates(native: float | None, compressed: float | None, generation: 
     name = f"LTO-{generation} " if isinstance(generation, int) else ""
     refs = []
     if native:
-        refs.append((f"{name}native {float(native):g} MB/s", float(native)))
+        refs.append((f"{name}native {rate_figure(float(native))} MB/s", float(native)))
     if compressed:
-        refs.append((f"{name}compressed {float(compressed):g} MB/s", float(compressed)))
+        refs.append((f"{name}compressed {rate_figure(float(compressed))} MB/s", float(compressed)))
     return refs
 
 
@@ -443,8 +443,8 @@ def clean_disk(target: str) -> CleanResult:
 
 
 def disk_headline(r: DiskResult, verb: str) -> str:
-    text = (f"<b>{verb} {plural(r.total_files, 'file')}, {r.total_bytes / 1e6:,.1f} MB: "
-            f"{r.mb_s:,.1f} MB/s, {r.files_s:,.0f} files/s</b> with {plural(len(r.streams), 'stream')}")
+    text = (f"<b>{verb} {plural(r.total_files, 'file')}, {size_text(r.total_bytes)}: "
+            f"{rate_text(r.mb_s)}, {files_rate_text(r.files_s)}</b> with {plural(len(r.streams), 'stream')}")
     if r.status not in ("complete", "cancelled"):
         text += f" — <b>{r.status}</b>: {r.error or ''}"
     return text

@@ -13,7 +13,7 @@ from typing import Any, Iterable
 from PySide6.QtWidgets import QCheckBox, QComboBox, QLineEdit, QWidget
 
 from app.runs.fields import Field
-from ui.widgets import ValidatedField
+from ui.widgets import ValidatedField, fit_placeholder
 
 
 def widget_for(field: Field) -> QWidget:
@@ -31,6 +31,7 @@ def widget_for(field: Field) -> QWidget:
         return combo
     edit = ValidatedField(field.check, str(field.default))
     edit.edit.setPlaceholderText(field.placeholder)
+    fit_placeholder(edit.edit)
     return edit
 
 

@@ -12,6 +12,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QVBoxLayout, QWidget
+from native.units import duration_text
 
 EXERCISE, RETURNING, FAILED = "#1f77b4", "#7f7f7f", "#d62728"
 
@@ -76,7 +77,7 @@ class MoveTimePlot(QWidget):
         if timed:
             median = statistics.median(timed)
             self._median.setValue(median)
-            self._median.label.setFormat(f"median {median:.2f} s")
+            self._median.label.setFormat(f"median {duration_text(median)}")
             self._median.show()
         else:
             self._median.hide()

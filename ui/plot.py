@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QGraphicsItem, QVBoxLayout, QWidget
 
 from app.events import Sample
 
+TOP_ROOM = 1.05  # the y range's top over its highest tick (the tick's label inside the plot)
 BIN_S = 0.1  # width of one rate bin, seconds
 AVG_S = 2.0  # rolling-average window, seconds (shorter for short tests: see _avg_window)
 STALL_MIN_S = 0.5  # an I/O this long (and far above the median) is a stall
@@ -279,7 +280,8 @@ class ThroughputPlot(QWidget):
         y_hi = _step_up(y_max * 1.08)
         if (x_hi, y_hi) != (self._x_hi, self._y_hi):
             self._x_hi, self._y_hi = x_hi, y_hi
-            self.view.getPlotItem().setRange(xRange=(0, x_hi), yRange=(0, y_hi), padding=0)
+            # A little room above the top tick: its label is centred on it, so at the very edge half of it was cut.
+            self.view.getPlotItem().setRange(xRange=(0, x_hi), yRange=(0, y_hi * TOP_ROOM), padding=0)
 
     def _avg_bins(self) -> int:
         """A 2 s average, shortened for tests of a few seconds so it does not lag a whole phase."""

@@ -31,8 +31,13 @@ def _reference(p: QPainter, pen: Pen, chart: BarChart, box: QRectF, area: QRectF
     """The application's line and its words, on whichever side of the line has room (elided to it)."""
     p.setPen(QPen(QColor(REFERENCE), 1.2 * pen.pt, Qt.PenStyle.DashLine))
     p.drawLine(QPointF(x, area.top() - 2 * pen.pt), QPointF(x, area.bottom()))
-    text = f"{chart.reference_label} (the application)" if chart.reference_label else "the application"
     right_room, left_room = box.right() - x - 3 * pen.pt, x - box.left() - 3 * pen.pt
+    # "(the application)" only where it fits: the label names the application already, and an elided
+    # "(the applicat…" read as a cut-off word (issue 31, seen at pdftoppm).
+    choices = [f"{chart.reference_label} (the application)", chart.reference_label] if chart.reference_label \
+        else ["the application"]
+    text = next((t for t in choices if pen.bold_fm.horizontalAdvance(t) + 2 * pen.pt <= max(right_room, left_room)),
+                choices[-1])
     needed = pen.bold_fm.horizontalAdvance(text) + 2 * pen.pt
     y, h = box.top() + pen.fm.height() * 1.8, pen.fm.height() * 1.3
     if needed <= right_room or right_room >= left_room:

@@ -10,6 +10,9 @@ type (the backup application's own figure, the moves to make).
 
     python -m ui.screenshots docs/screenshots            # every picture
     python -m ui.screenshots docs/screenshots library    # only the library panel's
+
+``TAPEDIAG_SHOT_SIZE=1366x768`` sets the window's size (default 1024x700, the smallest screen a technician's laptop
+has: what is clipped there is clipped for someone; issue 31).
 """
 from __future__ import annotations
 
@@ -26,7 +29,7 @@ if TYPE_CHECKING:
 
 P = TypeVar("P", bound="WizardPanel")
 
-WIDTH, HEIGHT = 1280, 820
+WIDTH, HEIGHT = (int(v) for v in os.environ.get("TAPEDIAG_SHOT_SIZE", "1024x700").split("x"))
 DEVICE = "virtual:lto9"
 
 

@@ -8,14 +8,13 @@ from typing import Any
 from app.disk.cache import read_cache
 from app.disk.results import CreateDataResult, DiskResult, ReadDataResult
 from app.tapeperf.results import PhaseResult, TapePerfResult
-from native.units import percent, rate_text
-from ui.format import human_bytes, human_duration, human_rate, human_size
+from app.tapeperf.text import stall_words
+from native.units import files_rate_text, percent, plural, rate_text
+from ui.format import human_bytes, human_duration, human_rate
 
 Sections = list[tuple[str, Any, bool]]
 
-
-def _ms(seconds: float | None) -> str:
-    return "–" if seconds is None else f"{seconds * 1000:,.2f} ms"
+_ms = human_duration  # a latency: '0.3 ms', '26 µs' (``native.units.duration_text``)
 
 
 def _ratio(value: float | None, otherwise: str = "–") -> str:
@@ -53,7 +52,7 @@ def _phase(r: TapePerfResult, ph: PhaseResult) -> dict[str, Any]:
         "slowest / fastest second": f"{human_rate(ph.per_second_min_mb_s)} / {human_rate(ph.per_second_max_mb_s)}",
         "latency p50 / p99 / max": f"{_ms(ph.latency_p50)} / {_ms(ph.latency_p99)} / {_ms(ph.latency_max)}",
         "time to first byte": _ms(ph.time_to_first_byte),
-        "stalls": ph.stall_count,
+        "slow I/Os": stall_words(ph) if ph.stalls else "none",
         "ended by": ph.end_reason or "–",
     }
     if ph.verified_blocks or ph.verify_errors:
@@ -64,7 +63,8 @@ def _phase(r: TapePerfResult, ph: PhaseResult) -> dict[str, Any]:
     if ph.error:
         data["error"] = ph.error
     if ph.stalls:
-        data["stall times"] = [f"at {s.t:.2f} s: {s.latency:.2f} s" for s in ph.stalls[:50]]
+        data["slow I/O times"] = [f"at {s.t:.1f} s: {human_duration(s.latency)} ({_CAUSES.get(s.cause, s.cause)})"
+                                  for s in ph.stalls[:50]]
     return data
 
 
@@ -72,21 +72,29 @@ def tapeperf_sections(r: TapePerfResult) -> Sections:
     """(title, data, expanded) sections for a tape performance result."""
     sections: Sections = [("Overview", _overview(r), True)]
     sections += [(ph.phase.capitalize(), _phase(r, ph), True) for ph in r.phases]
-    deltas = {d.name: f"{d.before} → {d.after} (Δ {d.delta})" for d in r.log_deltas}
+    deltas = {d.name: d.change for d in r.log_deltas}
     if deltas or r.log_notes:
         sections.append(("Drive counters", {**deltas, **({"notes": r.log_notes} if r.log_notes else {})}, False))
     if r.tapealert:
         sections.append(("TapeAlert", r.tapealert, True))
     if r.messages:
         sections.append(("Messages", r.messages, False))
-    sections.append(("Parameters", _tape_params(r.params), False))
+    sections.append(("Parameters", _parameters("tape-perf", r.params), False))
     return sections
 
 
-def _tape_params(p: dict[str, Any]) -> dict[str, Any]:
-    """The stored parameters with their sizes in binary units (``native.units.block_text``)."""
-    return {key: human_size(value) if key in ("block_size", "io_size", "filemarks_every", "size")
-            and isinstance(value, int) and value else value for key, value in p.items()}
+#: What each slow I/O was, as the run concluded (``app.tapeperf.results.Stall.cause``).
+_CAUSES = {"drive": "the drive: a back-hitch while the host kept up", "host": "the host did not keep up",
+           "emulator": "this machine: the emulated drive behind its model"}
+
+
+def _parameters(kind: str, params: dict[str, Any]) -> dict[str, str]:
+    """The stored parameters as ``show`` and the report say them (``RunKind.parameter_rows``): labels, units, choices."""
+    import app.catalog  # noqa: F401  (the kinds installed in the registry)
+    from app.runs import registry
+
+    found = registry.get(kind)
+    return dict(found.parameter_rows(params)) if found else {}
 
 
 def disk_sections(r: DiskResult) -> Sections:
@@ -95,7 +103,7 @@ def disk_sections(r: DiskResult) -> Sections:
         "status": r.status,
         "directory": r.target,
         "throughput": human_rate(r.mb_s),
-        "files per second": f"{r.files_s:,.1f}",
+        "files per second": files_rate_text(r.files_s),
         "files": f"{r.total_files:,}",
         "data": human_bytes(r.total_bytes),
         "time (slowest stream)": human_duration(r.seconds),
@@ -113,21 +121,21 @@ def disk_sections(r: DiskResult) -> Sections:
         tw = r.tree_walk
         sections.append(("Tree walk", {"files": f"{tw.files:,}", "directories": f"{tw.dirs:,}",
                                        "data": human_bytes(tw.bytes), "time": human_duration(tw.seconds),
-                                       "files per second": f"{tw.files_s:,.0f}"}, True))
+                                       "files per second": files_rate_text(tw.files_s)}, True))
     lat = r.latency
     sections.append(("Per-file latency", {
         "files": f"{lat.count:,}",
-        "mean / p50 / p90": f"{lat.mean_ms:.3f} / {lat.p50_ms:.3f} / {lat.p90_ms:.3f} ms",
-        "p99 / max": f"{lat.p99_ms:.3f} / {lat.max_ms:.3f} ms"}, True))
-    streams = {f"stream {s.stream}": f"{s.files:,} files, {human_bytes(s.bytes)} in {human_duration(s.seconds)}"
-                                     + (f", {s.errors} errors" if s.errors else "") for s in r.streams}
+        "mean / p50 / p90": " / ".join(_ms(v / 1000) for v in (lat.mean_ms, lat.p50_ms, lat.p90_ms)),
+        "p99 / max": " / ".join(_ms(v / 1000) for v in (lat.p99_ms, lat.max_ms))}, True))
+    streams = {f"stream {s.stream}": f"{plural(s.files, 'file')}, {human_bytes(s.bytes)} in {human_duration(s.seconds)}"
+                                     + (f", {plural(s.errors, 'error')}" if s.errors else "") for s in r.streams}
     if streams:
         sections.append(("Streams", streams, False))
     if isinstance(r, ReadDataResult):
         sections += _read_sections(r)
     if r.warnings:
         sections.append(("Warnings", r.warnings, True))
-    sections.append(("Parameters", r.params, False))
+    sections.append(("Parameters", _parameters(r.kind, r.params), False))
     return sections
 
 
@@ -145,7 +153,7 @@ def _raw_read(r: ReadDataResult) -> dict[str, str]:
     probe = r.raw_probe
     out: dict[str, str] = {}
     if probe is not None:
-        out["raw read (O_DIRECT, the same data again)"] = (f"{human_rate(probe.mb_s)}: {probe.files:,} files, "
+        out["raw read (O_DIRECT, the same data again)"] = (f"{human_rate(probe.mb_s)}: {plural(probe.files, 'file')}, "
                                                             f"{human_bytes(probe.bytes)}")
     elif r.raw_probe_note:
         out["raw read"] = f"not measured ({r.raw_probe_note})"

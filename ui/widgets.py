@@ -44,6 +44,17 @@ def _label(key: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+#: The widest a line edit grows to show its placeholder whole (a longer one is cut; its tooltip has it all).
+PLACEHOLDER_MAX_PX = 420
+
+
+def fit_placeholder(edit: QLineEdit) -> None:
+    """Wide enough to read what a blank field means (at 1024 px "from the generation; or 1K, ..." was cut)."""
+    if edit.placeholderText():
+        wanted = edit.fontMetrics().horizontalAdvance(edit.placeholderText()) + 16
+        edit.setMinimumWidth(min(wanted, PLACEHOLDER_MAX_PX))
+
+
 def _scalar(value: Any) -> str:
     if value is None:
         return "–"
@@ -91,6 +102,7 @@ class ResultTree(QTreeWidget):
             judged: list[QTreeWidgetItem] = []
             for row in section.rows:
                 item = QTreeWidgetItem(parent if row.indent else top, [row.label, row.value])
+                item.setToolTip(1, row.value)
                 if not row.indent:
                     parent = item
                 colour = SEVERITY_COLOURS.get(row.severity or "")
@@ -105,6 +117,7 @@ class ResultTree(QTreeWidget):
     def add_section(self, title: str, data: Any, *, colour: QColor | None = None,
                     expanded: bool = True) -> QTreeWidgetItem:
         item = QTreeWidgetItem([title, "" if isinstance(data, (dict, list)) else _scalar(data)])
+        item.setToolTip(1, item.text(1))
         font = item.font(0)
         font.setBold(True)
         item.setFont(0, font)
@@ -133,6 +146,7 @@ class ResultTree(QTreeWidget):
                 self._add(child, value)
             else:
                 child = QTreeWidgetItem(parent, [_label(str(key)), _scalar(value)])
+                child.setToolTip(1, _scalar(value))  # a value wider than the window is elided: the tooltip has it all
                 colour = (SEVERITY_COLOURS.get(value.split(":")[0].strip().lower())
                           if isinstance(value, str) else None)
                 if colour is not None:

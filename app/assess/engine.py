@@ -33,7 +33,7 @@ from app.ticket import OnceTransport, Ticket, capture
 from native.errors import (Cancelled, CheckCondition, ConnectionLost, DeviceError, InvalidParameter, NotReady,
                            SafetyRefusal)
 from native.scsi.tapealert import CLEANING_FLAGS
-from native.units import parse_size, percent, plural, rate_text
+from native.units import count_text, duration_text, parse_size, percent, plural, rate_text, size_text
 
 MiB = 1 << 20
 
@@ -277,10 +277,10 @@ class DriveAssessment:
             result.steps.append(Step(name, Outcome.FAIL, f"the test failed: {tape.error}"))
             return
         if read.verify_errors:
-            result.steps.append(Step(name, Outcome.FAIL, f"{read.verify_errors} blocks read back differ from what was "
+            result.steps.append(Step(name, Outcome.FAIL, f"{plural(read.verify_errors, 'block')} read back differ from what was "
                                                          f"written ({read.first_verify_error})"))
         else:
-            result.steps.append(Step(name, Outcome.PASS, f"{write.bytes / 1e9:,.2f} GB written, read back and "
+            result.steps.append(Step(name, Outcome.PASS, f"{size_text(write.bytes)} written, read back and "
                                                          "verified without a difference"))
         self._judge_counters(result, tape, write.bytes + read.bytes)
         self._judge_backhitches(result, tape)
@@ -296,7 +296,7 @@ class DriveAssessment:
         corrected = sum(v for k, v in deltas.items() if "errors corrected" in k)
         gb = moved / 1e9
         if failing or uncorrected:
-            why = ", ".join(filter(None, [f"{uncorrected} uncorrected errors" if uncorrected else "",
+            why = ", ".join(filter(None, [f"{plural(uncorrected, 'uncorrected error')}" if uncorrected else "",
                                           ("TapeAlert " + ", ".join(alerts.flags)) if alerts else ""]))
             result.steps.append(Step(name, Outcome.FAIL, why))
         elif alerts is not None:
@@ -308,11 +308,11 @@ class DriveAssessment:
                                      f"{first}; if a flag comes back, open a case with the drive's vendor "
                                      f"(TapeAlert's advice: {' '.join(alerts.advice)})"))
         elif gb and corrected / gb > rules.CORRECTED_PER_GB_WARN:
-            result.steps.append(Step(name, Outcome.WARN, f"{corrected} corrected errors in {gb:,.1f} GB"))
+            result.steps.append(Step(name, Outcome.WARN, f"{plural(corrected, 'corrected error')} in {size_text(moved)}"))
         elif not deltas:
             result.steps.append(Step(name, Outcome.NOT_ASSESSED, "the drive reports no error counters"))
         else:
-            result.steps.append(Step(name, Outcome.PASS, f"no uncorrected errors, {corrected} corrected in {gb:,.1f} GB, "
+            result.steps.append(Step(name, Outcome.PASS, f"no uncorrected errors, {count_text(corrected)} corrected in {size_text(moved)}, "
                                                          "no TapeAlert flag"))
 
     def _judge_backhitches(self, result: AssessResult, tape: TapePerfResult) -> None:
@@ -330,7 +330,7 @@ class DriveAssessment:
             machine = all(s.cause == "emulator" for s in caused)
             rates = [s.host_mb_s for s in caused if s.host_mb_s is not None]
             window = caused[0].window or 0.0
-            span = f"{window * 1000:,.0f} ms" if window < 1 else f"{window:,.1f} s"
+            span = duration_text(window)
             managed = f": it managed {rate_text(min(rates))} in the {span} before" if rates else ""
             who = "this machine (the virtual drive fell behind its own model)" if machine else "the host did not keep up"
             result.steps.append(Step("back-hitches the host caused", Outcome.HOST,

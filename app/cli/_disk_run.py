@@ -13,7 +13,7 @@ from app.events import Event, EventSink, Message, Progress
 from app.execute import execute
 from app.runs.kind import RunKind
 from app.stop import cancelling
-from native.units import rate_text, size_text
+from native.units import duration_text, rate_text, size_text
 
 
 def progress_printer(quiet: bool) -> EventSink:
@@ -29,7 +29,7 @@ def progress_printer(quiet: bool) -> EventSink:
                 last[0] = now
                 done = size_text(event.done_bytes)
                 rate = f", {rate_text(event.rate_mb_s)}" if event.rate_mb_s else ""
-                print(f"  {event.phase}: {done}{rate}, {event.elapsed:.0f} s", file=sys.stderr)
+                print(f"  {event.phase}: {done}{rate}, {duration_text(event.elapsed)}", file=sys.stderr)
 
     return sink
 

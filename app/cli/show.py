@@ -26,8 +26,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _params_line(kind: str, params: dict | None) -> str:
     """The parameters as the kind's field table labels them (``app.runs.fields``), each value with its unit."""
     found = registry.get(kind)
-    return ", ".join(f"{label} {value}" for label, value in stored_rows(found.fields if found else (), params or {})
-                     ) or "(defaults)"
+    rows = found.parameter_rows(params or {}) if found else stored_rows((), params or {})
+    return ", ".join(f"{label} {value}" for label, value in rows) or "(defaults)"
 
 
 def _value(value: object) -> str:

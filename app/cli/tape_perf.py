@@ -25,7 +25,7 @@ from app.tapeperf import TapePerfParams, TapePerfResult
 from app.tapeperf.kind import TAPE_PERF, TAPE_PERF_MULTI
 from app.runs.fields import add_options, values
 from app.tapeperf.multi import ALONE
-from native.units import SIZES_HELP, duration_text, rate_text
+from native.units import SIZES_HELP, duration_text, rate_text, size_text
 from app.tapeperf.session import run_on_device
 
 
@@ -62,8 +62,8 @@ class _Printer:
     def __call__(self, event: Event) -> None:
         if isinstance(event, Progress) and self.tty:
             eta = f", ETA {duration_text(event.eta_s)}" if event.eta_s is not None else ""
-            total = f" of {event.total_bytes / 1e9:.2f} GB" if event.total_bytes else ""
-            self.stream.write(f"\r{event.phase}: {event.done_bytes / 1e9:.2f} GB{total} at {rate_text(event.rate_mb_s)}{eta}   ")
+            total = f" of {size_text(event.total_bytes)}" if event.total_bytes else ""
+            self.stream.write(f"\r{event.phase}: {size_text(event.done_bytes)}{total} at {rate_text(event.rate_mb_s)}{eta}   ")
             self.stream.flush()
             self.line = True
         elif isinstance(event, Message):

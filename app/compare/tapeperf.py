@@ -13,7 +13,7 @@ from typing import Callable
 from app.compare.model import Row
 from app.compare.noise import NOT_COMPARABLE, SAME, IMPROVED, WORSE, judge_count, judge_must_not_happen, judge_rate, rate_band
 from app.tapeperf.results import LogDelta, PhaseResult, TapePerfResult, headline_rate
-from native.units import change_text, per_gb_text, percent, rate_text
+from native.units import per_gb_text, percent, rate_text, relative_change_text
 
 #: Who limited a phase, by ``TapePerfResult.judged``, when the figure is not the drive's own: the rate band widens.
 NOT_THE_DRIVES = {"host": "the host held it back", "emulator": "this machine slowed the virtual drive",
@@ -43,7 +43,7 @@ def _rate_row(a: TapePerfResult, b: TapePerfResult, name: str, spread: Spread) -
            if ph is not None and (who := r.judged(ph)[0].who) in NOT_THE_DRIVES]
     band, kind = rate_band(bool(why), spread(name))
     judgement = judge_rate(ra, rb, band)
-    change = change_text(rb / ra - 1) if ra and rb is not None else ""
+    change = relative_change_text(rb / ra - 1) if ra and rb is not None else ""
     basis = f"±{percent(band)}, {kind}" + (f" ({'; '.join(why)})" if why else "")
     return Row(figure, before, after, change, judgement, basis)
 

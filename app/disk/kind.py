@@ -18,11 +18,11 @@ from app.disk.text import render, render_clean
 from app.events import CancelToken, EventSink
 from app.runs.kind import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK, Command, Finding, RunContext, RunKind, Rows, Target
 from app.runs.words import count, duration, mb_s, volume
-from native.units import plural, rate_text
+from native.units import files_rate_text, plural, rate_text
 
 
 def headline(result: DiskResult) -> str:
-    return f"{rate_text(result.mb_s)}, {result.files_s:,.0f} files/s, {plural(result.total_files, 'file')}"
+    return f"{rate_text(result.mb_s)}, {files_rate_text(result.files_s)}, {plural(result.total_files, 'file')}"
 
 
 def exit_code(result: DiskResult) -> int:
@@ -33,7 +33,7 @@ def exit_code(result: DiskResult) -> int:
 
 
 def _rate(topic: str, result: DiskResult) -> Finding:
-    words = f"{mb_s(result.mb_s)}, {result.files_s:,.0f} files/s"
+    words = f"{mb_s(result.mb_s)}, {files_rate_text(result.files_s)}"
     detail = (f"{plural(result.total_files, 'file')}, {volume(result.total_bytes)}, "
               f"{plural(len(result.streams) or 1, 'stream')}")
     return Finding(topic, words, "none", detail)
@@ -54,7 +54,7 @@ def rows(result: DiskResult) -> Rows:
                  ("Volume", f"{volume(result.total_bytes)} in {count(result.total_files, 'file')}, "
                             f"{duration(result.seconds)}")]
     for st in result.streams:
-        out.append((f"Stream {st.stream}", f"{mb_s(st.mb_s)}, {st.files_s:,.0f} files/s, {volume(st.bytes)}, "
+        out.append((f"Stream {st.stream}", f"{mb_s(st.mb_s)}, {files_rate_text(st.files_s)}, {volume(st.bytes)}, "
                                            f"{count(st.errors, 'error')}"))
     lat = result.latency
     if lat.count:

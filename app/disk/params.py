@@ -121,7 +121,7 @@ class CreateDataParams:
 
     FIELDS: ClassVar[tuple[Field, ...]] = (
         _TARGET,
-        Field("preset", "", "a white paper data set: typical (64K-64M) or small (4K-16K)",
+        Field("preset", "Preset", "a white paper data set: typical (64K-64M) or small (4K-16K)",
               choices=tuple((name, name) for name in sorted(PRESETS)), gui=False),  # the GUI's presets list them
         Field("depth", "Tree &depth:", "levels of subdirectories under each stream's own directory", default="3",
               parse=_count),
@@ -129,7 +129,7 @@ class CreateDataParams:
         Field("files_per_dir", "Fi&les per directory:", "files in every directory", default="160", parse=_count),
         Field("min_size", "M&inimum file size:", "smallest file", default="4K", parse=_file_size, unit="size"),
         Field("max_size", "Ma&ximum file size:", "largest file", default="16K", parse=_file_size, unit="size"),
-        Field("size", "", "every file this size (fixed distribution: stored as its min and max)", metavar="SIZE",
+        Field("size", "File size", "every file this size (fixed distribution: stored as its min and max)", metavar="SIZE",
               parse=_file_size, gui=False),
         Field("distribution", "Size distrib&ution:", "file sizes between min and max", default="uniform",
               choices=(("uniform", "Uniform"), ("log-uniform", "Log-uniform"), ("fixed", "Fixed"))),
@@ -137,17 +137,17 @@ class CreateDataParams:
         Field("total_size", "T&otal size:", "stop after this much data (all streams together): 10G = 10 GiB, "
               "10GB = 10^10 bytes; 0: fill the tree", metavar="SIZE", parse=_total, placeholder="fill the tree",
               unit="size"),
-        Field("files", "", "stop after this many files (all streams together)", metavar="N", parse=_count, gui=False),
+        Field("files", "File limit", "stop after this many files (all streams together)", metavar="N", parse=_count, gui=False),
         Field("streams", "Parallel &streams:", f"parallel writers, each with its own subtree (1-{MAX_STREAMS})",
               default="1", parse=_streams),
-        Field("fsync", "", "end: flush the file system at the end of each stream, inside the timing; file: fsync "
+        Field("fsync", "Flush to disk", "end: flush the file system at the end of each stream, inside the timing; file: fsync "
               "every file; none: page cache only (flattering)", default="end",
               choices=tuple((p, p) for p in FSYNC_POLICIES), gui=False),
-        Field("write_size", "", "bytes per write call", default="1M", parse=_file_size, gui=False, unit="size"),
-        Field("seed", "", "seed of sizes and contents (reproducible trees)", default="0", parse=_count, gui=False),
+        Field("write_size", "Write size", "bytes per write call", default="1M", parse=_file_size, gui=False, unit="size"),
+        Field("seed", "Seed", "seed of sizes and contents (reproducible trees)", default="0", parse=_count, gui=False),
         Field("allow_non_empty", "Allo&w a non-empty directory (files of others are kept)",
               "write into a new subdirectory of a non-empty DIR", flag=True),
-        Field("cleanup", "", "remove the created files again after measuring", flag=True, gui=False),
+        Field("cleanup", "Removed after measuring", "remove the created files again after measuring", flag=True, gui=False),
     )
 
     @classmethod
@@ -287,16 +287,16 @@ class ReadDataParams:
               metavar="SIZE", unit="size"),
         Field("direct", "&Direct I/O (O_DIRECT, bypasses the page cache entirely)",
               "O_DIRECT reads (bypass the page cache entirely)", flag=True),
-        Field("evict", "", "do not evict files before reading (cache may flatter)", default=True, flag=True,
+        Field("evict", "Evicted from the page cache before reading", "do not evict files before reading (cache may flatter)", default=True, flag=True,
               option="--no-evict", gui=False),
-        Field("raw_probe", "", "skip the raw probe (after the run, a sample of the same files read again with "
+        Field("raw_probe", "Raw read probe", "skip the raw probe (after the run, a sample of the same files read again with "
               "O_DIRECT, the figure that shows a read served from a cache below this machine)", default=True,
               flag=True, option="--no-raw-probe", gui=False),
         Field("device_rate", "Device's ra&w rate:", "what the device delivers raw, per second (e.g. 400MB, from dd on "
               "the host or the array's rating): a read above it is reported as served from a cache",
               metavar="RATE", parse=lambda t: device_rate_mb_s(t), placeholder="unknown; e.g. 400MB",
               stored=("device_mb_s",), unit="MB/s"),
-        Field("max_listed_unreadable", "", "", option=None, gui=False),
+        Field("max_listed_unreadable", "Unreadable files listed, at most", "", option=None, gui=False),
     )
 
     @classmethod

@@ -20,6 +20,7 @@ from native.scsi import cdb as C
 from native.scsi.sense import BLANK_CHECK, NO_SENSE, RECOVERED_ERROR, Sense
 from native.transport import CHECK_CONDITION, CONDITION_MET, GOOD, CommandResult, Fill, Repeated, Transport, \
     WritableBuffer
+from native.units import block_text
 
 
 class DataPath(TapeGate):
@@ -67,7 +68,7 @@ class DataPath(TapeGate):
         self._require_writable_for(bytes([C.WRITE_6]))
         if block_size:
             if size % block_size:
-                raise InvalidParameter(f"{size} bytes is not a multiple of the {block_size}-byte block size")
+                raise InvalidParameter(f"{block_text(size)} is not a multiple of the block size, {block_text(block_size)}")
             cdb = C.write6(size // block_size, fixed=True)
         else:
             cdb = C.write6(size)
@@ -206,7 +207,7 @@ class DataPath(TapeGate):
         """
         if block_size:
             if size % block_size:
-                raise InvalidParameter(f"a {size}-byte buffer is not a multiple of the {block_size}-byte block size")
+                raise InvalidParameter(f"a buffer of {block_text(size)} is not a multiple of the block size, {block_text(block_size)}")
             requested, unit = size // block_size, block_size
             cdb = C.read6(requested, fixed=True)
         else:

@@ -45,6 +45,7 @@ from app.library import Changer, Inventory, check_move
 from native.errors import Cancelled, DeviceError, InvalidParameter, TapediagError
 from native.iscsi_url import display_device
 from native.scsi.smc import MOVE_MEDIUM, Element, ElementType
+from native.units import duration_text
 
 if TYPE_CHECKING:
     from app import identity, media
@@ -313,7 +314,7 @@ class LibraryTest:
         where[cartridge.barcode] = destination
         sink(dataclasses.replace(said, seconds=move.seconds))
         sink(Message("info", f"move {len(result.moves)}: {move.barcode} {move.source} -> {move.destination} "
-                             f"in {move.seconds:.2f} s" + (" (putting back)" if returning else "")))
+                             f"in {duration_text(move.seconds)}" + (" (putting back)" if returning else "")))
         return True
 
     def _locate(self, inv: Inventory, cartridge: _Cartridge) -> Element | None:

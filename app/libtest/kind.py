@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from app.libtest.engine import LibraryTest
 from app.libtest.params import LibraryTestParams
-from app.libtest.results import LibraryTestResult, Verdict, headline, summary_lines
+from app.libtest.results import LibraryTestResult, Verdict, headline, move_times, summary_lines
 from app.runs.kind import EXIT_CANCELLED, Command, Finding, RunContext, RunKind, Rows, Target
 
 _ACTIONS = {"good": "None: the robot moved every cartridge and put each back.",
@@ -28,8 +28,7 @@ def rows(r: LibraryTestResult) -> Rows:
            ("Elements", f"{', '.join(r.slots)} <-> {', '.join(r.drives)}")]
     stats = r.stats()
     if stats:
-        out.append(("Move time", f"min {stats['min']:.2f} s, median {stats['median']:.2f} s, max {stats['max']:.2f} s "
-                                 f"({len(r.timings())} moves)"))
+        out.append(("Move time", move_times(stats, len(r.timings()))))
     out += [("Skipped", s) for s in r.skipped]
     out += [("Move error", m.error) for m in r.moves if m.error]
     out.append(("Cartridges home", "yes, by the final inventory" if r.restored else

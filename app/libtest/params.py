@@ -30,7 +30,7 @@ class LibraryTestParams:
               metavar="LIST", parse=lambda t: _names(t, "slots"), placeholder="every slot, e.g. slot:1,slot:2"),
         Field("drives", "&Drives:", "drives to use, e.g. drive:0 (default: every empty drive)", metavar="LIST",
               parse=lambda t: _names(t, "drives"), placeholder="every empty drive, e.g. drive:0"),
-        Field("unload", "", "do not unload a drive (LOAD UNLOAD through the tape drive its serial names) before "
+        Field("unload", "Drives unloaded before each move out", "do not unload a drive (LOAD UNLOAD through the tape drive its serial names) before "
               "moving a cartridge out of it; leave that to the library", default=True, flag=True, option="--no-unload",
               gui=False),
     )

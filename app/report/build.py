@@ -9,7 +9,6 @@ naming it (``DamagedResult``), never a section of empty figures.
 from __future__ import annotations
 
 import socket
-from dataclasses import asdict
 from datetime import datetime, timezone
 from typing import Any
 
@@ -18,7 +17,6 @@ from app.catalog import KINDS  # noqa: F401  (installs the run kinds the report 
 from app.compare.model import Comparison
 from app.history import History, Run, ThroughputPoint
 from app.runs import registry
-from app.runs.fields import stored_rows
 from app.runs.stored import Loaded, load
 from app.runs.words import mb_s, when
 from app.troubleshoot.model import BottleneckTable, Diagnosis, TroubleshootInput
@@ -74,10 +72,9 @@ def _run_section(run: Run, loaded: Loaded[Any], by_phase: dict[str, list[Through
 def _parameters(run: Run, loaded: Loaded[Any]) -> tuple[Field, ...]:
     """The run's parameter line: labelled by its kind's field table (``app.runs.fields``), each value with its unit;
     a kind without one (a troubleshooting session's workload, a kind this version does not know) listed as stored."""
-    if loaded.kind is not None and loaded.kind.fields:
-        return tuple(Field(label, value) for label, value in stored_rows(loaded.kind.fields, run.params))
-    params = asdict(TroubleshootInput.from_dict(run.params).workload) if run.kind == "troubleshoot" else run.params
-    return tuple(f for f in flatten(params, skip=_SKIP_IN_BODY + _CLI_NOISE) if f.value not in ("—", ""))
+    if loaded.kind is not None and (loaded.kind.fields or loaded.kind.parameters):
+        return tuple(Field(label, value) for label, value in loaded.kind.parameter_rows(run.params))
+    return tuple(f for f in flatten(run.params, skip=_SKIP_IN_BODY + _CLI_NOISE) if f.value not in ("—", ""))
 
 
 def _own_plot(loaded: Loaded[Any]) -> Plot | None:

@@ -81,6 +81,9 @@ class Field:
         """A stored value of this field (under ``key``) for people, by its unit."""
         if isinstance(value, bool):
             return "yes" if value else "no"
+        said = dict(self.choices).get(value) if isinstance(value, str) else None
+        if said is not None:  # a choice as the GUI offers it: "Beginning of tape (overwrite)", not "bot"
+            return said
         if isinstance(value, (int, float)):
             return _UNITS.get(self.unit_of(key or self.keys[0]), _number)(value)
         if isinstance(value, (list, tuple)):

@@ -155,12 +155,24 @@ class RunKind(Generic[P, R]):
     #: How a stored result becomes ``R``; None: ``app.runs.typed.from_dict(result, data)``. May give None for a
     #: row that holds no result of the kind (a ticket whose pages could not be decoded).
     load: Callable[[dict[str, Any]], R | None] | None = None
+    #: The stored parameters as (label, value) rows for ``show`` and the report, when the field table cannot say
+    #: them (a troubleshooting session's nested figures); None: ``app.runs.fields.stored_rows`` of ``fields``.
+    parameters: Callable[[dict[str, Any]], list[tuple[str, str]]] | None = None
 
     @property
     def fields(self) -> tuple["Field", ...]:
         """The parameters' field table (``P.FIELDS``, ``app.runs.fields``): the CLI's options, the GUI's form, the
         labels of ``show``'s and the report's parameter lines. Empty: the kind takes none."""
         return tuple(getattr(self.params, "FIELDS", ()))
+
+    def parameter_rows(self, params: dict[str, Any]) -> list[tuple[str, str]]:
+        """The stored parameters for people, each value with its unit: the one source of ``show``'s parameter line
+        and the report's."""
+        if self.parameters is not None:
+            return self.parameters(params)
+        from app.runs.fields import stored_rows
+
+        return stored_rows(self.fields, params)
 
     @property
     def drive(self) -> bool:

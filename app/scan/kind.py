@@ -6,7 +6,7 @@ report (page 1 and its rows) and the history; the CLI's text is ``app.scan.text`
 from __future__ import annotations
 
 from app.runs.kind import EXIT_CANCELLED, EXIT_FAILED, Command, Finding, RunContext, RunKind, Rows, Target
-from app.runs.words import block, count, volume
+from app.runs.words import block, count, duration, volume
 from app.scan.engine import MediaScan
 from app.scan.params import ScanParams
 from app.scan.results import ScanResult, where
@@ -28,7 +28,7 @@ _CULPRITS = {"drive": "Drive (seen in the scan)", "path": "Connection to the dri
 def headline(result: ScanResult) -> str:
     read = result.read
     rate = read.streaming_mb_per_s or read.mb_s
-    figures = f"{read.bytes / 1e9:,.2f} GB read" + (f" at {rate_text(rate)}" if rate else "")
+    figures = f"{volume(read.bytes)} read" + (f" at {rate_text(rate)}" if rate else "")
     return f"cartridge {result.verdict.value.upper()}: {figures}" + (" (partial)" if result.partial else "")
 
 
@@ -58,22 +58,23 @@ def rows(r: ScanResult) -> Rows:
     out = [("LTFS volume", f"{r.ltfs.describe()}: holds data")] if r.ltfs is not None else []
     out += [("Cartridge verdict", r.verdict.value.upper())] + [("Why", reason) for reason in r.reasons]
     rate = f", {rate_text(ph.streaming_mb_per_s)} streaming" if ph.streaming_mb_per_s is not None else ""
-    out += [("Read", f"{ph.bytes / 1e9:,.2f} GB in {ph.elapsed:,.1f} s{rate}; ended: {r.end_reason}"
+    out += [("Read", f"{volume(ph.bytes)} in {duration(ph.elapsed)}{rate}; ended: {r.end_reason}"
                      + (" (partial scan)" if r.partial else "")),
-            ("Layout", f"{count(len(r.files), 'file')}, {count(ph.filemarks, 'filemark')}, {ph.ios:,} blocks"),
-            ("Slow zones", ", ".join(f"{where(z)} at {z.drive_mb_s:,.1f} MB/s" for z in r.slow_zones[:6])
-                           + (f" (typical zone {r.typical_zone_mb_s:,.1f} MB/s)" if r.typical_zone_mb_s else "")
+            ("Layout", f"{count(len(r.files), 'file')}, {count(ph.filemarks, 'filemark')}, {count(ph.ios, 'block')}"),
+            ("Slow zones", ", ".join(f"{where(z)} at {rate_text(z.drive_mb_s)}" for z in r.slow_zones[:6])
+                           + (f" (typical zone {rate_text(r.typical_zone_mb_s)})" if r.typical_zone_mb_s else "")
                            if r.slow_zones else "none"),
             ("Repositions while the host kept up",
-             f"{len(ph.drive_stalls)} (total {sum(s.latency for s in ph.drive_stalls):,.1f} s)" if ph.drive_stalls
+             f"{len(ph.drive_stalls):,} (total {duration(sum(s.latency for s in ph.drive_stalls))})" if ph.drive_stalls
              else "none")]
     out += [(f"{f.culprit.capitalize()} finding", f.text + (f" (what to do: {f.action})" if f.action else ""))
             for f in r.findings]
     for f in r.files[:12]:
         size = block(f.min_block) if f.min_block == f.max_block else f"{block(f.min_block)} to {block(f.max_block)}"
         out.append((f"File {f.index}", f"{count(f.blocks, 'block')} of {size}, {volume(f.bytes)}"
-                                       + (f", {f.mb_s:,.1f} MB/s" if f.mb_s else "")))
-    out += [(d.name.capitalize(), f"+{d.delta}") for d in r.log_deltas if d.delta is not None and "read error" in d.name]
+                                       + (f", {rate_text(f.mb_s)}" if f.mb_s else "")))
+    out += [(f"{d.name.capitalize()} during the scan", d.change) for d in r.log_deltas
+            if d.delta is not None and "read error" in d.name]
     if r.tapealert is not None:
         out.append(("TapeAlert after the scan", ", ".join(r.tapealert) or "no flags"))
     out.append(("Drive settings", r.settings))

@@ -15,6 +15,7 @@ from typing import Any
 from app.events import Sample
 from native.scsi.ltfs import LtfsVolume
 from app.scan.thresholds import SLOW_ZONE_MIN_READS, SLOW_ZONE_MIN_SECONDS, SLOW_ZONE_MIN_ZONES, SLOW_ZONE_SHARE
+from native.units import duration_text, plural
 from app.tapeperf.results import EMULATOR_LAG_SHARE, HOST_SHARE_LIMIT, MB, LogDelta, PhaseResult, SampleLog, Stall
 
 class CartridgeVerdict(str, enum.Enum):
@@ -305,13 +306,14 @@ def _not_judged(zone: Zone, zone_bytes: int) -> tuple[str, str]:
         return "tail", "the tail of its record size's data, shorter than a zone"
     own = zone.drive_seconds
     if zone.lag_seconds > EMULATOR_LAG_SHARE * (own + zone.lag_seconds):
-        return "machine", (f"this machine: the virtual drive fell {zone.lag_seconds:,.2f} s behind its own model "
+        return "machine", (f"this machine: the virtual drive fell {duration_text(zone.lag_seconds)} behind its own model "
                            "there (CPU or the cartridge file's storage)")
     if zone.host_share > HOST_SHARE_LIMIT:
         return "host", f"the host did not keep up there: {zone.host_share:.0%} of its time was the host's"
     if own < SLOW_ZONE_MIN_SECONDS or zone.reads < SLOW_ZONE_MIN_READS:
-        return "short", (f"read in {own:,.3f} s and {zone.reads} READs: too short to tell a slow stretch from chance "
-                         f"(at least {SLOW_ZONE_MIN_SECONDS:g} s and {SLOW_ZONE_MIN_READS} READs; a larger --zone)")
+        return "short", (f"read in {duration_text(own)} and {plural(zone.reads, 'READ')}: too short to tell a slow stretch from "
+                         f"chance (at least {duration_text(SLOW_ZONE_MIN_SECONDS)} and {SLOW_ZONE_MIN_READS} READs; "
+                         "a larger zone)")
     return "", ""
 
 

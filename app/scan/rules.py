@@ -25,10 +25,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from app.alerts import flag_code, judge_alerts
-from app.scan.results import MB, CartridgeVerdict, ScanFinding, ScanResult, record_size, where
+from app.scan.results import CartridgeVerdict, ScanFinding, ScanResult, record_size, where
 from app.scan.thresholds import (CORRECTED_PER_GB_MONITOR, MEDIA_FLAGS_RETIRE, REPOSITIONS_MONITOR, SLOW_ZONE_MIN_SECONDS,
                                  SLOW_ZONE_MIN_ZONES)
-from native.units import plural
+from native.units import duration_text, plural, rate_text, size_text
 
 if TYPE_CHECKING:
     from app.visits import Prior, Visit
@@ -68,7 +68,7 @@ _WEIGHT = {KEEP: 0, NONE: 1, CHECK: 2, MONITOR: 3, RETIRE: 4}
 
 def _gb(result: ScanResult) -> str:
     done = result.read.bytes
-    return f"{done / 1e9:,.2f} GB" if done >= 1e9 else f"{done / MB:,.0f} MB"
+    return size_text(done)
 
 
 def _stopped(result: ScanResult, reasons: list[tuple[CartridgeVerdict, str]]) -> bool:
@@ -121,14 +121,14 @@ def _slow_signals(result: ScanResult) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     slow = result.slow_zones
     if slow:
-        at = ", ".join(f"{where(z)} at {z.drive_mb_s:,.1f} MB/s (typical {z.typical_mb_s or 0:,.1f} MB/s for "
+        at = ", ".join(f"{where(z)} at {rate_text(z.drive_mb_s)} (typical {rate_text(z.typical_mb_s or 0)} for "
                        f"{_records(z.record_size)})" for z in slow[:6]) + (" ..." if len(slow) > 6 else "")
         out.append(("slow zones", f"{plural(len(slow), 'slow zone')}: the drive read {at}, on its own time with the "
                                   "host's share removed"))
     stalls = result.read.drive_stalls
     if len(stalls) > REPOSITIONS_MONITOR:
-        out.append(("repositions", f"the drive repositioned {len(stalls)} times while the host kept up "
-                                   f"(total {sum(s.latency for s in stalls):,.1f} s)"))
+        out.append(("repositions", f"the drive repositioned {plural(len(stalls), 'time')} while the host kept up "
+                                   f"(total {duration_text(sum(s.latency for s in stalls))})"))
     return out
 
 
@@ -167,7 +167,7 @@ def _corrected(result: ScanResult, reasons: list[tuple[CartridgeVerdict, str]], 
     gb = result.read.bytes / 1e9
     if not corrected or gb <= 0 or corrected / gb <= CORRECTED_PER_GB_MONITOR:
         return
-    figure = f"{corrected:,} corrected read errors in {gb:,.1f} GB ({corrected / gb:,.1f} per GB)"
+    figure = f"{corrected:,} corrected read errors in {size_text(gb * 1e9)} ({corrected / gb:,.1f} per GB)"
     if slow:
         reasons.append((CHECK, figure + ", together with the slow stretch"))
         return
@@ -203,7 +203,7 @@ def _host_notes(result: ScanResult) -> None:
     if machine:
         lag = sum(z.lag_seconds for z in machine)
         result.findings.append(ScanFinding("host", "information", f"{plural(len(machine), 'zone')} not judged: this "
-                                           f"machine slowed the virtual drive there ({lag:,.1f} s behind its own "
+                                           f"machine slowed the virtual drive there ({duration_text(lag)} behind its own "
                                            "model): the machine's, not the cartridge's",
                                            "None for the cartridge; to judge those stretches, scan on a less loaded "
                                            "machine.", "This machine slowed the virtual drive"))
@@ -212,13 +212,13 @@ def _host_notes(result: ScanResult) -> None:
         managed = min(z.mb_s for z in host)
         result.findings.append(ScanFinding("host", "information", f"{plural(len(host), 'zone')} not judged: the host "
                                            f"did not keep up there (up to {share:.0%} of the time between READs; it "
-                                           f"managed {managed:,.1f} MB/s)", "None for the cartridge; a restore from "
+                                           f"managed {rate_text(managed)})", "None for the cartridge; a restore from "
                                            "this host would be held back the same way: check its CPU and target "
-                                           "disk.", f"The host did not keep up: it managed {managed:,.1f} MB/s"))
+                                           "disk.", f"The host did not keep up: it managed {rate_text(managed)}"))
     caused = result.read.host_stalls
     if caused:
         rates = [s.host_mb_s for s in caused if s.host_mb_s is not None]
-        managed_text = f"; it moved {min(rates):,.1f} MB/s before the slowest" if rates else ""
+        managed_text = f"; it moved {rate_text(min(rates))} before the slowest" if rates else ""
         who = "this machine (the virtual drive behind its model)" if all(s.cause == "emulator" for s in caused) \
             else "the host, which did not keep up"
         result.findings.append(ScanFinding("host", "information", f"{plural(len(caused), 'pause')} of the drive caused "
@@ -230,12 +230,12 @@ def _host_notes(result: ScanResult) -> None:
 def _keep_reasons(result: ScanResult) -> list[str]:
     corrected, uncorrected = result.delta("read errors corrected"), result.delta("read errors uncorrected")
     what = ("everything up to end of data" if not result.partial
-            else f"the first {result.read.bytes / MB:,.0f} MB (partial scan)")
+            else f"the first {size_text(result.read.bytes)} (partial scan)")
     sizes = sorted({record_size(f.max_block) for f in result.files if f.blocks})
     out = [f"read {what} without a read error the drive could not correct"]
     if result.typical_zone_mb_s is None and result.read.bytes:
         out.append(f"the read rate per zone was not judged: that takes {SLOW_ZONE_MIN_ZONES} zones of one record size, "
-                   f"each read in {SLOW_ZONE_MIN_SECONDS:g} s or more")
+                   f"each read in {duration_text(SLOW_ZONE_MIN_SECONDS)} or more")
     elif len(sizes) > 1:
         out.append("each zone compared only with zones of its own record size (" + ", ".join(_records(s) for s in sizes)
                    + ")")

@@ -114,7 +114,7 @@ def _phase_rows(ph: PhaseResult) -> Rows:
     if ph.flush_seconds:
         latency += f"; buffer flushed in {duration(ph.flush_seconds)}"
     rows.append((f"{name} command time", latency))
-    rows.append((f"{name} commands", f"{count(ph.ios, 'I/Os')}, {count(ph.blocks, 'block')}, "
+    rows.append((f"{name} commands", f"{count(ph.ios, 'I/O')}, {count(ph.blocks, 'block')}, "
                                      f"{count(ph.filemarks, 'filemark')}, {count(len(ph.stalls), 'slow I/O')}"))
     if ph.verified_blocks or ph.verify_errors:
         rows.append((f"{name} verify", f"{count(ph.verified_blocks, 'block')} checked, "
@@ -134,8 +134,7 @@ def rows(result: TapePerfResult) -> Rows:
                 f"{result.compression or '—'}" + (f", the drive compressed {ratio:.2f}:1" if ratio else "")))
     for ph in result.phases:
         out += _phase_rows(ph)
-    counters = [f"{d.name} {'+' if d.delta >= 0 else ''}{volume(d.delta) if 'bytes' in d.name else f'{d.delta:,}'}"
-                for d in result.log_deltas if d.delta is not None]
+    counters = [d.line for d in result.log_deltas if d.delta is not None]
     if counters:
         out.append(("Drive counters during the test", "; ".join(counters)))
     if result.tapealert:

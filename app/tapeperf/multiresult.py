@@ -23,7 +23,7 @@ from typing import Any, Sequence
 
 from app.events import Sample
 from app.tapeperf.results import MB, STEADY_SECONDS, TapePerfResult, headline_rate, phase_headline
-from native.units import percent, plural, rate_text
+from native.units import duration_text, percent, plural, rate_text
 
 #: The aggregate at or above this share of the sum of the single-drive rates: the drives scale.
 SCALES_AT = 0.90
@@ -182,7 +182,7 @@ def aggregate(phase: str, drives: Sequence[DriveRun], *, host_busy: float | None
             out.why = f"{d.device} together: {unsteady.why}"
             return out
     if out.seconds < STEADY_SECONDS:
-        out.why = (f"the drives streamed together for only {out.seconds:.1f} s: too short to judge "
+        out.why = (f"the drives streamed together for only {duration_text(out.seconds)}: too short to judge "
                    f"(run at least {STEADY_SECONDS:.0f} s, better a minute)")
         return out
     if out.ratio is None:
@@ -262,7 +262,7 @@ def summary_lines(result: MultiTapePerfResult) -> list[str]:
             lines.append(f"  {r.settings}")
     for agg in result.phases:
         if agg.mb_s is not None:
-            lines.append(f"{agg.phase}, all drives together: {rate_text(agg.mb_s)} over {agg.seconds:.1f} s "
+            lines.append(f"{agg.phase}, all drives together: {rate_text(agg.mb_s)} over {duration_text(agg.seconds)} "
                          f"in which every drive streamed")
         lines.append(f"{agg.phase}: {agg.verdict}: {agg.why}")
     if result.cpu_share is not None and result.cpus:

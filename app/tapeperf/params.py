@@ -100,7 +100,7 @@ FIELDS: tuple[Field, ...] = (
           choices=(("bot", "Beginning of tape (overwrite)"), ("eod", "End of data (append)"))),
     Field("verify", "&Verify data read back against what was written",
           "compare every block read back with the data written", flag=True),
-    Field("force", "", "overwrite a cartridge that holds data", flag=True, gui=False),  # the GUI asks on its page
+    Field("force", "Overwrite allowed", "overwrite a cartridge that holds data", flag=True, gui=False),  # the GUI asks on its page
     Field("host_rate", "Slo&w the host to:", "throttle the host to this many bytes/s (e.g. 50MB) to reproduce a "
           "slow source", parse=lambda t: float(parse_size(t, "host rate")), placeholder="full speed; e.g. 50MB",
           stored=("host_rate_limit",), unit="bytes/s"),
@@ -109,9 +109,9 @@ FIELDS: tuple[Field, ...] = (
     Field("history", "SLDC histor&y:", "SLDC history for the pattern (1K or 16K; default from the generation)",
           option="--history-size", parse=lambda t: parse_size(t, "history size"),
           placeholder="from the generation; or 1K, 16K", unit="size"),
-    Field("blocks_per_io", "", "HP-UX form: blocks per I/O (fixed mode; sets --io-size = block size x this)",
+    Field("blocks_per_io", "Blocks per I/O", "HP-UX form: blocks per I/O (fixed mode; sets --io-size = block size x this)",
           parse=lambda t: _whole(t, "--blocks-per-io"), gui=False),
-    Field("repeats", "", "HP-UX form: number of I/Os (sets --size)", parse=lambda t: _whole(t, "--repeats"),
+    Field("repeats", "I/Os", "HP-UX form: number of I/Os (sets --size)", parse=lambda t: _whole(t, "--repeats"),
           gui=False),
 )
 

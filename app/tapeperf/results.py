@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from app.events import Sample, SampleColumns
 from app.tapeperf.rated import BUFFER_MIB, Possible, possible
 from app.tapeperf.sizing import SizePlan
-from native.units import percent, rate_text
+from native.units import change_text, duration_text, percent, rate_text, size_text
 
 if TYPE_CHECKING:
     import numpy as np
@@ -332,6 +332,16 @@ class LogDelta:
             return None
         return self.after - self.before
 
+    @property
+    def change(self) -> str:
+        """'0', '+3', '+101 MB' (``native.units.change_text``): a byte counter with its unit, never a raw +4294967296."""
+        return change_text(self.delta, nbytes="bytes" in self.name)
+
+    @property
+    def line(self) -> str:
+        """'bytes from host (compression page): +101 MB', as the CLI and the report print a counter."""
+        return f"{self.name}: {self.change}"
+
 
 @dataclass
 class TapePerfResult:
@@ -421,11 +431,11 @@ class TapePerfResult:
         """Who limited the phase, from host-side timing; "not steady" when the run cannot tell."""
         if phase.streaming_seconds is None or phase.streaming_seconds < STEADY_SECONDS:
             seconds = phase.streaming_seconds or 0.0
-            return Limiter("not steady", f"only {seconds:.1f} s of streaming: too short to tell what limits the rate "
+            return Limiter("not steady", f"only {duration_text(seconds)} of streaming: too short to tell what limits the rate "
                                          f"(run at least {STEADY_SECONDS:.0f} s, better a minute)")
         buffer_mib = BUFFER_MIB.get(self.generation or 0)
         if phase.phase == "write" and buffer_mib and phase.bytes < 2 * buffer_mib * MiB:
-            return Limiter("not steady", f"only {phase.bytes / MB:,.0f} MB written, less than twice the drive's "
+            return Limiter("not steady", f"only {size_text(phase.bytes)} written, less than twice the drive's "
                                          f"{buffer_mib:,} MiB buffer: the rate may be the buffer filling, not the tape")
         ref = self.possible
         rate = phase.streaming_mb_per_s or 0.0
@@ -492,10 +502,10 @@ def _emulator_limiter(phase: PhaseResult, ref: Possible | None) -> Limiter | Non
     if lag <= EMULATOR_LAG_SHARE * seconds and (ref is None or model_rate < AT_LIMIT * ref.mb_s):
         return None
     model = f"its model alone would have run at {rate_text(model_rate)}" if math.isfinite(model_rate) else "its model"
-    behind = f"the virtual drive fell {lag:.1f} s of the {seconds:.1f} s streaming time behind its own model ({model})"
+    behind = f"the virtual drive fell {duration_text(lag)} of the {duration_text(seconds)} streaming time behind its own model ({model})"
     store = phase.emulator_storage_seconds or 0.0
     if phase.emulator_storage_mb_s and store >= STORAGE_SHARE * seconds:
-        return Limiter("emulator", f"the host's storage at {phase.emulator_storage_mb_s:,.0f} MB/s, not the drive "
+        return Limiter("emulator", f"the host's storage at {rate_text(phase.emulator_storage_mb_s)}, not the drive "
                                    f"(the virtual cartridge's file took {store / seconds:.0%} of the streaming time; "
                                    f"{behind})")
     return Limiter("emulator", f"this machine, not the drive: {behind}; CPU or the cartridge file's storage")

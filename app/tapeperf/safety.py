@@ -25,6 +25,7 @@ from app import ltfs
 from app.drive import TapeDrive
 from native.scsi.ltfs import LtfsVolume, from_mam
 from native.scsi.mam import Mam
+from native.units import block_text
 
 #: The probe read asks for up to this many bytes: enough for any block a test writes;
 #: a longer block is reported by ILI with its true length.
@@ -106,7 +107,7 @@ def probe(drive: TapeDrive, *, at_bot: bool, probe_bytes: int = PROBE_BYTES) -> 
             length = outcome.nbytes
             if outcome.ili and outcome.residual < 0:
                 length = probe_bytes - outcome.residual  # the block was longer than the probe
-            found = f"a {length}-byte block at BOT"
+            found = f"a block at BOT of {block_text(length)}"
             volume = ltfs.read_labels(drive, in_memory) if outcome.nbytes == ltfs.VOL1_BYTES else None
         elif outcome.filemark:
             found = "a filemark at BOT"

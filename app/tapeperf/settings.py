@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from app.drive import TapeDrive
 from native.errors import DeviceError
+from native.units import block_text
 
 
 @dataclass(frozen=True)
@@ -23,7 +24,7 @@ class DriveSettings:
 
     def describe(self) -> str:
         mode = ("unknown block mode" if self.block_length is None else
-                "variable-block mode" if self.block_length == 0 else f"fixed {self.block_length}-byte blocks")
+                "variable-block mode" if self.block_length == 0 else f"fixed blocks of {block_text(self.block_length)}")
         comp = "compression unknown" if self.compression is None else f"compression {'on' if self.compression else 'off'}"
         return f"{mode}, {comp}"
 

@@ -2,12 +2,10 @@
 from __future__ import annotations
 
 from app.alerts import judge_alerts
-from app.tapeperf.results import MB, MiB, TapePerfResult, phase_headline
-from native.units import plural, rate_text
+from app.tapeperf.results import MB, MiB, PhaseResult, TapePerfResult, phase_headline
+from native.units import count_text, duration_text, plural, rate_text, size_text
 
-
-def _ms(value: float | None) -> str:
-    return "-" if value is None else f"{value * 1000:.1f} ms"
+_ms = duration_text  # latencies: '0.3 ms', '1.2 s' (one formatter, ``native.units``)
 
 
 def summary_lines(result: TapePerfResult) -> list[str]:
@@ -27,7 +25,7 @@ def summary_lines(result: TapePerfResult) -> list[str]:
         lines.append(phase_headline(result, ph))
         mib = (f"streaming {ph.streaming_mb_per_s * MB / MiB:,.1f} MiB/s, "
                if ph.streaming_mb_per_s is not None else "")
-        lines.append(f"  {ph.bytes / 1e9:.3f} GB in {ph.elapsed:.1f} s ({mib}overall {ph.mib_s:,.1f} MiB/s); "
+        lines.append(f"  {size_text(ph.bytes)} in {duration_text(ph.elapsed)} ({mib}overall {ph.mib_s:,.1f} MiB/s); "
                      f"ended: {ph.end_reason}")
         lines.append(f"  limited by: {limiter.why}" if limiter.who != "not steady" else f"  not steady: {limiter.why}")
         if ph.per_second_min_mb_s is not None:
@@ -37,16 +35,11 @@ def summary_lines(result: TapePerfResult) -> list[str]:
                      + (f"buffer flushed in {_ms(ph.flush_seconds)}; " if ph.flush_seconds else "")
                      + f"{plural(ph.ios, 'I/O')}, {plural(ph.blocks, 'block')}, {plural(ph.filemarks, 'filemark')}")
         if ph.stalls:
-            where = ", ".join(f"{s.t:.1f}s" for s in ph.stalls[:8]) + (" ..." if len(ph.stalls) > 8 else "")
-            caused = len(ph.host_stalls)
-            lines.append(f"  {plural(len(ph.stalls), 'stall')} (back-hitch signature) at {where}"
-                         + (f"; {caused} of them the host caused (it did not keep up)" if caused else ""))
+            lines.append(f"  {stall_words(ph)}")
         if ph.verified_blocks or ph.verify_errors:
-            lines.append(f"  verify: {ph.verified_blocks} blocks identical, {ph.verify_errors} differ"
+            lines.append(f"  verify: {plural(ph.verified_blocks, 'block')} identical, {count_text(ph.verify_errors)} differ"
                          + (f" ({ph.first_verify_error})" if ph.first_verify_error else ""))
-    for d in result.log_deltas:
-        if d.delta:
-            lines.append(f"log: {d.name} +{d.delta}")
+    lines += [f"drive counter: {d.line}" for d in result.log_deltas if d.delta]
     lines.extend(f"log: {note}" for note in result.log_notes)
     alerts = judge_alerts(result.tapealert)
     if alerts is not None:
@@ -59,4 +52,22 @@ def summary_lines(result: TapePerfResult) -> list[str]:
     return lines
 
 
-__all__ = ["summary_lines"]
+def stall_words(ph: PhaseResult) -> str:
+    """The slow I/Os named by what the run concluded they were: back-hitches only where the host kept up (the
+    drive's own), "waits for the host" where the host did not keep up (issue 31: never "back-hitch" in a block
+    that says the host set the pace)."""
+    drive = len(ph.drive_stalls)
+    host = sum(1 for s in ph.stalls if s.cause == "host")
+    machine = len(ph.stalls) - drive - host  # an emulated drive behind its own model: this machine's time
+    where = ", ".join(f"{s.t:.1f} s" for s in ph.stalls[:8]) + (" ..." if len(ph.stalls) > 8 else "")
+    parts = []
+    if drive:
+        parts.append(f"{plural(drive, 'back-hitch', 'back-hitches')} (the drive paused while the host kept up)")
+    if host:
+        parts.append(f"{plural(host, 'wait')} for the host (it did not keep up, the drive waited)")
+    if machine:
+        parts.append(f"{plural(machine, 'pause')} of this machine (the emulated drive fell behind its own model)")
+    return f"{plural(len(ph.stalls), 'slow I/O')}: {'; '.join(parts)}; at {where}"
+
+
+__all__ = ["stall_words", "summary_lines"]

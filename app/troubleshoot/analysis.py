@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from native.units import rate_figure
+
 from .data import drive_spec, thresholds
 from .model import COMPONENT_LABELS, LIMIT_WORDS, BottleneckTable, Figure, TableRow, TroubleshootInput
 from .parse import parse_link
@@ -28,10 +30,9 @@ MANY_FILES = 1_000_000
 
 
 def fmt(value: float | None) -> str:
-    """MB/s as the white paper prints it: up to two decimals, no trailing zeros."""
-    if value is None:
-        return "-"
-    return format(value, ".2f").rstrip("0").rstrip(".")
+    """MB/s as every other figure is rounded (``native.units.rate_figure``: '81.1', '1,068'), whole ones as the white
+    paper prints them ('300'): the CLI's table and the report's say the same figure."""
+    return rate_figure(value)
 
 
 def _disk_figure(single: Figure | None, parallel: Figure | None, streams: int | None) -> Figure | None:

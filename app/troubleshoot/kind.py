@@ -2,6 +2,9 @@
 built from the request by ``app.troubleshoot.request.build_input``), the diagnosis, and its words."""
 from __future__ import annotations
 
+from typing import Any
+
+from app.runs.fields import Field, stored_rows
 from app.runs.kind import Call, Command, Finding, RunContext, RunKind, Target
 from app.runs.words import mb_s
 from app.troubleshoot import diagnose
@@ -42,6 +45,36 @@ def findings(dx: Diagnosis) -> list[Finding]:
     return out
 
 
+#: What the technician said about the backup job (``Workload``), each with its unit: the parameter line of ``show``
+#: and of the report (the measurements are the bottleneck tables' rows; the drive is the report's device line).
+WORKLOAD_WORDS = (
+    Field("backup_mb_s", "Backup rate", "", unit="MB/s"), Field("restore_mb_s", "Restore rate", "", unit="MB/s"),
+    Field("streams", "Streams", ""), Field("block_size", "Block size", "", unit="size"),
+    Field("software_compression", "Software compression", ""), Field("link", "Network link", ""),
+    Field("network_mb_s", "Network rate", "", unit="MB/s"), Field("small_files", "Many small files", ""),
+    Field("file_count", "Files", ""), Field("avg_file_bytes", "Average file size", "", unit="bytes"),
+    Field("application", "Backup application", ""), Field("os", "Operating system", ""),
+)
+
+
+def parameter_rows(params: dict[str, Any]) -> list[tuple[str, str]]:
+    """A session's workload as 'Backup rate 40.0 MB/s', 'Average file size 10.1 KB' (never 'Avg file kb: 10 KB'),
+    and the drive's generation when it was given."""
+    given = TroubleshootInput.from_dict(params)
+    workload = {f.name: getattr(given.workload, f.name, None) for f in WORKLOAD_WORDS if f.name != "avg_file_bytes"}
+    if given.workload.avg_file_kb is not None:  # KiB, as the tree walk measured it
+        workload["avg_file_bytes"] = given.workload.avg_file_kb * 1024
+    if given.workload.software_compression is False:
+        workload["software_compression"] = "off"  # a False is left out of the rows, but "off" was said
+    rows = stored_rows(WORKLOAD_WORDS, workload)
+    drive = given.drive
+    if drive.generation:
+        rows.insert(0, ("Drive", f"LTO-{drive.generation}" + (" half-height" if drive.half_height else "")))
+    if drive.compression_ratio:
+        rows.append(("Compression ratio of the data", f"{drive.compression_ratio:.2f}:1"))
+    return rows
+
+
 def _engine(ctx: RunContext[TroubleshootInput]) -> Call[Diagnosis]:
     params = ctx.params
     return Call(lambda: diagnose(params))
@@ -49,7 +82,7 @@ def _engine(ctx: RunContext[TroubleshootInput]) -> Call[Diagnosis]:
 
 TROUBLESHOOT: RunKind[TroubleshootInput, Diagnosis] = RunKind(
     "troubleshoot", "Troubleshooting session", Target.NOTHING, TroubleshootInput, Diagnosis, _engine,
-    headline=lambda dx: dx.verdict, text=format_text, findings=findings,
+    headline=lambda dx: dx.verdict, text=format_text, findings=findings, parameters=parameter_rows,
     command=Command("troubleshoot", "find the bottleneck of a slow backup or restore"))
 
-__all__ = ["TROUBLESHOOT", "findings"]
+__all__ = ["TROUBLESHOOT", "WORKLOAD_WORDS", "findings", "parameter_rows"]

@@ -70,7 +70,7 @@ def test_assessment_then_scan_show_their_verdicts_and_are_recorded_as_the_cli_re
     assert f"Drive assessment: {verdict}" in label and verdict_colour(ASSESSMENT, panel.result) in label
     assert f"Next: {panel.result_dict['next_action']}" in label
     assert f"Results of <b>drive {DEVICE}</b> (run {panel.run_id})" in panel.result_subject.text()
-    assert panel.result_tree.find_value("PASS: write, read back and verify").startswith("0.27 GB written")
+    assert panel.result_tree.find_value("PASS: write, read back and verify").startswith("268 MB written")
     assert panel.copy_text().startswith(f"{DEVICE}: HPE Ultrium 9-SCSI")  # the CLI's text, for the ticket
 
     # The history row: the CLI's kind and parameters dictionary, as `tapediag assess --size 256M` records them.
@@ -94,7 +94,7 @@ def test_assessment_then_scan_show_their_verdicts_and_are_recorded_as_the_cli_re
     _run(qtbot, scan)
     assert scan.result_dict["verdict"] == "keep" and scan.result_dict["end_reason"] == "end of data"
     label = scan.result_label.text()
-    assert "Cartridge KEEP: 0.27 GB read" in label and verdict_colour(MEDIA_SCAN, scan.result) in label
+    assert "Cartridge KEEP: 268 MB read" in label and verdict_colour(MEDIA_SCAN, scan.result) in label
     assert f"Results of <b>drive {DEVICE}</b> (run {scan.run_id})" in scan.result_subject.text()
     assert scan.result_tree.find_value("Cartridge verdict") == "KEEP"
     assert scan.result_tree.find_value("Layout") == "1 file, 1 filemark, 256 blocks"

@@ -17,7 +17,8 @@ FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
 SNAKE = re.compile(r"(?<![\w-])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w-])")
 CODE = re.compile(r"\b(?:app|native|ui)\.[a-z_]+\.[A-Za-z_.]+")
 # A path, a URL or a device string (virtual:lto9?cartridge=/tmp/x_y/c.cart, iscsi://...): not words.
-_NOT_WORDS = re.compile(r"\S*(?:/|\\\\|\?|=|://)\S*")
+#: Paths, device strings and URLs, and a TCP port (an identifier, written as it is typed: "port 33969").
+_NOT_WORDS = re.compile(r"\S*(?:/|\\\\|\?|=|://)\S*|\b[Pp]ort:? \d+")
 
 KNOWN_IN_RENDERERS: dict[str, str] = {}
 
@@ -35,6 +36,48 @@ def raw_words(text: str) -> list[str]:
 def unexpected(text: str) -> list[str]:
     """``raw_words`` not known to belong to another change's renderers."""
     return [w for w in raw_words(text) if w not in KNOWN_IN_RENDERERS]
+
+
+# -- numbers (issue 31, "Numbers and words": one formatter, ``native.units``) ---------------------------------------
+#: A whole number of five digits or more standing alone: every count and figure has its thousands separators
+#: ('12,827 files/s' beside '2,062 files/s'); serials, WWNs, versions, dates and paths are not standalone numbers.
+_BARE = re.compile(r"(?<![\w.,:/#+-])\d{5,}(?![\w.,:/-])")
+#: A drive counter's change printed as '+0' (nothing moved: '0'), or a raw byte count after a sign ('+4294967296').
+_PLUS = re.compile(r"(?<![\w.])\+(?:0(?![\d.,])|\d{5,})")
+#: '1 loads', '1 files': a count of one with a plural noun.
+_ONE_MANY = re.compile(r"(?<![\d.,])1 (loads|files|moves|streams|errors|blocks|filemarks|zones|drives|runs|directories|"
+                       r"stalls|I/Os|times|visits|cartridges|records|back-hitches|slow I/Os|interval|intervals|"
+                       r"commands|flags|passes|cleanings|hours|moves)\b")
+#: A binary rate outside the parentheses that give it beside the decimal one ('489 MB/s (466 MiB/s)').
+_MIB_RATE = re.compile(r"MiB/s")
+#: A figure with a fraction and no unit after it, where the words say it is a time ('p50 0.026,', '0.016 s' is fine).
+_TIME_WITHOUT_UNIT = re.compile(r"\b(?:p50|p90|p99|mean|median|max|min|latency)\s+\d+\.\d+(?!\d|\s*(?:ms|µs|s\b|min\b|h\b|MB|%))")
+
+
+def _outside_parentheses(line: str) -> str:
+    depth, out = 0, []
+    for ch in line:
+        depth += ch == "("
+        if depth == 0:
+            out.append(ch)
+        depth -= ch == ")" and depth > 0
+    return "".join(out)
+
+
+def number_problems(text: str) -> list[str]:
+    """Every figure ``text`` writes in a way ``native.units`` never does: a long number without separators, a '+0' or
+    raw '+bytes' counter, 'one' with a plural noun, a MiB/s rate not in parentheses beside its MB/s, a time without
+    its unit. Paths and device strings are left out first (``_NOT_WORDS``)."""
+    found: list[str] = []
+    for line in text.splitlines():
+        words = _NOT_WORDS.sub(" ", line)
+        found += [f"no separators: {m.group(0)!r} in {line.strip()!r}" for m in _BARE.finditer(words)]
+        found += [f"raw counter: {m.group(0)!r} in {line.strip()!r}" for m in _PLUS.finditer(words)]
+        found += [f"plural: {m.group(0)!r} in {line.strip()!r}" for m in _ONE_MANY.finditer(words)]
+        found += [f"time without unit: {m.group(0)!r} in {line.strip()!r}" for m in _TIME_WITHOUT_UNIT.finditer(words)]
+        if _MIB_RATE.search(_outside_parentheses(words)) and "MB/s" in words:
+            found.append(f"MB/s and MiB/s side by side: {line.strip()!r}")
+    return found
 
 
 def gui_texts(root: object) -> list[str]:

@@ -8,7 +8,10 @@ read back with pdftotext and rendered with pdftoppm (issue 31, "What must show")
 * the runs page 1 names in its verdicts are the runs it lists;
 * the sign-off block is on page 1 (when it has the room) or the last page, with the tool's version, and the
   machine's name only when asked;
-* no command-line option, snake_case key or code path in what the customer reads (``tests/helpers/words.py``).
+* no command-line option, snake_case key or code path in what the customer reads (``tests/helpers/words.py``);
+* the same runs' words everywhere (what each command printed, ``show`` of each run, the GUI's result page of each,
+  and the PDF) write every number as ``native.units`` does: thousands separators, a unit on every time, no '+0'
+  or raw byte counter, '1 load' not '1 loads', a MiB/s only in parentheses beside its MB/s.
 
 The pages are kept as PNGs in the test's directory (``TAPEDIAG_REPORT_PNG=DIR`` keeps them there instead,
 for a person to look at).
@@ -30,7 +33,7 @@ from app import __version__
 from app.history import History
 from app.report import build_report
 from tests.helpers.nettest import start_server
-from tests.helpers.words import unexpected
+from tests.helpers.words import number_problems, unexpected
 from ui.report_pages import LAST_ROWS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -44,9 +47,15 @@ pytestmark = pytest.mark.skipif(not all(shutil.which(t) for t in ("pdftotext", "
                                 reason="poppler-utils not installed")
 
 
+#: What each command printed, by its command line (the CLI's words, checked like the PDF's).
+PRINTED: dict[str, str] = {}
+
+
 def _tapediag(args: list[str], env: dict, ok: tuple[int, ...] = (0,)) -> str:
     out = subprocess.run([EXE, *args], env=env, capture_output=True, text=True, timeout=300)
     assert out.returncode in ok, (args, out.stdout, out.stderr)
+    if "--json" not in args:
+        PRINTED[" ".join(args)] = out.stdout
     return out.stdout
 
 
@@ -54,6 +63,7 @@ def _runs_of_every_kind(base: Path, env: dict) -> dict[str, int]:
     cart = base / "c.cart"
     dev = f"virtual:lto9?cartridge={cart}"
     _tapediag(["info", dev, "--json"], env)
+    _tapediag(["info", dev], env)  # the words too (a second reading: the first run of the kind is the report's)
     _tapediag(["tape-perf", dev, "--size", "96M", "--direction", "write,read"], env)
     _tapediag(["scan", f"{dev}&realtime=0"], env)
     _tapediag(["erase", f"{dev}&realtime=0", "--short", "--force"], env)  # after the scan: the tape test's data erased
@@ -78,7 +88,11 @@ def _runs_of_every_kind(base: Path, env: dict) -> dict[str, int]:
                "--backup", "40", "--restore", "35", "--streams", "2", "--no-interactive"], env)
     with History.open(base / "data" / "history.sqlite") as hist:
         ids = {r.kind: r.id for r in reversed(hist.list_runs())}
+        every = [r.id for r in hist.list_runs()]
     assert set(ids) == set(KINDS), ids
+    _tapediag(["history"], env)
+    for run_id in every:
+        _tapediag(["show", str(run_id)], env)
     return ids
 
 
@@ -181,10 +195,10 @@ def test_no_label_is_clipped(pdfs: dict) -> None:
     reports = _models(pdfs)
     from ui.pdf import chart_places
 
-    charted = 0
+    charted = set()
     for kind, report in reports.items():
         charts = chart_places(report)
-        charted += len(charts)
+        charted |= {kind} if charts else set()
         for page, w, h, x0, y0, x1, y1, word in _words(pdfs[kind].path):
             assert x0 >= 18 * MM - 1 and x1 <= w - 18 * MM + 1, (kind, page, word, x0, x1)  # inside the margins
             zones = ((22 * MM, h - 20 * MM), (10 * MM, 16 * MM), (h - 13 * MM, h - 7 * MM))  # body, header, footer
@@ -194,7 +208,11 @@ def test_no_label_is_clipped(pdfs: dict) -> None:
                     continue  # not on this chart
                 inside = cx - 0.5 <= x0 and x1 <= cx + cw + 0.5 and cy - 0.5 <= y0 and y1 <= cy + ch + 0.5
                 assert inside, (kind, page, word, (x0, y0, x1, y1), (cx, cy, cw, ch))  # a label across the edge
-    assert charted >= len(KINDS) - 3  # the plots and bar charts were there to check (info, library: none)
+    # The plots and bar charts were there to check: every kind whose run here lasted long enough to bin a reading
+    # draws one (info, the library, erase: no curve; this test's disk runs and assessment: too short to bin).
+    assert set(reports) - charted <= {"drive-info", "library-test", "erase", "create-data", "read-data", "assessment",
+                                      "backup-watch"}, set(reports) - charted
+    assert {"tape-perf", "media-scan", "troubleshoot", "net-test"} <= charted
 
 
 def test_page_one_names_the_runs_it_lists(pdfs: dict) -> None:
@@ -224,3 +242,56 @@ def test_page_one_or_the_last_page_has_the_sign_off_and_the_machine_only_when_as
 def test_no_option_no_raw_key_no_code_path_in_any_report(pdfs: dict) -> None:
     found = {pdf.kind: unexpected(" ".join(pdf.pages)) for pdf in _reports(pdfs)}
     assert not any(found.values()), found
+
+
+def _gui_result_pages(env: dict) -> dict[str, str]:
+    """What the GUI's result page of each run shows, from the same builders its panels call: the result tree of a
+    tape or disk test (``ui.summaries``), a drive's sections (``app.info_view``), and the headline, verdicts and rows
+    of the others (``ui.panels.verdictpanel``, the library panel: the run kind's own)."""
+    import app.catalog  # noqa: F401  (the kinds)
+    from app.runs.stored import load
+    from ui.summaries import disk_sections, tapeperf_sections
+
+    pages: dict[str, str] = {}
+    with History.open(Path(env["TAPEDIAG_DATA_DIR"]) / "history.sqlite") as hist:
+        for listed in hist.list_runs():
+            loaded = load(hist.get_run(listed.id))
+            r = loaded.result
+            texts = [loaded.headline(), *(f"{f.topic}: {f.words}. {f.detail} {f.action}" for f in loaded.findings()),
+                     *(f"{label}: {value}" for label, value in loaded.rows() or ())]
+            if listed.kind == "tape-perf":
+                texts += _flat(tapeperf_sections(r))
+            elif listed.kind in ("create-data", "read-data"):
+                texts += _flat(disk_sections(r))
+            pages[f"{listed.kind} #{listed.id}"] = "\n".join(texts)
+    return pages
+
+
+def _flat(data: object, label: str = "") -> list[str]:
+    """A result tree's rows as the GUI shows them ('label: value' a line)."""
+    if isinstance(data, dict):
+        return [line for key, value in data.items() for line in _flat(value, str(key))]
+    if isinstance(data, (list, tuple)):
+        return [line for item in data for line in _flat(item, label)]
+    return [f"{label}: {data}"]
+
+
+def test_every_number_is_written_as_native_units_writes_it_in_the_cli_show_the_gui_and_the_pdf(pdfs: dict) -> None:
+    """Issue 31, "Numbers and words": one formatter for every front end. The CLI as each command printed it (the runs,
+    ``history``, ``show`` of every run), the GUI's result page of every run and every PDF: no figure written another
+    way (``tests.helpers.words.number_problems``), no option and no raw key."""
+    env = pdfs["_env"]
+    texts = {f"tapediag {cmd}": out for cmd, out in PRINTED.items() if out}
+    texts.update({f"GUI {name}": page for name, page in _gui_result_pages(env).items()})
+    texts.update({f"PDF {pdf.kind}": "\n".join(pdf.pages) for pdf in _reports(pdfs)})
+    assert {c.split()[1] for c in texts if c.startswith("tapediag")} >= {"info", "tape-perf", "scan", "assess",
+                                                                         "library-test", "create-data", "read-data",
+                                                                         "troubleshoot", "history", "show"}
+    numbers = {where: found for where, text in texts.items() if (found := number_problems(text))}
+    assert not numbers, numbers
+    words = {where: found for where, text in texts.items()
+             if not where.startswith("tapediag") and (found := unexpected(text))}
+    assert not words, words
+    shown = "\n".join(out for cmd, out in PRINTED.items() if cmd.startswith("show "))
+    assert "parameters:" in shown and not re.search(r"\bsize \d{5,}", shown)  # show: sizes with units
+    assert "{'" not in shown  # never a stored dict as it is (a troubleshooting session's figures)

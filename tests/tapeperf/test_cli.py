@@ -34,7 +34,7 @@ def test_json_result_samples_csv_and_history(tmp_path, capsys) -> None:
 def test_human_summary(capsys) -> None:
     assert main(["tape-perf", DEV, "--size", "4M", "--direction", "write"]) == EXIT_OK
     out = capsys.readouterr().out
-    assert "0.004 GB in" in out and "MB/s streaming (overall" in out and "latency p50" in out and "LTO-9" in out
+    assert "4.19 MB in" in out and "MB/s streaming (overall" in out and "latency p50" in out and "LTO-9" in out
     assert "possible for 2:1 data on LTO-9" in out
     assert "not steady: only" in out  # 4 MB says nothing about what limits the drive
 
@@ -44,7 +44,7 @@ def test_data_on_tape_is_one_line_and_exit_3(capsys) -> None:
     capsys.readouterr()
     assert main(["tape-perf", DEV, "--size", "4M", "--direction", "write"]) == EXIT_REFUSED
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "refused: the cartridge holds data: a 262144-byte block at BOT" in err[0]
+    assert len(err) == 1 and "refused: the cartridge holds data: a block at BOT of 256 KiB" in err[0]
     assert main(["tape-perf", DEV, "--size", "4M", "--direction", "write", "--force"]) == EXIT_OK
 
 

@@ -64,7 +64,7 @@ def test_data_on_tape_is_refused_and_left_alone(tgt_target) -> None:
     with TapeDrive.open(tgt_target.url) as drive:
         run_test(drive, TapePerfParams(direction="write", size=1 * MiB))
         before = _records(tgt_target)
-        with pytest.raises(SafetyRefusal, match="the cartridge holds data: a 262144-byte block at BOT") as info:
+        with pytest.raises(SafetyRefusal, match="the cartridge holds data: a block at BOT of 256 KiB") as info:
             run_test(drive, TapePerfParams(direction="write", size=2 * MiB, pattern=Pattern.parse("zeros")))
     assert info.value.overridable
     assert _records(tgt_target) == before == [("DATA", 256 * KiB)] * 4 + [("FILEMARK", 0)]

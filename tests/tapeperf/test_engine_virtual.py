@@ -111,7 +111,7 @@ def test_data_on_tape_is_refused_unless_forced(lto9: TapeDrive) -> None:
     with pytest.raises(SafetyRefusal) as info:
         run_test(lto9, TapePerfParams(direction="write", size=2 * MiB))
     assert info.value.overridable
-    assert "the cartridge holds data: a 262144-byte block at BOT" in str(info.value)
+    assert "the cartridge holds data: a block at BOT of 256 KiB" in str(info.value)
     assert "MB written in its life" in str(info.value)
     r = run_test(lto9, TapePerfParams(direction="write", size=2 * MiB, force=True))
     assert r.status == "complete" and any("overwriting" in m for m in r.messages)

@@ -249,7 +249,7 @@ def test_a_drive_alone_for_less_than_twice_its_buffer_is_not_compared() -> None:
         assert d.alone is not None
         d.alone.generation = 9  # LTO-9: a 1 GiB buffer; 1.5 GB alone may be the buffer filling
     agg = aggregate("write", drives)
-    assert agg.verdict == "not judged" and "d0 alone: only 1,500 MB written" in agg.why and "buffer" in agg.why
+    assert agg.verdict == "not judged" and "d0 alone: only 1.50 GB written" in agg.why and "buffer" in agg.why
 
 
 def test_a_write_protected_cartridge_among_them(tmp_path: Path, capsys) -> None:

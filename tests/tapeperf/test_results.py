@@ -171,7 +171,7 @@ def test_a_virtual_drive_behind_its_model_on_slow_storage_names_the_storage() ->
                             host_share=0.05, emulator_lag_seconds=7.0, emulator_storage_mb_s=312.0,
                             emulator_storage_seconds=12.8)
     lim = r.limiter(slow_disk)
-    assert lim.who == "emulator" and lim.why.startswith("the host's storage at 312 MB/s, not the drive")
+    assert lim.who == "emulator" and lim.why.startswith("the host's storage at 312.0 MB/s, not the drive")
     cpu_bound = PhaseResult("write", bytes=4_000_000_000, ios=4000, streaming_mb_per_s=450.0, streaming_seconds=8.0,
                             host_share=0.05, emulator_lag_seconds=3.0, emulator_storage_mb_s=2000.0,
                             emulator_storage_seconds=2.0)

@@ -89,9 +89,9 @@ def test_one_safety_decision_for_every_front_end() -> None:
     assert wp is not None and not wp.overridable and "write-protected" in str(wp)  # --force never lifts it
     worm = decide(CartridgeState(worm=True), force=True)
     assert worm is not None and not worm.overridable
-    data = decide(CartridgeState(found="a 262144-byte block at BOT", mam_mb_written=4096), force=False)
+    data = decide(CartridgeState(found="a block at BOT of 256 KiB", mam_mb_written=4096), force=False)
     assert data is not None and data.overridable and "4,096 MB written" in str(data)
-    assert decide(CartridgeState(found="a 262144-byte block at BOT"), force=True) is None
+    assert decide(CartridgeState(found="a block at BOT of 256 KiB"), force=True) is None
 
 
 def test_the_gui_shows_the_engines_decision(tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ def test_table2_from_flags_prints_the_table_and_records_a_run(capsys) -> None:
     assert main(TABLE2) == 0
     out = capsys.readouterr().out
     assert "Backup — bottleneck determination" in out
-    assert "Disk read, parallel streams" in out and "29.02  Yes (File system)" in out
+    assert "Disk read, parallel streams" in out and "29  Yes (File system)" in out
     assert "the bottleneck is the file system" in out
     assert "Use a tape block size of 256 KB or more" in out and "Turn software compression off" in out
     with History.open() as hist:

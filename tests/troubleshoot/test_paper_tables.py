@@ -68,7 +68,7 @@ def test_table3_network_backup_typical_files_network_is_the_bottleneck(tape, sin
     assert _yes_rows(table) == ["Network (Gigabit Ethernet)"]
     assert "network-near-link-limit" in _ids(dx)
     rec = next(r for r in dx.recommendations if r.id == "network-near-link-limit")
-    assert "117.5 MB/s" in rec.reason and f"{dp:g} MB/s" in rec.reason
+    assert "117.5 MB/s" in rec.reason and f"{dp:.1f} MB/s" in rec.reason
 
 
 def test_table4_network_backup_small_files_file_system_is_the_bottleneck() -> None:

@@ -114,7 +114,10 @@ def test_clauses_on_unknown_facts_never_hold_and_any_means_or() -> None:
 
 
 def test_render_prints_numbers_like_the_paper() -> None:
-    assert render("{a} / {b} / {c} / {d}", {"a": 154.0, "b": 22.98, "c": True, "d": None}) == "154 / 22.98 / on / ?"
+    """Whole rates as the paper prints them ('154'), others rounded as every other rate in tapediag (issue 31: the
+    CLI said '22.98 MB/s' where the report said '23.0 MB/s')."""
+    assert render("{a} / {b} / {c} / {d}", {"a": 154.0, "b": 22.98, "c": True, "d": None}) == "154 / 23 / on / ?"
+    assert render("{a} / {b}", {"a": 22.94, "b": 1068.4}) == "22.9 / 1,068"
 
 
 def test_parsers() -> None:

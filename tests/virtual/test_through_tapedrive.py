@@ -78,4 +78,4 @@ def test_safety_probe_sees_worm_and_data(tape) -> None:
     d.write(b"customer data")
     d.write_filemarks(1)
     state = safety.probe(d, at_bot=True)
-    assert state.holds_data and "13-byte block" in state.found
+    assert state.holds_data and "block at BOT of 13 bytes" in state.found

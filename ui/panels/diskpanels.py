@@ -14,6 +14,7 @@ from ui.format import human_size
 from ui.panels.testpanel import TestPanel, path_picker
 from ui.widgets import ValidatedField
 from ui.worker import Job
+from native.units import plural, size_text
 
 PAPER_TYPICAL = "White paper typical: 64 KB–64 MB files, 2:1, 10 GB"
 PAPER_SMALL = "White paper small files 4–16 KB, 2:1, equal per directory, 1 GB"
@@ -138,9 +139,9 @@ class CreateDataPanel(_DiskPanel):
 
     def _cleaned(self, r: CleanResult) -> None:
         self.cleaned = r
-        self.result_label.setText(self.result_label.text() + f"<br>Cleaned up: {r.files_removed:,} files, "
-                                  f"{r.dirs_removed:,} directories, {r.bytes_removed / 1e6:,.1f} MB removed"
-                                  + (f"; kept {len(r.kept_dirs)} directories holding others' files"
+        self.result_label.setText(self.result_label.text() + f"<br>Cleaned up: {plural(r.files_removed, 'file')}, "
+                                  f"{plural(r.dirs_removed, 'directory')}, {size_text(r.bytes_removed)} removed"
+                                  + (f"; kept {plural(len(r.kept_dirs), 'directory')} holding others' files"
                                      if r.kept_dirs else ""))
 
     def result_headline(self, r: CreateDataResult) -> str:

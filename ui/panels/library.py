@@ -44,6 +44,7 @@ from ui.panels.verdictpanel import verdict_colour
 from ui.widgets import SEVERITY_COLOURS, ResultTree, error_label, headline
 from ui.wizard import WizardPanel
 from ui.worker import Job, describe_error
+from native.units import duration_text
 
 DRAIN_MS = 100
 COLUMNS = ("Element", "Address", "Cartridge", "Notes", "Tape drive")
@@ -399,7 +400,7 @@ class LibraryPanel(WizardPanel):
             self.current.setText(f"Move {m.number}" + (f" of {m.planned}" if not m.returning else "") + f": {what}…")
         else:
             self.plot.add_move(m.number, m.seconds, returning=m.returning)
-            self.messages.addItem(f"move {m.number}: {m.barcode} {m.source} -> {m.destination} in {m.seconds:.2f} s"
+            self.messages.addItem(f"move {m.number}: {m.barcode} {m.source} -> {m.destination} in {duration_text(m.seconds)}"
                                   + (" (putting back)" if m.returning else ""))
             self.messages.scrollToBottom()
             if not m.returning:

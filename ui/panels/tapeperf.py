@@ -17,8 +17,9 @@ from app.tapeperf.session import CartridgeCheck
 from ui import engines
 from ui.form import add_fields, given
 from ui.panels.testpanel import TestPanel
-from ui.widgets import ValidatedField
+from ui.widgets import ValidatedField, fit_placeholder
 from ui.worker import Job
+from native.units import rate_text
 
 LTT_DEFAULT = "L&TT Windows default: 256 KB fixed blocks, 1 MB I/O, 2:1, 32 GB, no filemarks"
 HPUX = "HP-UX style: 128 KB × 8 blocks × 8192 repeats (8 GB), 2:1"
@@ -85,6 +86,7 @@ class TapePerfPanel(TestPanel):
                                 "drive runs alone first, then all together, and the result says whether the path they "
                                 "share (HBA, port, target) limits them")
         others.edit.setPlaceholderText("none; e.g. /dev/sg4 iscsi://host/iqn/2")
+        fit_placeholder(others.edit)
         add_fields(self, (ALONE,))
         self.mode_field.currentIndexChanged.connect(self._mode_changed)
         self._mode_changed()
@@ -146,7 +148,7 @@ class TapePerfPanel(TestPanel):
                 "<p>This test reads the cartridge from the beginning"
             text += " to the end of the test data" + (" and verifies every block" if params.verify else "") + ".</p>"
         if params.host_rate_limit:
-            text += f"<p>The host is throttled to {params.host_rate_limit / 1e6:,.1f} MB/s (a slow source on purpose).</p>"
+            text += f"<p>The host is throttled to {rate_text(params.host_rate_limit / 1e6)} (a slow source on purpose).</p>"
         if not params.writes:
             text += "<p>Nothing is written.</p>"
         else:

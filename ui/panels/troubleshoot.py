@@ -27,6 +27,7 @@ from ui.settings import load_json, save_json
 from ui.widgets import SEVERITY_COLOURS, ValidatedField, error_label, headline
 from ui.wizard import WizardPanel, nav_row
 from ui.worker import Job
+from native.units import rate_figure
 
 FIGURES = [
     ("tape_write", "Tape &write (MB/s or run N):", "step 1: a tape performance run's write rate"),
@@ -136,7 +137,10 @@ class TroubleshootPanel(WizardPanel):
         self.table.verticalHeader().setVisible(False)
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        # The test's name whole, the source wrapped in what is left (at 1024 px the names were cut: "Backup: Network ...").
+        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        self.table.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        self.table.setWordWrap(True)
         self.recommendations = QTextBrowser()
         self.recommendations.setObjectName("recommendations")
         self.recommendations.setOpenLinks(False)
@@ -227,10 +231,11 @@ class TroubleshootPanel(WizardPanel):
         rows = [(t.direction, r) for t in d.tables for r in t.rows]
         self.table.setRowCount(len(rows))
         for i, (direction, r) in enumerate(rows):
-            cells = [f"{direction.capitalize()}: {r.test}", "–" if r.mb_s is None else f"{r.mb_s:,.2f}",
+            cells = [f"{direction.capitalize()}: {r.test}", "–" if r.mb_s is None else rate_figure(r.mb_s),
                      r.bottleneck_text, r.source]
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
+                item.setToolTip(text)
                 if r.bottleneck:
                     font = item.font()
                     font.setBold(True)
