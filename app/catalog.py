@@ -19,6 +19,7 @@ from app.runs.kind import RunKind
 from app.scan.kind import MEDIA_SCAN
 from app.tapeperf.kind import TAPE_PERF, TAPE_PERF_MULTI
 from app.troubleshoot.kind import TROUBLESHOOT
+from app.watch.kind import WATCH
 
 KINDS: tuple[RunKind[Any, Any], ...] = (
     DRIVE_INFO,
@@ -30,6 +31,7 @@ KINDS: tuple[RunKind[Any, Any], ...] = (
     MEDIA_SCAN,
     ASSESSMENT,
     LIBRARY_TEST,
+    WATCH,
 )
 
 registry.install(KINDS)

@@ -23,6 +23,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "create-data": ("create_data", "create a test tree and measure the disk's write rate (restore side)"),
     "read-data": ("read_data", "read a tree like a backup agent and measure the disk's read rate (backup side)"),
     "clean": ("clean", 'remove the test data create-data made (and nothing else)'),
+    "watch": ("watch", "watch a backup another program runs on a tape drive, read-only: the share of time the drive "
+                       "waited for data and the bottleneck it implies"),
     "troubleshoot": ("troubleshoot", 'find the bottleneck of a slow backup or restore'),
     "history": ("history", 'list past test runs'),
     "show": ("show", 'show one past run'),

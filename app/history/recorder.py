@@ -149,7 +149,9 @@ def _not_started(err: HistoryError) -> HistoryError:
 
 #: An engine result's own ``status`` -> the history's. A disk run "stopped" early (a
 #: full disk) failed, with its partial results kept.
-_RESULT_STATUS = {"complete": "complete", "cancelled": "cancelled", "failed": "failed", "stopped": "failed"}
+#: A watch that saw nothing run on its drive ("nothing") finished what it was asked: complete, its verdict says so.
+_RESULT_STATUS = {"complete": "complete", "cancelled": "cancelled", "failed": "failed", "stopped": "failed",
+                  "nothing": "complete"}
 
 
 def run_recorded(kind: str, device: str, params: dict | None, run_callable: Callable[[EventSink], Any], *,

@@ -97,7 +97,9 @@ class WatchParams:
 
 
 WatchParams.FIELDS = with_defaults(WatchParams, (
-    Field("device", "&Drive:", "the drive the backup writes to: its /dev/nstN (or /dev/stN, /dev/sgN)", option=None),
+    # The drive: the command's DEVICE, the GUI's device pane (a form field too would let the two differ).
+    Field("device", "&Drive:", "the drive the backup writes to: its /dev/nstN (or /dev/stN, /dev/sgN)", option=None,
+          gui=False),
     Field("for_", "&For:", "how long to watch (0: until the job ends, see until idle)", low=0, high=MAX_SECONDS,
           unit="s", option="--for", metavar="FOR"),
     Field("until_idle", "&Until idle:", "end once the drive has had no I/O for this long after the job (0: never); "
