@@ -40,6 +40,7 @@ PHASE_LABELS = {
     "create": "Create files",
     "read-data": "Read files",
     "tree-walk": "Tree walk",
+    "watch": "Watching the backup",
 }
 
 

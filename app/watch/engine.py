@@ -164,7 +164,9 @@ class Watch:
             sink(Message("info", f"watching {node.device}: no command outstanding now (who holds it open is out of sight "
                                  "of this user: run as root to see it)"))
         else:
-            sink(Message("info", f"watching {node.device}: nothing is running on {node.device} now"))
+            # Said once, at the start: worded so that it is not read as the state of a job that starts a second later.
+            sink(Message("info", f"watching {node.device}: nothing was running on it when the watch began (it waits "
+                                 "for the backup to start)"))
         if host.sg_holders:
             sink(Message("warning", f"{', '.join(host.sg_holders)} holds {node.sg} open: what it sends there is not in "
                                     "the kernel's tape statistics"))

@@ -104,10 +104,11 @@ WatchParams.FIELDS = with_defaults(WatchParams, (
           low=0, high=MAX_SECONDS, unit="s", option="--for", metavar="DURATION",
           placeholder="until the job ends (see Until idle)"),
     Field("until_idle", "&Until idle:", "end once the drive has had no I/O for this long after the job (0: never); "
-          "with no job seen and no --for, the watch ends after this long saying nothing is running", default="60s",
+          "with no job seen and no time to watch for, the watch ends after this long saying nothing is running", default="60s",
           low=0, high=MAX_SECONDS, unit="s", metavar="DURATION"),
-    Field("pid", "&Process:", "the backup process (0: whoever holds the drive's st node open, found through /proc)",
-          low=0, high=2**31 - 1, metavar="PID"),
+    Field("pid", "&Process:", "the backup process's PID (left out or 0: whoever holds the drive's st node open, "
+          "found through /proc)", low=0, high=2**31 - 1, metavar="PID",
+          placeholder="whoever holds the drive open (found through /proc)"),
     Field("source", "&Source:", "block devices the job reads, comma-separated (sdb,dm-0); empty: those the backup "
           "process has open", metavar="SOURCE"),
     Field("interface", "&Network:", "network interfaces the data arrives on, comma-separated; empty: every interface "
@@ -120,4 +121,5 @@ WatchParams.FIELDS = with_defaults(WatchParams, (
           metavar="QUERY_DRIVE"),
 ))
 # --for left out is "until the job ends": a blank field, never a "0" a technician could read as "for no time".
-WatchParams.FIELDS = tuple(replace(f, default="") if f.name == "for_" else f for f in WatchParams.FIELDS)
+# A PID left out is "whoever holds the drive": a blank field, never a "0" read as a process number.
+WatchParams.FIELDS = tuple(replace(f, default="") if f.name in ("for_", "pid") else f for f in WatchParams.FIELDS)

@@ -155,7 +155,8 @@ def test_nothing_running_is_one_line_and_exit_1(guest: GuestRun) -> None:
     lines = [line for line in err.splitlines() if line.startswith("tapediag")]
     assert lines == ["tapediag: nothing ran on /dev/nst0 during the watch (2 s): the kernel's st driver completed no "
                      "command for it"], err
-    assert "info: watching /dev/nst0: nothing is running on /dev/nst0 now" in err
+    assert "info: watching /dev/nst0: nothing was running on it when the watch began (it waits for the backup to " \
+           "start)" in err
     sg = _read(guest, "tape_sg").strip()
     assert f"holds {sg} open: what it sends there is not in the kernel's tape statistics" in err, err
     assert (f"holds {sg} open: commands sent through the SCSI generic node are not in the kernel's tape statistics"
