@@ -79,7 +79,7 @@ def test_tapediag_watch_records_one_run_that_history_show_and_the_pdf_word(
     assert main(["report", str(run_id), "-o", str(pdf)]) == 0
     page1 = " ".join(subprocess.run(["pdftotext", "-l", "1", "-layout", str(pdf), "-"], capture_output=True, text=True,
                                     check=True).stdout.split())
-    assert "BACKUP BOTTLENECK · RUN #1 the drive waited for data 75% of the time: the source is the" in page1, page1
+    assert "BACKUP BOTTLENECK · RUN #1 The drive waited for data 75% of the time: the source is the" in page1, page1
     assert "STREAMING FLOOR · RUN #1 40.0 MB/s delivered, below the 177.0 MB/s" in page1, page1
     assert "(speed steps: IBM Documentation, TS4300 Tape Library" in page1, page1
     whole = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True).stdout

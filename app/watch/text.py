@@ -135,7 +135,8 @@ def rows(r: WatchResult) -> list[tuple[str, str]]:
 def findings(r: WatchResult) -> list[Finding]:
     """Page 1: the bottleneck, and the streaming floor when the job fell below it."""
     tone, action = ACTIONS.get(r.verdict.kind, ("none", ""))
-    out = [Finding("Backup bottleneck", r.verdict.line, tone, "; ".join(r.verdict.evidence), action)]
+    words = r.verdict.line[:1].upper() + r.verdict.line[1:]  # page 1's verdict, a sentence
+    out = [Finding("Backup bottleneck", words, tone, "; ".join(r.verdict.evidence), action)]
     if r.floor is not None and r.floor.below and r.verdict.kind != "drive-bound":
         out.append(Finding("Streaming floor", f"{rate_text(r.floor.delivered_mb_s)} delivered, below the "
                                               f"{rate_text(r.floor.host_floor_mb_s)} this drive needs to stream",
