@@ -62,6 +62,7 @@ def test_the_backup_rate_comes_from_the_watch_and_is_named_as_its_source(watched
         report = build_report(hist, [printed["run_id"]])
     (section,) = [b for b in report.bottlenecks if b.direction == "Backup"]
     assert section.rows[-1].source == WATCHED  # the PDF's bottleneck table names it too
+    assert {s.run_id for s in report.runs} == {watched, printed["run_id"]}  # and brings the watch along, its evidence
 
 
 def test_a_drive_the_watch_saw_waiting_is_not_called_the_bottleneck_silently(watched: int,

@@ -71,7 +71,7 @@ def test_tapediag_watch_records_one_run_that_history_show_and_the_pdf_word(
     assert "waited for data 75% of the time" in capsys.readouterr().out
     assert main(["show", str(run_id)]) == 0
     shown = capsys.readouterr().out
-    assert "Backup watch on nst0" in shown and "streaming floor: LTO-9" in shown and "For 10 s, Until idle 1 min, Source sdb" in shown, shown
+    assert "Backup watch on nst0" in shown and "streaming floor: LTO-9" in shown and "Watch for 10 s, Until idle 1 min, Source sdb" in shown, shown
 
     if not shutil.which("pdftotext"):
         pytest.skip("poppler-utils not installed")

@@ -77,6 +77,8 @@ class Workload:
     restore_source: str = "entered"
     backup_waiting_share: float | None = None
     restore_waiting_share: float | None = None
+    backup_run: int | None = None  # that watch's run (the report brings it along, as it brings the tape and disk runs)
+    restore_run: int | None = None
     # The operating system of the host the data is on: the white paper's advice differs by OS
     # (Table 6: on Windows millions of small files restore best in one stream). None: not given.
     os: str | None = None

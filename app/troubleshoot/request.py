@@ -260,7 +260,7 @@ def _watched(req: TroubleshootRequest, hist: History, drive_ctx: DriveContext,
             raise InvalidParameter(f"the {side}'s rate is given twice (a figure and run {run_id}): give one")
         watched = watched_figure(hist, run_id, side)
         achieved.update({f"{side}_mb_s": watched.mb_s, f"{side}_source": watched.source,
-                         f"{side}_waiting_share": watched.waiting_share})
+                         f"{side}_waiting_share": watched.waiting_share, f"{side}_run": run_id})
         run = hist.get_run(run_id, samples=False)
         found = drive_from_run(run)
         if found and drive_ctx.generation is None:
