@@ -21,6 +21,7 @@ from app.runs.kind import RunKind
 from app.scan.kind import MEDIA_SCAN
 from app.tapeperf.kind import TAPE_PERF, TAPE_PERF_MULTI
 from app.troubleshoot.kind import TROUBLESHOOT
+from app.watch.kind import WATCH
 
 KINDS: tuple[RunKind[Any, Any], ...] = (
     DRIVE_INFO,
@@ -34,6 +35,7 @@ KINDS: tuple[RunKind[Any, Any], ...] = (
     LIBRARY_TEST,
     ERASE,
     NET_TEST,
+    WATCH,
 )
 
 registry.install(KINDS)

@@ -1,17 +1,20 @@
-"""``python -m app.watch`` as a user runs it: what cannot be watched is one line and exit 2, never a traceback."""
+"""``tapediag watch`` as a user runs it: what cannot be watched is one line and exit 2, never a traceback, and no run
+is recorded for it."""
 from __future__ import annotations
 
+import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+TAPEDIAG = ROOT / ".venv" / "bin" / "tapediag"
 
 
 def _run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "app.watch", *args], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    return subprocess.run([str(TAPEDIAG), "watch", *args], capture_output=True, text=True, cwd=ROOT, timeout=120,
+                          env=os.environ.copy())
 
 
 @pytest.mark.parametrize("args, words", [
@@ -29,6 +32,8 @@ def test_what_cannot_be_watched_is_one_line_and_exit_2(args: list[str], words: s
     assert "Traceback" not in proc.stderr and proc.stdout == ""
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("tapediag: error: ") and words in lines[0], proc.stderr
+    listed = subprocess.run([str(TAPEDIAG), "history"], capture_output=True, text=True, timeout=120)
+    assert "backup-watch" not in listed.stdout, listed.stdout  # refused before anything was recorded
 
 
 def test_a_machine_without_st_drives_is_told_so(tmp_path: Path) -> None:

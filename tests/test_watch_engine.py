@@ -49,7 +49,7 @@ def test_a_slow_source_is_named_the_bottleneck_with_the_busy_disk(kernel: FakeKe
     assert result.tape.write_mb_s == pytest.approx(40, rel=0.03)
     assert "the drive waited for data 75% of the time: the source is the bottleneck (the job read /dev/sdb at 97% busy)" \
         == result.verdict.line
-    assert any("given (--source)" in e for e in result.verdict.evidence)
+    assert any("named for the watch" in e for e in result.verdict.evidence)
     assert isinstance(events[0], PhaseStarted) and isinstance(events[-1], PhaseFinished)
     busy = [e for e in events if isinstance(e, DriveBusy)]
     assert len(busy) == 100 and all(0 <= e.busy_share <= 1 for e in busy)
@@ -104,7 +104,7 @@ def test_nothing_running_ends_after_until_idle_and_says_so(kernel: FakeKernel) -
     result = watch(kernel, events, **{"until_idle": "2s"})
     assert result.status == "nothing" and result.verdict.kind == "idle"
     assert result.verdict.line.startswith("nothing ran on nst0 during the watch (2 s)")
-    assert any(isinstance(e, Message) and "nothing is running on nst0 now" in e.text for e in events)
+    assert any(isinstance(e, Message) and "nothing was running on it when the watch began" in e.text for e in events)
     assert headline(result) == "nothing ran on nst0"
 
 
@@ -174,7 +174,7 @@ def test_a_full_network_link_is_named_when_no_disk_explains_the_wait() -> None:
     from app.watch.result import NetFigures, ProcessFigures, SourceDevice
     from app.watch.rules import verdict
 
-    found = verdict(_waiting_tape(), restore=False, sources=[SourceDevice("sdb", "given (--source)", 0.05, 1.0, 0.0)],
+    found = verdict(_waiting_tape(), restore=False, sources=[SourceDevice("sdb", "named for the watch", 0.05, 1.0, 0.0)],
                     processes=[ProcessFigures(7, "bareos-sd", "holds /dev/nst0 open", cpu_share=0.2)],
                     network=[NetFigures("eth0", rx_mb_s=112.0, tx_mb_s=0.5, link_mb_s=125.0), NetFigures("eth1", 0.1, 0.1)],
                     generation=None, ratio=None)

@@ -1,4 +1,4 @@
-"""The drive assessment's and the media scan's operations, for their panels.
+"""The drive assessment's, the media scan's and the backup watch's operations, for their panels.
 
 Each operation is one call into ``app/``: the safety decision through ``app.tapeperf.safety.decide``,
 the run through ``app.execute`` (so the history row is the CLI's, parameters dictionary and all), the
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from app.events import CancelToken, EventSink
     from app.runs.kind import RunKind
     from app.scan import ScanParams
+    from app.watch.params import WatchParams
     from native.errors import SafetyRefusal
 
 
@@ -81,6 +82,16 @@ def run_erase(device: str, params: EraseParams, *, sink: EventSink, cancel: Canc
     from app.execute import execute
 
     run = execute(ERASE, params, device, sink=sink, cancel=cancel)
+    return Recorded(run.result, run.result.to_dict(), run.run_id)
+
+
+def run_watch(device: str, params: WatchParams, *, sink: EventSink, cancel: CancelToken) -> Recorded:
+    """``tapediag watch``: the run through ``app.execute``, as the CLI records it (read-only: nothing is opened or
+    claimed, ``app.watch.kind``)."""
+    from app.execute import execute
+    from app.watch.kind import WATCH
+
+    run = execute(WATCH, params, device, sink=sink, cancel=cancel)
     return Recorded(run.result, run.result.to_dict(), run.run_id)
 
 

@@ -6,8 +6,8 @@ import logging
 
 from PySide6.QtCore import QByteArray, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
-from PySide6.QtWidgets import (QApplication, QDialog, QLabel, QMainWindow, QMessageBox, QSplitter, QTabWidget,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QApplication, QDialog, QLabel, QMainWindow, QMessageBox, QProxyStyle, QSplitter, QStyle,
+                               QStyleOption, QTabWidget, QVBoxLayout, QWidget)
 
 from app import __version__
 from ui import engines, gcthread
@@ -22,7 +22,7 @@ log = logging.getLogger(__name__)
 
 
 def _panel_classes() -> list[type[WizardPanel]]:
-    """The panels in tab order (Ctrl+1…9): the drive's own tests first, then the disks, the analysis, the history,
+    """The panels in tab order (Ctrl+1…9, 0): the drive's own tests first, then the disks, the analysis, the history,
     the library (its own device, chosen on the panel)."""
     from ui.panels.assess import AssessPanel
     from ui.panels.diskpanels import CreateDataPanel, ReadDataPanel
@@ -32,14 +32,34 @@ def _panel_classes() -> list[type[WizardPanel]]:
     from ui.panels.scan import ScanPanel
     from ui.panels.tapeperf import TapePerfPanel
     from ui.panels.troubleshoot import TroubleshootPanel
+    from ui.panels.watch import WatchPanel
 
-    return [InfoPanel, TapePerfPanel, AssessPanel, ScanPanel, CreateDataPanel, ReadDataPanel, TroubleshootPanel,
-            HistoryPanel, LibraryPanel]
+    return [InfoPanel, TapePerfPanel, AssessPanel, ScanPanel, CreateDataPanel, ReadDataPanel, WatchPanel,
+            TroubleshootPanel, HistoryPanel, LibraryPanel]
+
+
+#: The room either side of a panel tab's title, both sides together (pixels): Fusion gives 24, which ten tabs cannot
+#: afford in a 1024-pixel window; 16 keeps a clear gap between the titles.
+TAB_H_SPACE = 16
+
+
+class CompactTabs(QProxyStyle):
+    """The application's style, with a little less room around each panel tab's title (``TAB_H_SPACE``): the ten
+    tabs fit a 1024-pixel window whole, never cut short or scrolled out of sight."""
+
+    def pixelMetric(self, metric: QStyle.PixelMetric, option: QStyleOption | None = None,
+                    widget: QWidget | None = None) -> int:
+        value = super().pixelMetric(metric, option, widget)
+        return min(value, TAB_H_SPACE) if metric == QStyle.PixelMetric.PM_TabBarTabHSpace else value
+
+
+#: The shortcut of the panel in a window of its own (the digits are the ten tabs').
+WINDOW_SHORTCUT = "Ctrl+Shift+N"
 
 
 def _window_panel_classes() -> list[type[WizardPanel]]:
-    """Panels in a window of their own (Panels menu, Ctrl+0): a tenth tab does not fit a 1024-pixel window with
-    its title whole. The network test is one: the troubleshooting panel opens it too."""
+    """Panels in a window of their own (Panels menu, Ctrl+Shift+N): an eleventh tab does not fit a 1024-pixel
+    window with its title whole. The network test is one: the troubleshooting panel opens it too."""
     from ui.panels.network import NetworkPanel
 
     return [NetworkPanel]
@@ -71,8 +91,11 @@ class MainWindow(QMainWindow):
         self.tabs = QTabWidget()
         self.tabs.setObjectName("panels")
         self.tabs.setDocumentMode(True)
-        # Nine tabs must fit a 1024-pixel window: never scroll them out of sight. Hence the
-        # short tab titles ("Drive info"); the panel's heading and the tab's tooltip say it whole.
+        # Ten tabs must fit a 1024-pixel window: never scroll them out of sight. Hence the
+        # short tab titles ("Drive info") and a little less room around each (``CompactTabs``);
+        # the panel's heading and the tab's tooltip say it whole.
+        self.tab_style = CompactTabs()  # kept: the tab bar does not own its style
+        self.tabs.tabBar().setStyle(self.tab_style)
         self.tabs.setUsesScrollButtons(False)
         self.tabs.setElideMode(Qt.TextElideMode.ElideRight)
         self.panels: dict[str, WizardPanel] = {}
@@ -82,7 +105,7 @@ class MainWindow(QMainWindow):
             # No Alt+letter on the tabs: each page's fields need the letters, and the
             # tabs have Ctrl+1…9 (and the Panels menu, where their mnemonics live).
             self.tabs.addTab(panel, without_mnemonic(cls.tab_title))
-            self.tabs.setTabToolTip(self.tabs.count() - 1, f"{cls.title} (Ctrl+{self.tabs.count()})")
+            self.tabs.setTabToolTip(self.tabs.count() - 1, f"{cls.title} (Ctrl+{self.tabs.count() % 10})")
         self.windows: dict[str, PanelWindow] = {}
         for cls in _window_panel_classes():
             panel = cls(self.workers)
@@ -137,12 +160,13 @@ class MainWindow(QMainWindow):
         self.quit_action = quit_action
         view = self.menuBar().addMenu("&Panels")
         for i, panel in enumerate(p for p in self.panels.values() if p.key not in self.windows):
-            action = QAction(type(panel).tab_title, self, shortcut=QKeySequence(f"Ctrl+{i + 1}"))
+            # Ctrl+1…9, and Ctrl+0 for the tenth (the digit row's order)
+            action = QAction(type(panel).tab_title, self, shortcut=QKeySequence(f"Ctrl+{(i + 1) % 10}"))
             action.triggered.connect(lambda _=False, p=panel: self.show_panel(p.key))
             view.addAction(action)
         view.addSeparator()
         for key in self.windows:
-            action = QAction(f"{type(self.panels[key]).tab_title}…", self, shortcut=QKeySequence("Ctrl+0"))
+            action = QAction(f"{type(self.panels[key]).tab_title}…", self, shortcut=QKeySequence(WINDOW_SHORTCUT))
             action.triggered.connect(lambda _=False, k=key: self.show_panel(k))
             view.addAction(action)
         help_menu = self.menuBar().addMenu("&Help")

@@ -45,6 +45,7 @@ PHASE_LABELS = {
     "tree-walk": "Tree walk",
     "backup": "Backup (client to server)",
     "restore": "Restore (server to client)",
+    "watch": "Watching the backup",
 }
 
 

@@ -22,8 +22,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.events import Message, PhaseFinished, PhaseStarted, Progress, RatedRates, Sample, SampleBatch, Yardstick
+from app.events import (DriveBusy, Message, PhaseFinished, PhaseStarted, Progress, RatedRates, Sample, SampleBatch,
+                        Yardstick)
 from ui import gcthread
+from native.units import percent
 from ui.format import human_bytes, human_duration, human_rate
 from ui.plot import PHASE_LABELS, ThroughputPlot
 from ui.worker import Job
@@ -33,6 +35,8 @@ REDRAW_S = 0.2  # the curve is redrawn at most 5 times a second: painting is the
 
 
 CURRENT_WINDOW_S = 1.0  # "current rate" is measured over the last second of samples
+#: A watch's live "drive waiting" share is over the last few seconds (its samples come a few times a second).
+WAITING_WINDOW_S = 5.0
 #: The longest text each figure takes (its label is sized for it once, see RunView.__init__).
 _WIDEST = {"bytes": ("888.88 GB of 888.88 GB",), "current": ("88,888 MB/s",), "average": ("88,888 MB/s",),
            "eta": ("88 h 88 min", "88 min 88 s"), "elapsed": ("88 h 88 min", "88 min 88 s"), "samples": ("888,888,888",)}
@@ -69,6 +73,7 @@ class RunView(QWidget):
         ):
             caption = QLabel(title + ":")
             caption.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            self.captions[key] = caption
             value = QLabel("–")
             value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             # A fixed size, wide enough for the longest figure: a label whose minimum and maximum
@@ -103,7 +108,8 @@ class RunView(QWidget):
         self.timer.setInterval(DRAIN_MS)
         self.timer.timeout.connect(self.drain)
         self.job: Job | None = None
-        self._recent: deque[tuple[float, int]] = deque()
+        self._recent: deque[tuple[float, int, float]] = deque()  # (t, bytes, when the sample's span began)
+        self._busy: deque[tuple[float, float, float]] = deque()  # a watch's (t, seconds, busy seconds)
         self._recent_bytes = 0
         self._recent_phase: str | None = None
         self._started = 0.0
@@ -127,6 +133,8 @@ class RunView(QWidget):
         self.progress.setValue(0)
         self.progress.setFormat("%p%")
         self._recent.clear()
+        self._busy.clear()
+        self.captions["samples"].setText("I/Os:")
         self._recent_bytes = 0
         self._recent_phase = None
         self._ios = 0
@@ -193,6 +201,8 @@ class RunView(QWidget):
                 self.plot.set_reference_rates([(event.label, event.mb_s)])
             elif isinstance(event, PhaseFinished):
                 self._message(Message("info", f"{PHASE_LABELS.get(event.phase, event.phase)} finished"))
+            elif isinstance(event, DriveBusy):
+                self._busy.append((event.t, event.seconds, event.busy_share * event.seconds))
         if progress is not None:
             self._progress(progress)
         if samples:
@@ -206,15 +216,19 @@ class RunView(QWidget):
                 self._recent_bytes = 0
                 self._recent_phase = samples[-1].phase
             newest = [s for s in samples if s.phase == self._recent_phase]
-            self._recent.extend((s.t, s.nbytes) for s in newest)
+            self._recent.extend((s.t, s.nbytes, s.t - s.latency) for s in newest)
             self._recent_bytes += sum(s.nbytes for s in newest)
             horizon = samples[-1].t - CURRENT_WINDOW_S
             while self._recent and self._recent[0][0] < horizon:
                 self._recent_bytes -= self._recent.popleft()[1]
-            span = max(samples[-1].t - self._recent[0][0], 1e-3) if len(self._recent) > 1 else 0
+            # From when the oldest sample's bytes began to move: a watch's samples each cover an interval
+            # (its bytes over 0.2 s), so counting from its end overstated the rate by one interval.
+            span = max(samples[-1].t - self._recent[0][2], 1e-3) if len(self._recent) > 1 else 0
             if span:
                 self.figures["current"].setText(human_rate(self._recent_bytes / span / 1e6))
             self.figures["samples"].setText(f"{self._ios:,}")
+        if self._busy:
+            self._waiting()
         if samples:
             self.plot.ingest(samples)
             self._dirty = True
@@ -224,6 +238,17 @@ class RunView(QWidget):
             self._dirty = False
             self._last_redraw = now
         self.figures["elapsed"].setText(human_duration(time.monotonic() - self._started))
+
+    def _waiting(self) -> None:
+        """A watch's one number, live: the share of the last ``WAITING_WINDOW_S`` the drive waited for the host (its
+        samples are intervals, not I/Os, so this figure takes the I/O count's place)."""
+        horizon = self._busy[-1][0] - WAITING_WINDOW_S
+        while len(self._busy) > 1 and self._busy[0][0] <= horizon:
+            self._busy.popleft()
+        seconds = sum(b[1] for b in self._busy)
+        busy = sum(b[2] for b in self._busy)
+        self.captions["samples"].setText(f"Drive waiting (last {WAITING_WINDOW_S:.0f} s):")
+        self.figures["samples"].setText(percent(1 - busy / seconds) if seconds > 0 else "–")
 
     def _progress(self, p: Progress) -> None:
         if p.total_bytes:

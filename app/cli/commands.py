@@ -29,6 +29,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                                "prints the one-time token"),
     "net-test": ("net_test", "measure the network between two machines: TCP throughput to a 'tapediag net-serve', "
                              "1-N streams, backup and/or restore direction"),
+    "watch": ("watch", "watch a backup another program runs on a tape drive, read-only: the share of time the drive "
+                       "waited for data and the bottleneck it implies"),
     "troubleshoot": ("troubleshoot", 'find the bottleneck of a slow backup or restore'),
     "history": ("history", 'list past test runs'),
     "show": ("show", 'show one past run'),

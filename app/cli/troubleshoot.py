@@ -68,6 +68,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     app = p.add_argument_group("what the backup application achieved")
     app.add_argument("--backup", type=_mb_s, metavar="MB/s", help="backup throughput")
     app.add_argument("--restore", type=_mb_s, metavar="MB/s", help="restore throughput")
+    for side in ("backup", "restore"):
+        app.add_argument(f"--{side}-run", type=int, metavar="RUN_ID",
+                         help=f"take the {side} throughput from a watch of the job (a backup-watch run: tapediag watch)")
     app.add_argument("--streams", type=_streams, metavar="N", help="streams (multiplexing/concurrency) into the drive")
     app.add_argument("--block-size", type=_not_empty, metavar="SIZE", help="tape block size, e.g. 64K, 256K")
     app.add_argument("--software-compression", metavar="on|off")
@@ -96,7 +99,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _has_figures(args: argparse.Namespace) -> bool:
     keys = ("tape_write", "tape_read", "disk_read", "disk_read_parallel", "disk_write", "disk_write_parallel",
             "backup", "restore")
-    return any(getattr(args, k) is not None for k in keys) or any(
+    return any(getattr(args, k) is not None for k in keys + ("backup_run", "restore_run")) or any(
         getattr(args, f"{k}_run") for k in ("tape_write", "tape_read", "disk_read", "disk_write", "network"))
 
 
@@ -139,8 +142,12 @@ def _prompt(args: argparse.Namespace) -> None:
         else:
             setattr(args, key, got)
     print("5. What the backup application achieved")
-    args.backup = _ask("   Backup MB/s", _mb_s, args.backup)
-    args.restore = _ask("   Restore MB/s", _mb_s, args.restore)
+    for side in ("backup", "restore"):  # MB/s, or '#ID' of a watch of the job
+        got = _ask(f"   {side.capitalize()} MB/s", _figure_or_run, getattr(args, side))
+        if isinstance(got, int) and not isinstance(got, bool):
+            setattr(args, f"{side}_run", got)
+        else:
+            setattr(args, side, got)
     args.streams = _ask("   Streams into the drive", parse_streams, args.streams)
     args.block_size = _ask("   Tape block size (e.g. 64K, 256K)", lambda s: (parse_block_size(s), s)[1], args.block_size)
     args.software_compression = _ask("   Software compression (on/off)", lambda s: (parse_on_off(s), s)[1],

@@ -12,11 +12,12 @@ Public API (JSON-safe dicts in, JSON-safe dicts out)::
 or, for a whole run, the ``record(kind, device, params)`` context manager.
 """
 from .keys import RunKeys, keys_from_results
-from .recorder import Recorder, record, run_recorded
+from .recorder import Recorder, record, result_status, run_recorded
 from .series import ThroughputPoint, throughput_series
 from .store import STATUSES, History, HistoryError, Run, default_path
 
 __all__ = [
+    "result_status",
     "History", "HistoryError", "Run", "Recorder", "record", "run_recorded", "default_path", "STATUSES",
     "ThroughputPoint", "throughput_series", "RunKeys", "keys_from_results",
 ]

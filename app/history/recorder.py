@@ -156,7 +156,15 @@ def _not_started(err: HistoryError) -> HistoryError:
 
 #: An engine result's own ``status`` -> the history's. A disk run "stopped" early (a
 #: full disk) failed, with its partial results kept.
-_RESULT_STATUS = {"complete": "complete", "cancelled": "cancelled", "failed": "failed", "stopped": "failed"}
+#: A watch that saw nothing run on its drive ("nothing") finished what it was asked: complete, its verdict says so.
+_RESULT_STATUS = {"complete": "complete", "cancelled": "cancelled", "failed": "failed", "stopped": "failed",
+                  "nothing": "complete"}
+
+
+def result_status(result: Any) -> str:
+    """How a run with this result ends in the history: its ``status`` in the history's words (the GUI's results page
+    says the same)."""
+    return _RESULT_STATUS.get(getattr(result, "status", "complete"), "failed")
 
 
 def run_recorded(kind: str, device: str, params: dict | None, run_callable: Callable[[EventSink], Any], *,
@@ -178,6 +186,6 @@ def run_recorded(kind: str, device: str, params: dict | None, run_callable: Call
         rec.results = to_dict() if callable(to_dict) else (result if isinstance(result, dict) else None)
         if extra is not None and rec.results is not None:
             rec.results = {**rec.results, **extra()}
-        rec.status = _RESULT_STATUS.get(getattr(result, "status", "complete"), "failed")
+        rec.status = result_status(result)
         rec.error = getattr(result, "error", None) or None
     return rec.run_id, result

@@ -87,10 +87,12 @@ def _referenced_runs(run: Run) -> list[int]:
     """History runs a troubleshooting session took its figures (or its drive) from."""
     if run.kind != "troubleshoot":
         return []
-    m = TroubleshootInput.from_dict(run.params).measurements
+    given = TroubleshootInput.from_dict(run.params)
+    m, w = given.measurements, given.workload
     figures = (m.tape_write, m.tape_read, m.disk_read_single, m.disk_read_parallel, m.disk_write_single,
                m.disk_write_parallel)
-    return list(dict.fromkeys(f.run_id for f in figures if f is not None and f.run_id is not None))
+    watches = [r for r in (w.backup_run, w.restore_run) if r is not None]  # the application's figure, watched
+    return list(dict.fromkeys([f.run_id for f in figures if f is not None and f.run_id is not None] + watches))
 
 
 def _bottleneck(run: Run, table: BottleneckTable) -> tuple[BottleneckSection, BarChart]:

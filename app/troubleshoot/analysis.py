@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from native.units import rate_figure
+from native.units import percent, rate_figure
 
 from .data import drive_spec, thresholds
 from .model import COMPONENT_LABELS, LIMIT_WORDS, BottleneckTable, Figure, TableRow, TroubleshootInput
@@ -55,15 +55,17 @@ class _Side:
     parallel: Figure | None
     achieved: float | None
     network: Figure | None = None  # measured by net-test this direction's way
+    source: str = "entered"  # where the achieved rate came from (a recorded watch of the job, or typed in)
+    waiting: float | None = None  # that watch's share of the job's time the drive waited for the host
 
     @classmethod
     def of(cls, inp: TroubleshootInput, direction: str) -> "_Side":
         m, w = inp.measurements, inp.workload
         if direction == "backup":
             return cls(direction, m.tape_write, m.disk_read_single, m.disk_read_parallel, w.backup_mb_s,
-                       m.network_backup)
+                       m.network_backup, w.backup_source, w.backup_waiting_share)
         return cls(direction, m.tape_read, m.disk_write_single, m.disk_write_parallel, w.restore_mb_s,
-                   m.network_restore)
+                   m.network_restore, w.restore_source, w.restore_waiting_share)
 
     @property
     def backup(self) -> bool:
@@ -99,12 +101,13 @@ def _direction(inp: TroubleshootInput, direction: str) -> tuple[BottleneckTable 
     bottleneck, verdict, limit, share = _verdict(inp, side, candidates)
     if side.achieved is not None and candidates:
         notes += _overmeasured(side.direction, side.achieved, candidates, link_rate, side.network is not None)
+    notes += _watched(side, bottleneck)
     table_rows = [TableRow(test, rate, comp, comp == bottleneck, src) for test, rate, comp, src in rows]
     if side.achieved is not None:
         app = w.application or "Backup application"
         streams = f", {w.streams} stream{'s' if w.streams != 1 else ''}" if w.streams else ""
         table_rows.append(TableRow(f"{app}: {direction}{streams}", side.achieved, "application",
-                                   bottleneck == "application", "entered"))
+                                   bottleneck == "application", side.source))
     return BottleneckTable(direction, tuple(table_rows), bottleneck, verdict, side.achieved, limit, share), notes
 
 
@@ -186,6 +189,24 @@ def _overmeasured(direction: str, achieved: float, candidates: list[tuple[str, f
         notes.append(f"The {direction} achieved {fmt(achieved)} MB/s, more than the network "
                      f"limit assumed ({fmt(link_rate)} MB/s): is the data really crossing that link?")
     return notes
+
+
+def _watched(side: _Side, bottleneck: str | None) -> list[str]:
+    """What a recorded watch of the job says beside the table: the drive's waiting share measured on the job itself,
+    and where it disagrees with the table (the watch's thresholds, ``app.watch.rules``, decide what it implies)."""
+    from app.watch.rules import DRIVE_BOUND_BUSY, SOURCE_BOUND_WAITING
+
+    if side.waiting is None:
+        return []
+    said = (f"The {side.direction} rate is the one watched on the job itself ({side.source}): the drive waited for "
+            f"{'data' if side.backup else 'the host to take data'} {percent(side.waiting)} of the job's time.")
+    if bottleneck == "tape" and side.waiting >= SOURCE_BOUND_WAITING.value:
+        return [f"{said} The drive did not set the job's pace, although the tape test is the slowest figure: the host "
+                "fed the drive slower than the tests measured; measure the source as the job reads it."]
+    if bottleneck not in (None, "tape") and 1 - side.waiting >= DRIVE_BOUND_BUSY.value:
+        return [f"{said} The drive was busy through the job: it set the pace, whatever the slower test figure says; "
+                "run tape-perf on it to tell the drive, its path and the cartridge apart."]
+    return [said]
 
 
 def _tape_row(tape: Figure, verb: str, notes: list[str]) -> tuple[str, float | None, str, str]:

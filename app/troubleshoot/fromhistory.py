@@ -8,10 +8,12 @@ phase over the phase's duration — which needs nothing from the engine but its 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from app.history import History, Run
 from native.errors import InvalidParameter
+from native.units import percent
 
 from .model import DriveContext, Figure
 from .parse import parse_generation
@@ -101,6 +103,43 @@ def network_figures(history: History, run_id: int) -> dict[str, Figure]:
     return {step: figure_from_run(history, run_id, step) for step in sorted(measured)}
 
 
+#: The run kind whose runs measure the backup application itself: a watch of the customer's own job (``app.watch``).
+WATCH_KIND = "backup-watch"
+
+
+@dataclass(frozen=True)
+class Watched:
+    """The application's achieved rate as a recorded watch of the job measured it, with the drive's waiting share."""
+
+    mb_s: float
+    source: str  # "run 12: the drive waited for data 63% of the time"
+    run_id: int
+    waiting_share: float
+    compression_ratio: float | None  # the drive's own, over the watch (Data Compression page), None if not read
+
+
+def watched_figure(history: History, run_id: int, direction: str) -> Watched:
+    """The ``direction`` ("backup" or "restore") rate of the job watched in run ``run_id`` (a ``backup-watch`` run):
+    what the application achieved, measured by the kernel's own counters instead of typed in from its log."""
+    from app.runs.typed import from_dict
+    from app.watch.result import WatchResult
+
+    run = history.get_run(run_id, samples=False)
+    if run.kind != WATCH_KIND:
+        raise InvalidParameter(f"run {run_id} is a {run.kind} run; the {direction}'s achieved rate comes from a "
+                               f"{WATCH_KIND} run (a watch of the job: tapediag watch)")
+    if run.status != "complete":
+        raise InvalidParameter(f"run {run_id} did not complete ({run.status}); its figures are not comparable")
+    watched = from_dict(WatchResult, run.results or {})
+    if watched.direction != direction or watched.mb_s <= 0:
+        saw = f"a {watched.direction}" if watched.direction else "no I/O"
+        raise InvalidParameter(f"run {run_id} watched {saw}, not a {direction}: it gives no {direction} rate")
+    waited = "data" if direction == "backup" else "the host to take data"
+    source = f"run {run_id}: the drive waited for {waited} {percent(watched.tape.waiting_share)} of the time"
+    return Watched(round(watched.mb_s, 2), source, run_id, watched.tape.waiting_share,
+                   watched.drive.ratio if watched.drive.queried else None)
+
+
 def limit_of(results: dict | None, phases: tuple[str, ...]) -> tuple[str, str]:
     """What the run itself said limited the phase (a tape-perf phase's ``limited_by``/``limited_why``), or ("", "")."""
     for p in (results or {}).get("phases") or []:
@@ -163,7 +202,7 @@ def drive_from_run(run: Run) -> DriveContext | None:
 
 def latest_figures(history: "History") -> dict[str, int]:
     """The newest complete run for each figure of the troubleshooting form: field -> run id (``network_run``: the
-    newest net-test).
+    newest net-test; the application's "backup" or "restore" from the newest watch of such a job).
 
     A disk run is filed by its stream count exactly as the CLI files it (``streams_of``):
     one stream is the single-stream figure, more the parallel one.
@@ -183,4 +222,6 @@ def latest_figures(history: "History") -> dict[str, int]:
             side = "disk_read" if run.kind == "read-data" else "disk_write"
             streams = streams_of(run) or 1
             out.setdefault(side if streams == 1 else f"{side}_parallel", run.id)
+        elif run.kind == WATCH_KIND and (run.results or {}).get("direction") in ("backup", "restore"):
+            out.setdefault(str((run.results or {})["direction"]), run.id)  # the application's figure, watched
     return out

@@ -74,6 +74,15 @@ class Workload:
     file_count: int | None = None
     avg_file_kb: float | None = None
     application: str | None = None  # "Data Protector", "NetWorker"... for the report
+    # Where the application's rates came from: "entered" (what the job reported), or a recorded watch of the job
+    # ("run 12: the drive waited for data 63% of the time", ``app.troubleshoot.fromhistory.watched_figure``), with
+    # the share of the job's time the drive waited for the host, as that watch measured it.
+    backup_source: str = "entered"
+    restore_source: str = "entered"
+    backup_waiting_share: float | None = None
+    restore_waiting_share: float | None = None
+    backup_run: int | None = None  # that watch's run (the report brings it along, as it brings the tape and disk runs)
+    restore_run: int | None = None
     # The operating system of the host the data is on: the white paper's advice differs by OS
     # (Table 6: on Windows millions of small files restore best in one stream). None: not given.
     os: str | None = None

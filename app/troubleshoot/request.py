@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field, replace
-from typing import Callable, Mapping
+from typing import Any, Callable, Mapping
 
 from native.errors import InvalidParameter
 from native.units import parse_on_off
@@ -20,7 +20,7 @@ from app.execute import execute
 from app.history import History
 
 from .kind import TROUBLESHOOT
-from .fromhistory import drive_from_run, figure_from_run, network_figures, streams_of
+from .fromhistory import drive_from_run, figure_from_run, network_figures, streams_of, watched_figure
 from .model import Diagnosis, DriveContext, Figure, Measurements, TroubleshootInput, Workload
 from .parse import parse_block_size, parse_generation, parse_link
 
@@ -118,6 +118,8 @@ class TroubleshootRequest:
     runs: dict[str, list[int]] = field(default_factory=dict)  # RUN_STEPS key -> history run ids
     backup: float | None = None
     restore: float | None = None
+    backup_run: int | None = None  # a recorded watch of the backup (``backup-watch``): its rate instead of a typed one
+    restore_run: int | None = None
     streams: int | None = None
     block_size: str | None = None  # as typed; checked by parse_block_size
     software_compression: bool | None = None
@@ -176,7 +178,15 @@ class TroubleshootRequest:
                 req.runs[key.removesuffix("_parallel")].append(figure.run_id)
             elif figure is not None:
                 req.rates[key] = float(figure)
-        req.backup, req.restore = number("backup", parse_rate), number("restore", parse_rate)
+        for side in ("backup", "restore"):  # MB/s, or 'run N' (the GUI's field), or the CLI's --backup-run N
+            value = given(side)
+            figure = value if isinstance(value, (int, float)) else parse_figure(str(value)) if value is not None else None
+            if isinstance(figure, RunRef):
+                setattr(req, f"{side}_run", figure.run_id)
+            elif figure is not None:
+                setattr(req, side, float(figure))
+            if given(f"{side}_run") is not None:
+                setattr(req, f"{side}_run", whole(f"{side}_run", int))
         req.streams = whole("streams", parse_streams)
         req.block_size = text("block_size", parse_block_size)
         req.software_compression = flag("software_compression")
@@ -192,7 +202,8 @@ class TroubleshootRequest:
 
     def has_figures(self) -> bool:
         """Anything to compare: a component figure (typed or from a run) or the application's rate."""
-        return bool(self.rates or any(self.runs.values()) or self.backup is not None or self.restore is not None)
+        return bool(self.rates or any(self.runs.values()) or self.backup is not None or self.restore is not None
+                    or self.backup_run is not None or self.restore_run is not None)
 
 
 def _file_stats(results: dict) -> tuple[int, float] | None:
@@ -234,13 +245,14 @@ def build_input(req: TroubleshootRequest, hist: History) -> tuple[TroubleshootIn
         if not found:
             raise InvalidParameter(f"run {req.drive_run} does not say which drive it was")
         drive_ctx, device = found, run.device
+    achieved, drive_ctx, device = _watched(req, hist, drive_ctx, device)
     if req.drive:
         gen, half = parse_generation(req.drive)
         drive_ctx = replace(drive_ctx, generation=gen, half_height=half)
     if req.compression_ratio:
         drive_ctx = replace(drive_ctx, compression_ratio=req.compression_ratio)
     workload = Workload(
-        backup_mb_s=req.backup, restore_mb_s=req.restore, streams=req.streams,
+        **{"backup_mb_s": req.backup, "restore_mb_s": req.restore, **achieved}, streams=req.streams,
         block_size=parse_block_size(req.block_size) if req.block_size else None,
         software_compression=req.software_compression,
         link=req.network, network_mb_s=req.network_rate, small_files=req.small_files,
@@ -249,6 +261,29 @@ def build_input(req: TroubleshootRequest, hist: History) -> tuple[TroubleshootIn
         application=req.application, os=req.os,
     )
     return TroubleshootInput(Measurements(**m), workload, drive_ctx), device
+
+
+def _watched(req: TroubleshootRequest, hist: History, drive_ctx: DriveContext,
+             device: str) -> tuple[dict[str, Any], DriveContext, str]:
+    """The application's rates taken from recorded watches of the job (``watched_figure``): the workload's fields
+    they fill, and the drive (and the customer's own compression ratio) the watch read, where no tape run gave one."""
+    achieved: dict[str, Any] = {}
+    for side in ("backup", "restore"):
+        run_id = getattr(req, f"{side}_run")
+        if run_id is None:
+            continue
+        if getattr(req, side) is not None:
+            raise InvalidParameter(f"the {side}'s rate is given twice (a figure and run {run_id}): give one")
+        watched = watched_figure(hist, run_id, side)
+        achieved.update({f"{side}_mb_s": watched.mb_s, f"{side}_source": watched.source,
+                         f"{side}_waiting_share": watched.waiting_share, f"{side}_run": run_id})
+        run = hist.get_run(run_id, samples=False)
+        found = drive_from_run(run)
+        if found and drive_ctx.generation is None:
+            drive_ctx, device = found, device or run.device
+        if watched.compression_ratio and drive_ctx.compression_ratio is None:
+            drive_ctx = replace(drive_ctx, compression_ratio=max(watched.compression_ratio, 1.0))
+    return achieved, drive_ctx, device
 
 
 def diagnose_recorded(req: TroubleshootRequest, history: History | None = None) -> tuple[Diagnosis, int]:

@@ -13,8 +13,8 @@ its slowest speed-matching step (``floor``, the steps in ``app.tapeperf.speedmat
 ``engine.Watch(params).run(sink, cancel) -> result.WatchResult``; ``params.WatchParams``
 declares the parameters once; ``text`` renders the result.
 
-Not yet a ``tapediag`` command or a registered run kind: ``python -m app.watch DEVICE`` until
-the run model wires it. Its exit codes are the CLI's:
+``tapediag watch DEVICE`` runs it as the run kind ``backup-watch`` (``kind``: through ``app.execute``, recorded
+once; the CLI's words in ``app/cli/watch.py``; the GUI's panel ``ui/panels/watch.py``). Its exit codes:
 
 * 0 the watch saw the job and judged it;
 * 1 it saw no I/O to judge ("nothing ran on /dev/nst0"), or it stopped on an error;

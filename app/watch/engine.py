@@ -104,14 +104,22 @@ class Watch:
         self.clock = clock
         self.wait = wait or (lambda cancel, seconds: cancel.wait(seconds))
         self.opener = opener
+        self.node: TapeNode | None = None
+
+    def resolve(self) -> TapeNode:
+        """The drive the watch reads (``app.watch.node.resolve``): what cannot be watched is refused here, in one
+        line (``WatchUnavailable``). The run kind calls it when it builds the engine, so such a device leaves no run."""
+        if self.node is None:
+            self.node = resolve(self.params.device, self.paths)
+        return self.node
 
     def run(self, sink: EventSink = discard, cancel: CancelToken | None = None) -> WatchResult:
         cancel = cancel or CancelToken()
         p = self.params
         p.validate()
-        node = resolve(p.device, self.paths)
+        node = self.resolve()
         result = WatchResult(device=p.device, node=node.name, stats_dir=str(node.stats_dir),
-                             scsi_address=node.scsi_address, params=p.to_dict(),
+                             scsi_address=node.scsi_address, params=p.to_dict(), interval_s=p.interval,
                              started_at=datetime.now().isoformat(timespec="seconds"))
         query = DriveQuery(node.sg if p.query_drive == "on" else None, clock=self.clock,
                            **({"opener": self.opener} if self.opener else {}))
@@ -156,7 +164,9 @@ class Watch:
             sink(Message("info", f"watching {node.device}: no command outstanding now (who holds it open is out of sight "
                                  "of this user: run as root to see it)"))
         else:
-            sink(Message("info", f"watching {node.device}: nothing is running on {node.device} now"))
+            # Said once, at the start: worded so that it is not read as the state of a job that starts a second later.
+            sink(Message("info", f"watching {node.device}: nothing was running on it when the watch began (it waits "
+                                 "for the backup to start)"))
         if host.sg_holders:
             sink(Message("warning", f"{', '.join(host.sg_holders)} holds {node.sg} open: what it sends there is not in "
                                     "the kernel's tape statistics"))

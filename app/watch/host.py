@@ -64,9 +64,9 @@ class HostSide:
     def begin(self, now: float) -> None:
         """The first look: the named devices and process, and who holds the drive open (``now``: the clock)."""
         for name in self.params.sources:
-            self.devices[name] = "given (--source)"
+            self.devices[name] = "named for the watch"
         if self.params.pid:
-            self._add_proc(self.params.pid, "given (--pid)")
+            self._add_proc(self.params.pid, "named for the watch")
         self._scan(0.0)
         self._scan_devices(0.0)
 

@@ -50,8 +50,9 @@ class TapeNode:
     sg_rdev: int | None = None
 
 
-def _unavailable_for(device: str) -> str | None:
-    """Why ``device`` cannot be watched before sysfs is even looked at, or None."""
+def unavailable_for(device: str) -> str | None:
+    """Why ``device`` cannot be watched before sysfs is even looked at, or None (the GUI's form says it as the
+    device is chosen; ``resolve`` refuses with it)."""
     if sys.platform == "win32" or device.startswith("\\\\.\\") or re.match(r"^Tape\d+$", device, re.IGNORECASE):
         return ("watch reads the Linux kernel's per-drive tape statistics; Windows keeps none that tapediag can "
                 "read: watch the job from a Linux media server")
@@ -127,7 +128,7 @@ def _sg_of(entry: Path) -> tuple[str | None, int | None]:
 def resolve(device: str, paths: SystemPaths | None = None) -> TapeNode:
     """The st drive ``device`` names; ``WatchUnavailable`` when the kernel keeps no statistics for it."""
     paths = paths or SystemPaths()
-    why = _unavailable_for(device)
+    why = unavailable_for(device)
     if why:
         raise WatchUnavailable(why)
     entry = _class_entry_for(device, paths)

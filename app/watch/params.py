@@ -7,7 +7,7 @@ ranges. ``for_`` is the ``--for`` option (``for`` is a Python keyword): its labe
 """
 from __future__ import annotations
 
-from dataclasses import MISSING, asdict, dataclass, fields
+from dataclasses import MISSING, asdict, dataclass, fields, replace
 from typing import Any, ClassVar, Mapping
 
 from app.runs.fields import Field, with_defaults
@@ -97,22 +97,29 @@ class WatchParams:
 
 
 WatchParams.FIELDS = with_defaults(WatchParams, (
-    Field("device", "&Drive:", "the drive the backup writes to: its /dev/nstN (or /dev/stN, /dev/sgN)", option=None),
-    Field("for_", "&For:", "how long to watch (0: until the job ends, see until idle)", low=0, high=MAX_SECONDS,
-          unit="s", option="--for", metavar="FOR"),
+    # The drive: the command's DEVICE, the GUI's device pane (a form field too would let the two differ).
+    Field("device", "&Drive:", "the drive the backup writes to: its /dev/nstN (or /dev/stN, /dev/sgN)", option=None,
+          gui=False),
+    Field("for_", "&Watch for:", "how long to watch, e.g. 10min (left out or 0: until the job ends, see until idle)",
+          low=0, high=MAX_SECONDS, unit="s", option="--for", metavar="DURATION",
+          placeholder="until the job ends (see Until idle)"),
     Field("until_idle", "&Until idle:", "end once the drive has had no I/O for this long after the job (0: never); "
-          "with no job seen and no --for, the watch ends after this long saying nothing is running", low=0,
-          high=MAX_SECONDS, unit="s", metavar="UNTIL_IDLE"),
-    Field("pid", "&Process:", "the backup process (0: whoever holds the drive's st node open, found through /proc)",
-          low=0, high=2**31 - 1, metavar="PID"),
+          "with no job seen and no time to watch for, the watch ends after this long saying nothing is running", default="60s",
+          low=0, high=MAX_SECONDS, unit="s", metavar="DURATION"),
+    Field("pid", "Backup pro&cess:", "the backup process's PID (left out or 0: whoever holds the drive's st node open, "
+          "found through /proc)", low=0, high=2**31 - 1, metavar="PID",
+          placeholder="whoever holds the drive open (found through /proc)"),
     Field("source", "&Source:", "block devices the job reads, comma-separated (sdb,dm-0); empty: those the backup "
           "process has open", metavar="SOURCE"),
-    Field("interface", "&Network:", "network interfaces the data arrives on, comma-separated; empty: every interface "
+    Field("interface", "Netw&ork:", "network interfaces the data arrives on, comma-separated; empty: every interface "
           "but loopback", metavar="INTERFACE"),
-    Field("interval", "&Interval:", "seconds between samples of the kernel's counters", low=0.05, high=5, unit="s",
-          metavar="INTERVAL"),
+    Field("interval", "&Interval:", "time between samples of the kernel's counters", default="0.2s", low=0.05, high=5,
+          unit="s", metavar="DURATION"),
     Field("query_drive", "&Query the drive:", "read the drive's identity, compression and error counters through its "
           "sg node before and after the watch, never during it (off: the kernel's figures only, nothing at all is "
           "sent to the drive)", choices=(("on", "on"), ("off", "off")), parse=str.strip,  # validate() says what fits
           metavar="QUERY_DRIVE"),
 ))
+# --for left out is "until the job ends": a blank field, never a "0" a technician could read as "for no time".
+# A PID left out is "whoever holds the drive": a blank field, never a "0" read as a process number.
+WatchParams.FIELDS = tuple(replace(f, default="") if f.name in ("for_", "pid") else f for f in WatchParams.FIELDS)

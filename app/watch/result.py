@@ -63,7 +63,7 @@ class SourceDevice:
     """A block device the job read (or, for a restore, wrote), over the job's span."""
 
     name: str  # the kernel's name: "sdb", "dm-0"
-    found_by: str  # "given (--source)", "open in dd (PID 412)"
+    found_by: str  # "named for the watch", "open in dd (PID 412)"
     busy_share: float | None = None  # time with I/O in flight, as iostat's %util
     read_mb_s: float | None = None
     write_mb_s: float | None = None
@@ -75,7 +75,7 @@ class ProcessFigures:
 
     pid: int
     name: str
-    role: str  # "holds /dev/nst0 open", "feeds it through a pipe", "given (--pid)"
+    role: str  # "holds /dev/nst0 open", "feeds it through a pipe", "named for the watch"
     cmdline: str = ""
     seconds: float = 0.0
     cpu_share: float | None = None  # of one CPU core
@@ -164,6 +164,7 @@ class WatchResult:
     stats_dir: str = ""
     scsi_address: str = ""
     params: dict = field(default_factory=dict)
+    interval_s: float = 0.2  # seconds between samples (the parameters' interval, typed for the renderers)
     status: str = "complete"
     error: str | None = None
     ended_by: str = ""  # "time", "idle", "cancelled", "error"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from app.runs import Finding
 from app.watch.result import WatchResult
-from native.units import block_text, percent, plural, rate_text, size_text
+from native.units import block_text, duration_text, percent, plural, rate_text, size_text
 
 #: Each verdict's tone (the PDF's colour) and what to do. A drive that is the limit is the white paper's goal
 #: ("The goal is that a tape drive becomes a performance bottleneck": then backup times are predictable).
@@ -40,7 +40,7 @@ def _job_words(r: WatchResult) -> str:
         return "no I/O"
     if r.job_under_way:
         begun = "under way when the watch began"
-    elif r.job_start_s <= 2 * float(r.params.get("interval") or 0.2):
+    elif r.job_start_s <= 2 * r.interval_s:
         begun = "began as the watch began"
     else:
         begun = f"began at {r.job_start_s:.1f} s"
@@ -88,14 +88,30 @@ def render(r: WatchResult) -> str:
     return "\n".join(lines)
 
 
+#: Each verdict's kind in the headline's few words (the verdict's own line says it whole, with its evidence).
+KIND_WORDS = {"source-bound": "the source is the bottleneck", "destination-bound": "the destination is the bottleneck",
+              "drive-bound": "the drive is the limit", "mixed": "neither side alone set the pace",
+              "too-short": "too little I/O to judge"}
+
+
 def headline(r: WatchResult) -> str:
-    """One short line for a history list: the number, the verdict's kind, the rate."""
+    """One short line for a history list, the GUI and the PDF: the one number first (the share of the job's time
+    the drive waited), what it implies and its culprit, then the rate and the job's span."""
     if r.job_start_s is None:
         return f"nothing ran on {r.device}"
-    where = f" ({r.verdict.culprit})" if r.verdict.culprit else ""
-    text = (f"{r.verdict.kind}{where}: waited {percent(r.tape.waiting_share)}, {rate_text(r.mb_s)} "
-            f"{'read' if r.direction == 'restore' else 'written'}, {r.tape.seconds:.0f} s")
+    waited = "waited for the host to take data" if r.direction == "restore" else "waited for data"
+    kind = KIND_WORDS.get(r.verdict.kind, r.verdict.kind)
+    culprit = f" ({r.verdict.culprit})" if r.verdict.culprit and r.verdict.culprit not in kind else ""
+    text = (f"the drive {waited} {percent(r.tape.waiting_share)} of the time: {kind}{culprit}; "
+            f"{rate_text(r.mb_s)} {'read' if r.direction == 'restore' else 'written'} over {duration_text(r.tape.seconds)}")
     return text if r.status == "complete" else f"{text} ({r.status})"
+
+
+def floor_source(r: WatchResult) -> str:
+    """Where the streaming floor's speed steps come from, and how well that table fits this drive ("" unjudged)."""
+    if r.floor is None or not r.floor.source:
+        return ""
+    return r.floor.source + (f"; {r.floor.fit}" if r.floor.fit else "")
 
 
 def rows(r: WatchResult) -> list[tuple[str, str]]:
@@ -108,6 +124,9 @@ def rows(r: WatchResult) -> list[tuple[str, str]]:
            ("Verdict", r.verdict.line)]
     if r.floor is not None:
         out.append(("Streaming floor", r.floor.line))
+        if floor_source(r):
+            out.append(("Speed steps from", floor_source(r)))
+    out += [("Evidence", line) for line in r.verdict.evidence]
     if r.drive.ratio:
         out.append(("Compression (drive)", f"{r.drive.ratio:.2f}:1"))
     return out
@@ -116,11 +135,13 @@ def rows(r: WatchResult) -> list[tuple[str, str]]:
 def findings(r: WatchResult) -> list[Finding]:
     """Page 1: the bottleneck, and the streaming floor when the job fell below it."""
     tone, action = ACTIONS.get(r.verdict.kind, ("none", ""))
-    out = [Finding("Backup bottleneck", r.verdict.line, tone, "; ".join(r.verdict.evidence), action)]
+    words = r.verdict.line[:1].upper() + r.verdict.line[1:]  # page 1's verdict, a sentence
+    out = [Finding("Backup bottleneck", words, tone, "; ".join(r.verdict.evidence), action)]
     if r.floor is not None and r.floor.below and r.verdict.kind != "drive-bound":
         out.append(Finding("Streaming floor", f"{rate_text(r.floor.delivered_mb_s)} delivered, below the "
                                               f"{rate_text(r.floor.host_floor_mb_s)} this drive needs to stream",
-                           "warn", r.floor.line, "Feed the drive above its slowest speed: several streams at once "
+                           "warn", f"{r.floor.line} (speed steps: {floor_source(r)})" if floor_source(r) else r.floor.line,
+                           "Feed the drive above its slowest speed: several streams at once "
                                                  "(multiplexing) or a faster source; below it the drive shoe-shines, "
                                                  "which wears heads and tape."))
     return out

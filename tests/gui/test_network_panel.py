@@ -143,8 +143,9 @@ def test_the_current_rate_starts_again_with_each_phase(qtbot) -> None:
     view.attach(job, phases=("backup", "restore"))
     job.sink(SampleBatch(tuple(Sample(3.0 + i / 10, 10_000_000, 0.1, "backup", 1) for i in range(11))))
     view.drain()
-    assert view.figures["current"].text() == "110.0 MB/s"  # 110 MB over the 1.0 s the samples span
+    # 110 MB over the 1.1 s from when the first sample's bytes began (2.9 s) to the last one's end (4.0 s)
+    assert view.figures["current"].text() == "100.0 MB/s"
     job.sink(SampleBatch(tuple(Sample(i / 10, 5_000_000, 0.1, "restore", 1) for i in range(1, 6))))
     view.drain()
-    assert view.figures["current"].text() == "62.5 MB/s"  # 25 MB over the 0.4 s between the first and last sample
+    assert view.figures["current"].text() == "50.0 MB/s"  # 25 MB over the restore's own 0.5 s, none of the backup's
     view.detach("Finished.")

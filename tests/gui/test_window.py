@@ -9,16 +9,18 @@ from tests.gui.conftest import wait_idle
 
 pytestmark = pytest.mark.gui
 
-PANELS = ["info", "tapeperf", "assess", "scan", "create", "read", "troubleshoot", "history", "library"]  # Ctrl+1…9
+PANELS = ["info", "tapeperf", "assess", "scan", "create", "read", "watch", "troubleshoot", "history",
+          "library"]  # Ctrl+1…9, Ctrl+0
 
 
 def test_every_panel_is_there_and_reachable_by_keyboard(qtbot, window):
-    assert list(window.panels) == PANELS + ["network"]  # the network test: in a window of its own (Ctrl+0)
-    qtbot.keyClick(window, Qt.Key.Key_0, Qt.KeyboardModifier.ControlModifier)
+    assert list(window.panels) == PANELS + ["network"]  # the network test: in a window of its own (Ctrl+Shift+N)
+    qtbot.keyClick(window, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     assert window.windows["network"].isVisible() and window.windows["network"].panel is window.panels["network"]
     window.windows["network"].close()
     for i, key in enumerate(PANELS):
-        qtbot.keyClick(window, Qt.Key.Key_1 + i, Qt.KeyboardModifier.ControlModifier)
+        digit = Qt.Key.Key_1 + i if i < 9 else Qt.Key.Key_0
+        qtbot.keyClick(window, digit, Qt.KeyboardModifier.ControlModifier)
         assert window.tabs.currentWidget() is window.panels[key]
     # every push button and line edit of every page can take keyboard focus
     from PySide6.QtWidgets import QLineEdit, QPushButton

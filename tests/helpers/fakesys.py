@@ -12,6 +12,7 @@ import math
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Callable
 
 from app.watch.node import SystemPaths
 from app.watch.stats import COUNTERS
@@ -146,3 +147,26 @@ class FakeKernel:
     def attach(self) -> None:
         self.detached = False
         self.publish()
+
+
+def watch_on(kernel: FakeKernel, opener: Callable[[str], Any] | None = None,
+             cancel_at: float | None = None) -> Callable[..., Any]:
+    """What ``app.watch.kind`` builds its engine with (``Watch``), reading ``kernel`` instead of the machine: the
+    fake tree, the kernel's simulated clock, and a wait that moves the job on by the interval (so a run through
+    ``app.execute``, the CLI or the GUI sees exactly what the job did, whatever the machine's load). ``opener``:
+    how the drive's sg node is opened (a virtual drive behind ``QueriesOnly``); None with ``--query-drive off``.
+    ``cancel_at``: the run's own token is cancelled (as Ctrl-C or SIGTERM cancels the CLI's) once the job has moved
+    on that many seconds."""
+    from app.watch.engine import Watch
+
+    def wait(token: Any, seconds: float) -> bool:
+        if not token.cancelled:
+            kernel.advance(seconds)
+        if cancel_at is not None and kernel.now - kernel.t0 >= cancel_at:
+            token.cancel()
+        return bool(token.cancelled)
+
+    def build(params: Any) -> Watch:
+        return Watch(params, paths=kernel.paths, clock=lambda: kernel.now, wait=wait, opener=opener)
+
+    return build

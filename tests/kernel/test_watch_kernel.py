@@ -1,6 +1,7 @@
 """The watch on a real kernel (issue 28): real dd and tar backups through /dev/nst0 (the kernel's st driver over
-iscsi_tcp to tgtd, in the guest of ``tests/kernel/guest.py``), watched by ``python -m app.watch``, with sysstat's
-tapestat beside it as the oracle.
+iscsi_tcp to tgtd, in the guest of ``tests/kernel/guest.py``), watched by ``tapediag watch`` (the command a
+technician types: each watch a ``backup-watch`` run recorded in the history), with sysstat's tapestat beside it as
+the oracle.
 
 Its own boot runs ``watch_scenario.sh`` (about 90 s under software emulation on a quiet machine; the existing
 real-kernel test's boot is untouched). The figures are the guest's, never performance figures: the same dd
@@ -42,11 +43,16 @@ def _read(guest: GuestRun, name: str) -> str:
 
 
 def _watch(guest: GuestRun, name: str) -> tuple[int, dict, str]:
-    """(exit status, result, stderr) of a watch that printed JSON."""
+    """(exit status, result, stderr) of a watch that printed JSON (its run id beside the result)."""
     code, err = int(_read(guest, f"{name}.rc")), _read(guest, f"{name}.err")
     assert "Traceback" not in err, err
     assert not (guest.out / "r" / f"{name}.setup").exists(), _read(guest, f"{name}.setup")
     return code, json.loads(_read(guest, f"{name}.out")), err
+
+
+def _recorded(guest: GuestRun) -> dict[int, dict]:
+    """The runs root's history holds after the scenario (``tapediag history --json``), by id."""
+    return {run["id"]: run for run in json.loads(_read(guest, "history.json"))}
 
 
 def _tapestat(guest: GuestRun, name: str) -> dict[str, float]:
@@ -55,6 +61,24 @@ def _tapestat(guest: GuestRun, name: str) -> dict[str, float]:
     header = next(line for line in text.splitlines() if line.startswith("Tape:")).split()[1:]
     row = next(line for line in text.splitlines() if line.startswith("st0")).split()[1:]
     return dict(zip(header, map(float, row)))
+
+
+def test_every_watch_is_recorded_once_as_a_backup_watch_run_with_its_verdict(guest: GuestRun) -> None:
+    runs = _recorded(guest)
+    assert {r["kind"] for r in runs.values()} == {"backup-watch"}, runs
+    watched = {name: _watch(guest, name)[1] for name in ("slow", "fast", "tar_watched", "floor", "cancel")}
+    ids = [result["run_id"] for result in watched.values()]
+    idle = int(_read(guest, "idle.out").rsplit("Recorded as run ", 1)[1].split()[0])
+    assert len(set(ids + [idle])) == 6 and sorted(runs) == sorted(ids + [idle]), (ids, idle, sorted(runs))
+    for name, result in watched.items():
+        run = runs[result["run_id"]]
+        assert run["device"] == "/dev/nst0" and run["params"]["device"] == "/dev/nst0", run
+        assert run["status"] == ("cancelled" if name == "cancel" else "complete"), (name, run["status"])
+        assert run["results"]["verdict"] == result["verdict"], name  # the run printed is the run recorded
+    for name in ("slow", "fast", "floor"):  # the drive's identity, read through its sg node before the watch
+        (who,) = runs[watched[name]["run_id"]]["results"]["identities"]
+        assert who["role"] == "tape drive" and who["product"] == watched[name]["drive"]["product"], who
+    assert runs[idle]["status"] == "complete" and runs[idle]["results"]["status"] == "nothing"
 
 
 def test_a_throttled_job_is_source_bound_with_the_drive_waiting_most_of_the_time(guest: GuestRun) -> None:
@@ -131,7 +155,8 @@ def test_nothing_running_is_one_line_and_exit_1(guest: GuestRun) -> None:
     lines = [line for line in err.splitlines() if line.startswith("tapediag")]
     assert lines == ["tapediag: nothing ran on /dev/nst0 during the watch (2 s): the kernel's st driver completed no "
                      "command for it"], err
-    assert "info: watching /dev/nst0: nothing is running on /dev/nst0 now" in err
+    assert "info: watching /dev/nst0: nothing was running on it when the watch began (it waits for the backup to " \
+           "start)" in err
     sg = _read(guest, "tape_sg").strip()
     assert f"holds {sg} open: what it sends there is not in the kernel's tape statistics" in err, err
     assert (f"holds {sg} open: commands sent through the SCSI generic node are not in the kernel's tape statistics"

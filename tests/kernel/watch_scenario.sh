@@ -1,6 +1,7 @@
 # Runs inside the real-kernel guest (tests/kernel/guest.py) for tests/kernel/test_watch_kernel.py: real
 # backups through the kernel's st driver (/dev/nst0 over iscsi_tcp to tgtd on the guest's own 127.0.0.1),
-# watched by tapediag's watch (python -m app.watch), with sysstat's tapestat beside it as the oracle.
+# watched by tapediag's watch (the command a technician types, tapediag watch, each watch recorded as a run),
+# with sysstat's tapestat beside it as the oracle.
 #
 # The source: a device-mapper "zero" device (any size, no memory), and a "delay" device over it that
 # holds every read 40 ms: the same dd job reads one or the other, throttled far below what the target
@@ -9,6 +10,7 @@
 set -u
 CHECKOUT=$(cat /out/checkout)
 PY="$CHECKOUT/.venv/bin/python"
+TD="$CHECKOUT/.venv/bin/tapediag"
 R=/out/r; mkdir -p $R
 W=/tmp/w; mkdir -p $W /var/run/tgtd /etc/iscsi /var/lib/iscsi /run/lock/iscsi
 export TAPEDIAG_DATA_DIR=/tmp/tapediag-data HOME=/tmp
@@ -71,7 +73,7 @@ as_user() { su techuser -s /bin/sh -c "TAPEDIAG_DATA_DIR=/tmp/techuser-data HOME
 watched_job() {  # watched_job NAME SOURCE: a watch and tapestat over the same WINDOW s of a dd from SOURCE
   name=$1
   mt -f /dev/nst0 rewind
-  watch_bg $name $PY -m app.watch /dev/nst0 --for ${WINDOW}s --json
+  watch_bg $name $TD watch /dev/nst0 --for ${WINDOW}s --json
   if ready $name; then  # the watch has its first reading: tapestat and the job start beside it
     now > $R/$name.tapestat_start
     tapestat -k -y $WINDOW 1 > $R/$name.tapestat 2>&1 & tapestat=$!
@@ -85,7 +87,7 @@ watched_job() {  # watched_job NAME SOURCE: a watch and tapestat over the same W
 }
 user_job() {  # a user without root and outside the tape group watches a throttled job
   mt -f /dev/nst0 rewind
-  watch_bg user as_user "$PY -m app.watch /dev/nst0 --for 6s --json"
+  watch_bg user as_user "$TD watch /dev/nst0 --for 6s --json"
   if ready user; then
     dd if=/dev/mapper/slow of=/dev/nst0 bs=256k iflag=direct 2> /dev/null & job=$!
   else
@@ -98,7 +100,7 @@ tar_job() {  # tar_job NAME [watch]: tar of the source tree to the tape, read ba
   name=$1
   mt -f /dev/nst0 rewind
   if [ $# -gt 1 ]; then
-    watch_bg $name $PY -m app.watch /dev/nst0 --until-idle 3s --for 300s --json
+    watch_bg $name $TD watch /dev/nst0 --until-idle 3s --for 300s --json
     ready $name || echo "the watch never started" > $R/$name.setup
   fi
   tar -cf /dev/nst0 -b 512 -C $W src; echo $? > $R/$name.tar_rc
@@ -118,12 +120,12 @@ done
 # Nothing is running on the drive: the watch says so and ends after --until-idle. Meanwhile a process holds the
 # drive's sg node open (as a program sending its commands there would): the watch warns that it cannot see those.
 sleep 600 < $(cat $R/tape_sg) & sg_holder=$!
-watch_bg idle $PY -m app.watch /dev/nst0 --until-idle 2s
+watch_bg idle $TD watch /dev/nst0 --until-idle 2s
 finish idle $WATCH
 kill $sg_holder; wait $sg_holder 2> /dev/null
 
 # SIGTERM (as Ctrl-C) ends a watch within an interval: it says "cancelled" and exits 130.
-watch_bg cancel $PY -m app.watch /dev/nst0 --for 300s --json
+watch_bg cancel $TD watch /dev/nst0 --for 300s --json
 ready cancel && { now > $R/cancel.kill; kill -TERM $WATCH; }
 finish cancel $WATCH
 
@@ -144,5 +146,7 @@ tar_job tar_alone
 # node unchanged), whose slowest speed the throttled job is below.
 tgtadm --lld iscsi --op update --mode logicalunit --tid 1 --lun 1 --params vendor_id=IBM,product_id=ULT3580-TD2
 watched_job floor /dev/mapper/slow
+# What the history recorded: one backup-watch run per watch root ran (the user's went to its own data directory).
+$TD history --json > $R/history.json 2> $R/history.err
 dmesg > $R/dmesg
 exit 0

@@ -11,6 +11,8 @@ import json
 
 import pytest
 
+from native.units import rate_text
+
 from app.cli import main
 from app.history import History
 from tests.helpers.netns import shaped_namespace, unavailable_reason
@@ -57,7 +59,7 @@ def test_the_shaped_network_is_named_from_recorded_runs_alone(tmp_path, capsys) 
         (row,) = [r for r in table["rows"] if r["component"] == "network"]
         assert abs(row["mb_s"] - expected) <= TOLERANCE * expected, row
         assert row["source"] == f"run {net}, net-test" and row["bottleneck"] is True
-        assert f"the slowest component is the network at {row['mb_s']:g}".rstrip("0") in table["verdict"].rstrip("0")
+        assert f"the slowest component is the network at {rate_text(row['mb_s'])}" in table["verdict"]
         assert {r["component"] for r in table["rows"]} >= {"disk", "network"}
     assert [t["direction"] for t in dx["tables"]] == ["backup", "restore"]
     assert dx["facts"]["remote"] is True  # the data crosses a network: said by the measurement, no link typed

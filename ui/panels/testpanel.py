@@ -375,13 +375,14 @@ class TestPanel(WizardPanel):
             self.runview.cancel_button.click()
 
     def _done(self, outcome: tuple[Any, dict, int | None]) -> None:
+        from app.history import result_status
+
         self.result, self.result_dict, self.run_id = outcome
-        status = str(getattr(self.result, "status", "complete"))
+        # As the history recorded it: "failed", or a disk test "stopped" by a full disk, is failed; a watch that
+        # saw nothing run on its drive is complete (its headline says so).
+        status = result_status(self.result)
         if self.job and self.job.cancel.cancelled:
             status = "cancelled"
-        self.outcome = status
-        if status not in ("complete", "cancelled"):
-            status = "failed"  # "failed", or a disk test "stopped" by a full disk
         self.outcome = status
         self.runview.detach({"cancelled": "Cancelled: partial results below.",
                              "failed": "Failed: partial results below."}.get(status, "Finished."))

@@ -36,8 +36,8 @@ FIGURES = [
     ("disk_read_parallel", "Disk read, p&arallel:", "step 3: the backup source, several readers"),
     ("disk_write", "Disk write (restore &target):", "step 4: create-data on the restore target"),
     ("disk_write_parallel", "Disk write, pa&rallel:", "step 4: the restore target, several writers"),
-    ("backup", "&Backup application achieved:", "step 5: what the backup job reported"),
-    ("restore", "Restore application achie&ved:", "step 5: what the restore job reported"),
+    ("backup", "&Backup application achieved:", "step 5: what the backup job reported, or a watch of the job (run N)"),
+    ("restore", "Restore application achie&ved:", "step 5: what the restore job reported, or a watch of it (run N)"),
 ]
 REC_COLOURS = {"high": SEVERITY_COLOURS["critical"], "medium": SEVERITY_COLOURS["warning"],
                "info": SEVERITY_COLOURS["info"]}
@@ -61,10 +61,10 @@ class TroubleshootPanel(WizardPanel):
         for key, label, tip in FIGURES:
             if key == "backup":  # the components measured first, then what the application achieved
                 self._network_row(form)
-            application = key in ("backup", "restore")  # what the backup job reported: a rate, never a run
-            f = ValidatedField(engines.check_rate if application else engines.check_figure, "")
+            application = key in ("backup", "restore")  # what the job reported, or a recorded watch of the job
+            f = ValidatedField(engines.check_figure, "")
             f.setToolTip(tip)
-            f.edit.setPlaceholderText("MB/s" if application else "MB/s, or run N")
+            f.edit.setPlaceholderText("MB/s, or run N of a watch" if application else "MB/s, or run N")
             self.fields[key] = f
             form.addRow(label, f)
         self.latest_button = QPushButton("Use the &latest recorded runs")
