@@ -200,8 +200,14 @@ class Transport(abc.ABC):
 
     @property
     def emulator_lag(self) -> float | None:
-        """Seconds an emulated drive has fallen behind its own timing model because this
-        machine could not keep up (None for a real device: its time is its own)."""
+        """Seconds an emulated drive is behind its own timing model because this machine could
+        not keep up, at the last command's return (None for a real device: its time is its own).
+
+        Read it at two moments between commands: the difference is the wall time this machine
+        added to that window over the model's own time for it, so the window's time minus it is
+        what the drive it models would have taken with the same host (``native/virtual/lag.py``).
+        It can fall (the emulator caught up, a window's figure then negative), so it is not a
+        running total of delays."""
         return None
 
     @property

@@ -23,7 +23,6 @@ from __future__ import annotations
 import math
 import re
 from datetime import datetime
-from fractions import Fraction
 
 from native.errors import InvalidParameter
 
@@ -73,6 +72,8 @@ def parse_size(text: str | int, what: str | None = "size", *, maximum: int = MAX
     ``binary_only`` refuses KB/MB/GB where the thing named is binary by trade (a backup
     application's "256 KB" tape block is 262144 bytes), saying which spelling means it.
     """
+    from fractions import Fraction  # here: fractions and decimal cost every command's start-up 2 ms (issue 32.3)
+
     if isinstance(text, bool) or not isinstance(text, (int, str)):
         raise InvalidParameter(f"{_named(what, str(text))} is not a size", hint=SIZE_EXAMPLES)
     if isinstance(text, int):

@@ -105,7 +105,9 @@ def test_the_host_storage_slowing_down_for_a_zone_is_this_machines_not_the_tapes
     assert raw < 0.5 * min(z.drive_mb_s * 1e6 for z in others)
     assert result.verdict is CartridgeVerdict.KEEP and result.slow_zones == [] and result.exit_code == 0
     notes = [f.text for f in result.findings]
-    assert any(n.startswith("1 zone not judged: this machine slowed the virtual drive there") for n in notes), notes
+    # The slowed zone is among those left out; on a busy machine the emulator may lag in others too, which
+    # the same note then counts (never against the cartridge).
+    assert any(" not judged: this machine slowed the virtual drive there" in n for n in notes), notes
     assert all(f.culprit == "host" for f in result.findings)
 
 

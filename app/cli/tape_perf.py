@@ -133,7 +133,9 @@ def summary_lines(result: TapePerfResult) -> list[str]:
     lines = [f"{result.device}: {result.vendor} {result.product} ({gen}), compression {result.compression}"]
     predicted = f"{result.predicted_ratio:.2f}:1" if result.predicted_ratio else "-"
     drive = f"{result.drive_ratio:.2f}:1" if result.drive_ratio else "not reported"
-    lines.append(f"pattern {result.params['pattern']}: model predicts {predicted}, drive reports {drive}")
+    generated = result.params.get("direction") != "read" or result.params.get("verify")
+    model = f"model predicts {predicted}" if generated else f"taken as {predicted} (a read without --verify makes no data)"
+    lines.append(f"pattern {result.params['pattern']}: {model}, drive reports {drive}")
     plan = result.size_plan or {}
     if plan.get("auto") or (plan.get("asked") and plan.get("size") and plan["size"] < plan["asked"]):
         lines.append(f"size {plan['why']}")

@@ -76,7 +76,11 @@ def _storage_since(drive: TapeDrive, before: tuple[int, float] | None) -> tuple[
 
 
 def _lag_since(drive: TapeDrive, before: float | None) -> float | None:
-    """How far an emulated drive fell behind its model during a phase (None: real hardware)."""
+    """How far an emulated drive fell behind its model since ``before`` (None: real hardware).
+
+    ``before`` is read when the streaming window opens (after the phase's first I/O, which
+    ``summarize`` leaves out of it), so the figure is the window's own: the window's wall time is
+    the model's time plus this, never less than it (``native/virtual/lag.py``)."""
     after = drive.transport.emulator_lag
     return None if before is None or after is None else max(0.0, after - before)
 
@@ -150,7 +154,7 @@ class TapePerfTest:
         self.pool_bytes = pool_bytes
         self.logs = DriveLogs(drive)
         self._connection_lost = False
-        self._generator: BlockGenerator | None = None
+        self._gen: BlockGenerator | None = None
         # Several drives at once (app.tapeperf.multi): one time base for every drive's samples,
         # and a gate each phase waits at once the tape is positioned, so the drives stream together.
         self.epoch = epoch
@@ -170,13 +174,19 @@ class TapePerfTest:
             step(result)
         return self.execute(result, sink, cancel)
 
-    def generator(self, result: TapePerfResult) -> BlockGenerator:
-        """The pattern generator, calibrated once for the drive's compression history: CPU work (a
-        fraction of a second, seconds on a busy host) done before the cartridge is even looked at."""
-        if self._generator is None:
-            p = self.params
-            self._generator = p.pattern.generator(p.block_size, result.history, p.seed, self.pool_bytes)
-        return self._generator
+    def generator(self, result: TapePerfResult) -> BlockGenerator | None:
+        """The pattern's blocks, built once, before the cartridge is even looked at (for N:1 calibrated
+        against the SLDC model: CPU work, a fraction of a second, seconds on a busy host, which a cancel
+        must not wait for), and only when the run writes or verifies them: a read without verify states the
+        pattern's ratio instead (issue 32.4: it spent 18 % of its CPU calibrating data it never wrote)."""
+        p = self.params
+        if not (p.writes or p.verify):
+            result.predicted_ratio = p.pattern.stated_ratio(result.history)
+            return None
+        if self._gen is None:
+            self._gen = p.pattern.generator(p.block_size, result.history, p.seed, self.pool_bytes)
+        result.predicted_ratio = self._gen.predicted_ratio
+        return self._gen
 
     def _cancelled_before_writing(self, result: TapePerfResult, sink: EventSink) -> TapePerfResult:
         result.status = "cancelled"
@@ -259,7 +269,7 @@ class TapePerfTest:
     def _run_phases(self, result: TapePerfResult, sink: EventSink, cancel: CancelToken) -> None:
         p, drive = self.params, self.drive
         gen = self.generator(result)
-        result.predicted_ratio = gen.predicted_ratio
+        SampleLog.prepare()
         if cancel.cancelled:
             self._cancelled_before_writing(result, sink)
             return
@@ -285,6 +295,7 @@ class TapePerfTest:
         try:
             if p.writes:
                 self._gate("write")
+                assert gen is not None  # built for every run that writes
                 with heap.frozen():  # no full collection of the host's heap inside the timed span
                     write_phase = self._write(gen, buf, result, sink, cancel, t0)
             if p.reads and result.status == "complete":
@@ -314,6 +325,7 @@ class TapePerfTest:
         total = (p.size // p.io_size) * p.io_size if p.size is not None else None
         start = clock() - t0
         lag0, store0 = drive.transport.emulator_lag, drive.transport.emulator_storage
+        opened = False  # the streaming window opens at the end of the first I/O: the lag is read there
         deadline = t0 + start + p.duration if p.duration is not None else None
         sink(PhaseStarted("write", total))
         publish = SamplePublisher(sink, log, result, total, deadline, start, t0, clock)
@@ -340,7 +352,7 @@ class TapePerfTest:
             if deadline is not None and clock() >= deadline:
                 reason = "duration reached"
                 break
-            count = BURST_MAX if not limit else 1  # a host rate limit paces every WRITE
+            count = BURST_MAX if not limit and opened else 1  # a host rate limit paces every WRITE
             if total is not None:
                 count = min(count, -(-(total - done) // io))
             if fm_every:
@@ -350,6 +362,8 @@ class TapePerfTest:
                                       ends=times.ends, fill=fill, first=block, step=per_io, spare=spare, clock=clock)
             n = burst.clean
             log.add_burst(times.starts, times.ends, n, io, t0)
+            if not opened and len(log):
+                opened, lag0 = True, drive.transport.emulator_lag
             done += n * io
             block += n * per_io
             since_fm += n * io
@@ -416,7 +430,7 @@ class TapePerfTest:
         sink(PhaseFinished("write", ph.to_dict()))
         return ph
 
-    def _read(self, gen: BlockGenerator, buf: bytearray, result: TapePerfResult, sink: EventSink,
+    def _read(self, gen: BlockGenerator | None, buf: bytearray, result: TapePerfResult, sink: EventSink,
               cancel: CancelToken, t0: float, written: PhaseResult | None) -> PhaseResult:
         p, drive, clock = self.params, self.drive, self.clock
         ph, log = PhaseResult("read"), SampleLog("read", lag_probe=lag_probe(drive))
@@ -429,6 +443,7 @@ class TapePerfTest:
             deadline = clock() + p.duration if p.duration is not None else None
         start = clock() - t0
         lag0, store0 = drive.transport.emulator_lag, drive.transport.emulator_storage
+        opened = False  # as in the write: the lag is read when the streaming window opens
         sink(PhaseStarted("read", total))
         publish = SamplePublisher(sink, log, result, total, deadline, start, t0, clock)
 
@@ -440,7 +455,7 @@ class TapePerfTest:
         per_io = io // bs if fixed else 1
         times = BurstTimes()
         expected_fms = written.filemarks if written is not None else None
-        verify = p.verify
+        verify = gen if p.verify else None  # the blocks to compare with (built only for a verifying run)
         done = block = 0
         reason = ""
         short_noted = False
@@ -454,7 +469,7 @@ class TapePerfTest:
             if deadline is not None and clock() >= deadline:
                 reason = "duration reached"
                 break
-            count = 1 if verify else BURST_MAX  # verifying looks at every I/O's data before the next READ
+            count = 1 if verify is not None or not opened else BURST_MAX  # verifying looks at every I/O's data first
             if written is None and total is not None:
                 count = min(count, -(-(total - done) // io))
             until = publish.due(deadline)
@@ -463,8 +478,10 @@ class TapePerfTest:
             n = burst.clean
             if n:
                 log.add_burst(times.starts, times.ends, n, io, t0)
-                if verify:
-                    self._verify(gen, view, block, per_io, ph, fixed)
+                if not opened:
+                    opened, lag0 = True, drive.transport.emulator_lag
+                if verify is not None:
+                    self._verify(verify, view, block, per_io, ph, fixed)
                 done += n * io
                 block += n * per_io
             if burst.error is not None:
@@ -477,12 +494,12 @@ class TapePerfTest:
                 if got:
                     log.add(times.ends[n] - t0, times.ends[n] - times.starts[n], got)
                     nblocks = per_io if got == io else got // bs if fixed else 1
-                    if verify:
-                        self._verify(gen, view[:got], block, nblocks, ph, fixed)
+                    if verify is not None:
+                        self._verify(verify, view[:got], block, nblocks, ph, fixed)
                     if not fixed and got != bs and not short_noted:
                         short_noted = True
                         self._note(result, sink, "warning", f"block {block} on tape is {bs - out.residual} bytes, not {bs}")
-                        if verify:
+                        if verify is not None:
                             ph.verify_errors += 1
                     done += got
                     block += nblocks

@@ -11,6 +11,7 @@ from typing import Callable
 from native.transport import Buffer
 from native.virtual import health, pages
 from native.virtual.cartridge import Cartridge
+from native.virtual.lag import IdealTwin
 from native.virtual.model import TapeModel
 from native.virtual.options import VirtualOptions
 from native.virtual.sense import DATA_PROTECT, Check, no_medium, worm_overwrite, write_protected
@@ -24,6 +25,7 @@ class DriveBase:
     spec: GenerationSpec
     cart: Cartridge
     model: TapeModel
+    twin: IdealTwin | None  # the model on the host's gaps alone (the lag's reference); None when not paced
     mode: pages.ModeState
     loaded: bool
     pos: int  # logical object number: records (blocks and filemarks) before the head
@@ -37,6 +39,7 @@ class DriveBase:
     _t: float  # model time the current command arrived
     _t_done: float  # model time it completes
     _settle: bool  # the current command repositions: the pacer settles what the emulator owes
+    _phase_start: bool  # no data moved since the last positioning: the next transfer starts a phase
 
     def _tell_library(self) -> None:
         """A library drive tells its library whether the tape is threaded (it may pull it only when not)."""
@@ -67,8 +70,30 @@ class DriveBase:
 
     def _reposition(self, pos: int) -> None:
         self._t_done = self.model.reposition(self._t)
+        if self.twin is not None:
+            self.twin.reposition()
         self._settle = True  # the next phase starts with nothing owed (Pacer.finish)
+        self._phase_start = True
         self.pos = pos
+
+    def _transfer(self, nbytes: int, tape: float, direction: str) -> None:
+        """The drive's time for a READ or WRITE of ``nbytes`` (``tape`` of them on tape), on both models.
+
+        The first transfer after a positioning settles what the emulator owes, as the positioning
+        did: a delay in it (the cartridge file moved, the first pages touched) is not paid back
+        inside the next commands, which tape-perf times from the end of that first I/O.
+        """
+        self._t_done = self.model.transfer(self._t_done, nbytes, tape, direction)
+        if self.twin is not None:
+            self.twin.transfer(nbytes, tape, direction)
+        if self._phase_start:
+            self._settle, self._phase_start = True, False
+
+    def _flush(self) -> None:
+        """The drive writes out its buffer (a filemark without IMMED), on both models."""
+        self._t_done = self.model.flush(self._t_done)
+        if self.twin is not None:
+            self.twin.flush()
 
     @property
     def _early_warning(self) -> int:

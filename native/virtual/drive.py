@@ -22,14 +22,18 @@ import re
 import struct
 import time
 import zlib
-from typing import Callable
+from functools import partial
+from typing import TYPE_CHECKING, Callable
 
-from native.errors import CommandTimeout, ConnectionLost, InvalidParameter
+from native.errors import CommandTimeout, ConnectionLost, InvalidParameter, TransportError
 from native.paths import data_dir
-from native.transport import CHECK_CONDITION, DEFAULT_TIMEOUT, GOOD, Buffer, CommandResult, Transport, WritableBuffer, make_data_in
+from native.transport import (
+    CHECK_CONDITION, DEFAULT_TIMEOUT, GOOD, Buffer, CommandResult, Fill, Repeated, Transport, WritableBuffer, make_data_in,
+)
 from native.virtual import health, pages
 from native.virtual.cartridge import Cartridge, is_zero
 from native.virtual.estimate import CompressionEstimator
+from native.virtual.lag import IdealTwin
 from native.virtual.model import ModelParams, TapeModel
 from native.virtual.options import BAD_TAPE_PASSES, DEFAULT_CAPACITY, VirtualOptions, parse_device
 from native.virtual.pacer import Pacer
@@ -41,6 +45,9 @@ from native.virtual.sense import (
 )
 from native.scsi.media import ident_for
 from native.virtual.specs import DENSITY
+
+if TYPE_CHECKING:
+    from array import array
 
 _CDB_LEN = {0: 6, 1: 10, 2: 10, 4: 16, 5: 12}
 _EMPTY = memoryview(b"")
@@ -99,10 +106,14 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
         self._alert_due = opts.alert_at  # (flags, host bytes): raised mid-test, once
         # Cleaning wanted survives a read of page 0x2E (which clears the flags): it is the drive's state.
         self.life = self._life(opts)
-        self.model = TapeModel(
-            ModelParams(self.spec.speed_steps, self.spec.buffer_size, self.spec.interface_rate, opts.backhitch, opts.restart)
-        )
+        params = ModelParams(self.spec.speed_steps, self.spec.buffer_size, self.spec.interface_rate, opts.backhitch,
+                             opts.restart)
+        self.model = TapeModel(params)
         self.pacer = Pacer(realtime=opts.realtime)
+        self.twin = IdealTwin(params) if opts.realtime else None
+        self._phase_start = True
+        self._overrun = 0.0  # seconds the host's fill ran past the command's completion (``repeat``)
+        self._prefilled: tuple[bytearray, Fill, int] | None = None  # (spare, fill, block) left filled by ``repeat``
         self.estimator = CompressionEstimator(self.spec.history)
         # tape_reread: tape passed over again in the worn stretch of ``badtape=`` (its corrected read errors)
         self.load = {"host_w": 0, "host_r": 0, "tape_w": 0, "tape_r": 0, "tape_reread": 0}
@@ -149,6 +160,8 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
         if not cdb[1] & 0x04 or cdb[1] >> 5:
             raise Check(0x5, 0x24, 0x00)  # INVALID FIELD IN CDB
         self._t_done = self._t + 2.0  # a real drive's self-test takes seconds
+        if self.twin is not None:
+            self.twin.hold(2.0)
         if self.opts.selftest_fails:
             raise Check(0x4, 0x40, 0x80)  # HARDWARE ERROR, DIAGNOSTIC FAILURE ON COMPONENT 80h
         return 0
@@ -175,10 +188,62 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
     # ------------------------------------------------------------------ Transport
     def execute(self, cdb: bytes, *, data_out: Buffer | None = None, data_in: int | WritableBuffer = 0,
                 timeout: float = DEFAULT_TIMEOUT) -> CommandResult:
+        return self._execute(cdb, data_out, data_in, timeout)
+
+    def repeat(self, cdb: bytes, *, data_out: bytearray | None = None, data_in: memoryview | None = None,
+               timeout: float = DEFAULT_TIMEOUT, count: int, until: float, starts: "array[float]",
+               ends: "array[float]", fill: Fill | None = None, first: int = 0, step: int = 1,
+               spare: bytearray | None = None, clock: Callable[[], float] = time.perf_counter) -> Repeated:
+        """``Transport.repeat``; given a ``spare`` buffer, a WRITE's next buffer is filled while the WRITE is
+        in flight, as the iSCSI transport does (issue 32.2).
+
+        Filled between the commands, the host's fill added to the drive's time: serial with the link, it
+        cost zeros and 4.3:1 writes (link-bound on LTO-9, 0.87 ms a MiB) 5-10 % of the rate a host that
+        prepares its next buffer while the drive works reaches. Here the fill runs after the drive's work
+        for the command and before the pacer waits for its completion, hidden under the drive's time
+        like the emulator's own work; the twin (``lag.py``) is told the host worked that long alongside,
+        so a fill longer than the command counts as the host's time, not as the emulator's lag.
+        """
+        if data_out is None or fill is None or spare is None or not self.pacer.realtime or count < 1:
+            return super().repeat(cdb, data_out=data_out, data_in=data_in, timeout=timeout, count=count, until=until,
+                                  starts=starts, ends=ends, fill=fill, first=first, step=step, clock=clock)
+        # A burst that stopped at ``until`` had filled its next buffer already: the next call goes on with it.
+        ready = self._prefilled
+        self._prefilled = None
+        if ready is not None and ready[0] in (data_out, spare) and ready[1] is fill and ready[2] == first:
+            buffers = (data_out, spare) if ready[0] is data_out else (spare, data_out)
+        else:
+            buffers = (data_out, spare)
+            fill(data_out, first)
+        for i in range(count):
+            a = clock()
+            if a >= until:
+                self._prefilled = (buffers[i & 1], fill, first + i * step)
+                return Repeated(i)
+            during = partial(fill, buffers[(i + 1) & 1], first + (i + 1) * step) if i + 1 < count else None
+            try:
+                result = self._execute(cdb, buffers[i & 1], 0, timeout, during)
+            except TransportError as err:
+                starts[i], ends[i] = a, clock()
+                return Repeated(i, error=err)
+            # The command ended for the drive when its time was up; a fill still running then is the
+            # host's time between commands, as it would be had it run after the command.
+            starts[i], ends[i] = a, clock() - self._overrun
+            if result.status != GOOD:
+                return Repeated(i, tail=result)
+        return Repeated(count)
+
+    def _execute(self, cdb: bytes, data_out: Buffer | None, data_in: int | WritableBuffer, timeout: float,
+                 during: Callable[[], object] | None = None) -> CommandResult:
+        """One command; ``during`` (the host's work while the command is in flight) runs once the drive has
+        done its part, before the pacer waits for the command's completion."""
         if self._closed:
             raise ConnectionLost("the virtual drive is closed", device=self.device)
         buf = make_data_in(data_in) if (not isinstance(data_in, int) or data_in) else _EMPTY
         cdb = bytes(cdb)
+        twin = self.twin
+        if twin is not None:
+            twin.arrive(self.pacer.wall())
         self._t = self.pacer.now()
         self._t_done = self._t
         self._settle = False
@@ -199,15 +264,30 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
         if self._alert_due is not None and self.load["host_w"] + self.load["host_r"] >= self._alert_due[1]:
             self.tapealert.update(self._alert_due[0])
             self._alert_due = None
+        self._overrun = 0.0
+        if during is not None and status == GOOD:
+            began = self.pacer.wall()
+            during()
+            ended = self.pacer.wall()
+            if twin is not None:
+                twin.overlap(ended - began)
+            # Past the command's completion the host was still filling: that time is the host's.
+            self._overrun = max(0.0, ended - max(began, self.pacer.wall_at(self._t_done)))
         if self._t_done - self._t > timeout:
             self.pacer.finish(self._t + timeout)
+            if twin is not None:
+                twin.cut(timeout)
+                twin.returned(self.pacer.wall())
             raise CommandTimeout(f"command 0x{cdb[0]:02X} timed out after {timeout:g} s", device=self.device)
-        self.pacer.finish(self._t_done, settle=self._settle)
+        self.pacer.finish(self._t_done, settle=self._settle, host=self._overrun)
+        if twin is not None:
+            twin.returned(self.pacer.wall())
         return CommandResult(status, sense, buf[:n], n)
 
     @property
     def emulator_lag(self) -> float | None:
-        return self.pacer.lost if self.pacer.realtime else None
+        """Seconds the run is behind the drive's model now (``lag.py``); None when not paced."""
+        return self.twin.lag if self.twin is not None and self.pacer.realtime else None
 
     @property
     def emulator_storage(self) -> tuple[int, float] | None:
@@ -352,7 +432,7 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
         """``tape`` bytes of tape from ``at`` (bytes of tape from BOT) read for the host's ``nbytes``."""
         self.load["host_r"] += nbytes
         self.cart.meta.host_bytes_read += nbytes
-        self._t_done = self.model.transfer(self._t_done, nbytes, tape + self._reread(at, tape), "read")
+        self._transfer(nbytes, tape + self._reread(at, tape), "read")
 
     def _reread(self, at: int, tape: int) -> int:
         """Tape passed over again to read the worn stretch of ``badtape=`` (counted as corrected read errors)."""
@@ -441,7 +521,7 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
             self.cart.meta.tape_bytes_written += fits * charged
             self.load["host_w"] += fits * size
             self.cart.meta.host_bytes_written += fits * size
-            self._t_done = self.model.transfer(self._t_done, fits * size, fits * charged, "write")
+            self._transfer(fits * size, fits * charged, "write")
         if fits < blocks:
             raise Check(VOLUME_OVERFLOW, 0x00, 0x02, info=(blocks - fits) if fixed else length, eom=True)
         if self._past_early_warning():
@@ -463,7 +543,7 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
                 cart.append_filemark()
                 self.pos += 1
         if not cdb[1] & 0x01:  # not IMMED: the buffer goes to tape first
-            self._t_done = self.model.flush(self._t_done)
+            self._flush()
         if count and self._past_early_warning():
             raise Check(NO_SENSE, 0x00, 0x02, info=0, eom=True)
         return 0

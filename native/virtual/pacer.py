@@ -25,8 +25,8 @@ completed). Sleeping for every 4 KiB block would cost more than the block, so:
   drain the modelled buffer and make the tape back-hitch); the next commands sleep
   less to pay them back. Only up to ``max_lag`` is paid back, so a long hiccup cannot
   turn into a long unpaced burst; the rest is lost, as if the host had been slow.
-  ``lost`` adds it up: the time this machine made the virtual drive fall behind its own
-  model, so that a run can say its figure is the emulator's, not the drive's.
+  ``lost`` adds it up: the time this machine fed the model as host time. What that cost the
+  run is the lag (``lag.py``): the model may have absorbed it in its buffer, or lost more.
 
 Over any window longer than a few ``slack`` the host sees the model's time.
 """
@@ -54,18 +54,29 @@ class Pacer:
     def _wall(self) -> float:
         return self._clock() - self._origin
 
+    def wall(self) -> float:
+        """Seconds on the wall clock since the pacer started (what the lag is measured on, ``lag.py``)."""
+        return self._clock() - self._origin
+
+    def wall_at(self, model_time: float) -> float:
+        """Where ``model_time`` falls on the wall clock (``wall()``) for the command in progress."""
+        return model_time - self._offset if self.realtime else self.wall()
+
     def now(self) -> float:
         """Arrival time of a command on the model's time scale."""
         if not self.realtime:
             return self._done
         return max(self._wall() + self._offset, self._done)
 
-    def finish(self, done: float, *, settle: bool = False) -> None:
+    def finish(self, done: float, *, settle: bool = False, host: float = 0.0) -> None:
         """The command completes at model time ``done``: sleep if the model is far ahead.
 
         ``settle`` (a rewind, locate, space): what the emulator still owes is not paid
         back after it but counted in ``lost``, so the next phase (the read after a
         write) is paced on its own and its rate is not lifted by the previous one's debt.
+        ``host``: seconds of the host's own work that ran past the completion (the next
+        buffer's fill, ``VirtualDrive.repeat``): the host's time, as if after the command,
+        so the model sees it and it is not paid back.
         """
         self._done = max(done, self._done)
         if not self.realtime:
@@ -75,7 +86,7 @@ class Pacer:
             self._sleep(self._done - wall)
             self.slept += self._done - wall
             wall = self._wall()
-        ahead = self._done - wall
+        ahead = self._done - wall + host
         owed = 0.0 if settle else self.max_lag
         if ahead < -owed:
             self.lost += -owed - ahead

@@ -142,6 +142,26 @@ def test_read_only_test_runs_on_a_write_protected_cartridge(tmp_path) -> None:
     assert r.drive_ratio == pytest.approx(2.0, rel=0.05)  # the read side of the compression page
 
 
+def test_a_read_without_verify_builds_no_pattern(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Issue 32.4: a read-only run spent 0.3 s of CPU calibrating 2:1 data against the SLDC model that it
+    # never writes. Without --verify it builds no pattern at all; with --verify it must build one.
+    from app import patterns
+
+    cart = tmp_path / "c.cart"
+    with TapeDrive.open(f"virtual:lto9?realtime=0&cartridge={cart}") as drive:
+        run_test(drive, TapePerfParams(direction="write", size=4 * MiB, pattern=Pattern.parse("3:1")))
+    patterns.clear_pool_cache()
+    built: list[str] = []
+    real_build = patterns._build
+    monkeypatch.setattr(patterns, "_build", lambda pattern, *a: built.append(pattern.name) or real_build(pattern, *a))
+    with TapeDrive.open(f"virtual:lto9?realtime=0&cartridge={cart}") as drive:
+        r = run_test(drive, TapePerfParams(direction="read", size=4 * MiB, pattern=Pattern.parse("3:1")))
+        assert r.status == "complete" and r.phase("read").bytes == 4 * MiB and built == []
+        assert r.predicted_ratio == 3.0 and r.possible.label == "1,200 MB/s possible for 3:1 data on LTO-9"
+        r = run_test(drive, TapePerfParams(direction="read", size=4 * MiB, pattern=Pattern.parse("3:1"), verify=True))
+        assert built == ["3:1"] and r.phase("read").verified_blocks == 16
+
+
 @pytest.mark.parametrize(
     ("kwargs", "words"),
     [(dict(block_size=32 << 20, io_size=32 << 20), "above the drive's maximum"),

@@ -147,6 +147,23 @@ def test_a_virtual_drive_behind_its_model_is_named_as_the_limit_not_the_drive() 
     assert r.limiter(in_step).who == "drive"
 
 
+def test_a_virtual_drive_never_names_the_drive_when_its_model_alone_was_at_the_limit() -> None:
+    # Issue 32.3: 740 MB/s of 800 possible with a 4 % lag: the model alone would have run at 770.8 MB/s
+    # (96 %), so this machine, not the drive, made the run miss. A stored lag longer than the window
+    # (the old figure once read "101 % of the streaming time") is capped at the window.
+    r = TapePerfResult(device="virtual:lto9", params={}, generation=9, predicted_ratio=2.0, compression="on")
+    short = PhaseResult("write", bytes=4_000_000_000, ios=4000, streaming_mb_per_s=740.0, streaming_seconds=5.4,
+                        host_share=0.03, emulator_lag_seconds=0.216)
+    lim = r.limiter(short)
+    assert lim.who == "emulator" and "not the drive" in lim.why and "770.8 MB/s" in lim.why
+    old = PhaseResult("write", bytes=4_000_000_000, ios=4000, streaming_mb_per_s=600.0, streaming_seconds=6.7,
+                      host_share=0.42, emulator_lag_seconds=6.8)
+    assert r.limiter(old).who == "emulator" and "6.7 s of the 6.7 s" in r.limiter(old).why
+    hardware = PhaseResult("write", bytes=4_000_000_000, ios=4000, streaming_mb_per_s=450.0, streaming_seconds=8.0,
+                           host_share=0.05)
+    assert r.limiter(hardware).who == "drive"  # a real drive (no lag figure) is judged as before
+
+
 def test_a_virtual_drive_behind_its_model_on_slow_storage_names_the_storage() -> None:
     # Issue 19.2: the cartridge file's I/O took most of the streaming time: the figure is the host's storage's.
     r = TapePerfResult(device="virtual:lto9", params={}, generation=9, predicted_ratio=2.0, compression="on")

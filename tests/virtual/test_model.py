@@ -134,3 +134,36 @@ def test_speed_matching_follows_the_host_not_the_buffer_level() -> None:
     assert rate == pytest.approx(300e6, rel=0.01)
     assert set(model.stats.speeds) <= {282e6, 303e6} and model.stats.stops == 0
     assert model.level < spec_for(9).buffer_size / 16
+
+
+@pytest.mark.parametrize("direction", ["write", "read"])
+def test_speed_matching_follows_the_host_up_and_down(direction: str) -> None:
+    # Issue 32.1: a host whose rate changes mid-run (a slower, then a faster source) moves the tape's
+    # step with it, up as well as down, without a back-hitch: the tape never stays on a low step. Matched,
+    # it runs at one of the two steps around the host's rate (the faster once the buffer holds its cushion).
+    spec = spec_for(9)
+    model = TapeModel(ModelParams(spec.speed_steps, spec.buffer_size, spec.interface_rate))
+    t = 0.0
+    for rate in (250e6, 350e6, 200e6, 400e6, 300e6):
+        start = t
+        for k in range(3000):  # long enough for a read's first read-ahead to fill the 1 GiB buffer
+            t = model.transfer(max(t, start + k * MiB / rate), MiB, MiB, direction)
+        assert 3000 * MiB / (t - start) == pytest.approx(rate, rel=0.01)  # the drive kept up with the host
+        below = max(s for s in spec.speed_steps if s <= rate)
+        above = min(s for s in spec.speed_steps if s >= rate)
+        assert model.speed in (below, above), (rate, model.speed)
+    assert model.stats.backhitches == 0
+
+
+def test_a_host_back_to_full_speed_gets_the_top_step_again() -> None:
+    # The emulator (or the host) late for a while: the tape steps down to it; once the host runs at
+    # the link's rate again, the tape is back at its top step within the buffer's cushion.
+    spec = spec_for(9)
+    model = TapeModel(ModelParams(spec.speed_steps, spec.buffer_size, spec.interface_rate))
+    t = 0.0
+    for _ in range(512):  # 2 ms per MiB: a host at 524 MB/s of 2:1 data, 262 MB/s on tape
+        t = model.transfer(t + 0.002, MiB, MiB / 2, "write")
+    assert model.speed < spec.speed_steps[-1]
+    for _ in range(256):  # the host at the link's rate again
+        t = model.transfer(t, MiB, MiB / 2, "write")
+    assert model.speed == spec.speed_steps[-1]
