@@ -107,3 +107,11 @@ def describe(gaps: list[Gap]) -> str:
     return (f"{len(gaps)} ticks, max gap {worst.wall * 1000:.1f} ms (machine {worst.machine * 1000:.1f} ms), "
             f"p99 {percentile([g.wall for g in gaps], 0.99) * 1000:.1f} ms; the app's own: "
             f"max {max(apps) * 1000:.1f} ms, p99 {percentile(apps, 0.99) * 1000:.1f} ms")
+
+
+
+def waited() -> float:
+    """Seconds the calling thread has so far spent runnable but waiting for a CPU (0.0 where Linux's
+    count is missing): the difference over a span is how long this machine held the thread up in it."""
+    stat = _schedstat(threading.get_native_id())
+    return stat[1] / 1e9 if stat is not None else 0.0
