@@ -28,9 +28,10 @@ from native.scsi.density import DensitySupport, lto_generation
 from native.scsi.inquiry import VPD_PARSERS, device_type_name, DeviceIdentification, Inquiry, SupportedVpdPages, UnitSerialNumber
 from native.scsi.encryption import PAGE_CAPABILITIES as PAGE_ENCRYPTION_CAPABILITIES
 from native.scsi.encryption import PAGE_STATUS as PAGE_ENCRYPTION_STATUS
-from native.scsi.encryption import EncryptionCapabilities, EncryptionStatus
+from native.scsi.encryption import PAGE_NEXT_BLOCK as PAGE_ENCRYPTION_NEXT_BLOCK
+from native.scsi.encryption import EncryptionCapabilities, EncryptionStatus, NextBlockStatus
 from native.scsi.logpages import LogPage, SupportedPages, TapeAlertPage, parse_log_page
-from native.scsi.mam import Mam, parse_attribute_list
+from native.scsi.mam import Attribute, Mam, parse_attribute_list
 from native.scsi.opcodes import SupportedCommands
 from native.scsi.mode import (
     PAGE_ALL,
@@ -105,6 +106,25 @@ STATE_CHANGING_OPCODES: dict[int, str] = {
     0xB5: "SECURITY PROTOCOL OUT",
 }
 
+#: READ BUFFER's error-history mode (1Ch, SPC-4) reads only with buffer ID 00h (the directory) and 10h-EFh
+#: (the data buffers); 01h-03h create a snapshot or take the history over to this I_T nexus, FEh/FFh clear it.
+_ERROR_HISTORY_READS = frozenset({0x00, *range(0x10, 0xF0)})
+
+
+def state_changing(cdb: bytes) -> str | None:
+    """What ``cdb`` would write or change, in words, or None for a command that only reads: every opcode of
+    ``STATE_CHANGING_OPCODES``, and the READ BUFFER error-history IDs that snapshot or clear (the one rule the
+    read-only gate and the tests' guards apply)."""
+    if not cdb:
+        return None
+    if cdb[0] in STATE_CHANGING_OPCODES:
+        return STATE_CHANGING_OPCODES[cdb[0]]
+    if cdb[0] == C.READ_BUFFER and len(cdb) > 2 and cdb[1] & 0x1F == C.BufferMode.ERROR_HISTORY \
+            and cdb[2] not in _ERROR_HISTORY_READS:
+        return f"READ BUFFER error history buffer ID {cdb[2]:02X}h (it snapshots or clears the drive's error history)"
+    return None
+
+
 _read_only_session = False
 
 
@@ -128,8 +148,11 @@ class ReadOnlyRefusal(SafetyRefusal):
 
     @classmethod
     def command(cls, device: str, opcode: int) -> "ReadOnlyRefusal":
-        name = STATE_CHANGING_OPCODES.get(opcode, f"opcode {opcode:02X}h")
-        return cls(device, f"{name} was not sent (it writes to a tape or changes the device's state)")
+        return cls.named(device, STATE_CHANGING_OPCODES.get(opcode, f"opcode {opcode:02X}h"))
+
+    @classmethod
+    def named(cls, device: str, what: str) -> "ReadOnlyRefusal":
+        return cls(device, f"{what} was not sent (it writes to a tape or changes the device's state)")
 
 
 class NotATapeDrive(InvalidParameter):
@@ -382,8 +405,9 @@ class TapeDrive:
         Why here: every command but the cached WRITE passes ``_execute``, and the WRITE's CDB
         is checked when it is built (``_write_cdb``), so one list guards every engine.
         """
-        if self.read_only and cdb[0] in STATE_CHANGING_OPCODES:
-            raise ReadOnlyRefusal.command(self.device, cdb[0])
+        what = state_changing(cdb) if self.read_only else None
+        if what is not None:
+            raise ReadOnlyRefusal.named(self.device, what)
 
     def require_tape(self) -> None:
         """Raise ``NotATapeDrive`` unless INQUIRY reports peripheral type 01h.
@@ -506,10 +530,10 @@ class TapeDrive:
     def _data_in(self, cdb: bytes, alloc: int, timeout: float = DEFAULT_TIMEOUT) -> bytes:
         return bytes(self._command(cdb, data_in=alloc, timeout=timeout).data)
 
-    def query_raw(self, cdb: bytes, alloc: int) -> bytes:
+    def query_raw(self, cdb: bytes, alloc: int, timeout: float = DEFAULT_TIMEOUT) -> bytes:
         """A query's answer as the drive sent it (the support ticket keeps raw pages). Goes through
         both gates: nothing reaches a non-tape, nothing that changes state in a read-only session."""
-        return self._data_in(cdb, alloc)
+        return self._data_in(cdb, alloc, timeout)
 
     # -- identity -----------------------------------------------------------------
 
@@ -920,11 +944,18 @@ class TapeDrive:
             C.security_protocol_in(C.PROTOCOL_TAPE_ENCRYPTION, PAGE_ENCRYPTION_CAPABILITIES, alloc=alloc), alloc))
 
     def encryption_status(self) -> EncryptionStatus:
-        """SECURITY PROTOCOL IN 20h/0020h: encryption mode now and whether the volume holds encrypted
-        blocks. Read-only and positionless: the tape does not move (page 0021h, which would, is not used)."""
+        """SECURITY PROTOCOL IN 20h/0020h: encryption mode now, whether the volume holds encrypted blocks and the
+        key-associated data of the key in use. Read-only and positionless: the tape does not move."""
         alloc = 0x2000
         return EncryptionStatus.parse(self._data_in(
             C.security_protocol_in(C.PROTOCOL_TAPE_ENCRYPTION, PAGE_ENCRYPTION_STATUS, alloc=alloc), alloc))
+
+    def next_block_encryption_status(self) -> NextBlockStatus:
+        """SECURITY PROTOCOL IN 20h/0021h: the block at the current position, as far as the drive knows it
+        without moving the tape ("not yet read" until it has read there); nothing is moved to learn more."""
+        alloc = 0x2000
+        return NextBlockStatus.parse(self._data_in(
+            C.security_protocol_in(C.PROTOCOL_TAPE_ENCRYPTION, PAGE_ENCRYPTION_NEXT_BLOCK, alloc=alloc), alloc))
 
     def supported_log_pages(self) -> tuple[int, ...]:
         page = self.log_sense(0x00)
@@ -946,6 +977,13 @@ class TapeDrive:
             alloc = min(0xFFFFFF, int.from_bytes(data[:4], "big") + 4)
             data = self._data_in(C.read_attribute(C.AttributeAction.VALUES, alloc=alloc, partition=partition), alloc)
         return Mam.parse(data)
+
+    def write_attributes(self, attributes: "tuple[Attribute, ...]", *, partition: int = 0) -> None:
+        """WRITE ATTRIBUTE of host attributes (an attribute of length 0 clears it, SPC-4). Changes the
+        cartridge memory, so a read-only session refuses it (``STATE_CHANGING_OPCODES``)."""
+        body = b"".join(a.build() for a in attributes)
+        data = len(body).to_bytes(4, "big") + body
+        self._command(C.write_attribute(len(data), partition=partition), data_out=data)
 
     def attribute_list(self, *, partition: int = 0) -> tuple[int, ...]:
         data = self._data_in(C.read_attribute(C.AttributeAction.LIST, alloc=0x1000, partition=partition), 0x1000)

@@ -55,6 +55,7 @@ from native.scsi.logpages import (
     SequentialAccess,
     VolumeStatistics,
 )
+from native.scsi.ltfs import LtfsVolume, from_mam
 from native.scsi.mam import Mam
 from native.transport import TransferLimit
 from native.scsi.sense import sense_key_name
@@ -296,6 +297,11 @@ class Encryption:
     algorithm: str | None  # the algorithm in use, when encrypting or decrypting
     volume_has_encrypted_blocks: bool
     key_instance_counter: int
+    #: The key-associated data of the key in use (0020h), each "U-KAD (unauthenticated): text".
+    key_descriptors: tuple[str, ...] = ()
+    #: The block at the current position (0021h), in words, or why it was not read.
+    next_block: str = ""
+    next_block_key_descriptors: tuple[str, ...] = ()
 
 
 HP_VENDORS = ("HP", "HPE")  # page 0x34 means "performance" only on HP drives (IBM: read forward errors)
@@ -368,6 +374,9 @@ class DriveInfo:
     # The path and the timeouts (issue 13): what the OS/HBA lets through, and how long each long command may take.
     max_transfer: Maybe[TransferLimit] = NOT_REPORTED
     command_timeouts: Maybe[Timeouts] = NOT_REPORTED
+    # The LTFS volume the cartridge memory names (issue 30), None when it names none: read without moving
+    # the tape (``app.ltfs``), since info may run beside the application that owns the tape's position.
+    ltfs: LtfsVolume | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe form. A section is ``{"supported": false, "reason": ...}`` or
@@ -386,6 +395,8 @@ def _jsonable(value: Any) -> Any:
         return {"supported": True, **inner} if isinstance(inner, dict) else {"supported": True, "value": inner}
     if isinstance(value, enum.Enum):
         return value.value
+    if isinstance(value, LtfsVolume):
+        return value.to_dict()
     if is_dataclass(value) and not isinstance(value, type):
         out = {k: _jsonable(getattr(value, k)) for k in value.__dataclass_fields__}
         if isinstance(value, MediaState):
@@ -519,6 +530,7 @@ def gather(drive: TapeDrive) -> DriveInfo:
 
     mam = section(drive.read_attributes, "READ ATTRIBUTE (MAM)")
     cartridge: Maybe[Cartridge] = Supported(Cartridge.from_mam(mam.value)) if isinstance(mam, Supported) else mam
+    ltfs_volume = _ltfs(drive, mam.value) if isinstance(mam, Supported) else None
 
     pages = section(drive.supported_log_pages, "LOG SENSE (supported pages)")
     listed = set(pages.value) if isinstance(pages, Supported) else None
@@ -613,6 +625,7 @@ def gather(drive: TapeDrive) -> DriveInfo:
         wear=wear,
         max_transfer=max_transfer,
         command_timeouts=Supported(drive.command_timeouts()),
+        ltfs=ltfs_volume,
     )
 
 
@@ -673,16 +686,31 @@ def _wear(statistics: Maybe[DriveStatistics], cartridge: Maybe[Cartridge], volum
 
 
 def _encryption(drive: TapeDrive) -> Encryption:
-    """Capabilities then status; both read-only, neither moves the tape (see ``native.scsi.encryption``)."""
+    """Capabilities, status, then the next block's status; all read-only, none moves the tape (see
+    ``native.scsi.encryption``). The next block's page is optional: a drive without it, or without a cartridge,
+    still has its encryption section, with the reason beside "next block"."""
     caps = drive.encryption_capabilities()
     status = drive.encryption_status()
     by_index = {a.index: a for a in caps.algorithms}
     active = status.encryption_mode or status.decryption_mode
     algorithm = by_index[status.algorithm_index].name if active and status.algorithm_index in by_index else None
+    next_words, next_keys = _next_block(drive)
     return Encryption(capable=caps.capable, algorithms=tuple(a.name for a in caps.algorithms),
                       mode=status.encryption_mode_name, decryption=status.decryption_mode_name, algorithm=algorithm,
                       volume_has_encrypted_blocks=status.volume_has_encrypted_blocks,
-                      key_instance_counter=status.key_instance_counter)
+                      key_instance_counter=status.key_instance_counter,
+                      key_descriptors=tuple(f"{d.kind_name}: {d.text}" for d in status.descriptors),
+                      next_block=next_words, next_block_key_descriptors=next_keys)
+
+
+def _next_block(drive: TapeDrive) -> tuple[str, tuple[str, ...]]:
+    """Page 0021h in words and its key descriptors; a transport failure propagates, a refusal is the reason."""
+    try:
+        nbes = drive.next_block_encryption_status()
+    except (CheckCondition, ParseError) as err:
+        return f"not read: {err}", ()
+    return (f"block {nbes.logical_object}: {nbes.status_name}",
+            tuple(f"{d.kind_name}: {d.text}" for d in nbes.descriptors))
 
 
 P = TypeVar("P")
@@ -729,6 +757,16 @@ def _diagnostics(drive: TapeDrive) -> tuple[DiagnosticRecord, ...]:
     return tuple(DiagnosticRecord(f"{sense_key_name(e.sense_key)}: {asc_text(e.asc, e.ascq)} ({e.sense_key:02X}/{e.asc:02X}/{e.ascq:02X})",
                                   e.opcode, e.medium_id, e.head_hours, e.timestamp, e.repeat, e.sense_key, e.asc, e.ascq)
                  for e in page.entries)
+
+
+def _ltfs(drive: TapeDrive, mam: Mam) -> LtfsVolume | None:
+    """The LTFS volume the cartridge memory names, with its partition count (mode page 11h, asked only then)."""
+    from dataclasses import replace
+
+    from app.ltfs import partition_count
+
+    volume = from_mam(mam)
+    return replace(volume, partitions=partition_count(drive)) if volume is not None else None
 
 
 def _not_a_tape(device: str, identity: Identity, device_type: int) -> DriveInfo:

@@ -19,6 +19,7 @@ from app.health_rules import Finding
 from app.info import DriveInfo, Verdict
 from app.timeouts import CommandTimeoutEntry
 from app.wear import WearFigure
+from native.scsi.ltfs import LtfsVolume
 from native.units import block_text, date_text, plural, rate_text
 
 MiB = 1 << 20
@@ -176,6 +177,8 @@ def sections(info: DriveInfo) -> list[Section]:
         Row("Written (last load)", mib_size(c.mib_written_last_load)),
         Row("Read (last load)", mib_size(c.mib_read_last_load)),
     ]))
+    if info.ltfs is not None:
+        out.append(ltfs_section(info.ltfs))
     out.append(_tapealert(info))
     for title, counts in (("Write errors", info.write_errors), ("Read errors", info.read_errors)):
         out.append(_section(title, counts, lambda e: [
@@ -203,11 +206,25 @@ def sections(info: DriveInfo) -> list[Section]:
     ] + ([Row("Algorithm in use", e.algorithm)] if e.algorithm else []) + [
         Row("Volume holds encrypted blocks", yes_no(e.volume_has_encrypted_blocks)),
         Row("Key instance counter", yes_no(e.key_instance_counter)),
-    ], expanded=False))
+    ] + [Row("Key in use, descriptor", d) for d in e.key_descriptors]
+      + ([Row("Next block (0021h)", e.next_block)] if e.next_block else [])
+      + [Row("Next block's key, descriptor", d) for d in e.next_block_key_descriptors], expanded=False))
     out += _vendor(info)
     out += _wear(info)
     out.append(health_section(info))
     return out
+
+
+def ltfs_section(volume: LtfsVolume) -> Section:
+    """The LTFS volume a cartridge holds (``native.scsi.ltfs``): what it is and what the recognition rests on."""
+    rows = [Row("Volume", volume.describe() + ": holds data", "warning"),
+            Row("Name", volume.name or "-"), Row("UUID", volume.volume_uuid or "-"),
+            Row("Written by", volume.written_by or "-"), Row("LTFS format version", volume.format_version or "-"),
+            Row("Partitions", yes_no(volume.partitions))]
+    if volume.generation is not None:
+        rows.append(Row("Index generation", str(volume.generation)))
+    rows.append(Row("Recognised from", "; ".join(volume.evidence) or "-"))
+    return Section("LTFS volume", tuple(rows))
 
 
 def _vendor(info: DriveInfo) -> list[Section]:

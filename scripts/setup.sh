@@ -25,6 +25,8 @@ APT_PACKAGES=(
 TEST_PACKAGES=(
   # the real tape target the tests start on 127.0.0.1, and the tools they cross-check with
   tgt libiscsi-bin sg3-utils
+  # sdparm: the oracle for the ticket's mode pages (sdparm --pdt=1 --inhex)
+  sdparm
   # mtx: the oracle for tgt's changer through the kernel's sg node (tests/kernel)
   mtx
   # disk benchmarks, PDF checks, the GUI in a real X window

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from app.cli import main
-from app.drive import STATE_CHANGING_OPCODES, ReadOnlyRefusal, TapeDrive, set_read_only_session
+from app.drive import STATE_CHANGING_OPCODES, ReadOnlyRefusal, TapeDrive, set_read_only_session, state_changing
 from app.info import gather
 from native.transport import DEFAULT_TIMEOUT, CommandResult, Transport
 from native.virtual import open_virtual
@@ -27,7 +27,7 @@ class Guard(Transport):
 
     def execute(self, cdb, *, data_out=None, data_in=0, timeout=DEFAULT_TIMEOUT) -> CommandResult:  # type: ignore[no-untyped-def]
         self.opcodes.append(cdb[0])
-        assert cdb[0] not in STATE_CHANGING_OPCODES, f"{STATE_CHANGING_OPCODES[cdb[0]]} reached the drive"
+        assert state_changing(bytes(cdb)) is None, f"{state_changing(bytes(cdb))} reached the drive"
         return self.inner.execute(cdb, data_out=data_out, data_in=data_in, timeout=timeout)
 
     def close(self) -> None:
@@ -119,8 +119,9 @@ def test_scan_info_and_ticket_send_no_state_changing_command(tmp_path: Path, mon
 
     class Recording(Guard):
         def execute(self, cdb, *, data_out=None, data_in=0, timeout=DEFAULT_TIMEOUT) -> CommandResult:  # type: ignore[no-untyped-def]
-            if cdb[0] in STATE_CHANGING_OPCODES:
-                violations.append(STATE_CHANGING_OPCODES[cdb[0]])  # kept even if the command swallows the assert
+            what = state_changing(bytes(cdb))  # an opcode of STATE_CHANGING_OPCODES, or a form that snapshots/clears
+            if what is not None:
+                violations.append(what)  # kept even if the command swallows the assert
             return super().execute(cdb, data_out=data_out, data_in=data_in, timeout=timeout)
 
     def guarded(device: str, **kwargs):  # type: ignore[no-untyped-def]

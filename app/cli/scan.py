@@ -64,7 +64,11 @@ def summary_lines(result: ScanResult) -> list[str]:
     ph = result.read
     head = f"{result.device}: {result.vendor} {result.product}".rstrip() + (f", serial {result.serial}"
                                                                            if result.serial else "")
-    lines = [head, f"cartridge: {result.verdict.value.upper()}"]
+    lines = [head]
+    if result.ltfs:
+        lines.append(f"{result.ltfs.get('description', 'an LTFS volume')}: holds data "
+                     f"(both partitions read, nothing written)")
+    lines.append(f"cartridge: {result.verdict.value.upper()}")
     lines += [f"  - {r}" for r in result.reasons]
     for finding in result.findings:
         lines.append(f"{finding.culprit}: {finding.text}"
@@ -87,7 +91,8 @@ def summary_lines(result: ScanResult) -> list[str]:
     for f in result.files[:20]:
         size = (f"{f.min_block:,} bytes" if f.min_block == f.max_block else f"{f.min_block:,}-{f.max_block:,} bytes")
         rate = f", {rate_text(f.mb_s)}" if f.mb_s else ""
-        lines.append(f"  file {f.index}: {plural(f.blocks, 'block')} of {size}, {f.bytes / 1e6:,.1f} MB{rate}")
+        where = f" (partition {f.partition})" if result.partitions > 1 else ""
+        lines.append(f"  file {f.index}{where}: {plural(f.blocks, 'block')} of {size}, {f.bytes / 1e6:,.1f} MB{rate}")
     if n > 20:
         lines.append(f"  ... {plural(n - 20, 'more file')} (--json lists them all)")
     if result.oversize_blocks:

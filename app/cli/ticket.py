@@ -1,8 +1,8 @@
 """``tapediag ticket DEVICE -o FILE.zip``: the support ticket (``app.ticket``), read-only.
 
 Capture first, before anyone cleans, updates or writes: the zip holds every page the
-drive answers, raw (sg3_utils ``--inhex`` format) and decoded, with a summary to read
-first. It is also recorded in the history as a ``drive-info`` run with the raw pages, so
+drive answers, raw (sg3_utils ``--inhex`` format) with the command that decodes each
+file, and a summary to read first. It is also recorded in the history as a ``drive-info`` run with the raw pages, so
 a later report can compare them.
 """
 from __future__ import annotations
@@ -18,11 +18,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "ticket",
         help=HELP["ticket"],
-        description="Read-only: nothing is written to the drive and the tape is not moved. Captures identity, "
-                    "VPD pages, every supported log page (TapeAlert from page 12h where the drive has it, so its "
-                    "flags are not cleared), mode pages, cartridge memory, density support, encryption status, "
-                    "the drive's error history, the host's facts and this drive's recent runs. Raw pages are in "
-                    "sg3_utils --inhex format (sg_logs --inhex FILE). Run it before cleaning, updating or testing.",
+        description="Read-only: nothing is written to the drive, the tape is not moved, nothing is cleared. "
+                    "Captures identity, VPD pages, every supported log page (TapeAlert from page 12h where the drive "
+                    "has it, so its flags are not cleared), mode pages (current, changeable, default and saved "
+                    "values), cartridge memory, density support, encryption status with key descriptors, the "
+                    "drive's error history and every buffer it lists, an IBM LTO drive's dump, the host's facts "
+                    "and tapediag's recorded runs of this drive (by serial). SUMMARY.txt, the zip's first file, "
+                    "says what was not collected and why, and gives for each file the exact command that decodes "
+                    "it (e.g. sg_logs --pdt=1 --inhex=log/page_0ch.hex). Run it before cleaning, updating or testing.",
     )
     parser.add_argument("device", metavar="DEVICE",
                         help="/dev/sgN, /dev/nstN, \\\\.\\TapeN, iscsi://host/iqn/lun or virtual:lto9")
@@ -37,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     ticket = collect(args.device)  # a drive that cannot be reached leaves no run
     with record("drive-info", ticket.device, {"ticket": str(args.output)}) as rec:
         results = ticket.info.to_dict() if ticket.info is not None else {}
-        results["raw_pages"] = {c.name: c.data.hex() for c in ticket.captures if c.data is not None}
+        results["raw_pages"] = {c.name: c.data.hex() for c in ticket.captures if c.data is not None and not c.binary}
         rec.results = results
         path = write(ticket, args.output)
     print(f"Support ticket written to {path}: {ticket.captured} pages of {len(ticket.captures)} queries, "

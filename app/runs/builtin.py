@@ -106,7 +106,8 @@ def _scan_fields(res: Results) -> list[tuple[str, str]]:
 
     r = from_dict(ScanResult, res)
     ph = r.read
-    rows = [("Cartridge verdict", r.verdict.value.upper())] + [("Why", reason) for reason in r.reasons]
+    rows = [("LTFS volume", str(r.ltfs.get("description", "")) + ": holds data")] if r.ltfs else []
+    rows += [("Cartridge verdict", r.verdict.value.upper())] + [("Why", reason) for reason in r.reasons]
     rate = f", {rate_text(ph.streaming_mb_per_s)} streaming" if ph.streaming_mb_per_s is not None else ""
     rows += [("Read", f"{ph.bytes / 1e9:,.2f} GB in {ph.elapsed:,.1f} s{rate}; ended: {r.end_reason}"
                       + (" (partial scan)" if r.partial else "")),

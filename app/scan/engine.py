@@ -1,7 +1,10 @@
 """Reads a cartridge from BOT to EOD without writing, and without leaving a setting changed.
 
-Why it is read-only by construction: the scan only sends REWIND, READ, LOG SENSE, READ
-ATTRIBUTE and the queries of ``info``. It reads in variable-block mode with the drive's
+Why it is read-only by construction: the scan only sends REWIND, LOCATE, READ, LOG SENSE, READ
+ATTRIBUTE and the queries of ``info`` (none of them in ``app.drive.STATE_CHANGING_OPCODES``). A
+cartridge with two partitions (LTFS) is read partition by partition, each from its start (LOCATE
+with a partition: positioning, not writing), its LTFS volume named from its labels (``app.ltfs``),
+and the tape is put back at the start of the partition it was found in. It reads in variable-block mode with the drive's
 largest block as the buffer, so every block, whatever size the backup application wrote,
 comes back whole with its length (ILI); a drive left in fixed-block mode is switched to
 variable for the scan and put back afterwards, also after a failure or a cancel (Ctrl-C,
@@ -15,7 +18,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Callable
 
-from app import media
+from app import ltfs, media
 from app.drive import ReadOnlyRefusal, Supported, TapeDrive, supported
 from app.events import CancelToken, EventSink, Message, PhaseFinished, PhaseStarted, discard
 from app.scan.params import ScanParams
@@ -79,12 +82,14 @@ class MediaScan:
             result.settings = "no setting changed (cancelled before the scan began)"
             judge(result)
             return result
+        found_in = self._partition_now()
         if mode:
             drive.set_block_size(0)
         try:
+            self._recognise(result, sink)
             self._read(result, sink, cancel)
         finally:
-            result.settings = (self._restore(mode) if not self._lost else
+            result.settings = (self._restore(mode, found_in) if not self._lost else
                                "the connection was lost: nothing more was sent"
                                + (f" (the drive may be left in variable-block mode; it was fixed {mode} bytes)" if mode else ""))
         if not self._lost:
@@ -95,6 +100,31 @@ class MediaScan:
             result.cartridge = self._cartridge()
         judge(result, self._prior(result))
         return result
+
+    def _partition_now(self) -> int:
+        """The partition the tape is in (READ POSITION), where the scan puts it back; 0 when not reported."""
+        try:
+            return self.drive.read_position().partition
+        except DeviceError:
+            return 0
+
+    def _recognise(self, result: ScanResult, sink: EventSink) -> None:
+        """How many partitions to read, and the LTFS volume the labels name (READs at BOT only). An LTFS volume
+        has two partitions ("Volume Layout" of the format specification): a one-partition cartridge whose memory
+        names no volume is not read twice at BOT."""
+        result.partitions = ltfs.partition_count(self.drive) or 1
+        if result.partitions < 2 and ltfs.from_cartridge_memory(self.drive) is None:
+            return
+        try:
+            volume = ltfs.recognise(self.drive, labels=True)
+        except ConnectionLost:
+            raise
+        except DeviceError as err:  # the read below meets the same error and says what it means for the scan
+            result.log_notes.append(f"the labels at BOT could not be read: {err}")
+            return
+        if volume is not None:
+            result.ltfs = volume.to_dict()
+            sink(Message("info", f"{volume.describe()}: holds data; reading both partitions, nothing is written"))
 
     def _published_buffer(self) -> int | None:
         """The drive's generation's buffer, for a drive that does not report its own (page 0x0C)."""
@@ -122,6 +152,7 @@ class MediaScan:
         buf = bytearray(result.max_block_read)
         view = memoryview(buf)
         drive.rewind()
+        partition = 0
         t0 = clock()
         deadline = t0 + p.limit_seconds if p.limit_seconds is not None else None
         sink(PhaseStarted("read", p.limit_bytes))
@@ -163,8 +194,15 @@ class MediaScan:
             if out.filemark:
                 ph.filemarks += 1
                 result.files.append(current)
-                current = FileLayout(len(result.files))
+                current = FileLayout(len(result.files), partition=partition)
             if out.eod or (out.nbytes == 0 and not out.filemark):
+                if partition + 1 < result.partitions:  # the next partition, from its start (LOCATE: no write)
+                    if current.blocks:
+                        result.files.append(current)
+                    partition += 1
+                    drive.locate(0, partition=partition)
+                    current = FileLayout(len(result.files), partition=partition)
+                    continue
                 reason = "end of data" if (done or result.files) else "blank cartridge"
                 break
             if p.limit_bytes is not None and done >= p.limit_bytes or deadline is not None and b >= deadline:
@@ -185,15 +223,19 @@ class MediaScan:
         result.slow_zones, result.typical_zone_mb_s = slow_zones(result.zones, p.zone_bytes)
         sink(PhaseFinished("read", ph.to_dict()))
 
-    def _restore(self, mode: int | None) -> str:
-        """Put the block mode back and the tape at BOT; say what was done."""
+    def _restore(self, mode: int | None, partition: int = 0) -> str:
+        """Put the block mode back and the tape at the start of the partition it was in; say what was done."""
         notes = []
         try:
             if mode:
                 self.drive.set_block_size(mode)
                 notes.append(f"block mode put back to fixed {mode} bytes")
-            self.drive.rewind()
-            notes.append("tape rewound to BOT")
+            if partition:
+                self.drive.locate(0, partition=partition)
+                notes.append(f"tape put back at the start of partition {partition}, where it was found")
+            else:
+                self.drive.rewind()
+                notes.append("tape rewound to BOT")
         except DeviceError as err:
             notes.append(f"could not put the drive back ({err}); it may be left in variable-block mode")
         return "; ".join(notes) if mode else "no setting changed; " + "; ".join(notes)

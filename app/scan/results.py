@@ -79,6 +79,7 @@ class FileLayout:
     min_block: int = 0
     max_block: int = 0
     seconds: float = 0.0  # reading it, from its first block's start to its last block's end
+    partition: int = 0  # the partition it is in (a two-partition cartridge: LTFS)
 
     def add(self, nbytes: int) -> None:
         self.blocks += 1
@@ -167,6 +168,10 @@ class ScanResult:
     drive_ratio: float | None = None
     drive_ratio_note: str = ""
     cartridge: dict[str, Any] = field(default_factory=dict)  # MAM figures (barcode, loads, ...)
+    #: Partitions read, in order (0, then 1 on an LTFS cartridge: ``app.ltfs.partition_count``).
+    partitions: int = 1
+    #: The LTFS volume the cartridge holds (``native.scsi.ltfs.LtfsVolume.to_dict``), None when it is not one.
+    ltfs: dict[str, Any] | None = None
     verdict: CartridgeVerdict = CartridgeVerdict.NOT_ASSESSED
     reasons: list[str] = field(default_factory=list)
     #: What pointed at the cartridge in this scan ("slow zones", "repositions"): what a later scan looks for.

@@ -5,9 +5,14 @@
 * a cartridge that holds data, when the test would start at BOT: rewind, read one
   block; a block or a filemark (rather than BLANK CHECK / EOD) means data. Refused
   unless forced; the message says what was found, with the cartridge memory's
-  lifetime figure where the drive has one.
+  lifetime figure where the drive has one;
+* an LTFS volume (``app.ltfs``): named as such ("LTFS volume 'ARCHIVE01' (UUID ...), written by
+  ...: holds data"), from its labels at BOT, else from the cartridge memory. Refused unless forced,
+  also for a write appended at EOD: LTFS keeps its index last on each partition, so data appended
+  after it leaves a volume LTFS no longer mounts.
 
-Appending at EOD destroys nothing, so it only needs the first check. Read-only tests
+Appending at EOD destroys nothing else, so it only needs the first check (and the cartridge memory's
+word on LTFS, read without moving the tape). Read-only tests
 never call this (they never write).
 """
 from __future__ import annotations
@@ -16,7 +21,9 @@ from dataclasses import dataclass
 
 from native.errors import CheckCondition, DataProtect, DeviceError, SafetyRefusal
 
+from app import ltfs
 from app.drive import TapeDrive
+from native.scsi.ltfs import LtfsVolume, from_mam
 from native.scsi.mam import Mam
 
 #: The probe read asks for up to this many bytes: enough for any block a test writes;
@@ -33,14 +40,16 @@ class CartridgeState:
     found: str = ""  # "" when the cartridge is blank at BOT, else what was read there
     mam_mb_written: int | None = None
     probe_error: str = ""
+    ltfs: LtfsVolume | None = None
 
     @property
     def holds_data(self) -> bool:
-        return bool(self.found) or bool(self.probe_error)
+        return bool(self.found) or bool(self.probe_error) or self.ltfs is not None
 
     def to_dict(self) -> dict:
         return {"write_protected": self.write_protected, "worm": self.worm, "found": self.found,
-                "mam_mb_written": self.mam_mb_written, "probe_error": self.probe_error, "holds_data": self.holds_data}
+                "mam_mb_written": self.mam_mb_written, "probe_error": self.probe_error, "holds_data": self.holds_data,
+                "ltfs": self.ltfs.to_dict() if self.ltfs is not None else None}
 
 
 def _mam(drive: TapeDrive) -> "Mam | None":
@@ -65,9 +74,10 @@ def probe(drive: TapeDrive, *, at_bot: bool, probe_bytes: int = PROBE_BYTES) -> 
     mam = _mam(drive)
     worm = bool(mam is not None and mam.medium_type == "WORM") or _worm_from_logs(drive)
     mb_written = mam.mb_written_total if mam is not None else None
+    in_memory = from_mam(mam) if mam is not None else None
     if wp or worm or not at_bot:
-        return CartridgeState(wp, worm, "", mb_written)
-    found, error = "", ""
+        return CartridgeState(wp, worm, "", mb_written, ltfs=in_memory)
+    found, error, volume = "", "", None
     drive.rewind()
     fixed = drive.block_size() or 0
     try:
@@ -80,6 +90,7 @@ def probe(drive: TapeDrive, *, at_bot: bool, probe_bytes: int = PROBE_BYTES) -> 
             if outcome.ili and outcome.residual < 0:
                 length = probe_bytes - outcome.residual  # the block was longer than the probe
             found = f"a {length}-byte block at BOT"
+            volume = ltfs.read_labels(drive, in_memory) if outcome.nbytes == ltfs.VOL1_BYTES else None
         elif outcome.filemark:
             found = "a filemark at BOT"
         elif not outcome.eod:
@@ -92,7 +103,7 @@ def probe(drive: TapeDrive, *, at_bot: bool, probe_bytes: int = PROBE_BYTES) -> 
         error = f"the read at BOT failed ({err.message})"
     finally:
         drive.rewind()
-    return CartridgeState(wp, worm, found, mb_written, error)
+    return CartridgeState(wp, worm, found, mb_written, error, ltfs=volume)
 
 
 def decide(state: CartridgeState, *, force: bool) -> SafetyRefusal | None:
@@ -115,6 +126,14 @@ def decide(state: CartridgeState, *, force: bool) -> SafetyRefusal | None:
     if state.holds_data and not force:
         what = state.found or state.probe_error
         mam = f"; MAM says {state.mam_mb_written:,} MB written in its life" if state.mam_mb_written else ""
+        if state.ltfs is not None:
+            return SafetyRefusal(
+                f"{state.ltfs.describe()}: holds data{mam}",
+                reason=state.ltfs.describe(),
+                overridable=True,
+                hint="LTFS keeps its index last on each partition: any write, appended or not, breaks the volume; "
+                     "load a scratch cartridge, or overwrite it with --force",
+            )
         return SafetyRefusal(
             f"the cartridge holds data: {what}{mam}",
             reason=what,

@@ -73,6 +73,12 @@ def drive_spec(generation: int, *, half_height: bool = False) -> DriveSpec | Non
     )
 
 
+def native_capacity_gb(generation: int) -> float | None:
+    """A generation's published native cartridge capacity, GB (``lto-drives.json``: ``native_gb``)."""
+    row = _drives().get(str(generation))
+    return float(row["native_gb"]) if row is not None and row.get("native_gb") else None
+
+
 def links() -> dict[str, Link]:
     return {k: Link(k, v["label"], float(v["nominal_mb_s"]), float(v["practical_mb_s"]))
             for k, v in thresholds()["links"].items()}

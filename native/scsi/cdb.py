@@ -28,11 +28,14 @@ MODE_SENSE_6 = 0x1A
 LOAD_UNLOAD = 0x1B
 LOCATE_10 = 0x2B
 READ_POSITION = 0x34
+READ_BUFFER = 0x3C
 REPORT_DENSITY_SUPPORT = 0x44
 LOG_SENSE = 0x4D
 MODE_SELECT_10 = 0x55
 MODE_SENSE_10 = 0x5A
 READ_ATTRIBUTE = 0x8C
+WRITE_ATTRIBUTE = 0x8D
+FORMAT_MEDIUM = 0x04
 LOCATE_16 = 0x92
 SECURITY_PROTOCOL_IN = 0xA2
 MAINTENANCE_IN = 0xA3
@@ -53,6 +56,7 @@ OPCODE_NAMES = {
     LOAD_UNLOAD: "LOAD UNLOAD",
     LOCATE_10: "LOCATE(10)",
     READ_POSITION: "READ POSITION",
+    READ_BUFFER: "READ BUFFER",
     REPORT_DENSITY_SUPPORT: "REPORT DENSITY SUPPORT",
     LOG_SENSE: "LOG SENSE",
     MODE_SELECT_10: "MODE SELECT(10)",
@@ -60,6 +64,8 @@ OPCODE_NAMES = {
     READ_ATTRIBUTE: "READ ATTRIBUTE",
     LOCATE_16: "LOCATE(16)",
     SECURITY_PROTOCOL_IN: "SECURITY PROTOCOL IN",
+    FORMAT_MEDIUM: "FORMAT MEDIUM",
+    WRITE_ATTRIBUTE: "WRITE ATTRIBUTE",
     0xA5: "MOVE MEDIUM",  # SMC-3, changers only (native/scsi/smc.py)
     0xB8: "READ ELEMENT STATUS",
     MAINTENANCE_IN: "REPORT SUPPORTED OPERATION CODES",  # the only MAINTENANCE IN service action tapediag sends
@@ -279,6 +285,21 @@ def read_attribute(action: AttributeAction | int = AttributeAction.VALUES, *, fi
     )
 
 
+def write_attribute(length: int, *, partition: int = 0, volume: int = 0, write_through: bool = False) -> bytes:
+    """WRITE ATTRIBUTE (SPC-4 6.40): ``length`` bytes of parameter data (a 4-byte length, then attributes)."""
+    return (
+        bytes([WRITE_ATTRIBUTE, int(write_through), 0, 0, 0, _check(volume, 0, 255, "volume"), 0,
+               _check(partition, 0, 255, "partition"), 0, 0])
+        + _u(length, 4, "parameter list length")
+        + bytes([0, 0])
+    )
+
+
+def format_medium(fmt: int = 0, *, immed: bool = False) -> bytes:
+    """FORMAT MEDIUM (SSC-5 7.3): FORMAT 0h default, 1h partition the medium, 2h default then partition."""
+    return bytes([FORMAT_MEDIUM, int(immed), _check(fmt, 0, 0x0F, "format"), 0, 0, 0])
+
+
 #: Security protocol 20h: tape data encryption (SSC-4 8.5, SPC-4 SECURITY PROTOCOL IN).
 PROTOCOL_TAPE_ENCRYPTION = 0x20
 
@@ -299,3 +320,18 @@ def report_supported_opcodes(*, timeouts: bool = True, alloc: int = 0x2000) -> b
     changes nothing on the device, so a read-only session may send it."""
     return (bytes([MAINTENANCE_IN, SA_REPORT_SUPPORTED_OPCODES, int(timeouts) << 7, 0, 0, 0])
             + _u(alloc, 4, "allocation length") + bytes([0, 0]))
+
+
+class BufferMode(enum.IntEnum):
+    """READ BUFFER modes tapediag sends (SPC-4 READ BUFFER, "MODE field")."""
+
+    DATA = 0x02  # the buffer's bytes from the offset on
+    DESCRIPTOR = 0x03  # four bytes: offset boundary, buffer capacity
+    ERROR_HISTORY = 0x1C  # the error history: buffer 00h its directory, 10h-EFh its data buffers
+
+
+def read_buffer(mode: BufferMode | int, buffer_id: int, *, offset: int = 0, alloc: int) -> bytes:
+    """READ BUFFER(10) (SPC-4): reads a buffer of the device. Which buffer IDs are safe to read is not this
+    builder's business: ``app.drive.state_changing`` names the forms that clear or snapshot something."""
+    return (bytes([READ_BUFFER, _check(int(mode), 0, 0x1F, "buffer mode"), _check(buffer_id, 0, 255, "buffer ID")])
+            + _u(offset, 3, "buffer offset") + _u(alloc, 3, "allocation length") + b"\x00")

@@ -68,6 +68,7 @@ ATTRIBUTE_NAMES: dict[int, tuple[str, str]] = {
     0x0809: ("Partition user text label", ""),
     0x080A: ("Load/unload at partition", ""),
     0x080B: ("Application format version", ""),
+    0x080C: ("Volume coherency information", ""),
     0x0820: ("Medium globally unique identifier", ""),
     0x0821: ("Media pool globally unique identifier", ""),
 }

@@ -16,6 +16,7 @@ from native.errors import InvalidParameter, ParseError
 
 PAGE_DATA_COMPRESSION = 0x0F
 PAGE_DEVICE_CONFIGURATION = 0x10
+PAGE_MEDIUM_PARTITION = 0x11
 PAGE_ALL = 0x3F
 
 
@@ -239,3 +240,38 @@ class DeviceConfigurationPage:
             select_compression_algorithm=b[12],
             ps=page.ps,
         )
+
+
+@dataclass(frozen=True)
+class MediumPartitionPage:
+    """Mode page 0x11, medium partition (SSC-4 8.3.4, SSC-5 8.3.5): how many partitions the cartridge has.
+
+    Read-only use: ``additional_partitions`` (ADDITIONAL PARTITIONS DEFINED) is 1 on a two-partition
+    cartridge (LTFS), 0 on an ordinary one; the size of each partition is in ``sizes`` (units of
+    ``10 ** unit_exponent`` bytes when PSUM is 3, else as PSUM says)."""
+
+    max_additional_partitions: int
+    additional_partitions: int
+    fdp: bool
+    sdp: bool
+    idp: bool
+    psum: int
+    pofm: bool
+    medium_format_recognition: int
+    unit_exponent: int
+    sizes: tuple[int, ...]
+
+    @property
+    def partitions(self) -> int:
+        return self.additional_partitions + 1
+
+    @classmethod
+    def from_page(cls, page: ModePage) -> "MediumPartitionPage":
+        if page.code != PAGE_MEDIUM_PARTITION:
+            raise ParseError(f"mode page 0x{page.code:02X} is not the medium partition page")
+        b = page.body
+        need(b, 6, "medium partition page")
+        sizes = tuple(uint(b, i, 2) for i in range(6, len(b) - 1, 2))
+        return cls(max_additional_partitions=b[0], additional_partitions=b[1], fdp=bit(b[2], 7), sdp=bit(b[2], 6),
+                   idp=bit(b[2], 5), psum=(b[2] >> 3) & 0x03, pofm=bit(b[2], 2), medium_format_recognition=b[3],
+                   unit_exponent=b[4] & 0x0F, sizes=sizes)

@@ -23,7 +23,9 @@ class DriveBase:
 
     opts: VirtualOptions
     spec: GenerationSpec
-    cart: Cartridge
+    cart: Cartridge  # the current partition's records (``partitions.py``)
+    parts: list[Cartridge]  # every partition, partition 0 the cartridge file itself
+    partition: int  # the current partition
     model: TapeModel
     twin: IdealTwin | None  # the model on the host's gaps alone (the lag's reference); None when not paced
     mode: pages.ModeState
@@ -47,6 +49,10 @@ class DriveBase:
             from native.virtual.library import set_threaded
 
             set_threaded(self.opts.library, self.opts.library_drive, self.loaded)
+
+    def _select_partition(self, number: int) -> None:
+        """Make partition ``number`` current (``partitions.PartitionCommands``)."""
+        raise NotImplementedError
 
     def _medium(self) -> None:
         if not self.loaded:

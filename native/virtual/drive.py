@@ -5,9 +5,10 @@ from the cartridge file and the drive state, and every command takes the time th
 timing model (``model.py``) says a real drive would take, so the host-side code
 (``app/``) cannot tell it from hardware by behaviour or by throughput.
 
-Deliberate simplifications, documented for users of the emulation: one partition;
-fixed-format sense only; no UNIT ATTENTION after load; positioning (rewind, locate,
-space, erase) is instantaneous apart from flushing buffered writes; error counters
+Deliberate simplifications, documented for users of the emulation: at most two partitions
+(``partitions.py``); fixed-format sense only; no UNIT ATTENTION after load; positioning (rewind, locate,
+space, a short erase) is instantaneous apart from flushing buffered writes (a long erase takes its time:
+``erasing.py``); error counters
 are zero unless ``worn=1`` or ``wornhead=N`` make the head need its ECC (or ``badtape=`` a worn stretch of
 tape the drive rereads), TapeAlert flags only come
 from ``tapealert=`` and ``alertat=`` (and 09h after a write to a protected cartridge); vendor pages
@@ -22,6 +23,7 @@ import re
 import struct
 import time
 import zlib
+from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Callable
 
@@ -32,16 +34,18 @@ from native.transport import (
 )
 from native.virtual import health, pages
 from native.virtual.cartridge import Cartridge, is_zero
+from native.virtual.erasing import EraseCommands
 from native.virtual.estimate import CompressionEstimator
 from native.virtual.lag import IdealTwin
 from native.virtual.model import ModelParams, TapeModel
 from native.virtual.options import BAD_TAPE_PASSES, DEFAULT_CAPACITY, VirtualOptions, parse_device
 from native.virtual.pacer import Pacer
+from native.virtual.partitions import PartitionCommands
 from native.virtual.positioning import PositioningCommands
 from native.virtual.reports import ReportCommands
 from native.virtual.sense import (
     BLANK_CHECK, NO_SENSE, VOLUME_OVERFLOW, Check, fixed_sense, invalid_field, invalid_opcode,
-    invalid_parameter, worm_overwrite, write_protected,
+    invalid_parameter,
 )
 from native.scsi.media import ident_for
 from native.virtual.specs import DENSITY
@@ -53,7 +57,7 @@ _CDB_LEN = {0: 6, 1: 10, 2: 10, 4: 16, 5: 12}
 _EMPTY = memoryview(b"")
 
 
-class VirtualDrive(PositioningCommands, ReportCommands, Transport):
+class VirtualDrive(PartitionCommands, EraseCommands, PositioningCommands, ReportCommands, Transport):
     """One virtual drive with its cartridge; see the module docstring."""
 
     def __init__(self, device: str, opts: VirtualOptions) -> None:
@@ -102,6 +106,7 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
         self.loaded = opts.loaded
         self.pos = 0
         self.mode = pages.ModeState(density_code=DENSITY[self.cart.meta.generation])
+        self._open_partitions()
         self.tapealert = set(opts.tapealert)
         self._alert_due = opts.alert_at  # (flags, host bytes): raised mid-test, once
         # Cleaning wanted survives a read of page 0x2E (which clears the flags): it is the drive's state.
@@ -133,7 +138,8 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
             0x19: self._erase, 0x1B: self._load_unload, 0x2B: self._locate, 0x92: self._locate,
             0x34: self._read_position, 0x44: self._report_density, 0x4D: self._log_sense,
             0x8C: self._read_attribute, 0x91: self._space16, 0xA2: self._security_protocol_in,
-            0x1D: self._send_diagnostic, 0xA3: self._maintenance_in,
+            0x1D: self._send_diagnostic, 0xA3: self._maintenance_in, 0x3C: self._read_buffer,
+            0x04: self._format_medium, 0x8D: self._write_attribute,
         }
 
     def _life(self, opts: VirtualOptions) -> health.DriveLife:
@@ -174,7 +180,7 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
         if opts.worm is not None and opts.worm != meta.worm:
             self.cart.close()
             raise InvalidParameter(f"{self.cart.path} is {'a' if meta.worm else 'not a'} WORM cartridge (worm={int(opts.worm)})")
-        if opts.capacity is not None and opts.capacity != meta.capacity:
+        if opts.capacity is not None and opts.capacity != meta.extra.get("medium_capacity", meta.capacity):
             if self.cart.count:
                 self.cart.close()
                 raise InvalidParameter(f"{self.cart.path} holds data; its capacity stays {meta.capacity} bytes")
@@ -249,6 +255,8 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
         self._settle = False
         try:
             handler = self._handlers.get(cdb[0]) if cdb else None
+            if self._erasing is not None and cdb:
+                handler = self._while_erasing(cdb[0], handler)
             if handler is None or len(cdb) < _CDB_LEN.get(cdb[0] >> 5, 6):
                 raise invalid_opcode()
             n = handler(cdb, data_out, buf)
@@ -311,7 +319,7 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
     def close(self) -> None:
         if not self._closed:
             self._closed = True
-            self.cart.close()
+            self._close_partitions()
 
     # ------------------------------------------------------------------ identity
     def _inquiry(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
@@ -361,8 +369,9 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
         else:
             raise invalid_field()
         changeable = pc == 1
-        body = b"".join(pages.mode_page(c, self.mode, changeable) for c in codes)
-        bd = b"" if dbd else pages.block_descriptor(self.mode, changeable)
+        state = pages.ModeState() if pc == 2 else self.mode  # default values: the drive's power-on settings
+        body = b"".join(pages.mode_page(c, state, changeable) for c in codes)
+        bd = b"" if dbd else pages.block_descriptor(state, changeable)
         dsp = 0 if changeable else (0x80 if self.loaded and self.cart.meta.write_protect else 0) | 0x10
         if ten:
             header = struct.pack(">HBBBBH", 6 + len(bd) + len(body), 0, dsp, 0, 0, len(bd))
@@ -384,7 +393,7 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
         bdlen = struct.unpack_from(">H", data, 6)[0] if ten else data[3]
         if bdlen not in (0, 8) or len(data) < hlen + bdlen:
             raise invalid_parameter()
-        new = pages.ModeState(self.mode.block_length, self.mode.compression, self.mode.density_code)
+        new = replace(self.mode)
         if bdlen:
             bd = data[hlen : hlen + 8]
             if bd[0] and bd[0] not in self.spec.readable:
@@ -402,6 +411,8 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
                 if plen < 1:
                     raise invalid_parameter()
                 new.compression = bool(page[0] & 0x80)
+            elif code == 0x11:
+                new.partition_request = self._requested_partitions(page)
             rest = rest[2 + plen :]
         self.mode = new
         return 0
@@ -546,16 +557,6 @@ class VirtualDrive(PositioningCommands, ReportCommands, Transport):
             self._flush()
         if count and self._past_early_warning():
             raise Check(NO_SENSE, 0x00, 0x02, info=0, eom=True)
-        return 0
-
-    def _erase(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
-        self._medium()
-        if self.cart.meta.write_protect:
-            raise write_protected()
-        if self.cart.meta.worm and self.pos < self.cart.count:
-            raise worm_overwrite()
-        self._reposition(self.pos)
-        self.cart.truncate(self.pos)
         return 0
 
 

@@ -48,6 +48,7 @@ class DriveLife:
     hard_write_errors: int = 0  # 0x14 parameter 000Eh
     hard_read_errors: int = 0  # 0x14 parameter 000Fh
     non_medium_errors: int = 0  # 0x06 parameter 0000h
+    error_history_cleared: bool = False  # READ BUFFER 1Ch buffer FEh/FFh was sent (``buffers.py``)
 
     @property
     def head_hours(self) -> int:
@@ -161,15 +162,23 @@ def power_conditions(life: DriveLife) -> list[bytes]:
 AES_256_GCM = 0x00010014  # security algorithm code (SFSC), what LTO drives offer
 
 
-def encryption_page(page: int, *, encrypt: bool, volume_encrypted: bool) -> bytes | None:
-    """Pages 0000h (supported pages), 0010h (capabilities), 0020h (status) of the tape data encryption protocol.
+def encryption_page(page: int, *, encrypt: bool, volume_encrypted: bool, key_descriptor: str = "",
+                    next_block: tuple[int, int] | None = None) -> bytes | None:
+    """Pages 0000h (supported pages), 0010h (capabilities), 0020h (status) and 0021h (next block status) of the
+    tape data encryption protocol (SSC-4 8.5).
 
     One algorithm, index 1, AES-256-GCM with a 32-byte key, encrypt and decrypt capable by host
     control (ENCRYPT_C = DECRYPT_C = 10b). With ``encrypt`` the status page says encryption and
-    decryption on, key instance counter 1; VCELB says whether the volume holds encrypted blocks.
+    decryption on, key instance counter 1; VCELB says whether the volume holds encrypted blocks;
+    ``key_descriptor`` (``keydesc=``) is the U-KAD the application named its key with: a descriptor of
+    type 00h, AUTHENTICATED 1h (not authenticated), KAD format 02h (ASCII), from byte 24 of 0020h and
+    byte 16 of 0021h. ``next_block`` is (logical object number, encryption status) for 0021h; the block's
+    U-KAD follows only for an encrypted block (status 5h or 6h), as the drive reads it from the tape.
     """
+    kad = struct.pack(">BBH", 0x00, 0x01, len(key_descriptor)) + key_descriptor.encode("ascii") \
+        if encrypt and key_descriptor else b""
     if page == 0x0000:
-        body = struct.pack(">HHH", 0x0000, 0x0010, 0x0020)
+        body = struct.pack(">HHHH", 0x0000, 0x0010, 0x0020, 0x0021)
     elif page == 0x0010:
         desc = bytearray(24)
         desc[0] = 1
@@ -185,7 +194,13 @@ def encryption_page(page: int, *, encrypt: bool, volume_encrypted: bool) -> byte
         status[1], status[2], status[3] = (2, 2, 1) if encrypt else (0, 0, 0)
         struct.pack_into(">I", status, 4, 1 if encrypt else 0)
         status[8] = 0x08 if volume_encrypted else 0  # VCELB
-        body = bytes(status)
+        status[9] = 0x02 if kad else 0x00  # KAD FORMAT: ASCII
+        body = bytes(status) + kad
+    elif page == 0x0021 and next_block is not None:
+        number, state = next_block
+        encrypted = state in (0x5, 0x6)
+        head = struct.pack(">QBBBB", number, state & 0x0F, 1 if encrypted else 0, 0, 0x02 if encrypted and kad else 0)
+        body = head + (kad if encrypted else b"")
     else:
         return None
     return struct.pack(">HH", page, len(body)) + body

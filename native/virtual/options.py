@@ -69,6 +69,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("phyerrors", "N", "SAS PHY invalid-dword and disparity counts on page 0x18 (a bad cable: 5000)", "5000"),
     Option("encrypt", "0|1", "report AES-256-GCM encryption on (data is still stored in the clear: a training "
            "prop); LTO-4 and later", "1"),
+    Option("keydesc", "TEXT", "with encrypt=1: the key descriptor (U-KAD, 1-32 printable ASCII characters) the "
+           "application gave with its key, reported with the key in use (SECURITY PROTOCOL IN 0020h) and with an "
+           "encrypted block the drive has read (0021h)", "BACKUP-KEY-2024&encrypt=1"),
     Option("selftest", "pass|fail", "the result of SEND DIAGNOSTIC's self-test (fail: 04/40/80), for the drive "
            "assessment", "fail"),
     Option("vendor", "hp|ibm", "personality: hp (default) answers as an HPE 'Ultrium N-SCSI' with HP's vendor log pages "
@@ -169,6 +172,7 @@ class VirtualOptions:
     temperature: int = 38  # degrees C (temperature page)
     phy_errors: int = 0  # SAS PHY error counts (protocol specific port page)
     encrypt: bool = False  # report data encryption on (SECURITY PROTOCOL IN status page)
+    key_descriptor: str = ""  # the U-KAD reported with the key (``keydesc=``)
     selftest_fails: bool = False  # SEND DIAGNOSTIC's self-test reports a hardware failure (training)
     vendor: str = "hp"  # personality: "hp" or "ibm" (native.virtual.vendorpages)
     worn: bool = False  # a worn drive (training): more hours and a worn head (``worn_head``)
@@ -230,6 +234,8 @@ def parse_device(device: str) -> VirtualOptions:
         _apply(opts, key, value)
     if opts.vendor == "ibm" and "phyerrors" in opts.explicit:
         raise InvalidParameter("phyerrors= needs log page 0x18, which an IBM drive does not list", hint="use vendor=hp with phyerrors=")
+    if opts.key_descriptor and not opts.encrypt:
+        raise InvalidParameter("keydesc= names the key of an encrypting drive", hint="add encrypt=1")
     if opts.worn and "hours" not in opts.explicit:
         opts.hours = WORN_HOURS
     if opts.worn and "wornhead" not in opts.explicit:
@@ -300,6 +306,10 @@ def _apply(opts: VirtualOptions, key: str, value: str) -> None:
         opts.temperature = int(_number(value, key, low=0, high=100))
     elif key == "encrypt":
         opts.encrypt = parse_on_off(value, key)
+    elif key == "keydesc":
+        if not (0 < len(value) <= 32 and value.isprintable() and value.isascii()):
+            raise InvalidParameter(f"keydesc={value!r} must be 1-32 printable ASCII characters")
+        opts.key_descriptor = value
     elif key == "phyerrors":
         opts.phy_errors = int(_number(value, key, low=0, high=4_000_000_000))
     elif key == "vendor":

@@ -56,6 +56,8 @@ class ModeState:
     block_length: int = 0  # 0 = variable
     compression: bool = True  # DCE
     density_code: int = 0
+    partition_sizes: tuple[int, ...] = ()  # the loaded cartridge's partitions, bytes (page 11h)
+    partition_request: tuple[int, ...] | None = None  # what MODE SELECT page 11h asked FORMAT MEDIUM to make
 
 
 def compression_page(state: ModeState, changeable: bool = False) -> bytes:
@@ -79,10 +81,25 @@ def device_configuration_page(changeable: bool = False) -> bytes:
     return bytes(b)
 
 
-MODE_PAGES = (0x0F, 0x10)
+def partition_page(state: ModeState, changeable: bool = False) -> bytes:
+    """Mode page 11h, medium partition (SSC-5 8.3.5): the cartridge's partitions, sizes in 10^6 bytes
+    (10^9 when a size would not fit 16 bits), PSUM 3; changeable: what MODE SELECT may set."""
+    sizes = state.partition_sizes or (0,)
+    if changeable:
+        return bytes([0x11, 0x0A, 0x00, 0xFF, 0xFC, 0x00, 0x0F, 0x00]) + b"\xff\xff" * 2
+    unit = 6 if all(s // 10**6 < 0xFFFF for s in sizes) else 9
+    b = bytearray([0x11, 0x06 + 2 * len(sizes), 1, len(sizes) - 1, (0x20 if len(sizes) > 1 else 0) | 0x18 | 0x04, 0x03, unit, 0])
+    for size in sizes:
+        b += struct.pack(">H", size // 10**unit)
+    return bytes(b)
+
+
+MODE_PAGES = (0x0F, 0x10, 0x11)
 
 
 def mode_page(code: int, state: ModeState, changeable: bool) -> bytes:
+    if code == 0x11:
+        return partition_page(state, changeable)
     return compression_page(state, changeable) if code == 0x0F else device_configuration_page(changeable)
 
 

@@ -17,6 +17,7 @@ from native.virtual.sense import BLANK_CHECK, NO_SENSE, Check, invalid_field, no
 class PositioningCommands(DriveBase):
     def _rewind(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
         self._medium()
+        self._select_partition(0)  # REWIND goes to BOP of partition 0 (SSC-5)
         self._reposition(0)
         return 0
 
@@ -31,11 +32,14 @@ class PositioningCommands(DriveBase):
                 self.cart.meta.load_count += 1
                 self.life.loads_this_session += 1
                 self.load = dict.fromkeys(self.load, 0)
+            self._select_partition(0)
             self._reposition(0)
         elif self.loaded:
+            self._select_partition(0)
             self._reposition(0)
             self.loaded = False
-            self.cart.flush()
+            for part in self.parts:
+                part.flush()
         self._tell_library()
         return 0
 
@@ -47,8 +51,8 @@ class PositioningCommands(DriveBase):
         else:
             dest_type, cp = (cdb[1] >> 3) & 0x07, cdb[1] & 0x02
             partition, target = cdb[3], struct.unpack_from(">Q", cdb, 4)[0]
-        if cp and partition != 0:
-            raise invalid_field()
+        if cp:
+            self._select_partition(partition)  # LOCATE with CP: into another partition
         cart = self.cart
         if dest_type == 3:
             self._reposition(cart.count)
@@ -134,10 +138,10 @@ class PositioningCommands(DriveBase):
             if pos > 0xFFFFFFFF:
                 data = bytes([flags | 0x04]) + bytes(19)
             else:
-                data = struct.pack(">BBxxII8x", flags, 0, pos, pos)
+                data = struct.pack(">BBxxII8x", flags, self.partition, pos, pos)
             return self._reply(data, 20, buf)
         if action == 0x06:
-            data = struct.pack(">B3xIQQ8x", flags, 0, pos, cart.filemarks_before(pos))
+            data = struct.pack(">B3xIQQ8x", flags, self.partition, pos, cart.filemarks_before(pos))
             return self._reply(data, 32, buf)
         if action == 0x08:
             data = struct.pack(">BBHxBBBQQQ", flags, 0, 0x1C, 0, 0, 0, pos, pos, 0)

@@ -10,7 +10,7 @@ import struct
 from typing import Callable
 
 from native.transport import Buffer
-from native.virtual import health, opcodes, pages, vendorpages
+from native.virtual import buffers, health, opcodes, pages, vendorpages
 from native.virtual.base import DriveBase
 from native.virtual.options import BAD_TAPE_ERROR_BYTES
 from native.virtual.sense import invalid_field
@@ -40,15 +40,22 @@ class ReportCommands(DriveBase):
                     for code in self.spec.readable]
         return self._reply(pages.report_density(desc), alloc, buf)
 
-    def _mam(self) -> pages.MamValues:
-        meta, mib = self.cart.meta, pages.MiB
+    def _host_attributes(self, number: int) -> dict[int, bytes]:
+        """The attributes the host wrote (``partitions.PartitionCommands``); none by default."""
+        return {}
+
+    def _mam(self, number: int = 0) -> pages.MamValues:
+        """The cartridge memory as partition ``number`` reports it: its own capacities, the cartridge's
+        lifetime totals (each partition file counts its own bytes: ``partitions.py``)."""
+        parts = getattr(self, "parts", [self.cart])
+        part, meta, mib = parts[number], parts[0].meta, pages.MiB
         return pages.MamValues(
-            remaining_mib=max(0, meta.capacity - self.cart.tape_used()) // mib,
-            maximum_mib=meta.capacity // mib,
+            remaining_mib=max(0, part.meta.capacity - part.tape_used()) // mib,
+            maximum_mib=part.meta.capacity // mib,
             load_count=meta.load_count,
             density_code=DENSITY[meta.generation],
-            mib_written_life=meta.host_bytes_written // mib,
-            mib_read_life=meta.host_bytes_read // mib,
+            mib_written_life=sum(p.meta.host_bytes_written for p in parts) // mib,
+            mib_read_life=sum(p.meta.host_bytes_read for p in parts) // mib,
             mib_written_load=self.load["host_w"] // mib,
             mib_read_load=self.load["host_r"] // mib,
             manufacturer="TAPEDIAG",
@@ -63,9 +70,10 @@ class ReportCommands(DriveBase):
         action = cdb[1] & 0x1F
         partition, first = cdb[7], struct.unpack_from(">H", cdb, 8)[0]
         alloc = struct.unpack_from(">I", cdb, 10)[0]
-        if partition != 0 or cdb[5] != 0:
+        if not 0 <= partition < len(getattr(self, "parts", [self.cart])) or cdb[5] != 0:
             raise invalid_field()
-        attrs = pages.mam_attributes(self._mam())
+        attrs = pages.mam_attributes(self._mam(partition))
+        attrs = dict(sorted({**attrs, **self._host_attributes(partition)}.items()))
         chosen = [ident for ident in attrs if ident >= first]
         if action == 0x00:
             body = b"".join(attrs[i] for i in chosen)
@@ -125,16 +133,58 @@ class ReportCommands(DriveBase):
                                          maximum_mib=meta.capacity // mib)
 
     def _security_protocol_in(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
-        """SECURITY PROTOCOL IN, protocol 20h (tape data encryption), pages 0000h/0010h/0020h only."""
+        """SECURITY PROTOCOL IN, protocol 20h (tape data encryption), pages 0000h/0010h/0020h/0021h."""
         protocol, page = cdb[1], struct.unpack_from(">H", cdb, 2)[0]
         alloc = struct.unpack_from(">I", cdb, 6)[0]
         if protocol != 0x20 or cdb[4] & 0x80:  # other protocols; INC_512
             raise invalid_field()
         encrypted = self.opts.encrypt and self.loaded and self.cart.count > 0
-        data = health.encryption_page(page, encrypt=self.opts.encrypt, volume_encrypted=encrypted)
+        next_block = None
+        if page == 0x0021:
+            self._medium()
+            next_block = (self.pos, self._next_block_encryption())
+        data = health.encryption_page(page, encrypt=self.opts.encrypt, volume_encrypted=encrypted,
+                                      key_descriptor=self.opts.key_descriptor, next_block=next_block)
         if data is None:
             raise invalid_field()
         return self._reply(data, alloc, buf)
+
+    def _read_buffer(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
+        """READ BUFFER(10): the error history (mode 1Ch) and, as an IBM drive, the dump (buffer 01h, modes 02h/03h);
+        layouts in ``buffers.py``. Anything else is an invalid field, as on a drive without those buffers."""
+        mode, ident = cdb[1] & 0x1F, cdb[2]
+        offset, alloc = int.from_bytes(cdb[3:6], "big"), int.from_bytes(cdb[6:9], "big")
+        vendor = vendorpages.product(self.opts.vendor, self.spec.generation)[0]
+        if mode == 0x1C:
+            if ident in buffers.CLEAR_IDS:
+                self.life.error_history_cleared = True
+                return 0
+            history = {} if self.life.error_history_cleared else buffers.error_history(
+                vendor=vendor, serial=self.serial, hours=self.life.power_on_hours,
+                errors=[(d[9] & 0x0F, d[10], d[11]) for d in self.life.diagnostics])
+            if ident == 0x00 or ident in buffers.SNAPSHOT_IDS:
+                return self._reply(buffers.directory(vendor, history), alloc, buf)
+            data = history.get(ident)
+        elif self.opts.vendor == vendorpages.IBM and ident == buffers.DUMP_BUFFER and mode in (0x02, 0x03):
+            data = buffers.dump(self.serial)
+            if mode == 0x03:
+                return self._reply(buffers.descriptor(len(data)), alloc, buf)
+        else:
+            data = None
+        if data is None or offset > len(data):
+            raise invalid_field()
+        return self._reply(data[offset:], alloc, buf)
+
+    def _next_block_encryption(self) -> int:
+        """The next block's ENCRYPTION STATUS as a drive knows it without moving the tape (a model): a filemark or
+        end of data is not a logical block (2h); a block is known once the drive has read since the load (its
+        read-ahead holds it): encrypted and decryptable (5h) with ``encrypt=1``, else not encrypted (3h); before
+        any read, not yet read (1h)."""
+        if self.pos >= self.cart.count or self.cart.is_filemark(self.pos):
+            return 0x2
+        if not self.load["host_r"]:
+            return 0x1
+        return 0x5 if self.opts.encrypt else 0x3
 
     def _log_device_status(self) -> list[bytes]:
         return health.dt_device_status(self.life, loaded=self.loaded, write_protected=self.cart.meta.write_protect,

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from native.scsi.buffers import BufferDescriptor, ErrorHistoryDirectory
 from native.scsi.density import DensitySupport
 from native.scsi.inquiry import DeviceIdentification, Inquiry, SupportedVpdPages, UnitSerialNumber
 from native.scsi.logpages import LogPage, SupportedPages, parse_log_page
@@ -71,6 +72,8 @@ PARSERS = {
     "log_supported": SupportedPages.parse,
     "mam": _mam_rendered,
     "attribute_list": parse_attribute_list,
+    "error_history_directory": ErrorHistoryDirectory.parse,
+    "buffer_descriptor": BufferDescriptor.parse,
 }
 
 SEEDS = {
@@ -92,6 +95,10 @@ SEEDS = {
     "log_supported": samples.supported_log_pages(),
     "mam": samples.mam(),
     "attribute_list": bytes([0, 0, 0, 2, 4, 1]),
+    # IBM's directory header (CLR_SUP, EHS_RETRIEVED 10b), its own entry and one 55-byte data buffer 10h
+    "error_history_directory": b"IBM     " + bytes([0, 0x11]) + bytes(20) + bytes([0, 16])
+    + bytes([0x00, 0, 1, 0, 0, 0, 0, 48]) + bytes([0x10, 0, 1, 0, 0, 0, 0, 55]),
+    "buffer_descriptor": bytes([0, 0x0A, 0, 0]),
 }
 
 

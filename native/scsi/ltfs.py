@@ -1,0 +1,299 @@
+"""LTFS volumes: the labels, the index header and the cartridge-memory attributes an LTFS writer leaves.
+
+Why tapediag reads them: a cartridge written by LTFS (IBM Spectrum Archive, HPE StoreOpen, any
+``mkltfs``) holds a customer's files even when the backup software knows nothing of it, and its
+first block is an 80-byte label that looks like nothing in particular. Naming it ("LTFS volume
+'ARCHIVE01' (UUID ...), written by ...") is what makes a technician stop before overwriting it.
+
+What is read, each with its source. The LTFS Format Specification (SNIA, version 2.4; ISO/IEC
+20919:2021 is version 2.5 with the same constructs) is cited by section name, the layout details
+also by the file of the reference implementation (github.com/LinearTapeFileSystem/ltfs, read,
+never copied) that writes them:
+
+* "Volume Layout" / "Partition Layout": an LTFS volume is two partitions (index partition and data
+  partition), each starting with a *label construct*: the VOL1 label, a filemark, the LTFS label,
+  a filemark. The index partition then holds an *index construct* (the index, then a filemark).
+* "VOL1 Label": 80 ASCII bytes, ANSI X3.27 version 4: "VOL1", the volume identifier (the first
+  six characters of the barcode), accessibility "L", the implementation identifier "LTFS"
+  (bytes 24-36), the owner identifier (37-50), label-standard version "4" in byte 79
+  (``src/libltfs/label.c``, ``label_make_ansi_label``).
+* "LTFS Label": an XML document, root ``ltfslabel`` with attribute ``version`` and elements
+  ``creator``, ``formattime``, ``volumeuuid``, ``location/partition``, ``partitions/index``,
+  ``partitions/data``, ``blocksize``, ``compression`` (``src/libltfs/xml_writer_libltfs.c``).
+* "Index": root ``ltfsindex``; ``volumeuuid``, ``generationnumber``, ``updatetime``, and the root
+  ``directory`` whose ``name`` is the volume name.
+* "Medium Auxiliary Memory": LTFS sets Application Vendor (0800h, 8 bytes), Application Name
+  (0801h, 32), Application Version (0802h, 8), User Medium Text Label (0803h, 160: the volume
+  name), Text Localization Identifier (0805h), Barcode (0806h, 32), Application Format Version
+  (080Bh, 16) and, for each partition, Volume Coherency Information (080Ch, 70 bytes): VCR size
+  (1 byte, 8), the volume change reference (8), the volume coherency count (8: the generation of
+  the last index written), the volume coherency set identifier (8: that index's block), the
+  application-client-specific length (2, 43), then "LTFS\\0", the volume UUID (36 characters and a
+  NUL) and a version byte (``src/libltfs/tape.c``, ``tape_get_cart_coherency``;
+  sizes in ``src/libltfs/tape_ops.h``).
+
+Everything here parses bytes a customer's tape holds, so nothing is trusted: the XML parsers
+refuse a document type declaration (no entity can expand), and a damaged label is a
+``ParseError``, never a crash.
+"""
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from dataclasses import asdict, dataclass, replace
+from typing import Any, cast
+
+from native.errors import ParseError
+from native.scsi._bytes import need, uint
+from native.scsi.mam import Mam
+
+VOL1_BYTES = 80
+#: The implementation identifier an LTFS VOL1 label carries (bytes 24-36, left-justified).
+LTFS_IMPLEMENTATION = "LTFS"
+#: The MAM attributes LTFS sets ("Medium Auxiliary Memory" of the format specification).
+APP_VENDOR, APP_NAME, APP_VERSION, USER_MEDIUM_LABEL = 0x0800, 0x0801, 0x0802, 0x0803
+BARCODE, APP_FORMAT_VERSION, VOLUME_COHERENCY = 0x0806, 0x080B, 0x080C
+COHERENCY_BYTES = 0x46  # the attribute's length: 70 bytes
+COHERENCY_SIGNATURE = b"LTFS\x00"
+#: The largest XML document tapediag parses from a tape (a label is well under 1 KiB; an index's
+#: first block is at most the volume's block size, 512 KiB by default, 1 MiB is LTFS's largest).
+MAX_XML = 1 << 20
+
+
+@dataclass(frozen=True)
+class Vol1Label:
+    """The 80-byte ANSI volume label at block 0 of each LTFS partition ("VOL1 Label")."""
+
+    volume_id: str
+    accessibility: str
+    implementation: str
+    owner: str
+    version: str
+
+    @property
+    def is_ltfs(self) -> bool:
+        return self.implementation == LTFS_IMPLEMENTATION
+
+    @classmethod
+    def parse(cls, block: bytes) -> "Vol1Label | None":
+        """The label, or None when the block is not a VOL1 label (any other first block)."""
+        block = bytes(block)
+        if len(block) != VOL1_BYTES or not block.startswith(b"VOL1"):
+            return None
+        text = block.decode("ascii", "replace")
+        return cls(volume_id=text[4:10].strip(), accessibility=text[10], implementation=text[24:37].strip(),
+                   owner=text[37:51].strip(), version=text[79])
+
+
+def _xml_root(data: bytes, what: str) -> ET.Element:
+    """Parse a complete XML document from a tape, refusing a DTD (no entity expansion of untrusted data)."""
+    body = bytes(data).rstrip(b"\x00")
+    if len(body) > MAX_XML:
+        raise ParseError(f"{what}: {len(body)} bytes, more than an LTFS {what} holds")
+    if b"<!DOCTYPE" in body or b"<!ENTITY" in body:
+        raise ParseError(f"{what}: a document type declaration, which LTFS never writes")
+    try:
+        return ET.fromstring(body)
+    except ET.ParseError as err:
+        raise ParseError(f"{what}: not well-formed XML ({err})") from None
+
+
+def _text(root: ET.Element, path: str) -> str:
+    found = root.find(path)
+    return (found.text or "").strip() if found is not None else ""
+
+
+@dataclass(frozen=True)
+class LtfsLabel:
+    """The LTFS label (XML) after the VOL1 label and its filemark ("LTFS Label")."""
+
+    version: str
+    creator: str
+    format_time: str
+    volume_uuid: str
+    partition: str  # the partition this label is on: "a" or "b"
+    index_partition: str
+    data_partition: str
+    blocksize: int | None
+    compression: bool | None
+
+    @classmethod
+    def parse(cls, data: bytes) -> "LtfsLabel":
+        root = _xml_root(data, "LTFS label")
+        if root.tag != "ltfslabel":
+            raise ParseError(f"LTFS label: the root element is <{root.tag}>, not <ltfslabel>")
+        size = _text(root, "blocksize")
+        compression = _text(root, "compression").lower()
+        return cls(version=root.get("version", ""), creator=_text(root, "creator"),
+                   format_time=_text(root, "formattime"), volume_uuid=_text(root, "volumeuuid"),
+                   partition=_text(root, "location/partition"), index_partition=_text(root, "partitions/index"),
+                   data_partition=_text(root, "partitions/data"), blocksize=int(size) if size.isdigit() else None,
+                   compression={"true": True, "1": True, "false": False, "0": False}.get(compression))
+
+
+@dataclass(frozen=True)
+class IndexHeader:
+    """What the start of an LTFS index says: the volume's UUID, the index generation, when it was
+    written, and the volume name (the root directory's name, "Index" of the format specification).
+    Parsed from the first block of the index only: an index of a full volume runs to many blocks,
+    and everything here comes before the first file."""
+
+    volume_uuid: str
+    generation: int | None
+    update_time: str
+    volume_name: str
+    creator: str
+
+    @classmethod
+    def parse(cls, data: bytes) -> "IndexHeader":
+        body = bytes(data).rstrip(b"\x00")[:MAX_XML]
+        if b"<!DOCTYPE" in body or b"<!ENTITY" in body:
+            raise ParseError("LTFS index: a document type declaration, which LTFS never writes")
+        fields = _index_fields(body)
+        generation = fields.get("generationnumber", "")
+        return cls(volume_uuid=fields.get("volumeuuid", ""), generation=int(generation) if generation.isdigit() else None,
+                   update_time=fields.get("updatetime", ""), volume_name=fields.get("name", ""),
+                   creator=fields.get("creator", ""))
+
+
+_INDEX_FIELDS = ("volumeuuid", "generationnumber", "updatetime", "creator")
+
+
+def _index_fields(body: bytes) -> dict[str, str]:
+    """The index's top-level fields and the root directory's name, from a document that may be cut short
+    (the first block of a long index): an incremental parser stops at the root directory's name."""
+    fields: dict[str, str] = {}
+    depth, in_root_dir = 0, False
+    parser: ET.XMLPullParser = ET.XMLPullParser(events=("start", "end"))
+    try:
+        parser.feed(body)
+        for item in parser.read_events():
+            event, element = cast("tuple[str, Any]", item)
+            if not isinstance(element, ET.Element):
+                continue
+            depth += 1 if event == "start" else -1
+            if event == "start" and depth == 1 and element.tag != "ltfsindex":
+                raise ParseError(f"LTFS index: the root element is <{element.tag}>, not <ltfsindex>")
+            if event == "start" and element.tag == "directory" and depth == 2:
+                in_root_dir = True
+            elif event == "end" and depth == 1 and element.tag in _INDEX_FIELDS:
+                fields[element.tag] = (element.text or "").strip()
+            elif event == "end" and in_root_dir and depth == 2 and element.tag == "name":
+                fields["name"] = (element.text or "").strip()
+                break
+    except ET.ParseError as err:
+        if not fields:
+            raise ParseError(f"LTFS index: not well-formed XML ({err})") from None
+    return fields
+
+
+@dataclass(frozen=True)
+class CoherencyInfo:
+    """MAM attribute 080Ch of one partition, Volume Coherency Information (the value, without the
+    attribute's 5-byte header): which index generation was last written, and where."""
+
+    volume_change_reference: int
+    generation: int
+    index_block: int
+    volume_uuid: str
+    version: int
+
+    @classmethod
+    def parse(cls, value: bytes) -> "CoherencyInfo | None":
+        """The coherency information, or None when the attribute is another application's (no "LTFS")."""
+        value = bytes(value)
+        need(value, 27, "volume coherency information")
+        vcr_size = value[0]
+        base = 1 + vcr_size
+        need(value, base + 18, "volume coherency information")
+        client_len = uint(value, base + 16, 2)
+        client = value[base + 18 : base + 18 + client_len]
+        if not client.startswith(COHERENCY_SIGNATURE):
+            return None
+        need(client, 42, "LTFS volume coherency information")
+        uuid = client[5:42].split(b"\x00", 1)[0].decode("ascii", "replace")
+        return cls(volume_change_reference=uint(value, 1, vcr_size) if vcr_size else 0,
+                   generation=uint(value, base, 8), index_block=uint(value, base + 8, 8), volume_uuid=uuid,
+                   version=client[42] if len(client) > 42 else 0)
+
+
+@dataclass(frozen=True)
+class LtfsVolume:
+    """One LTFS volume as tapediag found it, merged from what could be read: the cartridge memory
+    (no tape motion: ``info``) and the labels on tape (the scan, the pre-write probe).
+    ``evidence`` names each source, so a report says what the recognition rests on."""
+
+    volume_uuid: str = ""
+    name: str = ""
+    barcode: str = ""
+    written_by: str = ""
+    format_version: str = ""
+    partitions: int | None = None
+    index_partition: str = ""
+    data_partition: str = ""
+    blocksize: int | None = None
+    compression: bool | None = None
+    format_time: str = ""
+    generation: int | None = None
+    evidence: tuple[str, ...] = ()
+
+    def describe(self) -> str:
+        """"LTFS volume 'ARCHIVE01' (UUID ...), written by IBM LTFS 2.4.5.1": the words every front end shows."""
+        name = f"'{self.name}'" if self.name else "without a name"
+        uuid = f" (UUID {self.volume_uuid})" if self.volume_uuid else ""
+        by = f", written by {self.written_by}" if self.written_by else ""
+        return f"LTFS volume {name}{uuid}{by}"
+
+    def with_labels(self, vol1: Vol1Label, label: LtfsLabel, index: "IndexHeader | None") -> "LtfsVolume":
+        """This volume completed by the labels read on tape (the label's creator says who formatted it)."""
+        return replace(
+            self,
+            volume_uuid=label.volume_uuid or self.volume_uuid,
+            name=(index.volume_name if index is not None and index.volume_name else self.name),
+            barcode=self.barcode or vol1.volume_id,
+            written_by=label.creator or self.written_by,
+            format_version=label.version or self.format_version,
+            index_partition=label.index_partition, data_partition=label.data_partition,
+            blocksize=label.blocksize, compression=label.compression, format_time=label.format_time,
+            generation=index.generation if index is not None and index.generation is not None else self.generation,
+            evidence=self.evidence + ("VOL1 and LTFS labels at the start of partition 0",)
+            + (("the index on partition 0",) if index is not None else ()),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["evidence"] = list(self.evidence)
+        out["description"] = self.describe()
+        return out
+
+
+def _mam_text(mam: Mam, attr: int) -> str:
+    value = mam.value(attr)
+    return value.strip() if isinstance(value, str) else ""
+
+
+def from_mam(mam: Mam, *, partitions: int | None = None) -> LtfsVolume | None:
+    """An LTFS volume as the cartridge memory names it, or None when nothing there says LTFS.
+
+    LTFS is recognised by the Volume Coherency Information's "LTFS" signature (080Ch), which an LTFS
+    writer keeps for each partition of its volume; the Application Name (0801h) alone says only which
+    application last wrote the cartridge's memory. The other attributes fill in the name, the writer
+    and the format version."""
+    raw = mam.get(VOLUME_COHERENCY)
+    coherency = None
+    if raw is not None and isinstance(raw.raw, bytes):
+        try:
+            coherency = CoherencyInfo.parse(raw.raw)
+        except ParseError:
+            coherency = None
+    if coherency is None:
+        return None
+    app = _mam_text(mam, APP_NAME)
+    writer = " ".join(t for t in (_mam_text(mam, APP_VENDOR), app, _mam_text(mam, APP_VERSION)) if t)
+    return LtfsVolume(volume_uuid=coherency.volume_uuid, name=_mam_text(mam, USER_MEDIUM_LABEL),
+                      barcode=_mam_text(mam, BARCODE), written_by=writer,
+                      format_version=_mam_text(mam, APP_FORMAT_VERSION), partitions=partitions,
+                      generation=coherency.generation,
+                      evidence=("cartridge memory: Volume Coherency Information 080Ch",))
+
+
+__all__ = ["Vol1Label", "LtfsLabel", "IndexHeader", "CoherencyInfo", "LtfsVolume", "from_mam", "VOL1_BYTES"]
