@@ -154,7 +154,18 @@ class Checkpoint:
     results: dict
 
 
-Event = Union[SampleBatch, PhaseStarted, Progress, Message, PhaseFinished, RatedRates, RobotMove, Checkpoint]
+@dataclass(frozen=True)
+class DriveBusy:
+    """A passive watch's sampling interval (``app.watch``): the share of it the drive had a command
+    outstanding, from the kernel's tape statistics. ``1 - busy_share`` is the time it waited for the
+    host: the live curve of the bottleneck number (the bytes moved arrive as a ``SampleBatch``)."""
+
+    t: float  # end of the interval, seconds since the watch began
+    seconds: float
+    busy_share: float
+
+
+Event = Union[SampleBatch, PhaseStarted, Progress, Message, PhaseFinished, RatedRates, RobotMove, Checkpoint, DriveBusy]
 EventSink = Callable[[Event], None]
 
 

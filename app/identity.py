@@ -26,6 +26,7 @@ from native.errors import TapediagError
 from native.iscsi_url import display_device
 
 if TYPE_CHECKING:
+    from app.device import ScsiDevice
     from app.drive import TapeDrive
     from app.library import Changer
 
@@ -65,16 +66,22 @@ def _text(value: object) -> str | None:
     return value.strip() or None if isinstance(value, str) else None
 
 
-def of_drive(drive: "TapeDrive") -> DeviceIdentity:
-    """A tape drive's identity from INQUIRY and VPD 80h (no cartridge needed); what fails stays ``None``."""
-    ident = DeviceIdentity(display_device(drive.device), TAPE_DRIVE)
+def of_device(device: "ScsiDevice", role: str) -> DeviceIdentity:
+    """A drive's or a library's identity from INQUIRY and VPD 80h (no cartridge needed); what fails stays
+    ``None``: it is not recorded, and the run itself says what is wrong with the device."""
+    ident = DeviceIdentity(display_device(device.device), role)
     try:
-        inq = drive.inquiry()
+        inq = device.inquiry()
         ident = replace(ident, vendor=_text(inq.vendor), product=_text(inq.product), firmware=_text(inq.revision))
-        ident = replace(ident, serial=_text(drive.serial_number()))
-    except TapediagError:  # whatever fails is not recorded; the run itself says what is wrong with the drive
+        ident = replace(ident, serial=_text(device.serial_number()))
+    except TapediagError:
         pass
     return ident
+
+
+def of_drive(drive: "TapeDrive") -> DeviceIdentity:
+    """A tape drive's identity (``of_device``)."""
+    return of_device(drive, TAPE_DRIVE)
 
 
 def with_cartridge(ident: DeviceIdentity, drive: "TapeDrive") -> DeviceIdentity:
@@ -95,15 +102,8 @@ def with_cartridge(ident: DeviceIdentity, drive: "TapeDrive") -> DeviceIdentity:
 
 
 def of_changer(changer: "Changer") -> DeviceIdentity:
-    """A library's identity from its INQUIRY and VPD 80h (the robot, not its drives)."""
-    ident = DeviceIdentity(display_device(changer.device), LIBRARY)
-    try:
-        inq = changer.identify()
-        ident = replace(ident, vendor=_text(inq.vendor), product=_text(inq.product), firmware=_text(inq.revision))
-        ident = replace(ident, serial=_text(changer.serial_number()))
-    except TapediagError:
-        pass
-    return ident
+    """A library's identity (``of_device``): the robot's, not its drives'."""
+    return of_device(changer, LIBRARY)
 
 
 def of_drive_device(device: str) -> DeviceIdentity:

@@ -17,8 +17,10 @@ from typing import Any, Callable, Iterable
 from app.drive import NOT_SUPPORTED, Supported, Unsupported
 from app.health_rules import Finding
 from app.info import DriveInfo, Verdict
+from app.info.stored import block_mode, sas_address
 from app.timeouts import CommandTimeoutEntry
 from app.wear import WearFigure
+from native.scsi.density import density_name
 from native.scsi.ltfs import LtfsVolume
 from native.units import block_text, date_text, plural, rate_text
 
@@ -118,8 +120,8 @@ def _path(info: DriveInfo) -> Section:
         return Section("Path to the drive", (Row("Maximum transfer", limit.reason),))
     max_bytes = limit.value.max_bytes
     rows = [Row("Maximum transfer", f"{block_text(max_bytes)} ({limit.value.source})")]
-    if isinstance(info.block_limits, Supported) and info.block_limits.value.max_block > max_bytes:
-        rows.append(Row("Note", f"below the drive's maximum block ({block_text(info.block_limits.value.max_block)}): "
+    if isinstance(info.block_limits, Supported) and info.block_limits.value.max_length > max_bytes:
+        rows.append(Row("Note", f"below the drive's maximum block ({block_text(info.block_limits.value.max_length)}): "
                                 f"larger blocks or I/O sizes are refused by the OS/HBA", "warning"))
     return Section("Path to the drive", tuple(rows))
 
@@ -145,22 +147,22 @@ def sections(info: DriveInfo) -> list[Section]:
     if info.health.verdict is Verdict.NOT_A_TAPE:  # identity only: no tape section was queried
         return out
     out.append(_section("Mode", info.media, lambda m: [
-        Row("Density", f"{m.density_name}" + (f" (0x{m.density_code:02X})" if m.density_code is not None else "")),
-        Row("Block mode", m.block_mode),
+        Row("Density", f"{density_name(m.density_code)}" + (f" (0x{m.density_code:02X})" if m.density_code is not None else "")),
+        Row("Block mode", block_mode(m.block_length)),
         Row("Write protected", yes_no(m.write_protected), "warning" if m.write_protected else None),
         Row("Buffered mode", _BUFFERED_MODES.get(m.buffered_mode, f"{m.buffered_mode} (reserved value)")),
     ]))
     out.append(_section("Block limits", info.block_limits, lambda b: [
-        Row("Minimum block", _bytes(b.min_block)),
-        Row("Maximum block", _bytes(b.max_block)),
+        Row("Minimum block", _bytes(b.min_length)),
+        Row("Maximum block", _bytes(b.max_length)),
         Row("Granularity", _bytes(2 ** b.granularity)),
     ]))
     out.append(_path(info))
     out.append(_section("Command timeouts", info.command_timeouts, lambda t: [Row("Source", t.source)] + [
         Row(e.command, timeout_text(e.seconds) + _timeout_origin(e)) for e in t.commands], expanded=False))
     out.append(_section("Compression", info.compression, lambda c: [
-        Row("Capable", yes_no(c.capable)),
-        Row("Enabled", yes_no(c.enabled)),
+        Row("Capable", yes_no(c.dcc)),
+        Row("Enabled", yes_no(c.dce)),
     ]))
     out.append(_section("Cartridge (MAM)", info.cartridge, lambda c: [
         Row("Barcode", yes_no(c.barcode)),
@@ -172,20 +174,20 @@ def sections(info: DriveInfo) -> list[Section]:
         Row("Load count", yes_no(c.load_count)),
         Row("Capacity remaining", mib_size(c.remaining_capacity_mib)),
         Row("Capacity maximum", mib_size(c.maximum_capacity_mib)),
-        Row("Written (lifetime)", mib_size(c.mib_written_total)),
-        Row("Read (lifetime)", mib_size(c.mib_read_total)),
-        Row("Written (last load)", mib_size(c.mib_written_last_load)),
-        Row("Read (last load)", mib_size(c.mib_read_last_load)),
+        Row("Written (lifetime)", mib_size(c.mb_written_total)),
+        Row("Read (lifetime)", mib_size(c.mb_read_total)),
+        Row("Written (last load)", mib_size(c.mb_written_last_load)),
+        Row("Read (last load)", mib_size(c.mb_read_last_load)),
     ]))
     if info.ltfs is not None:
         out.append(ltfs_section(info.ltfs))
     out.append(_tapealert(info))
     for title, counts in (("Write errors", info.write_errors), ("Read errors", info.read_errors)):
         out.append(_section(title, counts, lambda e: [
-            Row("Corrected", yes_no(e.corrected)),
-            Row("Uncorrected", yes_no(e.uncorrected), "warning" if e.uncorrected else None),
-            Row("Retries", yes_no(e.retries)),
-            Row("Bytes processed", yes_no(e.bytes_processed)),
+            Row("Corrected", yes_no(e.total_corrected)),
+            Row("Uncorrected", yes_no(e.total_uncorrected), "warning" if e.total_uncorrected else None),
+            Row("Retries", yes_no(e.total_retries)),
+            Row("Bytes processed", yes_no(e.total_bytes_processed)),
         ]))
     out.append(_section("Volume statistics", info.volume_statistics, lambda v: [
         Row(statistic_label(k), _volume_value(k, val)) for k, val in v.items()] or [Row("", "none reported")],
@@ -310,7 +312,7 @@ def _tapealert(info: DriveInfo) -> Section:
         return Section("TapeAlert", (Row("", info.tapealerts.reason),))
     # By hex number as the verdict names a flag ("TapeAlert 14h"), with the decimal one that
     # vendors' manuals (and the virtual drive's tapealert= option) use beside it.
-    rows = [Row(f"{a.code:02X}h ({a.code}) {a.name}", f"{a.severity}: {a.text}", a.severity.lower())
+    rows = [Row(f"{a.code:02X}h ({a.code}) {a.name}", f"{a.severity.value}: {a.definition.text}", a.severity.value.lower())
             for a in info.tapealerts.value] or [Row("", "no flags set")]
     if info.tapealert_source:
         rows.append(Row("Read from", info.tapealert_source))
@@ -337,15 +339,16 @@ def _drive_wide(info: DriveInfo) -> list[Section]:
             Row("Cleaning requested", yes_no(s.cleaning_requested), "warning" if s.cleaning_requested else None),
             Row("Medium present", yes_no(s.medium_present)),
             Row("Write protected", yes_no(s.write_protected)),
-            Row("Activity", s.activity),
+            Row("Activity", s.activity_name),
         ]),
         _section("Device statistics (log page 0x14)", info.device_statistics, lambda d: [
-            Row(statistic_label(k), yes_no(v)) for k, v in d.figures.items()
-        ] + [Row(f"Head hours on {m.density}", f"{m.head_hours:,} (medium type 0x{m.medium_type:02X})") for m in d.per_medium]
+            Row(statistic_label(k), yes_no(v)) for k, v in d.stats().items()
+        ] + [Row(f"Head hours on {density_name(m.density_code)}", f"{m.hours:,} (medium type 0x{m.medium_type:02X})")
+             for m in d.medium_type_hours]
             or [Row("", "none reported")]),
-        _section("SAS port (log page 0x18)", info.ports, lambda phys: [
-            row for p in phys for row in (
-                Row(f"Port {p.port} phy {p.phy}", f"{p.link_rate}, SAS address {p.sas_address}"),
+        _section("SAS port (log page 0x18)", info.ports, lambda ports: [
+            row for port in ports for p in port.phys for row in (
+                Row(f"Port {port.port} phy {p.phy_id}", f"{p.link_rate}, SAS address {sas_address(p.sas_address)}"),
                 Row("Invalid dwords", yes_no(p.invalid_dwords), indent=1),
                 Row("Disparity errors", yes_no(p.disparity_errors), indent=1),
                 Row("Loss of dword sync", yes_no(p.loss_of_sync), indent=1),
@@ -353,7 +356,7 @@ def _drive_wide(info: DriveInfo) -> list[Section]:
             )
         ] or [Row("", "no SAS phy reported")], expanded=False),
         _section("Tape diagnostic data (log page 0x16)", info.diagnostics, lambda entries: [
-            Row(f"{e.head_hours:,} head hours", f"{e.sense}, command 0x{e.opcode:02X}, medium {e.medium_id or '-'}"
+            Row(f"{e.head_hours:,} head hours", f"{e.sense_text}, command 0x{e.opcode:02X}, medium {e.medium_id or '-'}"
                                                 + (" (repeated)" if e.repeat else ""))
             for e in entries
         ] or [Row("", "no errors recorded")]),

@@ -2,7 +2,7 @@
 
 Why a class of its own and not ``TapeDrive``: changer commands go only to a changer
 (peripheral type 08h), as tape commands go only to a tape; each object checks its own
-type before its first command. A read-only session (``app.drive.STATE_CHANGING_OPCODES``,
+type before its first command (``app.device.ScsiDevice``, their one base). A read-only session (``app.device.STATE_CHANGING_OPCODES``,
 the one list) refuses MOVE MEDIUM and INITIALIZE ELEMENT STATUS here as it refuses writes
 in the drive object. A move is checked against a fresh inventory first (source full,
 destination empty, both real elements), so the robot is asked only for moves that can
@@ -33,19 +33,16 @@ import re
 import time
 from dataclasses import dataclass
 
-from app.commandwatch import CommandWatch, default_watch
-from app.drive import STATE_CHANGING_OPCODES, ReadOnlyRefusal, TapeDrive, read_only_session
-from app.events import CancelToken, EventSink, discard
-from native.waiting import watched
+from app.device import ScsiDevice
+from app.drive import TapeDrive
 from native.scsi import cdb as C
-from native.scsi.inquiry import Inquiry, UnitSerialNumber, device_type_name
-from native.scsi.sense import Sense
+from native.scsi.inquiry import Inquiry, device_type_name
 from native.scsi.smc import (
-    INITIALIZE_ELEMENT_STATUS,
     PAGE_ELEMENT_ADDRESS,
     Element,
     ElementMap,
     ElementType,
+    initialize_element_status,
     move_medium,
     parse_element_status,
     read_element_status,
@@ -59,13 +56,11 @@ from native.errors import (
     NotReady,
     ParseError,
     SafetyRefusal,
-    ScsiStatusError,
     TapediagError,
     UnitAttention,
-    check_condition_class,
 )
 from native.iscsi_url import display_device
-from native.transport import CHECK_CONDITION, GOOD, Transport
+from native.transport import DEFAULT_TIMEOUT, Transport
 from native.units import plural
 
 PERIPHERAL_CHANGER = 0x08
@@ -252,77 +247,47 @@ class Inventory:
                              for e in self.elements]}
 
 
-class Changer:
-    """One medium changer over a transport. Not thread-safe: one worker per device."""
+#: Seconds a changer command may take (``ScsiDevice._timeout_of``); any other, the default minute.
+CHANGER_TIMEOUTS = {C.MOVE_MEDIUM: MOVE_TIMEOUT, C.INITIALIZE_ELEMENT_STATUS: INIT_TIMEOUT}
 
-    def __init__(self, transport: Transport, *, device: str | None = None) -> None:
-        self.transport = transport
-        self.device = display_device(device if device is not None else (getattr(transport, "device", "") or ""))
-        self.inquiry: Inquiry | None = None
+
+class Changer(ScsiDevice):
+    """One medium changer over a transport (``ScsiDevice``: the gates, the statuses, the watch). Not
+    thread-safe: one worker per device."""
+
+    PERIPHERAL = PERIPHERAL_CHANGER
+    KIND = "library"
+
+    def __init__(self, transport: Transport, *, device: str | None = None, read_only: bool | None = None) -> None:
+        super().__init__(transport, device=device, read_only=read_only)
         self._robot_address: int | None = None
-        default = default_watch(self.device)
-        if default is not None:
-            self.transport = watched(self.transport, default)
 
-    def watch_commands(self, cancel: CancelToken | None, sink: EventSink = discard) -> None:
-        """Watch the changer's commands for a run, as ``TapeDrive.watch_commands`` does: a robot that stops
-        answering is named, and a cancel gives up a command it does not answer (``app.commandwatch``)."""
-        self.transport = watched(self.transport, CommandWatch(cancel, sink, device=self.device))
+    def _timeout_of(self, opcode: int) -> float:
+        return CHANGER_TIMEOUTS.get(opcode, DEFAULT_TIMEOUT)
 
-    @classmethod
-    def open(cls, device: str) -> "Changer":
-        from app.targets import chap_secret_for
-        from native import open_transport
+    def _wrong_type(self, inquiry: Inquiry) -> InvalidParameter:
+        return NotAChanger(f"{self.device} is a {device_type_name(inquiry.device_type)} device "
+                           f"(peripheral type {inquiry.device_type}), not a media changer")
 
-        return cls(open_transport(device, chap_secret=chap_secret_for(device)), device=device)
-
-    def __enter__(self) -> "Changer":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.transport.close()
-
-    def _command(self, cdb: bytes, alloc: int = 0, timeout: float = 60.0) -> bytes:
-        if read_only_session() and cdb[0] in STATE_CHANGING_OPCODES:
-            raise ReadOnlyRefusal.command(self.device, cdb[0])
-        if cdb[0] != 0x12:
-            self._require_changer()
-        for attempt in range(3):  # a library reports UNIT ATTENTION after power-on or a door opened
-            result = self.transport.execute(cdb, data_in=alloc, timeout=timeout)
-            if result.status == GOOD:
-                return bytes(result.data)
-            if result.status != CHECK_CONDITION:
-                raise ScsiStatusError(f"{C.opcode_name(cdb[0])}: the device returned status 0x{result.status:02X}",
-                                      status=result.status, device=self.device)
-            sense = Sense.parse(result.sense) if result.sense else None
-            if sense is not None and sense.key == 0x6 and attempt < 2:
-                continue
-            cls = check_condition_class(sense.key if sense else 0)
-            raise cls(f"{C.opcode_name(cdb[0])}: {sense.describe() if sense else 'CHECK CONDITION without sense'}",
-                      sense=sense, device=self.device)
-        raise CheckCondition(f"{C.opcode_name(cdb[0])}: the unit attention did not clear", sense=None, device=self.device)
+    def _ask(self, cdb: bytes, alloc: int = 0) -> bytes:
+        """A command that must succeed, with the data it returns. A library reports UNIT ATTENTION after
+        power-on or a door opened: the command is sent again (twice at most)."""
+        for attempt in range(3):
+            try:
+                return self._data_in(cdb, alloc, timeout=self._timeout_of(cdb[0]))
+            except UnitAttention:
+                if attempt == 2:
+                    raise
+        raise AssertionError("not reached")
 
     def identify(self) -> Inquiry:
         """The library's INQUIRY (read once)."""
-        if self.inquiry is None:
-            self.inquiry = Inquiry.parse(self._command(C.inquiry(96), 96))
-        return self.inquiry
-
-    def serial_number(self) -> str:
-        """The library's serial number (VPD 80h), read-only."""
-        return UnitSerialNumber.parse(self._command(C.inquiry(255, evpd=True, page=0x80), 255)).serial
-
-    def _require_changer(self) -> None:
-        if self.inquiry is None:
-            self.inquiry = Inquiry.parse(self._command(C.inquiry(96), 96))
-        if self.inquiry.device_type != PERIPHERAL_CHANGER:
-            raise NotAChanger(f"{self.device} is a {device_type_name(self.inquiry.device_type)} device "
-                              f"(peripheral type {self.inquiry.device_type}), not a media changer")
+        return self._inquiry or self.inquiry()
 
     def element_map(self) -> ElementMap | None:
         """The Element Address Assignment page (1Dh), or None when the library does not report it."""
         try:
-            data = self._command(C.mode_sense6(PAGE_ELEMENT_ADDRESS, dbd=True), 255)
+            data = self._ask(C.mode_sense6(PAGE_ELEMENT_ADDRESS, dbd=True), 255)
         except IllegalRequest:
             return None
         try:
@@ -338,8 +303,8 @@ class Changer:
         type is the form every backup application uses. The element map (1Dh) says which
         types exist and how many, so an absent type (no mail slot) is not asked for.
         """
-        self._require_changer()
-        assert self.inquiry is not None
+        inquiry = self.identify()
+        self.require_type()
         emap = self.element_map()
         elements: list[Element] = []
         for kind in ElementType:
@@ -348,8 +313,7 @@ class Changer:
                 continue
             alloc = min(0xFFFFFF, 16 + count * _DESCRIPTOR_MAX) if emap is not None else 0xFFFF
             try:
-                data = self._command(read_element_status(element_type=kind, start=first, count=count, alloc=alloc),
-                                     alloc)
+                data = self._ask(read_element_status(element_type=kind, start=first, count=count, alloc=alloc), alloc)
             except IllegalRequest:
                 if emap is not None:
                     raise
@@ -357,14 +321,12 @@ class Changer:
             elements += [e for e in parse_element_status(data) if e.type is kind]
         robot = next((e.address for e in elements if e.type is ElementType.TRANSPORT), None)
         self._robot_address = robot if robot is not None else self._robot_address
-        return Inventory(self.device, self.inquiry.vendor, self.inquiry.product, tuple(elements))
+        return Inventory(self.device, inquiry.vendor, inquiry.product, tuple(elements))
 
     def initialize_element_status(self) -> None:
         """INITIALIZE ELEMENT STATUS (07h): the library checks every element again (a barcode scan). Sent only
         on request: minutes on a big library, hence the long timeout."""
-        if read_only_session():
-            raise ReadOnlyRefusal.command(self.device, INITIALIZE_ELEMENT_STATUS)
-        self._command(bytes([INITIALIZE_ELEMENT_STATUS, 0, 0, 0, 0, 0]), timeout=INIT_TIMEOUT)
+        self._ask(initialize_element_status())
 
     def move(self, source: str, destination: str, *, unload: bool = True, allow_removal: bool = False,
              writes: bool = False) -> Moved:
@@ -378,8 +340,7 @@ class Changer:
         ``allow_removal`` sends ALLOW MEDIUM REMOVAL to that drive: only on the operator's request.
         To or from the mail slot, the library's removal is prevented for the move (``_lock``).
         """
-        if read_only_session():
-            raise ReadOnlyRefusal.command(self.device, 0xA5)
+        self.require_writable(C.MOVE_MEDIUM)  # refused before the inventory and the drive's unload
         inv = self.inventory()
         src, dst = check_move(inv, source, destination)
         notes = media_fit(inv, src, dst, writes=writes)
@@ -409,7 +370,7 @@ class Changer:
         """PREVENT MEDIUM REMOVAL to the changer: True when the library took it (then ``_unlock`` is owed),
         False when it does not support it (05/20/00 or 05/24/00: tgt's changer, docs/tgt-changer.md)."""
         try:
-            self._command(C.prevent_allow_medium_removal(prevent=True))
+            self._ask(C.prevent_allow_medium_removal(prevent=True))
         except IllegalRequest as err:
             if err.sense is not None and err.sense.asc in (0x20, 0x24):
                 return False
@@ -419,7 +380,7 @@ class Changer:
     def _unlock(self) -> None:
         """ALLOW MEDIUM REMOVAL: only after tapediag's own PREVENT (``_lock``); it lifts no other application's."""
         try:
-            self._command(C.prevent_allow_medium_removal(prevent=False))
+            self._ask(C.prevent_allow_medium_removal(prevent=False))
         except DeviceError as err:
             raise DeviceError(f"ALLOW MEDIUM REMOVAL after the move failed: {err}; the library may keep its "
                               "mail slot locked until this host's session ends", device=self.device) from None
@@ -428,7 +389,7 @@ class Changer:
         """MOVE MEDIUM for a move ``check_move`` passed; the seconds the robot took."""
         robot = self._robot_address if self._robot_address is not None else 0  # set by the inventory before
         start = time.monotonic()
-        self._command(move_medium(robot, src.address, dst.address), timeout=MOVE_TIMEOUT)
+        self._ask(move_medium(robot, src.address, dst.address))
         return time.monotonic() - start
 
 

@@ -130,13 +130,12 @@ def drive_serial(device: str) -> str | None:
 
 def _serial_or_busy(device: str) -> tuple[str | None, bool]:
     """(serial, busy): the serial from INQUIRY VPD 80h; busy when another program has the drive open."""
-    from app.targets import chap_secret_for
-    from native import open_transport
+    from app.targets import open_device
     from native.scsi.cdb import inquiry
     from native.scsi.inquiry import UnitSerialNumber
 
     try:
-        transport = open_transport(device, chap_secret=chap_secret_for(device))
+        transport = open_device(device)
         try:
             result = transport.execute(inquiry(255, evpd=True, page=0x80), data_in=255, timeout=10)
         finally:

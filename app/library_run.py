@@ -16,12 +16,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.drive import ReadOnlyRefusal, read_only_session
 from app.library import Changer, Inventory
 from native.errors import DeviceError, InvalidParameter, TapediagError
-from native.scsi.smc import Element, ElementType
-
-MOVE_MEDIUM = 0xA5
+from native.scsi.smc import MOVE_MEDIUM, Element, ElementType
 
 
 class LibraryRunError(DeviceError):
@@ -72,8 +69,7 @@ def load(changer: Changer, barcode: str, drive: str | None = None, *, writes: bo
     is named); the inventory before the move is returned for the final comparison. Bad input raises
     ``InvalidParameter`` before anything moves; a cartridge that does not fit the drive (``app.media``; with
     ``writes``, the test that follows writes, one the drive can only read too) ``MediaRefusal``."""
-    if read_only_session():
-        raise ReadOnlyRefusal.command(changer.device, MOVE_MEDIUM)
+    changer.require_writable(MOVE_MEDIUM)
     from app.library_discovery import drive_devices
 
     inv = changer.inventory()

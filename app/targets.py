@@ -28,6 +28,7 @@ from native.paths import data_dir
 
 if TYPE_CHECKING:  # what only adding or discovering targets needs is imported there: `devices` starts faster
     from native.iscsi_discovery import DiscoveredTarget
+    from native.transport import Transport
 
 FILE_NAME = "iscsi_targets.json"
 #: Environment variable holding a CHAP secret (for scripts; not shown by ``ps``).
@@ -155,6 +156,14 @@ def chap_secret_for(device: str) -> str | None:
     return secret
 
 
+def open_device(device: str) -> "Transport":
+    """The transport behind ``device``, opened with its CHAP secret (``chap_secret_for``): the one way
+    tapediag opens a device it names (drive, changer, ticket, discovery)."""
+    from native import open_transport
+
+    return open_transport(device, chap_secret=chap_secret_for(device))
+
+
 def add_target(url: str) -> RememberedTarget:
     """Remember ``url`` (validated, not contacted). Adding it twice keeps one entry.
 
@@ -216,10 +225,7 @@ def target_url(host: str, port: int | str, iqn: str, lun: int | str, user: str =
         host = host[1:-1]
     if not host:
         raise InvalidParameter("the host (the portal's address) is empty")
-    try:
-        port_n = int(str(port).strip() or DEFAULT_PORT)
-    except ValueError:
-        raise InvalidParameter(f"the port '{port}' is not a number") from None
+    port_n = _port(port)
     if not 0 < port_n < 65536:
         raise InvalidParameter(f"the port {port_n} is not a TCP port (1-65535)")
     if not iqn:
@@ -247,11 +253,15 @@ def discover_targets(host: str, port: int | str, user: str = "", secret: str = "
     host = host.strip().strip("[]")
     if not host:
         raise InvalidParameter("the host (the portal's address) is empty")
+    return send_targets(host, _port(port), user=user.strip() or None, secret=secret or None)
+
+
+def _port(port: int | str) -> int:
+    """The portal's TCP port as typed (empty: iSCSI's 3260); text that is no number is one line."""
     try:
-        port_n = int(str(port).strip() or DEFAULT_PORT)
+        return int(str(port).strip() or DEFAULT_PORT)
     except ValueError:
         raise InvalidParameter(f"the port '{port}' is not a number") from None
-    return send_targets(host, port_n, user=user.strip() or None, secret=secret or None)
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from native.scsi import cdb as C
 from native.scsi.opcodes import SupportedCommands
 
 # Motion commands can take long on a real drive (a full LTO-9 rewind is ~2 min, a
@@ -25,18 +26,18 @@ SELF_TEST_TIMEOUT = 1800.0  # SEND DIAGNOSTIC's default self-test: minutes on so
 
 #: The long commands tapediag sends, each with its default (the floor). ERASE's default is a short
 #: erase's; a long erase floors at ``ERASE_LONG_TIMEOUT`` (the drive reports one figure per opcode).
-LONG_COMMANDS: dict[int, tuple[str, float]] = {
-    0x01: ("REWIND", MOTION_TIMEOUT),
-    0x11: ("SPACE(6)", MOTION_TIMEOUT),
-    0x2B: ("LOCATE(10)", MOTION_TIMEOUT),
-    0x92: ("LOCATE(16)", MOTION_TIMEOUT),
-    0x1B: ("LOAD UNLOAD", MOTION_TIMEOUT),
-    0x19: ("ERASE(6)", MOTION_TIMEOUT),
-    0x10: ("WRITE FILEMARKS(6)", MOTION_TIMEOUT),
-    0x08: ("READ(6)", IO_TIMEOUT),
-    0x0A: ("WRITE(6)", IO_TIMEOUT),
-    0x1D: ("SEND DIAGNOSTIC", SELF_TEST_TIMEOUT),
-}
+LONG_COMMANDS: dict[int, tuple[str, float]] = {op: (C.opcode_name(op), default) for op, default in (
+    (C.REWIND, MOTION_TIMEOUT),
+    (C.SPACE_6, MOTION_TIMEOUT),
+    (C.LOCATE_10, MOTION_TIMEOUT),
+    (C.LOCATE_16, MOTION_TIMEOUT),
+    (C.LOAD_UNLOAD, MOTION_TIMEOUT),
+    (C.ERASE_6, MOTION_TIMEOUT),
+    (C.WRITE_FILEMARKS_6, MOTION_TIMEOUT),
+    (C.READ_6, IO_TIMEOUT),
+    (C.WRITE_6, IO_TIMEOUT),
+    (C.SEND_DIAGNOSTIC, SELF_TEST_TIMEOUT),
+)}
 
 REPORTED = "reported by the drive"
 
@@ -56,11 +57,12 @@ NOTICE_DEFAULT = 20.0
 #: gigabyte; a self-test runs for minutes; a library's robot crosses frames (MOVE MEDIUM), and a full
 #: barcode scan (INITIALIZE ELEMENT STATUS) takes many minutes on a big library.
 NOTICE_LONG: dict[int, float] = {
-    0x01: 240.0, 0x11: 240.0, 0x91: 240.0, 0x2B: 240.0, 0x92: 240.0, 0x1B: 240.0, 0x19: 240.0,
-    0x10: 60.0,
-    0x1D: 600.0,
-    0xA5: 120.0,
-    0x07: 1800.0, 0x37: 1800.0,
+    C.REWIND: 240.0, C.SPACE_6: 240.0, C.SPACE_16: 240.0, C.LOCATE_10: 240.0, C.LOCATE_16: 240.0,
+    C.LOAD_UNLOAD: 240.0, C.ERASE_6: 240.0,
+    C.WRITE_FILEMARKS_6: 60.0,
+    C.SEND_DIAGNOSTIC: 600.0,
+    C.MOVE_MEDIUM: 120.0,
+    C.INITIALIZE_ELEMENT_STATUS: 1800.0, C.INITIALIZE_ELEMENT_STATUS_WITH_RANGE: 1800.0,
 }
 #: Where the drive states a command's NOMINAL processing time (REPORT SUPPORTED OPERATION CODES, SPC-4:
 #: how long an application should wait before asking how the command is getting on), the notice waits

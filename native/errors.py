@@ -43,6 +43,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from native.scsi import sensekeys as K
+
 
 class TapediagError(Exception):
     """Root of every error tapediag raises on purpose.
@@ -113,6 +115,12 @@ class NetRefused(NetTestError):
 
 class ProtocolError(NetTestError):
     """Bytes from the peer that are not the network test's protocol (garbage, another program, a cut message)."""
+
+
+class WatchUnavailable(InvalidParameter):
+    """``watch`` cannot observe this drive: nothing keeps per-drive tape statistics for it (Windows, an iSCSI
+    drive reached through libiscsi, the virtual drive, a kernel or node without the st driver's statistics).
+    Refused before anything is read, like bad input."""
 
 
 class DeviceError(TapediagError):
@@ -197,35 +205,35 @@ class CheckCondition(DeviceError):
 
 
 class NotReady(CheckCondition):
-    sense_key = 0x2
+    sense_key = K.NOT_READY
 
 
 class MediumError(CheckCondition):
-    sense_key = 0x3
+    sense_key = K.MEDIUM_ERROR
 
 
 class HardwareError(CheckCondition):
-    sense_key = 0x4
+    sense_key = K.HARDWARE_ERROR
 
 
 class IllegalRequest(CheckCondition):
-    sense_key = 0x5
+    sense_key = K.ILLEGAL_REQUEST
 
 
 class UnitAttention(CheckCondition):
-    sense_key = 0x6
+    sense_key = K.UNIT_ATTENTION
 
 
 class DataProtect(CheckCondition):
-    sense_key = 0x7
+    sense_key = K.DATA_PROTECT
 
 
 class BlankCheck(CheckCondition):
-    sense_key = 0x8
+    sense_key = K.BLANK_CHECK
 
 
 class AbortedCommand(CheckCondition):
-    sense_key = 0xB
+    sense_key = K.ABORTED_COMMAND
 
 
 _BY_SENSE_KEY: dict[int, type[CheckCondition]] = {

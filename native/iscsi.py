@@ -63,7 +63,7 @@ from native.errors import (
     SessionDropped,
     TransportError,
 )
-from native.scsi.cdb import opcode_name
+from native.scsi.cdb import READ_6, Read6, opcode_name
 from native.transport import (
     DEFAULT_TIMEOUT,
     Buffer,
@@ -79,7 +79,7 @@ LOGIN_TIMEOUT = 10  # seconds, for connect + login
 #: What libiscsi's own synchronous loops (login, logout) must not see: an interrupted poll() fails them.
 _CANCEL_SIGNALS = frozenset(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 _EMPTY = memoryview(b"")
-_READ6 = 0x08
+_read6_fixed, _read6_length = Read6.reader("fixed"), Read6.reader("transfer_length")
 _NO_VIEW = object()  # no GOOD read result kept yet
 
 
@@ -87,8 +87,8 @@ def _read6_allocation(cdb: bytes, view: memoryview, length: int) -> tuple[memory
     """The data-in area of a command: for a variable-block READ(6) into a larger caller buffer,
     the CDB's length, not the buffer's, as iSCSI intends. tgt reports no residual on a GOOD tape
     read, so otherwise a 512-byte block read into a 256 KiB buffer would claim 256 KiB."""
-    if cdb[0] == _READ6 and len(cdb) == 6 and not cdb[1] & 0x01:
-        want = (cdb[2] << 16) | (cdb[3] << 8) | cdb[4]
+    if cdb[0] == READ_6 and len(cdb) == Read6.LENGTH and not _read6_fixed(cdb):
+        want = _read6_length(cdb)
         if want < length:
             return view[:want], want
     return view, length

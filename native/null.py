@@ -17,11 +17,15 @@ from __future__ import annotations
 import struct
 
 from native.errors import ConnectionLost
+from native.scsi import cdb as C
 from native.transport import CHECK_CONDITION, DEFAULT_TIMEOUT, GOOD, Buffer, CommandResult, Transport, WritableBuffer, make_data_in
 from native.virtual.sense import BLANK_CHECK, Check, invalid_field, invalid_opcode
 
 _INQUIRY = bytes([0x01, 0x80, 0x06, 0x12, 91, 0, 0, 0x02]) + b"TAPEDIAG" + b"NULL DEVICE     " + b"0001" + bytes(60)
 _EMPTY = memoryview(b"")
+_write_length, _write_fixed = C.Write6.reader("transfer_length"), C.Write6.reader("fixed")
+#: Accepted and done at once: TEST UNIT READY, RESERVE, RELEASE, PREVENT ALLOW MEDIUM REMOVAL, ERASE.
+_ACCEPTED = frozenset({C.TEST_UNIT_READY, C.RESERVE_6, C.RELEASE_6, C.PREVENT_ALLOW_MEDIUM_REMOVAL, C.ERASE_6})
 
 
 def _end_of_data() -> Check:
@@ -47,9 +51,8 @@ class NullTransport(Transport):
         if self._closed:
             raise ConnectionLost("the null device is closed", device=self.device)
         op = cdb[0]
-        if op == 0x0A:  # WRITE(6): the hot path, nothing allocated
-            count = (cdb[2] << 16) | (cdb[3] << 8) | cdb[4]
-            self.pos += count if cdb[1] & 0x01 else 1
+        if op == C.WRITE_6:  # the hot path, nothing allocated
+            self.pos += _write_length(cdb) if _write_fixed(cdb) else 1
             self.eod = self.pos
             self.bytes_written += len(data_out) if data_out is not None else 0
             return CommandResult(GOOD, b"", _EMPTY, 0)
@@ -68,67 +71,77 @@ class NullTransport(Transport):
     def _answer(self, cdb: bytes, data_out: Buffer | None) -> tuple[bytes, int] | None:
         """None = GOOD without data; (data, allocation) = data-in; a refusal raises ``Check``."""
         op = cdb[0]
-        if op in (0x00, 0x16, 0x17, 0x1E, 0x19):  # TUR, RESERVE, RELEASE, PREVENT, ERASE
+        if len(cdb) < C.cdb_length(op):
+            raise invalid_opcode()
+        if op in _ACCEPTED:
             return None
-        if op in (0x01, 0x1B):  # REWIND, LOAD UNLOAD
+        if op in (C.REWIND, C.LOAD_UNLOAD):
             self.pos = 0
             return None
-        if op == 0x08:  # READ: nothing was kept
+        if op == C.READ_6:  # nothing was kept
             raise _end_of_data()
-        if op == 0x10:  # WRITE FILEMARKS
-            self.pos += int.from_bytes(cdb[2:5], "big")
+        if op == C.WRITE_FILEMARKS_6:
+            self.pos += C.WriteFilemarks6.parse(cdb).count
             self.eod = self.pos
             return None
-        if op in (0x11, 0x91):  # SPACE: only to EOD is meaningful here
-            if cdb[1] & 0x0F == 3:
+        if op in (C.SPACE_6, C.SPACE_16):  # only to EOD is meaningful here
+            if (C.Space6.parse(cdb) if op == C.SPACE_6 else C.Space16.parse(cdb)).code == C.SpaceCode.END_OF_DATA:
                 self.pos = self.eod
                 return None
             raise _end_of_data()
-        if op in (0x2B, 0x92):  # LOCATE
-            target = struct.unpack_from(">I", cdb, 3)[0] if op == 0x2B else struct.unpack_from(">Q", cdb, 4)[0]
-            self.pos = min(target, self.eod)
-            if target > self.eod:
-                raise _end_of_data()
+        if op in (C.LOCATE_10, C.LOCATE_16):
+            self._locate(cdb)
             return None
-        if op == 0x12:
+        if op == C.INQUIRY:
             return self._inquiry(cdb)
-        if op == 0x05:
+        if op == C.READ_BLOCK_LIMITS:
             return bytes([0, 0xFF, 0xFF, 0xFF, 0, 1]), 6
-        if op in (0x1A, 0x5A):
+        if op in (C.MODE_SENSE_6, C.MODE_SENSE_10):
             return self._mode_sense(cdb)
-        if op in (0x15, 0x55):
+        if op in (C.MODE_SELECT_6, C.MODE_SELECT_10):
             self._mode_select(cdb, data_out)
             return None
-        if op == 0x34:
-            action = cdb[1] & 0x1F
-            bop = 0x80 if self.pos == 0 else 0
-            if action in (0, 1):
-                return struct.pack(">BBxxII8x", bop, 0, self.pos & 0xFFFFFFFF, self.pos & 0xFFFFFFFF), 20
-            if action == 6:
-                return struct.pack(">B3xIQQ8x", bop, 0, self.pos, 0), 32
-            raise invalid_field()
+        if op == C.READ_POSITION:
+            return self._read_position(C.ReadPosition.parse(cdb).service_action)
         raise invalid_opcode()
+
+    def _locate(self, cdb: bytes) -> None:
+        target = (C.Locate10.parse(cdb).block_address if cdb[0] == C.LOCATE_10
+                  else C.Locate16.parse(cdb).logical_identifier)
+        self.pos = min(target, self.eod)
+        if target > self.eod:
+            raise _end_of_data()
+
+    def _read_position(self, action: int) -> tuple[bytes, int]:
+        bop = 0x80 if self.pos == 0 else 0
+        if action in (C.PositionForm.SHORT, C.PositionForm.SHORT_VENDOR):
+            return struct.pack(">BBxxII8x", bop, 0, self.pos & 0xFFFFFFFF, self.pos & 0xFFFFFFFF), 20
+        if action == C.PositionForm.LONG:
+            return struct.pack(">B3xIQQ8x", bop, 0, self.pos, 0), 32
+        raise invalid_field()
 
     @staticmethod
     def _inquiry(cdb: bytes) -> tuple[bytes, int]:
-        alloc = struct.unpack_from(">H", cdb, 3)[0]
-        if cdb[1] & 0x01:
-            if cdb[2] == 0x00:
+        command = C.Inquiry.parse(cdb)
+        alloc = command.allocation_length
+        if command.evpd:
+            if command.page_code == 0x00:
                 return bytes([0x01, 0x00, 0x00, 2, 0x00, 0x80]), alloc
-            if cdb[2] == 0x80:
+            if command.page_code == 0x80:
                 return bytes([0x01, 0x80, 0x00, 10]) + b"NULL000001", alloc
             raise invalid_field()
-        if cdb[2]:
+        if command.page_code:
             raise invalid_field()
         return _INQUIRY, alloc
 
     def _mode_sense(self, cdb: bytes) -> tuple[bytes, int]:
-        ten = cdb[0] == 0x5A
-        code = cdb[2] & 0x3F
+        ten = cdb[0] == C.MODE_SENSE_10
+        command = C.ModeSense10.parse(cdb) if ten else C.ModeSense6.parse(cdb)
+        code = command.page_code
         if code not in (0x00, 0x0F, 0x10, 0x3F):
             raise invalid_field()
-        alloc = struct.unpack_from(">H", cdb, 7)[0] if ten else cdb[4]
-        bd = b"" if cdb[1] & 0x08 else bytes(5) + self.block_length.to_bytes(3, "big")
+        alloc = command.allocation_length
+        bd = b"" if command.dbd else bytes(5) + self.block_length.to_bytes(3, "big")
         page = bytes([0x0F, 0x0E, 0x80, 0x80, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0]) if code in (0x0F, 0x3F) else b""
         if ten:
             header = struct.pack(">HBBBBH", 6 + len(bd) + len(page), 0, 0x10, 0, 0, len(bd))
@@ -138,7 +151,7 @@ class NullTransport(Transport):
 
     def _mode_select(self, cdb: bytes, data_out: Buffer | None) -> None:
         data = bytes(data_out or b"")
-        hlen = 8 if cdb[0] == 0x55 else 4
+        hlen = 8 if cdb[0] == C.MODE_SELECT_10 else 4
         bdlen = (struct.unpack_from(">H", data, 6)[0] if hlen == 8 else data[3]) if len(data) >= hlen else 0
         if bdlen >= 8 and len(data) >= hlen + 8:
             self.block_length = int.from_bytes(data[hlen + 5 : hlen + 8], "big")

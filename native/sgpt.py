@@ -43,6 +43,7 @@ from native.errors import (
     TransportUnavailable,
 )
 from native.buffers import buffer_address
+from native.scsi.cdb import opcode_name
 from native.transport import (
     DEFAULT_TIMEOUT, Buffer, CommandResult, TransferLimit, Transport, WritableBuffer, make_data_in, notice,
 )
@@ -343,13 +344,8 @@ def _open_error(device: str, err: int) -> Exception:
     return TransportError(f"cannot open {device}: {reason}", device=device)
 
 
-_OPCODE_NAMES = {0x00: "TEST UNIT READY", 0x01: "REWIND", 0x03: "REQUEST SENSE", 0x05: "READ BLOCK LIMITS",
-                 0x08: "READ(6)", 0x0A: "WRITE(6)", 0x10: "WRITE FILEMARKS", 0x11: "SPACE", 0x12: "INQUIRY",
-                 0x15: "MODE SELECT(6)", 0x1A: "MODE SENSE(6)", 0x4D: "LOG SENSE", 0x8C: "READ ATTRIBUTE"}
-
-
 def _opcode_name(cdb: bytes) -> str:
-    return _OPCODE_NAMES.get(cdb[0], f"opcode {cdb[0]:02X}h") if cdb else "a command"
+    return opcode_name(cdb[0]) if cdb else "a command"
 
 
 class PassThroughTransport(Transport):

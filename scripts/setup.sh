@@ -34,6 +34,9 @@ TEST_PACKAGES=(
   # the real-kernel tests (tests/kernel): a Debian kernel under qemu (software emulation), a busybox
   # initramfs, the kernel's iSCSI initiator tools inside the guest
   qemu-system-x86 busybox-static open-iscsi cpio kmod
+  # the watch's real-kernel test (tests/kernel/test_watch_kernel.py): sysstat's tapestat as its oracle, and
+  # dmsetup for the guest's device-mapper sources (a zero device, and a delay device over it)
+  sysstat dmsetup
   # the network test's anchor (benchmarks/bench_net.py) and its shaped path in a private namespace (ip, tc)
   iperf3 iproute2
 )

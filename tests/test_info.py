@@ -8,11 +8,12 @@ import pytest
 
 from app.cli import main
 from app.drive import Supported, TapeDrive, Unsupported
-from app.info import NO_CARTRIDGE, Alert, ErrorCounts, Performance, Verdict, assess, gather
+from app.info import NO_CARTRIDGE, Verdict, assess, gather
 from app.info_view import render_text
 from native.scsi import cdb as C
 from native.scsi.vendorlogs import vendor_log_page
-from native.scsi.logpages import hp_performance_page
+from native.scsi.logpages import ErrorCounters, TapeAlertFlag, error_counters_page, hp_performance_page, parse_log_page
+from native.scsi.tapealert import Severity, TapeAlertDefinition
 from tests.helpers import faults
 from tests.helpers.faults import FaultyTransport, RecordingTransport, reply
 from tests.scsi import samples
@@ -57,8 +58,8 @@ def test_gather_from_the_virtual_drive() -> None:
         info = gather(drive)
     assert (info.identity.vendor, info.identity.device_type, info.generation) == ("HPE", "tape", 9)
     assert info.identity.serial and info.identity.wwn and info.identity.wwn.startswith("0x5")
-    assert isinstance(info.media, Supported) and info.media.value.density_code == 0x60 and info.media.value.block_mode == "variable"
-    assert isinstance(info.block_limits, Supported) and info.block_limits.value.max_block >= 1 << 20
+    assert isinstance(info.media, Supported) and info.media.value.density_code == 0x60 and info.media.value.block_length == 0
+    assert isinstance(info.block_limits, Supported) and info.block_limits.value.max_length >= 1 << 20
     assert isinstance(info.cartridge, Supported) and info.cartridge.value.barcode == "ABC123L9"
     assert info.health.verdict is Verdict.HEALTHY
     assert info.health.reasons == ("TapeAlert: no warning or critical flag; write and read error counters: no uncorrected "
@@ -88,10 +89,10 @@ def test_tapealert_page_is_read_once() -> None:
 def test_scripted_hpe_drive_sections() -> None:
     info = gather(TapeDrive(scripted_hpe_drive(write_uncorrected=2, cleaning=1)))
     assert info.identity.wwn == "0x500110a0001a2b3c" and info.identity.serial == "HU12345678"
-    assert info.write_errors.value.uncorrected == 2 and info.read_errors.value.bytes_processed == 10**11
+    assert info.write_errors.value.total_uncorrected == 2 and info.read_errors.value.total_bytes_processed == 10**11
     assert info.cleaning_required.value is True
     assert info.volume_statistics.value["volume_barcode"] == "ABC001L9"
-    assert info.cartridge.value.mib_written_total == 5_555_555 and info.cartridge.value.manufacturer == "FUJIFILM"
+    assert info.cartridge.value.mb_written_total == 5_555_555 and info.cartridge.value.manufacturer == "FUJIFILM"
     assert info.health.verdict is Verdict.ATTENTION
     assert any("2 uncorrected write error" in r for r in info.health.reasons)
     assert any(r.startswith("cleaning requested") for r in info.health.reasons)
@@ -101,8 +102,9 @@ def test_hp_performance_page_is_read_from_hp_drives_only() -> None:
     # Rates in 100 KB/s units: host 95.0 MB/s, possible 700.0, into buffer 47.5, native 400.0; 37 repositions.
     perf = hp_performance_page(37, 475, 7000, 950, 4000)
     info = gather(TapeDrive(scripted_hpe_drive(perf=perf)))
-    assert info.performance == Supported(Performance(repositions_per_100mb=37, buffer_in_mb_s=47.5,
-                                                     max_possible_mb_s=700.0, current_mb_s=95.0, native_mb_s=400.0))
+    assert isinstance(info.performance, Supported) and info.performance.value.figures() == {
+        "repositions_per_100mb": 37, "buffer_in_mb_s": 47.5, "max_possible_mb_s": 700.0, "current_mb_s": 95.0,
+        "native_mb_s": 400.0}
     text = render_text(info)
     assert "Performance (HP log page 0x34)" in text and "Repositions per 100 MB" in text and "95.0 MB/s" in text
     assert info.to_dict()["performance"] == {"supported": True, "repositions_per_100mb": 37, "buffer_in_mb_s": 47.5,
@@ -161,19 +163,29 @@ def test_unit_attention_before_info_is_consumed() -> None:
     assert info.identity.vendor == "HPE" and faulty.fired
 
 
+def _flag(code: int, name: str, severity: Severity) -> TapeAlertFlag:
+    return TapeAlertFlag(code, True, TapeAlertDefinition(code, name, severity, ""))
+
+
+def _counters(page: int, uncorrected: int) -> ErrorCounters:
+    counters = parse_log_page(error_counters_page(page, corrected=0, uncorrected=uncorrected, retries=0, processed=0))
+    assert isinstance(counters, ErrorCounters)
+    return counters
+
+
 def test_assess_rules() -> None:
-    crit = Alert(0x1E, "Hardware A", "Critical", "")
-    warn = Alert(0x01, "Read warning", "Warning", "")
-    info_flag = Alert(0x0B, "Cleaning media", "Information", "")
-    clean = Alert(0x14, "Cleaning required", "Critical", "")
+    crit = _flag(0x1E, "Hardware A", Severity.CRITICAL)
+    warn = _flag(0x01, "Read warning", Severity.WARNING)
+    info_flag = _flag(0x0B, "Cleaning media", Severity.INFORMATION)
+    clean = _flag(0x14, "Cleaning required", Severity.CRITICAL)
     none = Unsupported()
-    ok = Supported(ErrorCounts(0, 0, 0, 0))
+    ok = Supported(_counters(0x02, 0))
     assert assess(Supported(()), ok, ok, none).verdict is Verdict.HEALTHY
     assert assess(Supported((info_flag,)), ok, ok, none).verdict is Verdict.HEALTHY
     assert assess(Supported((warn,)), ok, ok, none).verdict is Verdict.ATTENTION
     assert assess(Supported((clean,)), ok, ok, none).verdict is Verdict.ATTENTION
     assert assess(Supported((crit, warn)), ok, ok, none).reasons[0].startswith("TapeAlert 1Eh Hardware A")
-    assert assess(none, Supported(ErrorCounts(0, 3, 0, 0)), ok, none).verdict is Verdict.ATTENTION
+    assert assess(none, Supported(_counters(0x02, 3)), ok, none).verdict is Verdict.ATTENTION
     assert assess(none, none, none, Supported(True)).verdict is Verdict.ATTENTION
     assert assess(none, none, none, none).verdict is Verdict.NOT_ASSESSED
     assert assess(none, ok, none, none).verdict is Verdict.HEALTHY  # the write counters alone are evidence

@@ -33,11 +33,11 @@ def test_info_shows_the_virtual_drives_own_pages(tmp_path: Path) -> None:
     assert (status.cleaning_required, status.cleaning_requested, status.medium_present, status.write_protected) == (
         False, False, True, False)
     assert isinstance(info.device_statistics, Supported)
-    figures = info.device_statistics.value.figures
+    figures = info.device_statistics.value.stats()
     assert figures["lifetime_power_on_hours"] == 5000 and figures["lifetime_head_hours"] == 2000
-    assert figures["hard_write_errors"] == 0 and info.device_statistics.value.per_medium[0].density == "LTO-9"
+    assert figures["hard_write_errors"] == 0 and info.device_statistics.value.medium_type_hours[0].density_code == 0x60
     assert isinstance(info.ports, Supported)
-    (phy,) = info.ports.value
+    ((phy,),) = [port.phys for port in info.ports.value]
     assert (phy.link_rate, phy.invalid_dwords, phy.disparity_errors, phy.loss_of_sync) == ("12 Gbps", 77, 77, 7)
     assert info.diagnostics == Supported(()) and info.non_medium_errors == Supported(0)
     # 161 SAS link errors: evidence against the path (cable, HBA), none against the drive (issue 25).

@@ -145,18 +145,7 @@ class CreateDataTest:
         p = self.params
         cancel = cancel or CancelToken()
         target = Path(p.target).absolute()
-        if target.is_symlink():
-            # Checked before anything is made: the manifest and the tree go exactly where the user said.
-            raise InvalidParameter(f"{target} is a symbolic link (to {os.readlink(target)}): nothing was created",
-                                   hint="give the real directory")
-        exists = target.exists()
-        if exists and not target.is_dir():
-            raise InvalidParameter(f"{target} is not a directory")
-        if exists and not p.allow_non_empty and not _is_empty(target):
-            raise TargetNotEmpty(
-                f"{target} is not empty: create-data only writes into an empty directory",
-                hint="choose an empty directory, or pass --allow-non-empty (the data then goes into a new subdirectory)",
-            )
+        exists = self._check_target(target)
         self._check_space(target if exists else _existing_parent(target))
         sink(Message("info", f"building the {p.pattern} data pattern"))
         content = content_mod.load(p.pattern, p.seed)
@@ -180,6 +169,34 @@ class CreateDataTest:
         save_error = manifest.try_save()
         if others:
             raise others[0]
+        result = self._result(target, runner, stops, save_error, content, manifest, record, run_root)
+        for w in result.warnings:
+            sink(Message("warning", w))
+        if stops:
+            sink(Message("error", str(stops[0])))
+        sink(PhaseFinished("create", {"mb_s": result.mb_s, "files_s": result.files_s, "status": result.status}))
+        return result
+
+    def _check_target(self, target: Path) -> bool:
+        """Refuse a target that is a link, not a directory, or (without --allow-non-empty) not empty, before
+        anything is made: the manifest and the tree go exactly where the user said. Whether it exists."""
+        if target.is_symlink():
+            raise InvalidParameter(f"{target} is a symbolic link (to {os.readlink(target)}): nothing was created",
+                                   hint="give the real directory")
+        exists = target.exists()
+        if exists and not target.is_dir():
+            raise InvalidParameter(f"{target} is not a directory")
+        if exists and not self.params.allow_non_empty and not _is_empty(target):
+            raise TargetNotEmpty(
+                f"{target} is not empty: create-data only writes into an empty directory",
+                hint="choose an empty directory, or pass --allow-non-empty (the data then goes into a new subdirectory)",
+            )
+        return exists
+
+    def _result(self, target: Path, runner: StreamRunner, stops: list[_StreamStopped], save_error: str | None,
+                content: content_mod.Content, manifest: Manifest, record: RunRecord, run_root: str) -> CreateDataResult:
+        """The run's result, with the warnings that qualify its figures."""
+        p = self.params
         status = "stopped" if stops else "cancelled" if runner.cancelled else "complete"
         warnings = [save_error] if save_error else []
         if p.fsync == "none":
@@ -188,7 +205,7 @@ class CreateDataTest:
         if not diskio.NATIVE:
             warnings.append("native I/O module not available: small-file rates with several streams are understated")
         lat = np.concatenate([s.all_latencies() for s in runner.streams]) if runner.streams else np.zeros(0)
-        result = CreateDataResult(
+        return CreateDataResult(
             kind="create-data", target=str(target), status=status, streams=[s.result() for s in runner.streams],
             latency=LatencyStats.from_ns(lat), params=p.to_dict(), native=diskio.NATIVE,
             error=str(stops[0]) if stops else None, warnings=warnings, dirs_created=len(record.dirs),
@@ -196,12 +213,6 @@ class CreateDataTest:
             manifest=str(manifest.path), run_root=run_root,
             flush_seconds=max((s.flush_ns for s in runner.streams), default=0) / 1e9,
         )
-        for w in warnings:
-            sink(Message("warning", w))
-        if stops:
-            sink(Message("error", str(stops[0])))
-        sink(PhaseFinished("create", {"mb_s": result.mb_s, "files_s": result.files_s, "status": status}))
-        return result
 
     def _prepare(self, target: Path, exists: bool) -> tuple[Manifest, RunRecord, str]:
         """Create the target if needed, choose the run root, write the manifest first."""

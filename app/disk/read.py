@@ -101,20 +101,7 @@ class ReadDataTest:
             raise InvalidParameter(f"{os.fsdecode(target)} holds no regular files to read: nothing was measured",
                                    hint="give the directory whose files the backup reads")
         if not cancel.cancelled and walk.files:
-            if p.unbuffered:
-                self._probe_direct(dirs)
-            if p.unbuffered and diskio.IS_WINDOWS:
-                sink(Message("info", "reading unbuffered (FILE_FLAG_NO_BUFFERING): the file cache is bypassed"))
-            warnings += self._cache_warnings(dirs, walk)
-            for w in warnings:
-                sink(Message("warning", w))
-            shares = _split(dirs, p.streams)
-            sink(PhaseStarted("read-data", walk.bytes))
-            runner = StreamRunner("read-data", p.streams, sink, cancel, walk.bytes)
-            streams = runner.run(lambda s: self._stream(s, dirs, shares[s.index - 1]))
-            if runner.errors:
-                raise runner.errors[0]
-            status = "cancelled" if runner.cancelled else "complete"
+            status, streams = self._read_all(dirs, walk, warnings, sink, cancel)
         probe, probe_note = None, ""
         if p.raw_probe and status == "complete" and walk.files:
             probe, probe_note = self._raw_probe(dirs, sink, cancel)
@@ -132,6 +119,26 @@ class ReadDataTest:
             sink(Message("warning", f"{self.unreadable_count} files or directories could not be read"))
         sink(PhaseFinished("read-data", {"mb_s": result.mb_s, "files_s": result.files_s, "status": status}))
         return result
+
+    def _read_all(self, dirs: list[_Dir], walk: TreeWalk, warnings: list[str], sink: EventSink,
+                  cancel: CancelToken) -> tuple[str, list[Stream]]:
+        """The read phase over the walked tree: its streams, and whether it completed or was cancelled.
+        The warnings about the cache are said first (and kept in ``warnings``)."""
+        p = self.params
+        if p.unbuffered:
+            self._probe_direct(dirs)
+        if p.unbuffered and diskio.IS_WINDOWS:
+            sink(Message("info", "reading unbuffered (FILE_FLAG_NO_BUFFERING): the file cache is bypassed"))
+        warnings += self._cache_warnings(dirs, walk)
+        for w in warnings:
+            sink(Message("warning", w))
+        shares = _split(dirs, p.streams)
+        sink(PhaseStarted("read-data", walk.bytes))
+        runner = StreamRunner("read-data", p.streams, sink, cancel, walk.bytes)
+        streams = runner.run(lambda s: self._stream(s, dirs, shares[s.index - 1]))
+        if runner.errors:
+            raise runner.errors[0]
+        return ("cancelled" if runner.cancelled else "complete"), streams
 
     # -- tree walk ------------------------------------------------------------------
 

@@ -36,7 +36,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Iterator
 
 from app.claims import claimed
-from app.drive import ReadOnlyRefusal, TapeDrive, read_only_session
+from app.drive import TapeDrive
 from app.events import CancelToken, Checkpoint, EventSink, Message, RobotMove, discard
 from app.libtest.params import LibraryTestParams
 from app.libtest.previous import differences, left_by_last_run, state_of
@@ -44,12 +44,10 @@ from app.libtest.results import LibraryTestResult, Misplaced, Move, Verdict
 from app.library import Changer, Inventory, check_move
 from native.errors import Cancelled, DeviceError, InvalidParameter, TapediagError
 from native.iscsi_url import display_device
-from native.scsi.smc import Element, ElementType
+from native.scsi.smc import MOVE_MEDIUM, Element, ElementType
 
 if TYPE_CHECKING:
     from app import identity, media
-
-MOVE_MEDIUM = 0xA5
 
 
 @dataclass(frozen=True)
@@ -76,8 +74,7 @@ class LibraryTest:
         element or the wrong kind of element: one line (exit 2). A read-only session is
         refused (exit 3) before the robot is asked for anything.
         """
-        if read_only_session():
-            raise ReadOnlyRefusal.command(self.changer.device, MOVE_MEDIUM)
+        self.changer.require_writable(MOVE_MEDIUM)
         inv = self.changer.inventory()
         skipped: list[str] = []
         slots = self._chosen(inv, self.params.slots, ElementType.STORAGE, "--slots")
@@ -85,28 +82,8 @@ class LibraryTest:
         for slot in slots if self.params.slots else ():
             if not slot.full:
                 raise InvalidParameter(f"--slots: {inv.name(slot)} (address {slot.address}) is empty: nothing to move")
-        usable = []
-        for drive in drives:
-            if drive.full and self.params.drives:
-                raise InvalidParameter(f"--drives: {inv.name(drive)} (address {drive.address}) already holds "
-                                       f"{drive.barcode or 'a cartridge'}; the exerciser uses only empty drives")
-            if drive.full:
-                skipped.append(f"{inv.name(drive)}: holds {drive.barcode or 'a cartridge'} (a loaded drive may be "
-                               "in use)")
-            else:
-                usable.append(drive)
-        cartridges: list[_Cartridge] = []
-        for slot in slots:
-            if not slot.full:
-                continue
-            if slot.cleaning:
-                skipped.append(f"{slot.barcode} in {inv.name(slot)} (cleaning cartridge)")
-            elif not slot.barcode:
-                skipped.append(f"the cartridge in {inv.name(slot)} (no barcode: it may be a cleaning cartridge)")
-            elif any(c.barcode == slot.barcode for c in cartridges):  # the run follows cartridges by barcode
-                skipped.append(f"{slot.barcode} in {inv.name(slot)} (the same barcode is in another slot)")
-            else:
-                cartridges.append(_Cartridge(slot.barcode, slot.address))
+        usable = self._empty_drives(inv, drives, skipped)
+        cartridges = self._movable(inv, slots, skipped)
         devices: dict[int, str] = {}
         if usable:
             from app.library_discovery import drive_devices
@@ -120,6 +97,38 @@ class LibraryTest:
         self.not_as_left = differences(left, state_of(inv)) if left is not None else []
         if self.params.unload:
             self.drive_devices = devices
+
+    def _empty_drives(self, inv: Inventory, drives: list[Element], skipped: list[str]) -> list[Element]:
+        """The drives the exerciser may load: empty ones. A named drive that holds a cartridge is bad input;
+        one found loaded otherwise is skipped (it may be in use)."""
+        usable = []
+        for drive in drives:
+            if drive.full and self.params.drives:
+                raise InvalidParameter(f"--drives: {inv.name(drive)} (address {drive.address}) already holds "
+                                       f"{drive.barcode or 'a cartridge'}; the exerciser uses only empty drives")
+            if drive.full:
+                skipped.append(f"{inv.name(drive)}: holds {drive.barcode or 'a cartridge'} (a loaded drive may be "
+                               "in use)")
+            else:
+                usable.append(drive)
+        return usable
+
+    @staticmethod
+    def _movable(inv: Inventory, slots: list[Element], skipped: list[str]) -> list[_Cartridge]:
+        """The cartridges the run moves: barcoded data cartridges, each barcode once (the run follows them by it)."""
+        cartridges: list[_Cartridge] = []
+        for slot in slots:
+            if not slot.full:
+                continue
+            if slot.cleaning:
+                skipped.append(f"{slot.barcode} in {inv.name(slot)} (cleaning cartridge)")
+            elif not slot.barcode:
+                skipped.append(f"the cartridge in {inv.name(slot)} (no barcode: it may be a cleaning cartridge)")
+            elif any(c.barcode == slot.barcode for c in cartridges):
+                skipped.append(f"{slot.barcode} in {inv.name(slot)} (the same barcode is in another slot)")
+            else:
+                cartridges.append(_Cartridge(slot.barcode, slot.address))
+        return cartridges
 
     def _drives(self, devices: dict[int, str]) -> dict[int, "media.DriveGeneration"]:
         """Each named drive's generation (for the media check) and identity (for the record), by INQUIRY."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from native.scsi.logpages import TapeAlertFlag
 from native.scsi.tapealert import definition
 
 
@@ -47,14 +48,14 @@ def flag_code(flag: str) -> int | None:
 def judge_alerts(flags: list[str] | tuple[str, ...] | None) -> AlertVerdict | None:
     """The verdict of the flags a run left set, by ``tapediag info``'s rule; None when there are none."""
     from app.drive import Supported, Unsupported
-    from app.info import EXIT_CODES, Alert
+    from app.info import EXIT_CODES
     from app.info import assess as info_assess
 
     codes = [c for c in (flag_code(f) for f in flags or ()) if c is not None]
     if not codes:
         return None
     defs = [definition(c) for c in codes]
-    alerts = tuple(Alert(d.code, d.name, d.severity.value, d.text) for d in defs)
+    alerts = tuple(TapeAlertFlag(d.code, True, d) for d in defs)
     health = info_assess(Supported(alerts), Unsupported(), Unsupported(), Unsupported())
     return AlertVerdict(health.verdict.value, EXIT_CODES[health.verdict],
                         tuple(f"{d.code:02X}h {d.name} ({d.severity.value})" for d in defs),

@@ -20,6 +20,8 @@ def from_dict(cls: type[T], data: Any) -> T:
     """An instance of the dataclass ``cls`` from ``data`` (as its ``to_dict`` wrote it)."""
     if not isinstance(data, dict):
         raise TypeError(f"{cls.__name__}: expected a mapping, got {type(data).__name__}")
+    if "from_dict" in vars(cls):  # a class that reads its own stored form (app.info.DriveInfo)
+        return cls.from_dict(data)  # type: ignore[attr-defined]
     hints = typing.get_type_hints(cls)
     kwargs: dict[str, Any] = {}
     for f in dataclasses.fields(cls):  # type: ignore[arg-type]

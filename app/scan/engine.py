@@ -242,11 +242,9 @@ class MediaScan:
 
     def _cartridge(self) -> dict[str, object]:
         """The cartridge memory's figures (barcode, loads, totals), as ``info`` shows them."""
-        from dataclasses import asdict
-
-        from app.info import Cartridge
+        from app.info.stored import cartridge_fields
 
         mam = supported(self.drive.read_attributes)
         if not isinstance(mam, Supported):
             return {}
-        return {k: v for k, v in asdict(Cartridge.from_mam(mam.value)).items() if v not in (None, "", ())}
+        return {k: v for k, v in cartridge_fields(mam.value).items() if v not in (None, "", ())}

@@ -37,7 +37,7 @@ from dataclasses import replace
 from typing import Callable, Protocol
 
 from app import heap, media
-from app.drive import ReadOnlyRefusal, TapeDrive, supported
+from app.drive import Burst, ReadOnlyRefusal, ReadOutcome, TapeDrive, WriteOutcome, supported
 from app.events import (CancelToken, EventSink, Message, PhaseFinished, PhaseStarted, Progress, RatedRates, Sample,
                         SampleBatch, discard)
 from app.patterns import DEFAULT_POOL_BYTES, BlockGenerator
@@ -136,6 +136,52 @@ class SamplePublisher:
         """The last batch and progress, then the phase's samples into the result."""
         self(done, now)
         self.result.samples.extend(self.log.samples())
+
+
+class _Stream:
+    """One phase's running state, what the write and the read loops share: its result, samples, publisher,
+    limits and the emulator's counters when it began; bytes and blocks moved so far."""
+
+    def __init__(self, ph: PhaseResult, log: SampleLog, total: int | None, deadline: float | None, start: float,
+                 lag0: float | None, store0: tuple[int, float] | None, publish: SamplePublisher) -> None:
+        self.ph, self.log, self.total, self.deadline, self.start = ph, log, total, deadline, start
+        self.lag0, self.store0, self.publish = lag0, store0, publish
+        self.opened = False  # the streaming window opens at the end of the first I/O: the lag is read there
+        self.done = self.block = 0
+
+    def stop(self, cancel: CancelToken, clock: Callable[[], float], *, sized: bool = True) -> str:
+        """Why the phase stops before its next burst ("" to go on): its size, a cancel, its duration."""
+        if sized and self.total is not None and self.done >= self.total:
+            return "size reached"
+        if cancel.cancelled:
+            return "cancelled"
+        if self.deadline is not None and clock() >= self.deadline:
+            return "duration reached"
+        return ""
+
+    def open_window(self, drive: TapeDrive) -> None:
+        if not self.opened and len(self.log):
+            self.opened, self.lag0 = True, drive.transport.emulator_lag
+
+    def publish_due(self, now: float) -> None:
+        if now - self.publish.last >= PUBLISH_INTERVAL:
+            self.publish(self.done, now)
+
+
+class _Marks:
+    """The write's filemarks: bytes since the last one, whether the last thing written was one, their seconds."""
+
+    def __init__(self) -> None:
+        self.since = 0
+        self.last = False
+        self.seconds = 0.0
+
+
+class _Short:
+    """A read's short block is said once."""
+
+    def __init__(self) -> None:
+        self.noted = False
 
 
 class TapePerfTest:
@@ -317,221 +363,207 @@ class TapePerfTest:
 
     # -- phases ------------------------------------------------------------------------
 
+    def _begin(self, name: str, total: int | None, duration: float | None, result: TapePerfResult, sink: EventSink,
+               t0: float) -> "_Stream":
+        """A phase's start: its result and sample log in the run's result, its deadline, the emulator's
+        counters as they stand, ``PhaseStarted``."""
+        drive, clock = self.drive, self.clock
+        ph, log = PhaseResult(name), SampleLog(name, lag_probe=lag_probe(drive))
+        result.phases.append(ph)
+        start = clock() - t0
+        deadline = t0 + start + duration if duration is not None else None
+        lag0, store0 = drive.transport.emulator_lag, drive.transport.emulator_storage
+        sink(PhaseStarted(name, total))
+        return _Stream(ph, log, total, deadline, start, lag0, store0,
+                       SamplePublisher(sink, log, result, total, deadline, start, t0, clock))
+
+    def _end(self, s: "_Stream", reason: str, result: TapePerfResult, sink: EventSink, t0: float, *,
+             flush_seconds: float = 0.0, filemark_seconds: float = 0.0) -> PhaseResult:
+        """A phase's end: the last samples published, its figures summarized, ``PhaseFinished``."""
+        drive, clock, ph = self.drive, self.clock, s.ph
+        if reason == "cancelled":
+            result.status = "cancelled"
+        end = clock() - t0
+        s.publish.finish(s.done, clock())
+        ph.bytes, ph.ios, ph.blocks, ph.end_reason = s.done, len(s.log), s.block, reason
+        summarize(ph, s.log, s.start, end, flush_seconds=flush_seconds, filemark_seconds=filemark_seconds,
+                  buffer_bytes=result.buffer_bytes)
+        ph.emulator_lag_seconds = _lag_since(drive, s.lag0)
+        ph.emulator_storage_mb_s, ph.emulator_storage_seconds = _storage_since(drive, s.store0)
+        sink(PhaseFinished(ph.phase, ph.to_dict()))
+        return ph
+
     def _write(self, gen: BlockGenerator, buf: bytearray, result: TapePerfResult, sink: EventSink,
                cancel: CancelToken, t0: float) -> PhaseResult:
+        """The write phase: bursts of WRITEs of unique data, a filemark every ``filemarks_every`` bytes if asked,
+        until the size, the duration, the early warning, an error or a cancel; then the closing filemark."""
         p, drive, clock = self.params, self.drive, self.clock
-        ph, log = PhaseResult("write"), SampleLog("write", lag_probe=lag_probe(drive))
-        result.phases.append(ph)
         total = (p.size // p.io_size) * p.io_size if p.size is not None else None
-        start = clock() - t0
-        lag0, store0 = drive.transport.emulator_lag, drive.transport.emulator_storage
-        opened = False  # the streaming window opens at the end of the first I/O: the lag is read there
-        deadline = t0 + start + p.duration if p.duration is not None else None
-        sink(PhaseStarted("write", total))
-        publish = SamplePublisher(sink, log, result, total, deadline, start, t0, clock)
-
-        fill, io, bs = gen.filler, p.io_size, p.block_size
-        fixed_bs = bs if p.fixed else None
-        per_io = io // bs if p.fixed else 1
-        unit = bs if p.fixed else 1  # what the sense residual counts
+        s = self._begin("write", total, p.duration, result, sink, t0)
+        io = p.io_size
+        per_io = io // p.block_size if p.fixed else 1
         times = BurstTimes()
         spare = bytearray(io)  # the transport may fill it while a WRITE from ``buf`` is in flight
-        limit = p.host_rate_limit
-        fm_every = p.filemarks_every
-        flush_time = marks_time = 0.0  # seconds in the closing filemark (buffer flush) and in the others
-        done = since_fm = block = 0
-        last_was_fm = False
-        reason = ""
-        while True:
-            if total is not None and done >= total:
-                reason = "size reached"
-                break
-            if cancel.cancelled:
-                reason = "cancelled"
-                break
-            if deadline is not None and clock() >= deadline:
-                reason = "duration reached"
-                break
-            count = BURST_MAX if not limit and opened else 1  # a host rate limit paces every WRITE
+        marks = _Marks()
+        while not (reason := s.stop(cancel, clock)):
+            count = BURST_MAX if not p.host_rate_limit and s.opened else 1  # a host rate limit paces every WRITE
             if total is not None:
-                count = min(count, -(-(total - done) // io))
-            if fm_every:
-                count = min(count, -(-(fm_every - since_fm) // io))
-            until = publish.due(deadline)
-            burst = drive.write_burst(buf, block_size=fixed_bs, count=count, until=until, starts=times.starts,
-                                      ends=times.ends, fill=fill, first=block, step=per_io, spare=spare, clock=clock)
-            n = burst.clean
-            log.add_burst(times.starts, times.ends, n, io, t0)
-            if not opened and len(log):
-                opened, lag0 = True, drive.transport.emulator_lag
-            done += n * io
-            block += n * per_io
-            since_fm += n * io
-            if n:
-                last_was_fm = False
-            if burst.error is not None:
-                err = burst.error
-                if done == 0 and isinstance(err, DataProtect):
-                    raise SafetyRefusal(f"the drive refused to write: {err.message}", reason="write-protected",
-                                        overridable=False) from err
-                reason = self._fail(result, sink, f"write failed after {done} bytes: {err}", err, ph)
+                count = min(count, -(-(total - s.done) // io))
+            if p.filemarks_every:
+                count = min(count, -(-(p.filemarks_every - marks.since) // io))
+            burst = drive.write_burst(buf, block_size=p.block_size if p.fixed else None, count=count,
+                                      until=s.publish.due(s.deadline), starts=times.starts, ends=times.ends,
+                                      fill=gen.filler, first=s.block, step=per_io, spare=spare, clock=clock)
+            reason = (self._written(burst, s, marks, times, result, sink, t0)
+                      or self._filemark_due(s, marks, result, sink))
+            if reason:
                 break
-            out = burst.tail
-            if out is not None:
-                moved = io - out.residual * unit if out.residual > 0 else io
-                log.add(times.ends[n] - t0, times.ends[n] - times.starts[n], moved)
-                done += moved
-                block += per_io if moved == io else moved // unit if p.fixed else 1
-                since_fm += moved
-                last_was_fm = False
-                if out.eom_warning:
-                    reason = "capacity reached"
-                    self._note(result, sink, "info", f"early warning: end of medium near after {done} bytes (capacity reached)")
-                    break
-            if fm_every and since_fm >= fm_every:
-                try:
-                    f0 = clock()
-                    drive.write_filemarks(1)
-                    marks_time += clock() - f0
-                except DeviceError as err:
-                    reason = self._fail(result, sink, f"WRITE FILEMARKS failed after {done} bytes: {err}", err, ph)
-                    break
-                ph.filemarks += 1
-                since_fm = 0
-                last_was_fm = True
-            b = clock()
-            if b - publish.last >= PUBLISH_INTERVAL:
-                publish(done, b)
-            if limit:
-                delay = t0 + start + done / limit - clock()
+            s.publish_due(clock())
+            if p.host_rate_limit:
+                delay = t0 + s.start + s.done / p.host_rate_limit - clock()
                 if delay > 0 and cancel.wait(delay):
                     reason = "cancelled"
                     break
-        if done and reason != "error" and not last_was_fm and not self._connection_lost:
-            # The closing filemark flushes the drive's buffer: its time belongs to the write.
-            # A cancelled write closes with it too, so the tape ends with a complete file; one
-            # cancelled before its first WRITE writes nothing, not even this.
-            try:
-                f0 = clock()
-                drive.write_filemarks(1)
-                flush_time = clock() - f0
-                ph.filemarks += 1
-            except DeviceError as err:
-                reason = self._fail(result, sink, f"the closing WRITE FILEMARKS failed: {err}", err, ph)
-        if reason == "cancelled":
-            result.status = "cancelled"
-        end = clock() - t0
-        publish.finish(done, clock())
-        ph.bytes, ph.ios, ph.blocks, ph.end_reason = done, len(log), block, reason
-        summarize(ph, log, start, end, flush_seconds=flush_time, filemark_seconds=marks_time,
-                  buffer_bytes=result.buffer_bytes)
-        ph.emulator_lag_seconds = _lag_since(drive, lag0)
-        ph.emulator_storage_mb_s, ph.emulator_storage_seconds = _storage_since(drive, store0)
-        sink(PhaseFinished("write", ph.to_dict()))
-        return ph
+        reason, flush = self._close_file(s, marks, reason, result, sink)
+        return self._end(s, reason, result, sink, t0, flush_seconds=flush, filemark_seconds=marks.seconds)
+
+    def _written(self, burst: Burst[WriteOutcome], s: "_Stream", marks: "_Marks", times: BurstTimes,
+                 result: TapePerfResult, sink: EventSink, t0: float) -> str:
+        """Count a write burst's clean WRITEs and what ended it: an error ("error", or a refusal before the
+        first byte), the early warning ("capacity reached"), or nothing ("")."""
+        p, io, n = self.params, self.params.io_size, burst.clean
+        per_io = io // p.block_size if p.fixed else 1
+        s.log.add_burst(times.starts, times.ends, n, io, t0)
+        s.open_window(self.drive)
+        s.done += n * io
+        s.block += n * per_io
+        marks.since += n * io
+        if n:
+            marks.last = False
+        if burst.error is not None:
+            err = burst.error
+            if s.done == 0 and isinstance(err, DataProtect):
+                raise SafetyRefusal(f"the drive refused to write: {err.message}", reason="write-protected",
+                                    overridable=False) from err
+            return self._fail(result, sink, f"write failed after {s.done} bytes: {err}", err, s.ph)
+        out = burst.tail
+        if out is None:
+            return ""
+        unit = p.block_size if p.fixed else 1  # what the sense residual counts
+        moved = io - out.residual * unit if out.residual > 0 else io
+        s.log.add(times.ends[n] - t0, times.ends[n] - times.starts[n], moved)
+        s.done += moved
+        s.block += per_io if moved == io else moved // unit if p.fixed else 1
+        marks.since += moved
+        marks.last = False
+        if not out.eom_warning:
+            return ""
+        self._note(result, sink, "info", f"early warning: end of medium near after {s.done} bytes (capacity reached)")
+        return "capacity reached"
+
+    def _filemark_due(self, s: "_Stream", marks: "_Marks", result: TapePerfResult, sink: EventSink) -> str:
+        """A filemark every ``filemarks_every`` bytes (``--filemarks``): its time is counted apart."""
+        every = self.params.filemarks_every
+        if not every or marks.since < every:
+            return ""
+        try:
+            f0 = self.clock()
+            self.drive.write_filemarks(1)
+            marks.seconds += self.clock() - f0
+        except DeviceError as err:
+            return self._fail(result, sink, f"WRITE FILEMARKS failed after {s.done} bytes: {err}", err, s.ph)
+        s.ph.filemarks += 1
+        marks.since, marks.last = 0, True
+        return ""
+
+    def _close_file(self, s: "_Stream", marks: "_Marks", reason: str, result: TapePerfResult,
+                    sink: EventSink) -> tuple[str, float]:
+        """The closing filemark flushes the drive's buffer: its time belongs to the write. A cancelled write
+        closes with it too, so the tape ends with a complete file; one cancelled before its first WRITE
+        writes nothing, not even this. Returns the phase's end reason and the flush's seconds."""
+        if not s.done or reason == "error" or marks.last or self._connection_lost:
+            return reason, 0.0
+        try:
+            f0 = self.clock()
+            self.drive.write_filemarks(1)
+            flush = self.clock() - f0
+        except DeviceError as err:
+            return self._fail(result, sink, f"the closing WRITE FILEMARKS failed: {err}", err, s.ph), 0.0
+        s.ph.filemarks += 1
+        return reason, flush
 
     def _read(self, gen: BlockGenerator | None, buf: bytearray, result: TapePerfResult, sink: EventSink,
               cancel: CancelToken, t0: float, written: PhaseResult | None) -> PhaseResult:
+        """The read phase: what the write phase wrote (to its filemarks), or a size or duration from BOT,
+        in bursts of READs into one buffer, each I/O compared with the pattern when verifying."""
         p, drive, clock = self.params, self.drive, self.clock
-        ph, log = PhaseResult("read"), SampleLog("read", lag_probe=lag_probe(drive))
-        result.phases.append(ph)
         if written is not None:
-            total: int | None = written.bytes
-            deadline = None
+            s = self._begin("read", written.bytes, None, result, sink, t0)
         else:
-            total = (p.size // p.io_size) * p.io_size if p.size is not None else None
-            deadline = clock() + p.duration if p.duration is not None else None
-        start = clock() - t0
-        lag0, store0 = drive.transport.emulator_lag, drive.transport.emulator_storage
-        opened = False  # as in the write: the lag is read when the streaming window opens
-        sink(PhaseStarted("read", total))
-        publish = SamplePublisher(sink, log, result, total, deadline, start, t0, clock)
-
-        bs, fixed, io = p.block_size, p.fixed, p.io_size
-        fixed_bs = bs if fixed else None
+            s = self._begin("read", (p.size // p.io_size) * p.io_size if p.size is not None else None, p.duration,
+                            result, sink, t0)
+        io = p.io_size
         # One view, passed to every READ: the drive and the transport answer a GOOD read into the
         # same view with one shared outcome, so the loop allocates nothing per command (issue 19).
         view = memoryview(buf)
-        per_io = io // bs if fixed else 1
+        per_io = io // p.block_size if p.fixed else 1
         times = BurstTimes()
-        expected_fms = written.filemarks if written is not None else None
         verify = gen if p.verify else None  # the blocks to compare with (built only for a verifying run)
-        done = block = 0
-        reason = ""
-        short_noted = False
-        while True:
-            if written is None and total is not None and done >= total:
-                reason = "size reached"
-                break
-            if cancel.cancelled:
-                reason = "cancelled"
-                break
-            if deadline is not None and clock() >= deadline:
-                reason = "duration reached"
-                break
-            count = 1 if verify is not None or not opened else BURST_MAX  # verifying looks at every I/O's data first
-            if written is None and total is not None:
-                count = min(count, -(-(total - done) // io))
-            until = publish.due(deadline)
-            burst = drive.read_burst(view, block_size=fixed_bs, count=count, until=until, starts=times.starts,
-                                     ends=times.ends, clock=clock)
+        short = _Short()
+        while not (reason := s.stop(cancel, clock, sized=written is None)):
+            count = 1 if verify is not None or not s.opened else BURST_MAX  # verifying looks at every I/O's data first
+            if written is None and s.total is not None:
+                count = min(count, -(-(s.total - s.done) // io))
+            burst = drive.read_burst(view, block_size=p.block_size if p.fixed else None, count=count,
+                                     until=s.publish.due(s.deadline), starts=times.starts, ends=times.ends, clock=clock)
             n = burst.clean
             if n:
-                log.add_burst(times.starts, times.ends, n, io, t0)
-                if not opened:
-                    opened, lag0 = True, drive.transport.emulator_lag
+                s.log.add_burst(times.starts, times.ends, n, io, t0)
+                s.open_window(drive)
                 if verify is not None:
-                    self._verify(verify, view, block, per_io, ph, fixed)
-                done += n * io
-                block += n * per_io
+                    self._verify(verify, view, s.block, per_io, s.ph, p.fixed)
+                s.done += n * io
+                s.block += n * per_io
             if burst.error is not None:
-                err = burst.error
-                reason = self._fail(result, sink, f"read failed after {done} bytes: {err}", err, ph)
+                reason = self._fail(result, sink, f"read failed after {s.done} bytes: {burst.error}", burst.error, s.ph)
                 break
-            out = burst.tail
-            if out is not None:
-                got = out.nbytes
-                if got:
-                    log.add(times.ends[n] - t0, times.ends[n] - times.starts[n], got)
-                    nblocks = per_io if got == io else got // bs if fixed else 1
-                    if verify is not None:
-                        self._verify(verify, view[:got], block, nblocks, ph, fixed)
-                    if not fixed and got != bs and not short_noted:
-                        short_noted = True
-                        self._note(result, sink, "warning", f"block {block} on tape is {bs - out.residual} bytes, not {bs}")
-                        if verify is not None:
-                            ph.verify_errors += 1
-                    done += got
-                    block += nblocks
-                if out.filemark:
-                    ph.filemarks += 1
-                    if expected_fms is None and not p.filemarks_every:
-                        reason = "filemark"
-                        break
-                    if expected_fms is not None and ph.filemarks >= expected_fms:
-                        reason = "filemark"
-                        break
-                if out.eod:
-                    reason = "end of data"
+            if burst.tail is not None:
+                reason = self._read_tail(burst.tail, n, s, times, verify, view, short, written, result, sink, t0)
+                if reason:
                     break
-                if out.eom:
-                    reason = "end of medium"
-                    break
-            b = clock()
-            if b - publish.last >= PUBLISH_INTERVAL:
-                publish(done, b)
-        if written is not None and reason not in ("cancelled", "error") and done != written.bytes:
-            self._note(result, sink, "warning", f"read back {done} bytes of the {written.bytes} written ({reason})")
-        if reason == "cancelled":
-            result.status = "cancelled"
-        end = clock() - t0
-        publish.finish(done, clock())
-        ph.bytes, ph.ios, ph.blocks, ph.end_reason = done, len(log), block, reason
-        summarize(ph, log, start, end, buffer_bytes=result.buffer_bytes)
-        ph.emulator_lag_seconds = _lag_since(drive, lag0)
-        ph.emulator_storage_mb_s, ph.emulator_storage_seconds = _storage_since(drive, store0)
-        sink(PhaseFinished("read", ph.to_dict()))
-        return ph
+            s.publish_due(clock())
+        if written is not None and reason not in ("cancelled", "error") and s.done != written.bytes:
+            self._note(result, sink, "warning", f"read back {s.done} bytes of the {written.bytes} written ({reason})")
+        return self._end(s, reason, result, sink, t0)
+
+    def _read_tail(self, out: ReadOutcome, n: int, s: "_Stream", times: BurstTimes, verify: BlockGenerator | None,
+                   view: memoryview, short: "_Short", written: PhaseResult | None, result: TapePerfResult,
+                   sink: EventSink, t0: float) -> str:
+        """What ended a read burst (SSC outcomes, not errors): a short or longer block (counted, said once, a
+        verify error when verifying), a filemark (the end of the written file, or of the tape's first),
+        end of data, end of medium. Returns why the phase ends, or ""."""
+        p = self.params
+        got, bs = out.nbytes, p.block_size
+        if got:
+            s.log.add(times.ends[n] - t0, times.ends[n] - times.starts[n], got)
+            nblocks = (p.io_size // bs if p.fixed else 1) if got == p.io_size else got // bs if p.fixed else 1
+            if verify is not None:
+                self._verify(verify, view[:got], s.block, nblocks, s.ph, p.fixed)
+            if not p.fixed and got != bs and not short.noted:
+                short.noted = True
+                self._note(result, sink, "warning", f"block {s.block} on tape is {bs - out.residual} bytes, not {bs}")
+                if verify is not None:
+                    s.ph.verify_errors += 1
+            s.done += got
+            s.block += nblocks
+        if out.filemark:
+            s.ph.filemarks += 1
+            expected = written.filemarks if written is not None else None
+            if (expected is None and not p.filemarks_every) or (expected is not None and s.ph.filemarks >= expected):
+                return "filemark"
+        if out.eod:
+            return "end of data"
+        return "end of medium" if out.eom else ""
 
     @staticmethod
     def _verify(gen: BlockGenerator, data: memoryview, first: int, nblocks: int, ph: PhaseResult, fixed: bool) -> None:

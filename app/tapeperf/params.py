@@ -152,6 +152,15 @@ class TapePerfParams:
 
     def problems(self, limits: BlockLimits | None = None) -> list[str]:
         """Every reason this test cannot run, one sentence each (empty when it can)."""
+        out = self._choice_problems()
+        if out:
+            return out
+        if limits is not None:
+            out += self._limit_problems(limits)
+        return out + self._io_problems() + self._extent_problems() + self._option_problems()
+
+    def _choice_problems(self) -> list[str]:
+        """A choice outside its list, or a size below a byte: nothing else can be checked then."""
         out: list[str] = []
         if self.direction not in DIRECTIONS:
             out.append(f"direction '{self.direction}' is not one of {', '.join(DIRECTIONS)}")
@@ -165,41 +174,60 @@ class TapePerfParams:
             out.append("the block size must be at least 1 byte")
         if self.io_size < 1:
             out.append("the I/O size must be at least 1 byte")
-        if out:
-            return out
+        return out
+
+    def _limit_problems(self, limits: BlockLimits) -> list[str]:
+        """The block size against the drive's READ BLOCK LIMITS."""
+        out: list[str] = []
+        bs = self.block_size
+        if limits.max_length and bs > limits.max_length:
+            out.append(f"block size {bs} is above the drive's maximum of {limits.max_length} bytes (READ BLOCK LIMITS)")
+        if bs < max(limits.min_length, 1):
+            out.append(f"block size {bs} is below the drive's minimum of {limits.min_length} bytes (READ BLOCK LIMITS)")
+        gran = 1 << limits.granularity
+        if bs % gran:
+            out.append(f"block size {bs} is not a multiple of the drive's {gran}-byte granularity (READ BLOCK LIMITS)")
+        return out
+
+    def _io_problems(self) -> list[str]:
+        """The I/O against the block mode and what one WRITE(6) can carry."""
         bs, io = self.block_size, self.io_size
-        if limits is not None:
-            if limits.max_length and bs > limits.max_length:
-                out.append(f"block size {bs} is above the drive's maximum of {limits.max_length} bytes (READ BLOCK LIMITS)")
-            if bs < max(limits.min_length, 1):
-                out.append(f"block size {bs} is below the drive's minimum of {limits.min_length} bytes (READ BLOCK LIMITS)")
-            gran = 1 << limits.granularity
-            if bs % gran:
-                out.append(f"block size {bs} is not a multiple of the drive's {gran}-byte granularity (READ BLOCK LIMITS)")
         if self.fixed:
             if io % bs:
-                out.append(f"in fixed-block mode the I/O size ({io}) must be a multiple of the block size ({bs})")
-            elif io // bs > MAX_TRANSFER_FIELD:
-                out.append(f"an I/O of {io // bs} blocks does not fit a WRITE(6) command")
-        else:
-            if io != bs:
-                out.append(f"in variable-block mode each I/O is one block: the I/O size ({io}) must equal the block size ({bs})")
-            if bs > MAX_TRANSFER_FIELD:
-                out.append(f"a variable block of {bs} bytes does not fit a WRITE(6) command (max {MAX_TRANSFER_FIELD})")
-        if self.size is not None and self.size < io:
-            out.append(f"the test size ({self.size} bytes) is smaller than one I/O ({io} bytes)")
-        if self.size is not None and self.size > MAX_TEST_BYTES:
-            out.append(f"a test size of {self.size:,} bytes is more than any cartridge holds (at most 100 TB)")
-        if self.duration is not None and self.duration > MAX_TEST_SECONDS:
+                return [f"in fixed-block mode the I/O size ({io}) must be a multiple of the block size ({bs})"]
+            if io // bs > MAX_TRANSFER_FIELD:
+                return [f"an I/O of {io // bs} blocks does not fit a WRITE(6) command"]
+            return []
+        out = []
+        if io != bs:
+            out.append(f"in variable-block mode each I/O is one block: the I/O size ({io}) must equal the block size ({bs})")
+        if bs > MAX_TRANSFER_FIELD:
+            out.append(f"a variable block of {bs} bytes does not fit a WRITE(6) command (max {MAX_TRANSFER_FIELD})")
+        return out
+
+    def _extent_problems(self) -> list[str]:
+        """The test's size and duration, and the filemarks' spacing."""
+        out: list[str] = []
+        io, size, duration, every = self.io_size, self.size, self.duration, self.filemarks_every
+        if size is not None and size < io:
+            out.append(f"the test size ({size} bytes) is smaller than one I/O ({io} bytes)")
+        if size is not None and size > MAX_TEST_BYTES:
+            out.append(f"a test size of {size:,} bytes is more than any cartridge holds (at most 100 TB)")
+        if duration is not None and duration > MAX_TEST_SECONDS:
             out.append("a test longer than a week is not a test (give at most 7 days)")
-        if self.duration is not None and self.duration <= 0:
+        if duration is not None and duration <= 0:
             out.append("the test duration must be positive")
-        if self.filemarks_every < 0:
+        if every < 0:
             out.append("filemarks-every must be 0 (none) or a number of bytes")
-        elif self.filemarks_every > MAX_TEST_BYTES:
-            out.append(f"a filemark every {self.filemarks_every:,} bytes is more than any cartridge holds")
-        elif 0 < self.filemarks_every < io:
-            out.append(f"a filemark every {self.filemarks_every} bytes is less than one I/O ({io} bytes)")
+        elif every > MAX_TEST_BYTES:
+            out.append(f"a filemark every {every:,} bytes is more than any cartridge holds")
+        elif 0 < every < io:
+            out.append(f"a filemark every {every} bytes is less than one I/O ({io} bytes)")
+        return out
+
+    def _option_problems(self) -> list[str]:
+        """The SLDC history, the host rate limit and verify."""
+        out: list[str] = []
         if self.history is not None and (self.history < 256 or self.history & (self.history - 1)):
             out.append(f"SLDC history {self.history} is not a power of two of at least 256 bytes")
         if self.host_rate_limit is not None and not 0 < self.host_rate_limit <= MAX_HOST_RATE:

@@ -72,11 +72,9 @@ def _identify(drive: TapeDrive) -> DriveId:
 
 def collect(device: str) -> Ticket:
     """Open ``device`` and capture its ticket (``collect_from``)."""
-    from native import open_transport
+    from app.targets import open_device
 
-    from app.targets import chap_secret_for
-
-    return collect_from(open_transport(device, chap_secret=chap_secret_for(device)), device)
+    return collect_from(open_device(device), device)
 
 
 def collect_from(transport: Transport, device: str) -> Ticket:

@@ -37,7 +37,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from native.scsi._bytes import ascii_field, bit
+from native.scsi.asc import asc_text
 from native.scsi.logpages import LogPage, LogParameter, TapeAlertFlag, register_typed
+from native.scsi.sensekeys import sense_key_name
 from native.scsi.tapealert import definition
 
 PAGE_NON_MEDIUM_ERRORS = 0x06
@@ -145,6 +147,22 @@ class DtStatus:
 
     flags: dict[str, bool]
     activity: int
+
+    @property
+    def cleaning_required(self) -> bool:
+        return self.flags.get("cleaning_required", False)
+
+    @property
+    def cleaning_requested(self) -> bool:
+        return self.flags.get("cleaning_requested", False)
+
+    @property
+    def medium_present(self) -> bool:
+        return self.flags.get("medium_present", False)
+
+    @property
+    def write_protected(self) -> bool:
+        return self.flags.get("write_protected", False)
 
     @property
     def activity_name(self) -> str:
@@ -327,6 +345,12 @@ class DiagnosticEntry:
     medium_id: str
     timestamp_origin: int
     timestamp: int
+
+    @property
+    def sense_text(self) -> str:
+        """The kept error's sense as a technician reads it: "MEDIUM ERROR: Write error (03/0C/00)"."""
+        return (f"{sense_key_name(self.sense_key)}: {asc_text(self.asc, self.ascq)} "
+                f"({self.sense_key:02X}/{self.asc:02X}/{self.ascq:02X})")
 
     @property
     def empty(self) -> bool:

@@ -410,6 +410,14 @@ class HpPerformance(LogPage):
         return {name: getattr(self, name) for code, name in HP_PERFORMANCE.items() if self.param(code) is not None}
 
 
+def error_counters_page(page_code: int, *, corrected: int | None = None, uncorrected: int | None = None,
+                        retries: int | None = None, processed: int | None = None) -> bytes:
+    """Page 02h or 03h holding the totals given (None: the parameter is left out), for tests and stored runs."""
+    values = {0x0002: retries, 0x0003: corrected, 0x0005: processed, 0x0006: uncorrected}
+    params = tuple(counter(code, v, 8) for code, v in values.items() if v is not None)
+    return LogPage(page_code, 0, False, False, params).build()
+
+
 def hp_performance_page(repositions: int, buffer_in: int, max_possible: int, current: int, native: int) -> bytes:
     """Page 0x34 as the HP manual lays it out (rates in 100 KB/s units): for tests and the virtual drive."""
     values = (repositions, buffer_in, max_possible, current, native)

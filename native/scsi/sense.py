@@ -13,39 +13,10 @@ from native.scsi._bytes import bit, need, sint, uint
 from native.scsi.asc import asc_text
 from native.errors import ParseError
 
-NO_SENSE = 0x0
-RECOVERED_ERROR = 0x1
-NOT_READY = 0x2
-MEDIUM_ERROR = 0x3
-HARDWARE_ERROR = 0x4
-ILLEGAL_REQUEST = 0x5
-UNIT_ATTENTION = 0x6
-DATA_PROTECT = 0x7
-BLANK_CHECK = 0x8
-VENDOR_SPECIFIC = 0x9
-COPY_ABORTED = 0xA
-ABORTED_COMMAND = 0xB
-VOLUME_OVERFLOW = 0xD
-MISCOMPARE = 0xE
-COMPLETED = 0xF
-
-SENSE_KEY_NAMES = (
-    "NO SENSE",
-    "RECOVERED ERROR",
-    "NOT READY",
-    "MEDIUM ERROR",
-    "HARDWARE ERROR",
-    "ILLEGAL REQUEST",
-    "UNIT ATTENTION",
-    "DATA PROTECT",
-    "BLANK CHECK",
-    "VENDOR SPECIFIC",
-    "COPY ABORTED",
-    "ABORTED COMMAND",
-    "EQUAL",
-    "VOLUME OVERFLOW",
-    "MISCOMPARE",
-    "COMPLETED",
+from native.scsi.sensekeys import (  # noqa: F401 - the keys are read from here too
+    ABORTED_COMMAND, BLANK_CHECK, COMPLETED, COPY_ABORTED, DATA_PROTECT, HARDWARE_ERROR, ILLEGAL_REQUEST, MEDIUM_ERROR,
+    MISCOMPARE, NO_SENSE, NOT_READY, RECOVERED_ERROR, SENSE_KEY_NAMES, UNIT_ATTENTION, VENDOR_SPECIFIC, VOLUME_OVERFLOW,
+    sense_key_name,
 )
 
 # Descriptor types (SPC-4 table 28).
@@ -55,10 +26,6 @@ DESC_SENSE_KEY_SPECIFIC = 0x02
 DESC_FRU = 0x03
 DESC_STREAM_COMMANDS = 0x04
 DESC_BLOCK_COMMANDS = 0x05
-
-
-def sense_key_name(key: int) -> str:
-    return SENSE_KEY_NAMES[key & 0x0F]
 
 
 @dataclass(frozen=True)

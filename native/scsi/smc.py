@@ -12,10 +12,9 @@ import struct
 from dataclasses import dataclass
 
 from native.errors import ParseError
+from native.scsi.cdb import INITIALIZE_ELEMENT_STATUS, MOVE_MEDIUM, READ_ELEMENT_STATUS  # noqa: F401 - named here too
+from native.scsi.layout import Cdb, at
 
-READ_ELEMENT_STATUS = 0xB8
-MOVE_MEDIUM = 0xA5
-INITIALIZE_ELEMENT_STATUS = 0x07
 PAGE_ELEMENT_ADDRESS = 0x1D
 
 
@@ -30,14 +29,50 @@ class ElementType(enum.IntEnum):
         return {1: "robot", 2: "slot", 3: "ie", 4: "drive"}[self.value]
 
 
+@dataclass(frozen=True)
+class ReadElementStatus(Cdb):
+    """READ ELEMENT STATUS (SMC-3 6.9): the elements of one type (0: all) from ``start``, with volume tags
+    (VOLTAG) and the drives' device identifiers (DVCID)."""
+
+    OPCODE, LENGTH = READ_ELEMENT_STATUS, 12
+    voltag: bool = at(1, 0x10)
+    element_type: int = at(1, 0x0F, what="element type")
+    start: int = at(2, 0xFFFF, what="starting element address")
+    count: int = at(4, 0xFFFF, what="number of elements")
+    dvcid: bool = at(6, 0x01)
+    allocation_length: int = at(7, 0xFFFFFF, what="allocation length")
+
+
+@dataclass(frozen=True)
+class MoveMedium(Cdb):
+    """MOVE MEDIUM (SMC-3 6.6): the robot (``transport``) takes the cartridge in ``source`` to ``destination``."""
+
+    OPCODE, LENGTH = MOVE_MEDIUM, 12
+    transport: int = at(2, 0xFFFF, what="transport element address")
+    source: int = at(4, 0xFFFF, what="source address")
+    destination: int = at(6, 0xFFFF, what="destination address")
+    invert: bool = at(10, 0x01)
+
+
+@dataclass(frozen=True)
+class InitializeElementStatus(Cdb):
+    """INITIALIZE ELEMENT STATUS (SMC-3): the library checks every element again (a barcode scan)."""
+
+    OPCODE, LENGTH = INITIALIZE_ELEMENT_STATUS, 6
+
+
 def read_element_status(*, element_type: int = 0, start: int = 0, count: int = 0xFFFF, voltag: bool = True,
                         dvcid: bool = True, alloc: int = 0xFFFF) -> bytes:
-    return bytes([READ_ELEMENT_STATUS, (0x10 if voltag else 0) | (element_type & 0x0F)]) + struct.pack(
-        ">HHB", start, count, 0x01 if dvcid else 0) + alloc.to_bytes(3, "big") + bytes(2)
+    return ReadElementStatus(voltag=voltag, element_type=element_type, start=start, count=count, dvcid=dvcid,
+                             allocation_length=alloc).build()
 
 
 def move_medium(transport: int, source: int, destination: int) -> bytes:
-    return bytes([MOVE_MEDIUM, 0]) + struct.pack(">HHH", transport, source, destination) + bytes(4)
+    return MoveMedium(transport=transport, source=source, destination=destination).build()
+
+
+def initialize_element_status() -> bytes:
+    return InitializeElementStatus().build()
 
 
 @dataclass(frozen=True)
@@ -125,4 +160,5 @@ def _descriptor(etype: ElementType, d: bytes, pvoltag: bool, avoltag: bool) -> E
     return Element(etype, address, full, barcode, (d[4], d[5]) if exception else None, source, identifier)
 
 
-__all__ = ["Element", "ElementMap", "ElementType", "read_element_status", "move_medium", "parse_element_status"]
+__all__ = ["Element", "ElementMap", "ElementType", "InitializeElementStatus", "MoveMedium", "ReadElementStatus",
+           "initialize_element_status", "move_medium", "parse_element_status", "read_element_status"]

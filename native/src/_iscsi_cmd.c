@@ -714,6 +714,66 @@ static int loop_overlapped(RunnerObject *r, Loop *L, Watcher *w, PyThreadState *
  * With ``spare`` (a second buffer as long as ``buffer``) and libiscsi's asynchronous entry
  * points, a write alternates between the two buffers and fills the next one while the
  * current WRITE is in flight (loop_overlapped). */
+/* repeat()'s loop with the GIL released: the overlapped one for a write with a spare buffer where libiscsi
+ * has its asynchronous entry points, else the plain one (``loop_plain``'s return values). */
+static int run_loop(RunnerObject *r, Loop *L, Watcher *w, int have_spare, Outcome *o, unsigned char *sense,
+                    int *sense_len, int *how, Py_ssize_t *i)
+{
+    int stopped;
+    PyThreadState *save = PyEval_SaveThread();
+    w->save = &save;
+#ifndef _WIN32
+    if (have_spare && r->command_async != NULL)
+        stopped = loop_overlapped(r, L, w, &save, o, sense, sense_len, how, i);
+    else
+#endif
+        stopped = loop_plain(r, L, w, &save, o, sense, sense_len, how, i);
+    PyEval_RestoreThread(save);
+    return stopped;
+}
+
+/* repeat()'s numbers and its fill: count, until, first and step, and the fill callable (None: none) with its C
+ * entry point when it has one (a fill that needs no GIL: native._pattern.Filler). -1 with an exception set. */
+static int take_repeat(PyObject *const *args, Py_ssize_t *count, double *until, long long *first, long long *step,
+                       PyObject **fill, TapediagFill **cfill)
+{
+    *count = PyLong_AsSsize_t(args[6]);
+    *until = PyFloat_AsDouble(args[7]);
+    *first = PyLong_AsLongLong(args[11]);
+    *step = PyLong_AsLongLong(args[12]);
+    if (PyErr_Occurred()) return -1;
+    *fill = args[10] == Py_None ? NULL : args[10];
+    if (*fill != NULL && !PyCallable_Check(*fill)) {
+        PyErr_SetString(PyExc_TypeError, "fill must be callable or None");
+        return -1;
+    }
+    *cfill = NULL;
+    if (*fill != NULL) {
+        PyObject *cap = PyObject_GetAttrString(*fill, "_c_fill");
+        if (cap == NULL) {
+            PyErr_Clear();
+        } else {
+            if (PyCapsule_IsValid(cap, "tapediag.fill")) *cfill = (TapediagFill *)PyCapsule_GetPointer(cap, "tapediag.fill");
+            Py_DECREF(cap);
+        }
+    }
+    if (*count < 0) {
+        PyErr_SetString(PyExc_ValueError, "count must not be negative");
+        return -1;
+    }
+    return 0;
+}
+
+/* What ended repeat()'s loop: None at count or until, False for a command that did not end at the target,
+ * else the tail command's outcome tuple (NULL with an exception set when out of memory). */
+static PyObject *repeat_tail(RunnerObject *r, int stopped, int how, Outcome *o, unsigned char *sense, int sense_len)
+{
+    if (!stopped) return Py_NewRef(Py_None);
+    if (how == ISSUE_NOMEM) return PyErr_NoMemory();
+    if (how != ISSUE_DONE) return Py_NewRef(Py_False); /* failed, aborted or dropped: the state byte says which */
+    return outcome_tuple(r, o, sense, sense_len);
+}
+
 static PyObject *runner_repeat(RunnerObject *r, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs != 14 && nargs != 16) {
@@ -721,30 +781,12 @@ static PyObject *runner_repeat(RunnerObject *r, PyObject *const *args, Py_ssize_
                                          "ends, fill, first, step, spare[, watch, state])");
         return NULL;
     }
-    Py_ssize_t count = PyLong_AsSsize_t(args[6]);
-    double until = PyFloat_AsDouble(args[7]);
-    long long first = PyLong_AsLongLong(args[11]);
-    long long step = PyLong_AsLongLong(args[12]);
-    if (PyErr_Occurred()) return NULL;
-    PyObject *fill = args[10] == Py_None ? NULL : args[10];
-    if (fill != NULL && !PyCallable_Check(fill)) {
-        PyErr_SetString(PyExc_TypeError, "fill must be callable or None");
-        return NULL;
-    }
-    TapediagFill *cfill = NULL; /* a fill that needs no GIL: native._pattern.Filler */
-    if (fill != NULL) {
-        PyObject *cap = PyObject_GetAttrString(fill, "_c_fill");
-        if (cap == NULL) {
-            PyErr_Clear();
-        } else {
-            if (PyCapsule_IsValid(cap, "tapediag.fill")) cfill = (TapediagFill *)PyCapsule_GetPointer(cap, "tapediag.fill");
-            Py_DECREF(cap);
-        }
-    }
-    if (count < 0) {
-        PyErr_SetString(PyExc_ValueError, "count must not be negative");
-        return NULL;
-    }
+    Py_ssize_t count;
+    double until;
+    long long first, step;
+    PyObject *fill;
+    TapediagFill *cfill;
+    if (take_repeat(args, &count, &until, &first, &step, &fill, &cfill) < 0) return NULL;
     Watcher w;
     Py_buffer sbuf;
     int have_state;
@@ -789,27 +831,11 @@ static PyObject *runner_repeat(RunnerObject *r, PyObject *const *args, Py_ssize_
               fill, args[4], args[13], cfill, count, until, (double *)starts.buf, (double *)ends.buf, first, step};
     Outcome o;
     unsigned char sense[252];
-    int sense_len = 0, how = ISSUE_DONE, stopped;
+    int sense_len = 0, how = ISSUE_DONE;
     Py_ssize_t i = 0;
-    PyThreadState *save = PyEval_SaveThread();
-    w.save = &save;
-#ifndef _WIN32
-    if (have_spare && r->command_async != NULL)
-        stopped = loop_overlapped(r, &L, &w, &save, &o, sense, &sense_len, &how, &i);
-    else
-#endif
-        stopped = loop_plain(r, &L, &w, &save, &o, sense, &sense_len, &how, &i);
-    PyEval_RestoreThread(save);
+    int stopped = run_loop(r, &L, &w, have_spare, &o, sense, &sense_len, &how, &i);
     if (stopped < 0 || w.raised) goto out; /* a fill's, a signal handler's or the watch's exception propagates */
-    PyObject *tail;
-    if (!stopped)
-        tail = Py_NewRef(Py_None);
-    else if (how == ISSUE_NOMEM)
-        tail = PyErr_NoMemory();
-    else if (how != ISSUE_DONE) /* failed, aborted or dropped: the state byte says which */
-        tail = Py_NewRef(Py_False);
-    else
-        tail = outcome_tuple(r, &o, sense, sense_len);
+    PyObject *tail = repeat_tail(r, stopped, how, &o, sense, sense_len);
     if (tail != NULL) result = Py_BuildValue("(nN)", i, tail);
 out:
     PyBuffer_Release(&ends);

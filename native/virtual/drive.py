@@ -44,17 +44,18 @@ from native.virtual.partitions import PartitionCommands
 from native.virtual.positioning import PositioningCommands
 from native.virtual.reports import ReportCommands
 from native.virtual.sense import (
-    BLANK_CHECK, NO_SENSE, VOLUME_OVERFLOW, Check, fixed_sense, invalid_field, invalid_opcode,
-    invalid_parameter,
+    BLANK_CHECK, HARDWARE_ERROR, ILLEGAL_REQUEST, MEDIUM_ERROR, NO_SENSE, NOT_READY, VOLUME_OVERFLOW, Check,
+    fixed_sense, invalid_field, invalid_opcode, invalid_parameter,
 )
+from native.scsi import cdb as C
 from native.scsi.media import ident_for
 from native.virtual.specs import DENSITY
 
 if TYPE_CHECKING:
     from array import array
 
-_CDB_LEN = {0: 6, 1: 10, 2: 10, 4: 16, 5: 12}
 _EMPTY = memoryview(b"")
+_WRITES = frozenset({C.WRITE_6, C.WRITE_FILEMARKS_6})  # a failed cartridge file is a WRITE ERROR for these
 
 
 class VirtualDrive(PartitionCommands, EraseCommands, PositioningCommands, ReportCommands, Transport):
@@ -129,17 +130,25 @@ class VirtualDrive(PartitionCommands, EraseCommands, PositioningCommands, Report
             self.cart.meta.load_count += 1
             self.life.loads_this_session += 1
             self.cart.save_meta()
-        self._handlers: dict[int, Callable[[bytes, Buffer | None, memoryview], int]] = {
-            0x00: self._test_unit_ready, 0x01: self._rewind, 0x03: self._request_sense,
-            0x05: self._read_block_limits, 0x08: self._read6, 0x0A: self._write6,
-            0x10: self._write_filemarks, 0x11: self._space6, 0x12: self._inquiry,
-            0x15: self._mode_select, 0x55: self._mode_select, 0x1A: self._mode_sense, 0x5A: self._mode_sense,
-            0x16: self._nop, 0x17: self._nop, 0x1E: self._nop,
-            0x19: self._erase, 0x1B: self._load_unload, 0x2B: self._locate, 0x92: self._locate,
-            0x34: self._read_position, 0x44: self._report_density, 0x4D: self._log_sense,
-            0x8C: self._read_attribute, 0x91: self._space16, 0xA2: self._security_protocol_in,
-            0x1D: self._send_diagnostic, 0xA3: self._maintenance_in, 0x3C: self._read_buffer,
-            0x04: self._format_medium, 0x8D: self._write_attribute,
+        self._handlers = self._command_table()
+
+    def _command_table(self) -> dict[int, Callable[[bytes, Buffer | None, memoryview], int]]:
+        """The handler of each opcode the drive answers (REPORT SUPPORTED OPERATION CODES lists these); every
+        handler reads its CDB through the command's declared layout (``native.scsi.cdb``)."""
+        return {
+            C.TEST_UNIT_READY: self._test_unit_ready, C.REWIND: self._rewind, C.REQUEST_SENSE: self._request_sense,
+            C.READ_BLOCK_LIMITS: self._read_block_limits, C.READ_6: self._read6, C.WRITE_6: self._write6,
+            C.WRITE_FILEMARKS_6: self._write_filemarks, C.SPACE_6: self._space6, C.INQUIRY: self._inquiry,
+            C.MODE_SELECT_6: self._mode_select, C.MODE_SELECT_10: self._mode_select,
+            C.MODE_SENSE_6: self._mode_sense, C.MODE_SENSE_10: self._mode_sense,
+            C.RESERVE_6: self._nop, C.RELEASE_6: self._nop, C.PREVENT_ALLOW_MEDIUM_REMOVAL: self._nop,
+            C.ERASE_6: self._erase, C.LOAD_UNLOAD: self._load_unload, C.LOCATE_10: self._locate,
+            C.LOCATE_16: self._locate, C.READ_POSITION: self._read_position,
+            C.REPORT_DENSITY_SUPPORT: self._report_density, C.LOG_SENSE: self._log_sense,
+            C.READ_ATTRIBUTE: self._read_attribute, C.SPACE_16: self._space16,
+            C.SECURITY_PROTOCOL_IN: self._security_protocol_in, C.SEND_DIAGNOSTIC: self._send_diagnostic,
+            C.MAINTENANCE_IN: self._maintenance_in, C.READ_BUFFER: self._read_buffer, C.FORMAT_MEDIUM: self._format_medium,
+            C.WRITE_ATTRIBUTE: self._write_attribute,
         }
 
     def _life(self, opts: VirtualOptions) -> health.DriveLife:
@@ -163,13 +172,14 @@ class VirtualDrive(PartitionCommands, EraseCommands, PositioningCommands, Report
     def _send_diagnostic(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
         """SEND DIAGNOSTIC: the default self-test (SELFTEST bit) passes, or fails as ``selftest=fail`` asks;
         other forms (self-test codes, diagnostic pages) are not implemented, as on many drives."""
-        if not cdb[1] & 0x04 or cdb[1] >> 5:
-            raise Check(0x5, 0x24, 0x00)  # INVALID FIELD IN CDB
+        command = C.SendDiagnostic.parse(cdb)
+        if not command.self_test or command.self_test_code:
+            raise invalid_field()
         self._t_done = self._t + 2.0  # a real drive's self-test takes seconds
         if self.twin is not None:
             self.twin.hold(2.0)
         if self.opts.selftest_fails:
-            raise Check(0x4, 0x40, 0x80)  # HARDWARE ERROR, DIAGNOSTIC FAILURE ON COMPONENT 80h
+            raise Check(HARDWARE_ERROR, 0x40, 0x80)  # DIAGNOSTIC FAILURE ON COMPONENT 80h
         return 0
 
     def _check_cartridge(self, opts: VirtualOptions) -> None:
@@ -257,7 +267,7 @@ class VirtualDrive(PartitionCommands, EraseCommands, PositioningCommands, Report
             handler = self._handlers.get(cdb[0]) if cdb else None
             if self._erasing is not None and cdb:
                 handler = self._while_erasing(cdb[0], handler)
-            if handler is None or len(cdb) < _CDB_LEN.get(cdb[0] >> 5, 6):
+            if handler is None or len(cdb) < C.cdb_length(cdb[0]):
                 raise invalid_opcode()
             n = handler(cdb, data_out, buf)
             status, sense = GOOD, b""
@@ -265,9 +275,9 @@ class VirtualDrive(PartitionCommands, EraseCommands, PositioningCommands, Report
             status, sense, n = CHECK_CONDITION, check.sense, check.transferred
         except OSError as exc:  # the cartridge file failed: a write/read error on "tape"
             # 03/0C/00 WRITE ERROR or 03/11/00 UNRECOVERED READ ERROR, as a drive would say.
-            status, sense, n = CHECK_CONDITION, fixed_sense(0x3, 0x0C if cdb[0] in (0x0A, 0x10) else 0x11, 0), 0
+            status, sense, n = CHECK_CONDITION, fixed_sense(MEDIUM_ERROR, 0x0C if cdb[0] in _WRITES else 0x11, 0), 0
             self.last_io_error = str(exc)
-        if status == CHECK_CONDITION and len(sense) > 13 and sense[2] & 0x0F in (0x3, 0x4):
+        if status == CHECK_CONDITION and len(sense) > 13 and sense[2] & 0x0F in (MEDIUM_ERROR, HARDWARE_ERROR):
             self._remember_error(cdb[0], sense)
         if self._alert_due is not None and self.load["host_w"] + self.load["host_r"] >= self._alert_due[1]:
             self.tapealert.update(self._alert_due[0])
@@ -323,16 +333,16 @@ class VirtualDrive(PartitionCommands, EraseCommands, PositioningCommands, Report
 
     # ------------------------------------------------------------------ identity
     def _inquiry(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
-        alloc = struct.unpack_from(">H", cdb, 3)[0]
-        if cdb[1] & 0x01:
-            data = pages.vpd_page(cdb[2], self.spec, self.serial, self.naa)
+        command = C.Inquiry.parse(cdb)
+        if command.evpd:
+            data = pages.vpd_page(command.page_code, self.spec, self.serial, self.naa)
             if data is None:
                 raise invalid_field()
-        elif cdb[2]:
+        elif command.page_code:
             raise invalid_field()
         else:
             data = pages.standard_inquiry(self.spec)
-        return self._reply(data, alloc, buf)
+        return self._reply(data, command.allocation_length, buf)
 
     def _test_unit_ready(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
         bad = self.opts.tur_sense
@@ -342,23 +352,25 @@ class VirtualDrive(PartitionCommands, EraseCommands, PositioningCommands, Report
         return 0
 
     def _request_sense(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
-        if cdb[1] & 0x01:
+        command = C.RequestSense.parse(cdb)
+        if command.desc:
             raise invalid_field()  # descriptor format: we only speak fixed format
-        sense = fixed_sense(0x2, 0x3A, 0) if not self.loaded else fixed_sense(NO_SENSE, 0, 0)
-        return self._reply(sense, cdb[4], buf)
+        sense = fixed_sense(NOT_READY, 0x3A, 0) if not self.loaded else fixed_sense(NO_SENSE, 0, 0)
+        return self._reply(sense, command.allocation_length, buf)
 
     def _read_block_limits(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
-        if cdb[1] & 0x01:
+        if C.ReadBlockLimits.parse(cdb).mloc:
             raise invalid_field()
         return self._reply(bytes([0, 0xFF, 0xFF, 0xFF, 0, 1]), 6, buf)
 
     # ------------------------------------------------------------------ mode pages
     def _mode_sense(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
-        ten = cdb[0] == 0x5A
-        dbd, pc, code, sub = cdb[1] & 0x08, cdb[2] >> 6, cdb[2] & 0x3F, cdb[3]
-        alloc = struct.unpack_from(">H", cdb, 7)[0] if ten else cdb[4]
-        if pc == 3:
-            raise Check(0x5, 0x39, 0x00)  # saving parameters not supported
+        ten = cdb[0] == C.MODE_SENSE_10
+        command = C.ModeSense10.parse(cdb) if ten else C.ModeSense6.parse(cdb)
+        dbd, pc, code, sub = command.dbd, command.pc, command.page_code, command.subpage_code
+        alloc = command.allocation_length
+        if pc == C.PageControl.SAVED:
+            raise Check(ILLEGAL_REQUEST, 0x39, 0x00)  # saving parameters not supported
         codes: tuple[int, ...]
         if code == 0x3F and sub in (0, 0xFF):
             codes = pages.MODE_PAGES
@@ -368,8 +380,8 @@ class VirtualDrive(PartitionCommands, EraseCommands, PositioningCommands, Report
             codes = ()
         else:
             raise invalid_field()
-        changeable = pc == 1
-        state = pages.ModeState() if pc == 2 else self.mode  # default values: the drive's power-on settings
+        changeable = pc == C.PageControl.CHANGEABLE
+        state = pages.ModeState() if pc == C.PageControl.DEFAULT else self.mode  # default values: the power-on settings
         body = b"".join(pages.mode_page(c, state, changeable) for c in codes)
         bd = b"" if dbd else pages.block_descriptor(state, changeable)
         dsp = 0 if changeable else (0x80 if self.loaded and self.cart.meta.write_protect else 0) | 0x10
@@ -380,8 +392,10 @@ class VirtualDrive(PartitionCommands, EraseCommands, PositioningCommands, Report
         return self._reply(header + bd + body, alloc, buf)
 
     def _mode_select(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
-        ten = cdb[0] == 0x55
-        length = struct.unpack_from(">H", cdb, 7)[0] if ten else cdb[4]
+        """MODE SELECT (6)/(10): the block descriptor's length and density, then each page the drive takes
+        (compression 0Fh, partitions 11h); anything malformed is 05/26/00 and changes nothing."""
+        ten = cdb[0] == C.MODE_SELECT_10
+        length = (C.ModeSelect10.parse(cdb) if ten else C.ModeSelect6.parse(cdb)).parameter_list_length
         data = bytes(out or b"")[:length]
         if len(data) < length:
             raise invalid_parameter()
@@ -399,7 +413,12 @@ class VirtualDrive(PartitionCommands, EraseCommands, PositioningCommands, Report
             if bd[0] and bd[0] not in self.spec.readable:
                 raise invalid_parameter()
             new.block_length = int.from_bytes(bd[5:8], "big")
-        rest = data[hlen + bdlen :]
+        self._select_pages(data[hlen + bdlen :], new)
+        self.mode = new
+        return 0
+
+    def _select_pages(self, rest: bytes, new: pages.ModeState) -> None:
+        """The mode pages of a MODE SELECT's parameter list, into ``new``."""
         while rest:
             if len(rest) < 2 or rest[0] & 0x40:
                 raise invalid_parameter()
@@ -414,21 +433,19 @@ class VirtualDrive(PartitionCommands, EraseCommands, PositioningCommands, Report
             elif code == 0x11:
                 new.partition_request = self._requested_partitions(page)
             rest = rest[2 + plen :]
-        self.mode = new
-        return 0
 
     # ------------------------------------------------------------------ data path
     def _read6(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
         self._medium()
-        fixed, sili = cdb[1] & 0x01, cdb[1] & 0x02
-        length = int.from_bytes(cdb[2:5], "big")
+        command = C.Read6.parse(cdb)
+        fixed, sili, length = command.fixed, command.sili, command.transfer_length
         if fixed and (sili or not self.mode.block_length):
             raise invalid_field()
         start = self.pos
         try:
             if fixed:
                 return self._read_fixed(length, buf)
-            return self._read_variable(length, bool(sili), buf)
+            return self._read_variable(length, sili, buf)
         finally:
             self._account_read(start)
 
@@ -502,8 +519,8 @@ class VirtualDrive(PartitionCommands, EraseCommands, PositioningCommands, Report
 
     def _write6(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
         self._writable()
-        fixed = cdb[1] & 0x01
-        length = int.from_bytes(cdb[2:5], "big")
+        command = C.Write6.parse(cdb)
+        fixed, length = command.fixed, command.transfer_length
         if fixed and not self.mode.block_length:
             raise invalid_field()
         size = self.mode.block_length if fixed else length
@@ -540,9 +557,10 @@ class VirtualDrive(PartitionCommands, EraseCommands, PositioningCommands, Report
         return 0
 
     def _write_filemarks(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
-        count = int.from_bytes(cdb[2:5], "big")
-        if cdb[1] & 0x02:
-            raise invalid_field()  # setmarks
+        command = C.WriteFilemarks6.parse(cdb)
+        count = command.count
+        if command.setmarks:
+            raise invalid_field()
         self._medium()
         if count:
             self._writable()
@@ -553,7 +571,7 @@ class VirtualDrive(PartitionCommands, EraseCommands, PositioningCommands, Report
                     raise Check(VOLUME_OVERFLOW, 0x00, 0x02, info=count - i, eom=True)
                 cart.append_filemark()
                 self.pos += 1
-        if not cdb[1] & 0x01:  # not IMMED: the buffer goes to tape first
+        if not command.immed:  # the buffer goes to tape first
             self._flush()
         if count and self._past_early_warning():
             raise Check(NO_SENSE, 0x00, 0x02, info=0, eom=True)

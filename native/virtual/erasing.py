@@ -22,14 +22,14 @@ from __future__ import annotations
 
 from typing import Callable
 
+from native.scsi import cdb as C
 from native.transport import Buffer
 from native.virtual.base import DriveBase
 from native.virtual.pacer import Pacer
 from native.virtual.sense import NOT_READY, Check, worm_overwrite, write_protected
 
 #: Commands a drive busy with an immediate erase still answers (identity and its command list).
-ANSWERED_WHILE_ERASING = frozenset({0x12, 0xA0, 0xA3})
-REQUEST_SENSE = 0x03
+ANSWERED_WHILE_ERASING = frozenset({C.INQUIRY, C.REPORT_LUNS, C.MAINTENANCE_IN})
 #: ``realtime=0``: status polls that make up a long erase.
 POLLS = 16
 
@@ -56,7 +56,8 @@ class EraseCommands(DriveBase):
             raise write_protected()
         if self.cart.meta.worm and self.pos < self.cart.count:
             raise worm_overwrite()
-        long, immed = bool(cdb[1] & 0x01), bool(cdb[1] & 0x02)
+        command = C.Erase6.parse(cdb)
+        long, immed = command.long, command.immed
         self._reposition(self.pos)
         self.cart.truncate(self.pos)  # end of data here first, long or short
         if long:
@@ -84,8 +85,8 @@ class EraseCommands(DriveBase):
         if not self.pacer.realtime:
             self._t_done = self._t + (end - start) / POLLS  # this poll stands for the host's wait
         sense = _busy_sense((self._t - start) / (end - start) if end > start else 1.0)
-        if opcode == REQUEST_SENSE:
-            return lambda cdb, out, buf: self._reply(sense, cdb[4], buf)
+        if opcode == C.REQUEST_SENSE:
+            return lambda cdb, out, buf: self._reply(sense, C.RequestSense.parse(cdb).allocation_length, buf)
         busy = Check(NOT_READY, 0x04, 0x07)
         busy.sense = sense
         raise busy

@@ -62,8 +62,9 @@ slots, drives, slots), so far moves are slower, as on a real library, and the ex
 move-time plot has a shape. It is shortened (0.3-2 s) from a real robot's 10-60 s so that
 a training session stays short; ``realtime=0`` moves at once (functional tests).
 
-Layouts are encoded here, not imported from ``app`` (``native`` sits below ``app``); the
-app's parsers (``native/scsi/smc.py``) read them back in the tests.
+The commands' CDBs are read through their one declared layout (``native.scsi.smc``, ``native.scsi.cdb``),
+as tapediag builds them; the answers' layouts are encoded here, independently, and the app's parsers
+(``native/scsi/smc.py``) read them back in the tests.
 """
 from __future__ import annotations
 
@@ -87,7 +88,9 @@ from native.transport import (
 )
 from native.scsi.media import MEDIA, Access, Medium, access, ident_for, medium_of_barcode
 from native.virtual.library_state import LibraryState, StateFile
-from native.virtual.sense import fixed_sense
+from native.scsi import cdb as C
+from native.scsi.smc import MoveMedium, ReadElementStatus
+from native.virtual.sense import HARDWARE_ERROR, ILLEGAL_REQUEST, MEDIUM_ERROR, NO_SENSE, UNIT_ATTENTION, fixed_sense
 from native.virtual.specs import GENERATIONS
 
 TRANSPORT, IE_FIRST, DRIVE_FIRST, SLOT_FIRST = 0, 10, 500, 1000
@@ -252,31 +255,33 @@ class VirtualLibrary(Transport):
         cdb = bytes(cdb)
         buf = make_data_in(data_in) if (not isinstance(data_in, int) or data_in) else memoryview(bytearray())
         op = cdb[0] if cdb else -1
-        if op not in (0x12, 0x03) and self._unit_attention:
+        if op not in (C.INQUIRY, C.REQUEST_SENSE) and self._unit_attention:
             self._unit_attention = False
-            return self._check(0x6, 0x29, 0x00)  # power on / reset, as a library reports first
-        if op == 0x12:
+            return self._check(UNIT_ATTENTION, 0x29, 0x00)  # power on / reset, as a library reports first
+        if len(cdb) < C.cdb_length(op):
+            return self._check(ILLEGAL_REQUEST, 0x20, 0x00)
+        if op == C.INQUIRY:
             answer = self._inquiry(cdb)
-        elif op == 0x00:
+        elif op == C.TEST_UNIT_READY:
             answer = b""
-        elif op == 0x1E:  # PREVENT ALLOW MEDIUM REMOVAL: this session's lock on the mail slot
-            self.prevented = bool(cdb[4] & 0x03)
+        elif op == C.PREVENT_ALLOW_MEDIUM_REMOVAL:  # this session's lock on the mail slot
+            self.prevented = bool(C.PreventAllowMediumRemoval.parse(cdb).prevent)
             answer = b""
-        elif op == 0x07:  # INITIALIZE ELEMENT STATUS: scan again, finding what changed by hand
+        elif op == C.INITIALIZE_ELEMENT_STATUS:  # scan again, finding what changed by hand
             self.initialized += 1
             self._load()
             answer = b""
-        elif op == 0x03:
-            answer = fixed_sense(0x0, 0, 0)
-        elif op in (0x1A, 0x5A):
+        elif op == C.REQUEST_SENSE:
+            answer = fixed_sense(NO_SENSE, 0, 0)
+        elif op in (C.MODE_SENSE_6, C.MODE_SENSE_10):
             answer = self._mode_sense(cdb)
-        elif op == 0xB8:
+        elif op == C.READ_ELEMENT_STATUS:
             self._load()
             answer = self._read_element_status(cdb)
-        elif op == 0xA5:
+        elif op == C.MOVE_MEDIUM:
             return self._move(cdb)
         else:
-            return self._check(0x5, 0x20, 0x00)
+            return self._check(ILLEGAL_REQUEST, 0x20, 0x00)  # invalid command operation code
         if isinstance(answer, CommandResult):
             return answer
         n = min(len(answer), len(buf))
@@ -287,16 +292,17 @@ class VirtualLibrary(Transport):
         return CommandResult(CHECK_CONDITION, fixed_sense(key, asc, ascq), memoryview(bytearray()), 0)
 
     def _inquiry(self, cdb: bytes) -> bytes | CommandResult:
-        if cdb[1] & 0x01:
-            if cdb[2] == 0x80:
+        command = C.Inquiry.parse(cdb)
+        if command.evpd:
+            if command.page_code == 0x80:
                 serial = b"TDLIB0001"
                 return bytes([0x08, 0x80, 0, len(serial)]) + serial
-            if cdb[2] == 0x00:
+            if command.page_code == 0x00:
                 return bytes([0x08, 0x00, 0, 3, 0x00, 0x80, 0x83])
-            if cdb[2] == 0x83:  # the library's WWN (NAA 5), one per folder: what tells two libraries apart
+            if command.page_code == 0x83:  # the library's WWN (NAA 5), one per folder: what tells two libraries apart
                 naa = (0x5 << 60) | (0x001438 << 36) | (zlib.crc32(str(self.folder.resolve()).encode()) & 0xFFFFFFFFF)
                 return bytes([0x08, 0x83, 0, 12, 0x01, 0x03, 0, 8]) + naa.to_bytes(8, "big")
-            return self._check(0x5, 0x24, 0x00)
+            return self._check(ILLEGAL_REQUEST, 0x24, 0x00)
         data = bytearray(96)
         data[0] = 0x08  # medium changer
         data[1] = 0x80  # removable
@@ -307,23 +313,24 @@ class VirtualLibrary(Transport):
         return bytes(data)
 
     def _mode_sense(self, cdb: bytes) -> bytes | CommandResult:
-        if cdb[2] & 0x3F not in (0x1D, 0x3F):
-            return self._check(0x5, 0x24, 0x00)
+        ten = cdb[0] == C.MODE_SENSE_10
+        if (C.ModeSense10.parse(cdb) if ten else C.ModeSense6.parse(cdb)).page_code not in (0x1D, 0x3F):
+            return self._check(ILLEGAL_REQUEST, 0x24, 0x00)
         o = self.opts
         page = bytes([0x1D, 0x12]) + struct.pack(">8H", TRANSPORT, 1, SLOT_FIRST, o.slots, IE_FIRST, o.ie,
                                                   DRIVE_FIRST, o.drives) + bytes(2)
-        if cdb[0] == 0x5A:
+        if ten:
             return struct.pack(">HBBBBH", len(page) + 6, 0, 0, 0, 0, 0) + page
         return bytes([len(page) + 3, 0, 0, 0]) + page
 
     def _read_element_status(self, cdb: bytes) -> bytes | CommandResult:
-        wanted_type, voltag, dvcid = cdb[1] & 0x0F, bool(cdb[1] & 0x10), bool(cdb[6] & 0x01)
-        start, count = struct.unpack_from(">HH", cdb, 2)
-        alloc = int.from_bytes(cdb[7:10], "big")
+        command = ReadElementStatus.parse(cdb)
+        wanted_type, voltag, dvcid = command.element_type, command.voltag, command.dvcid
         layout = self._addresses()
-        chosen = [a for a in sorted(layout) if a >= start and (not wanted_type or layout[a] == wanted_type)][:count]
+        chosen = [a for a in sorted(layout)
+                  if a >= command.start and (not wanted_type or layout[a] == wanted_type)][:command.count]
         if not chosen:
-            return self._check(0x5, 0x21, 0x01)
+            return self._check(ILLEGAL_REQUEST, 0x21, 0x01)
         pages = bytearray()
         for etype in (TYPE_TRANSPORT, TYPE_STORAGE, TYPE_IE, TYPE_DRIVE):
             addrs = [a for a in chosen if layout[a] == etype]
@@ -333,7 +340,7 @@ class VirtualLibrary(Transport):
             pages += bytes([etype, 0x80 if voltag else 0]) + struct.pack(">H", _DESC_LEN) + bytes(1) \
                 + len(desc).to_bytes(3, "big") + desc
         header = struct.pack(">HH", chosen[0], len(chosen)) + bytes(1) + len(pages).to_bytes(3, "big")
-        return (header + bytes(pages))[:alloc]
+        return (header + bytes(pages))[:command.allocation_length]
 
     def _descriptor(self, address: int, etype: int, voltag: bool, dvcid: bool) -> bytes:
         barcode = self.contents.get(address)
@@ -359,11 +366,12 @@ class VirtualLibrary(Transport):
         return min(2.0, 0.3 + 0.04 * crossed + scatter)
 
     def _move(self, cdb: bytes) -> CommandResult:
-        transport, source, destination = struct.unpack_from(">HHH", cdb, 2)
+        move = MoveMedium.parse(cdb)
+        source, destination = move.source, move.destination
         layout = self._addresses()
-        if transport != TRANSPORT or source not in layout or destination not in layout \
+        if move.transport != TRANSPORT or source not in layout or destination not in layout \
                 or TYPE_TRANSPORT in (layout[source], layout[destination]):
-            return self._check(0x5, 0x21, 0x01)  # invalid element address
+            return self._check(ILLEGAL_REQUEST, 0x21, 0x01)  # invalid element address
         # Under the state's lock, on the state as it is now: another process may have moved since.
         with self.store.changing(self._fresh) as state:
             self._check_layout(state)
@@ -373,12 +381,12 @@ class VirtualLibrary(Transport):
                 return refusal
             self.moves += 1
             if self.moves in self.opts.robot_fault:
-                return self._check(0x4, 0x15, 0x01)  # mechanical positioning error: the cartridge did not move
+                return self._check(HARDWARE_ERROR, 0x15, 0x01)  # mechanical positioning error: the cartridge did not move
             if self.opts.realtime:
                 time.sleep(self._robot_time(source, destination))
             barcode = state.contents[source]
             if layout[destination] == TYPE_DRIVE and not self._loads(barcode or ""):
-                return self._check(0x3, 0x53, 0x00)  # media load or eject failed: the drive refused it, put back
+                return self._check(MEDIUM_ERROR, 0x53, 0x00)  # media load or eject failed: the drive refused it, put back
             state.contents[source], state.contents[destination] = None, barcode
             state.sources[destination] = state.sources.pop(source, source)
             if layout[destination] == TYPE_DRIVE:
@@ -388,13 +396,13 @@ class VirtualLibrary(Transport):
     def _refusal(self, source: int, destination: int, layout: dict[int, int]) -> CommandResult | None:
         """What a real library answers to a move it cannot make, or None."""
         if not self.contents[source]:
-            return self._check(0x5, 0x3B, 0x0E)  # medium source element empty
+            return self._check(ILLEGAL_REQUEST, 0x3B, 0x0E)  # medium source element empty
         if self.contents[destination] and destination != source:
-            return self._check(0x5, 0x3B, 0x0D)  # medium destination element full
+            return self._check(ILLEGAL_REQUEST, 0x3B, 0x0D)  # medium destination element full
         if self.opts.ie_locked and TYPE_IE in (layout[source], layout[destination]):
-            return self._check(0x5, 0x53, 0x02)  # medium removal prevented: another host locked the mail slot
+            return self._check(ILLEGAL_REQUEST, 0x53, 0x02)  # medium removal prevented: another host locked the mail slot
         if source in self.threaded:
-            return self._check(0x5, 0x3B, 0x90)  # the cartridge is loaded inside the drive: unload it first
+            return self._check(ILLEGAL_REQUEST, 0x3B, 0x90)  # the cartridge is loaded inside the drive: unload it first
         return None
 
     def _loads(self, barcode: str) -> bool:

@@ -10,24 +10,19 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from native.scsi import cdb as C
 from native.scsi.opcodes import CommandDescriptor, CommandTimeouts, SupportedCommands
-
-MAINTENANCE_IN = 0xA3
-SA_REPORT_SUPPORTED_OPCODES = 0x0C
-
-#: CDB length by opcode group (SAM-5: group 0 six bytes, 1-2 ten, 4 sixteen, 5 twelve).
-_CDB_LEN = {0: 6, 1: 10, 2: 10, 4: 16, 5: 12}
 
 #: (nominal, recommended) seconds for the long commands; every other command is (1, 60).
 _LONG: dict[int, tuple[int, int]] = {
-    0x01: (120, 1200),  # REWIND: a full-length rewind is about two minutes
-    0x11: (60, 2700), 0x91: (60, 2700),  # SPACE(6)/(16)
-    0x2B: (60, 2700), 0x92: (60, 2700),  # LOCATE(10)/(16)
-    0x1B: (30, 1200),  # LOAD UNLOAD (thread, calibrate, read the cartridge memory)
-    0x19: (10, 108000),  # ERASE(6): one figure for both forms, so a long erase of a full-length tape fits
-    0x10: (5, 1500),  # WRITE FILEMARKS: flushes the buffer to tape
-    0x08: (5, 1500), 0x0A: (5, 1500),  # READ(6)/WRITE(6), error recovery and retries included
-    0x1D: (60, 2400),  # SEND DIAGNOSTIC, default self-test
+    C.REWIND: (120, 1200),  # a full-length rewind is about two minutes
+    C.SPACE_6: (60, 2700), C.SPACE_16: (60, 2700),
+    C.LOCATE_10: (60, 2700), C.LOCATE_16: (60, 2700),
+    C.LOAD_UNLOAD: (30, 1200),  # thread, calibrate, read the cartridge memory
+    C.ERASE_6: (10, 108000),  # one figure for both forms, so a long erase of a full-length tape fits
+    C.WRITE_FILEMARKS_6: (5, 1500),  # flushes the buffer to tape
+    C.READ_6: (5, 1500), C.WRITE_6: (5, 1500),  # error recovery and retries included
+    C.SEND_DIAGNOSTIC: (60, 2400),  # the default self-test
 }
 
 
@@ -39,8 +34,8 @@ def supported_commands(opcodes: Iterable[int], *, timeouts: bool) -> SupportedCo
         nominal, recommended = _LONG.get(op, (1, 60))
         commands.append(CommandDescriptor(
             opcode=op,
-            service_action=SA_REPORT_SUPPORTED_OPCODES if op == MAINTENANCE_IN else None,
-            cdb_length=_CDB_LEN.get(op >> 5, 6),
+            service_action=C.SA_REPORT_SUPPORTED_OPCODES if op == C.MAINTENANCE_IN else None,
+            cdb_length=C.cdb_length(op),
             timeouts=CommandTimeouts(nominal, recommended) if timeouts else None,
         ))
     return SupportedCommands(tuple(commands), needed=0)

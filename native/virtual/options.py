@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Callable
 from urllib.parse import unquote
 
 from native.errors import InvalidParameter
@@ -232,6 +233,12 @@ def parse_device(device: str) -> VirtualOptions:
             raise InvalidParameter(f"option '{key}' given twice in {device!r}")
         opts.explicit.add(key)
         _apply(opts, key, value)
+    _combine(opts)
+    return opts
+
+
+def _combine(opts: VirtualOptions) -> None:
+    """What options mean together: a worn drive's defaults, and the combinations no drive has."""
     if opts.vendor == "ibm" and "phyerrors" in opts.explicit:
         raise InvalidParameter("phyerrors= needs log page 0x18, which an IBM drive does not list", hint="use vendor=hp with phyerrors=")
     if opts.key_descriptor and not opts.encrypt:
@@ -247,131 +254,143 @@ def parse_device(device: str) -> VirtualOptions:
                                hint="leave out cartridge=, barcode= and loaded=")
     if opts.half_height and opts.generation in FULL_HEIGHT_ONLY:
         raise InvalidParameter(f"halfheight=1: no half-height LTO-{opts.generation} figures are published; virtual:lto{opts.generation} is full height")
-    return opts
 
 
 def _apply(opts: VirtualOptions, key: str, value: str) -> None:
-    if key == "cartridge":
-        if not value.strip():
-            raise InvalidParameter("cartridge= needs a file path")
-        opts.cartridge = Path(value).expanduser()
-    elif key == "capacity":
-        opts.capacity = parse_size(value, key)
-        if opts.capacity < 1 << 20:
-            raise InvalidParameter(f"capacity={value} is too small (at least 1 MiB)")
-    elif key == "wp":
-        opts.write_protect = parse_on_off(value, key)
-    elif key == "worm":
-        opts.worm = parse_on_off(value, key)
-    elif key == "halfheight":
-        opts.half_height = parse_on_off(value, key)
-    elif key == "interface":
-        opts.interface_mbs = _number(value, key, low=1, high=100_000)
-    elif key == "buffer":
-        opts.buffer = parse_size(value, key)
-        if not (64 << 10) <= opts.buffer <= (16 << 30):
-            raise InvalidParameter(f"buffer={value} is out of range (64K ... 16G)")
-    elif key == "loaded":
-        opts.loaded = parse_on_off(value, key)
-    elif key == "backhitch":
-        opts.backhitch = _number(value, key, low=0, high=60)
-    elif key == "restart":
-        opts.restart = _number(value, key, low=0.05, high=1.0)
-    elif key == "realtime":
-        opts.realtime = parse_on_off(value, key)
-    elif key == "ew":
-        opts.early_warning = parse_size(value, key)
-    elif key == "maxfile":
-        opts.max_file = parse_size(value, key)
-        if opts.max_file < 1 << 20:
-            raise InvalidParameter(f"maxfile={value} is too small (at least 1 MiB)")
-    elif key == "tapealert":
-        opts.tapealert = _flags(value, key)
-    elif key == "alertat":
-        flags, at, size = value.partition("@")
-        if not at or not flags.strip():
-            raise InvalidParameter(f"alertat={value!r} must be FLAGS@SIZE, e.g. 4@64M")
-        opts.alert_at = (_flags(flags, key), parse_size(size, key))
-    elif key == "wornhead":
-        opts.worn_head = _number(value, key, low=0, high=1_000_000)
-    elif key == "badtape":
-        opts.bad_tape = _stretch(value, key)
-    elif key == "barcode":
-        if not (0 < len(value) <= 32 and value.isprintable() and value.isascii()):
-            raise InvalidParameter(f"barcode={value!r} must be 1-32 printable ASCII characters")
-        opts.barcode = value
-    elif key == "hours":
-        opts.hours = int(_number(value, key, low=0, high=1_000_000))
-    elif key == "temp":
-        opts.temperature = int(_number(value, key, low=0, high=100))
-    elif key == "encrypt":
-        opts.encrypt = parse_on_off(value, key)
-    elif key == "keydesc":
-        if not (0 < len(value) <= 32 and value.isprintable() and value.isascii()):
-            raise InvalidParameter(f"keydesc={value!r} must be 1-32 printable ASCII characters")
-        opts.key_descriptor = value
-    elif key == "phyerrors":
-        opts.phy_errors = int(_number(value, key, low=0, high=4_000_000_000))
-    elif key == "vendor":
-        if value.strip().lower() not in ("hp", "ibm"):
-            raise InvalidParameter(f"vendor={value!r} must be hp or ibm")
-        opts.vendor = value.strip().lower()
-    elif key == "worn":
-        opts.worn = parse_on_off(value, key)
-    elif key == "library":
-        if not value.strip():
-            raise InvalidParameter("library= needs the virtual library's folder")
-        opts.library = Path(value).expanduser()
-    elif key == "drive":
-        if not value.strip().isdigit() or int(value) > 15:
-            raise InvalidParameter(f"drive={value!r} is not a drive element of the virtual library (0-15)")
-        opts.library_drive = int(value)
-    elif key == "selftest":
-        if value.strip().lower() not in ("pass", "fail"):
-            raise InvalidParameter(f"selftest={value!r} must be pass or fail")
-        opts.selftest_fails = value.strip().lower() == "fail"
-    elif not _apply_alarm(opts, key, value):
+    """Set one option from its text (``_FIELDS``: the attribute and the parser of each key)."""
+    found = _FIELDS.get(key)
+    if found is None:
         known = ", ".join(opt.key for opt in OPTIONS)
         raise InvalidParameter(f"unknown virtual drive option '{key}'", hint=f"known: {known}")
+    attribute, parse = found
+    setattr(opts, attribute, parse(value, key))
 
 
-def _apply_alarm(opts: VirtualOptions, key: str, value: str) -> bool:
-    """The drive's own alarms (issue 25: temperature, cleaning, hard errors, kept errors, a failing TUR);
-    False for a key that is not one of them."""
-    if key == "reftemp":
-        opts.reference_temperature = int(_number(value, key, low=0, high=254))
-    elif key == "maxtemp":
-        opts.max_temperature_exceeded = parse_on_off(value, key)
-    elif key == "clean":
-        if value.strip().lower() not in ("requested", "required"):
-            raise InvalidParameter(f"clean={value!r} must be requested or required")
-        opts.cleaning = value.strip().lower()
-    elif key == "harderrors":
-        parts = value.split(",")
-        if len(parts) != 2:
-            raise InvalidParameter(f"harderrors={value!r} must be two counts, write and read, e.g. 7,3")
-        write, read = (int(_number(p, key, low=0, high=4_000_000_000)) for p in parts)
-        opts.hard_errors = (write, read)
-    elif key == "nonmedium":
-        opts.non_medium_errors = int(_number(value, key, low=0, high=4_000_000_000))
-    elif key == "diag":
-        opts.diagnostic = _sense_triple(value, key)
-    elif key == "serial":
-        if not (0 < len(value) <= 32 and value.isascii() and value.isprintable() and " " not in value):
-            raise InvalidParameter(f"serial={value!r} must be 1-32 printable ASCII characters without spaces")
-        opts.serial = value
-    elif key == "wornmedia":
-        opts.worn_media = _number(value, key, low=0, high=1_000_000)
-    elif key == "tur":
-        rest = value.split("/")
-        bits = {b.strip().lower() for b in rest[3:]}
-        if bits - {"deferred", "filemark"}:
-            raise InvalidParameter(f"tur={value!r}: after KK/AA/QQ only /deferred or /filemark")
-        k, a, q = _sense_triple("/".join(rest[:3]), key)
-        opts.tur_sense = TurSense(k, a, q, deferred="deferred" in bits, filemark="filemark" in bits)
-    else:
-        return False
-    return True
+Parse = Callable[[str, str], Any]
+
+
+def _path(missing: str) -> Parse:
+    def parse(value: str, key: str) -> Path:
+        if not value.strip():
+            raise InvalidParameter(missing)
+        return Path(value).expanduser()
+    return parse
+
+
+def _size(low: int = 0, high: int | None = None, refusal: str = "") -> Parse:
+    """A size (``parse_size``) in [low, high]; below or above it, ``refusal`` (the key and value filled in)."""
+    def parse(value: str, key: str) -> int:
+        size = parse_size(value, key)
+        if size < low or (high is not None and size > high):
+            raise InvalidParameter(refusal.format(key=key, value=value))
+        return size
+    return parse
+
+
+def _figure(low: float, high: float, *, whole: bool = False) -> Parse:
+    return lambda value, key: (int if whole else float)(_number(value, key, low=low, high=high))
+
+
+def _choice(*choices: str) -> Parse:
+    def parse(value: str, key: str) -> str:
+        chosen = value.strip().lower()
+        if chosen not in choices:
+            raise InvalidParameter(f"{key}={value!r} must be {' or '.join(choices)}")
+        return chosen
+    return parse
+
+
+def _alert_at(value: str, key: str) -> tuple[tuple[int, ...], int]:
+    flags, at, size = value.partition("@")
+    if not at or not flags.strip():
+        raise InvalidParameter(f"alertat={value!r} must be FLAGS@SIZE, e.g. 4@64M")
+    return _flags(flags, key), parse_size(size, key)
+
+
+def _label(value: str, key: str) -> str:
+    if not (0 < len(value) <= 32 and value.isprintable() and value.isascii()):
+        raise InvalidParameter(f"barcode={value!r} must be 1-32 printable ASCII characters")
+    return value
+
+
+def _key_descriptor(value: str, key: str) -> str:
+    if not (0 < len(value) <= 32 and value.isprintable() and value.isascii()):
+        raise InvalidParameter(f"keydesc={value!r} must be 1-32 printable ASCII characters")
+    return value
+
+
+def _serial(value: str, key: str) -> str:
+    if not (0 < len(value) <= 32 and value.isascii() and value.isprintable() and " " not in value):
+        raise InvalidParameter(f"serial={value!r} must be 1-32 printable ASCII characters without spaces")
+    return value
+
+
+def _drive_element(value: str, key: str) -> int:
+    if not value.strip().isdigit() or int(value) > 15:
+        raise InvalidParameter(f"drive={value!r} is not a drive element of the virtual library (0-15)")
+    return int(value)
+
+
+def _hard_errors(value: str, key: str) -> tuple[int, int]:
+    parts = value.split(",")
+    if len(parts) != 2:
+        raise InvalidParameter(f"harderrors={value!r} must be two counts, write and read, e.g. 7,3")
+    write, read = (int(_number(p, key, low=0, high=4_000_000_000)) for p in parts)
+    return write, read
+
+
+def _tur(value: str, key: str) -> "TurSense":
+    rest = value.split("/")
+    bits = {b.strip().lower() for b in rest[3:]}
+    if bits - {"deferred", "filemark"}:
+        raise InvalidParameter(f"tur={value!r}: after KK/AA/QQ only /deferred or /filemark")
+    k, a, q = _sense_triple("/".join(rest[:3]), key)
+    return TurSense(k, a, q, deferred="deferred" in bits, filemark="filemark" in bits)
+
+
+_COUNT = _figure(0, 4_000_000_000, whole=True)
+
+#: Each option: the ``VirtualOptions`` attribute it sets and how its text is read (its help is ``OPTIONS``).
+_FIELDS: dict[str, tuple[str, Parse]] = {
+    "cartridge": ("cartridge", _path("cartridge= needs a file path")),
+    "capacity": ("capacity", _size(1 << 20, refusal="{key}={value} is too small (at least 1 MiB)")),
+    "wp": ("write_protect", parse_on_off),
+    "worm": ("worm", parse_on_off),
+    "halfheight": ("half_height", parse_on_off),
+    "interface": ("interface_mbs", _figure(1, 100_000)),
+    "buffer": ("buffer", _size(64 << 10, 16 << 30, "{key}={value} is out of range (64K ... 16G)")),
+    "loaded": ("loaded", parse_on_off),
+    "backhitch": ("backhitch", _figure(0, 60)),
+    "restart": ("restart", _figure(0.05, 1.0)),
+    "realtime": ("realtime", parse_on_off),
+    "ew": ("early_warning", _size()),
+    "maxfile": ("max_file", _size(1 << 20, refusal="{key}={value} is too small (at least 1 MiB)")),
+    "tapealert": ("tapealert", lambda value, key: _flags(value, key)),
+    "alertat": ("alert_at", _alert_at),
+    "wornhead": ("worn_head", _figure(0, 1_000_000)),
+    "badtape": ("bad_tape", lambda value, key: _stretch(value, key)),
+    "barcode": ("barcode", _label),
+    "hours": ("hours", _figure(0, 1_000_000, whole=True)),
+    "temp": ("temperature", _figure(0, 100, whole=True)),
+    "encrypt": ("encrypt", parse_on_off),
+    "keydesc": ("key_descriptor", _key_descriptor),
+    "phyerrors": ("phy_errors", _COUNT),
+    "vendor": ("vendor", _choice("hp", "ibm")),
+    "worn": ("worn", parse_on_off),
+    "library": ("library", _path("library= needs the virtual library's folder")),
+    "drive": ("library_drive", _drive_element),
+    "selftest": ("selftest_fails", lambda value, key: _choice("pass", "fail")(value, key) == "fail"),
+    # The drive's own alarms (issue 25: temperature, cleaning, hard errors, kept errors, a failing TUR).
+    "reftemp": ("reference_temperature", _figure(0, 254, whole=True)),
+    "maxtemp": ("max_temperature_exceeded", parse_on_off),
+    "clean": ("cleaning", _choice("requested", "required")),
+    "harderrors": ("hard_errors", _hard_errors),
+    "nonmedium": ("non_medium_errors", _COUNT),
+    "diag": ("diagnostic", lambda value, key: _sense_triple(value, key)),
+    "serial": ("serial", _serial),
+    "wornmedia": ("worn_media", _figure(0, 1_000_000)),
+    "tur": ("tur_sense", _tur),
+}
 
 
 def _sense_triple(value: str, what: str) -> tuple[int, int, int]:

@@ -29,6 +29,7 @@ import struct
 from dataclasses import replace
 from pathlib import Path
 
+from native.scsi import cdb as C
 from native.transport import Buffer
 from native.virtual import pages
 from native.virtual.base import DriveBase
@@ -112,7 +113,7 @@ class PartitionCommands(DriveBase):
         self._medium()
         if self.partition != 0 or self.pos != 0:
             raise Check(ILLEGAL_REQUEST, 0x2C, 0x00)  # command sequence error: not at BOP of partition 0
-        if cdb[2] & 0x0F > 2:
+        if C.FormatMedium.parse(cdb).format > 2:
             raise invalid_field()
         meta = self.parts[0].meta
         if meta.write_protect:
@@ -152,10 +153,10 @@ class PartitionCommands(DriveBase):
 
     def _write_attribute(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
         self._medium()
-        number = cdb[7]
+        command = C.WriteAttribute.parse(cdb)
+        number, length = command.partition, command.parameter_list_length
         if not 0 <= number < len(self.parts):
             raise invalid_field()
-        length = struct.unpack_from(">I", cdb, 10)[0]
         data = bytes(out or b"")[:length]
         if len(data) < min(length, 4):
             raise invalid_parameter()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import struct
 
+from native.scsi import cdb as C
 from native.transport import Buffer
 from native.virtual.base import DriveBase
 from native.virtual.sense import BLANK_CHECK, NO_SENSE, Check, invalid_field, no_medium
@@ -22,9 +23,10 @@ class PositioningCommands(DriveBase):
         return 0
 
     def _load_unload(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
-        if cdb[4] & 0x04:
-            raise invalid_field()  # EOT: not supported
-        if cdb[4] & 0x01:  # LOAD
+        command = C.LoadUnload.parse(cdb)
+        if command.eot:
+            raise invalid_field()  # not supported
+        if command.load:
             if self.empty:
                 raise no_medium()  # a library drive the robot put no cartridge in
             if not self.loaded:
@@ -45,12 +47,12 @@ class PositioningCommands(DriveBase):
 
     def _locate(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
         self._medium()
-        if cdb[0] == 0x2B:
-            dest_type, cp = 0, cdb[1] & 0x02
-            partition, target = cdb[8], struct.unpack_from(">I", cdb, 3)[0]
+        if cdb[0] == C.LOCATE_10:
+            ten = C.Locate10.parse(cdb)
+            dest_type, cp, partition, target = 0, ten.cp, ten.partition, ten.block_address
         else:
-            dest_type, cp = (cdb[1] >> 3) & 0x07, cdb[1] & 0x02
-            partition, target = cdb[3], struct.unpack_from(">Q", cdb, 4)[0]
+            sixteen = C.Locate16.parse(cdb)
+            dest_type, cp, partition, target = sixteen.dest_type, sixteen.cp, sixteen.partition, sixteen.logical_identifier
         if cp:
             self._select_partition(partition)  # LOCATE with CP: into another partition
         cart = self.cart
@@ -69,12 +71,12 @@ class PositioningCommands(DriveBase):
         return 0
 
     def _space6(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
-        count = int.from_bytes(cdb[2:5], "big", signed=True)
-        return self._space(cdb[1] & 0x07, count)
+        command = C.Space6.parse(cdb)
+        return self._space(command.code & 0x07, command.count)
 
     def _space16(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
-        count = int.from_bytes(cdb[4:12], "big", signed=True)
-        return self._space(cdb[1] & 0x0F, count)
+        command = C.Space16.parse(cdb)
+        return self._space(command.code, command.count)
 
     def _space(self, code: int, count: int) -> int:
         self._medium()
@@ -131,19 +133,20 @@ class PositioningCommands(DriveBase):
 
     def _read_position(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
         self._medium()
-        action = cdb[1] & 0x1F
+        command = C.ReadPosition.parse(cdb)
+        action = command.service_action
         pos, cart = self.pos, self.cart
         flags = (0x80 if pos == 0 else 0) | (0x40 if cart.tape_used(pos) > cart.meta.capacity - self._early_warning else 0)
-        if action in (0x00, 0x01):
+        if action in (C.PositionForm.SHORT, C.PositionForm.SHORT_VENDOR):
             if pos > 0xFFFFFFFF:
                 data = bytes([flags | 0x04]) + bytes(19)
             else:
                 data = struct.pack(">BBxxII8x", flags, self.partition, pos, pos)
             return self._reply(data, 20, buf)
-        if action == 0x06:
+        if action == C.PositionForm.LONG:
             data = struct.pack(">B3xIQQ8x", flags, self.partition, pos, cart.filemarks_before(pos))
             return self._reply(data, 32, buf)
-        if action == 0x08:
+        if action == C.PositionForm.EXTENDED:
             data = struct.pack(">BBHxBBBQQQ", flags, 0, 0x1C, 0, 0, 0, pos, pos, 0)
-            return self._reply(data, struct.unpack_from(">H", cdb, 7)[0], buf)
+            return self._reply(data, command.allocation_length, buf)
         raise invalid_field()

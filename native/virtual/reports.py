@@ -9,6 +9,7 @@ from __future__ import annotations
 import struct
 from typing import Callable
 
+from native.scsi import cdb as C
 from native.transport import Buffer
 from native.virtual import buffers, health, opcodes, pages, vendorpages
 from native.virtual.base import DriveBase
@@ -20,15 +21,16 @@ from native.virtual.specs import DENSITY
 class ReportCommands(DriveBase):
     def _maintenance_in(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
         """MAINTENANCE IN: only REPORT SUPPORTED OPERATION CODES, all commands (reporting options 000b)."""
-        if cdb[1] & 0x1F != opcodes.SA_REPORT_SUPPORTED_OPCODES or cdb[2] & 0x07:
+        command = C.ReportSupportedOpcodes.parse(cdb)
+        if command.service_action != C.SA_REPORT_SUPPORTED_OPCODES or command.reporting_options:
             raise invalid_field()
-        report = opcodes.supported_commands(self._handlers, timeouts=bool(cdb[2] & 0x80))
-        return self._reply(report.to_bytes(), struct.unpack_from(">I", cdb, 6)[0], buf)
+        report = opcodes.supported_commands(self._handlers, timeouts=command.rctd)
+        return self._reply(report.to_bytes(), command.allocation_length, buf)
 
     def _report_density(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
-        media, medium_type = cdb[1] & 0x01, cdb[1] & 0x02
-        alloc = struct.unpack_from(">H", cdb, 7)[0]
-        if medium_type:
+        command = C.ReportDensitySupport.parse(cdb)
+        media, alloc = command.media, command.allocation_length
+        if command.medium_type:
             raise invalid_field()
         if media:
             self._medium()
@@ -67,26 +69,25 @@ class ReportCommands(DriveBase):
 
     def _read_attribute(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
         self._medium()
-        action = cdb[1] & 0x1F
-        partition, first = cdb[7], struct.unpack_from(">H", cdb, 8)[0]
-        alloc = struct.unpack_from(">I", cdb, 10)[0]
-        if not 0 <= partition < len(getattr(self, "parts", [self.cart])) or cdb[5] != 0:
+        command = C.ReadAttribute.parse(cdb)
+        action, first, alloc = command.service_action, command.first_attribute, command.allocation_length
+        if not 0 <= command.partition < len(getattr(self, "parts", [self.cart])) or command.volume != 0:
             raise invalid_field()
-        attrs = pages.mam_attributes(self._mam(partition))
-        attrs = dict(sorted({**attrs, **self._host_attributes(partition)}.items()))
+        attrs = pages.mam_attributes(self._mam(command.partition))
+        attrs = dict(sorted({**attrs, **self._host_attributes(command.partition)}.items()))
         chosen = [ident for ident in attrs if ident >= first]
-        if action == 0x00:
+        if action == C.AttributeAction.VALUES:
             body = b"".join(attrs[i] for i in chosen)
-        elif action in (0x01, 0x05):
+        elif action in (C.AttributeAction.LIST, 0x05):  # 05h: supported attributes
             body = b"".join(struct.pack(">H", i) for i in chosen)
         else:
             raise invalid_field()
         return self._reply(struct.pack(">I", len(body)) + body, alloc, buf)
 
     def _log_sense(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
-        page, sub = cdb[2] & 0x3F, cdb[3]
-        pointer, alloc = struct.unpack_from(">HH", cdb, 5)
-        if cdb[1] & 0x01 or sub:
+        command = C.LogSense.parse(cdb)
+        page, pointer, alloc = command.page_code, command.parameter_pointer, command.allocation_length
+        if command.sp or command.subpage_code:
             raise invalid_field()  # saving parameters / subpages
         builders = self._log_pages()
         if page == 0x00:  # supported pages: bare page codes, not parameters
@@ -134,9 +135,9 @@ class ReportCommands(DriveBase):
 
     def _security_protocol_in(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
         """SECURITY PROTOCOL IN, protocol 20h (tape data encryption), pages 0000h/0010h/0020h/0021h."""
-        protocol, page = cdb[1], struct.unpack_from(">H", cdb, 2)[0]
-        alloc = struct.unpack_from(">I", cdb, 6)[0]
-        if protocol != 0x20 or cdb[4] & 0x80:  # other protocols; INC_512
+        command = C.SecurityProtocolIn.parse(cdb)
+        page, alloc = command.protocol_specific, command.allocation_length
+        if command.security_protocol != C.PROTOCOL_TAPE_ENCRYPTION or command.inc_512:
             raise invalid_field()
         encrypted = self.opts.encrypt and self.loaded and self.cart.count > 0
         next_block = None
@@ -152,10 +153,10 @@ class ReportCommands(DriveBase):
     def _read_buffer(self, cdb: bytes, out: Buffer | None, buf: memoryview) -> int:
         """READ BUFFER(10): the error history (mode 1Ch) and, as an IBM drive, the dump (buffer 01h, modes 02h/03h);
         layouts in ``buffers.py``. Anything else is an invalid field, as on a drive without those buffers."""
-        mode, ident = cdb[1] & 0x1F, cdb[2]
-        offset, alloc = int.from_bytes(cdb[3:6], "big"), int.from_bytes(cdb[6:9], "big")
+        command = C.ReadBuffer.parse(cdb)
+        mode, ident, offset, alloc = command.mode, command.buffer_id, command.offset, command.allocation_length
         vendor = vendorpages.product(self.opts.vendor, self.spec.generation)[0]
-        if mode == 0x1C:
+        if mode == C.BufferMode.ERROR_HISTORY:
             if ident in buffers.CLEAR_IDS:
                 self.life.error_history_cleared = True
                 return 0
@@ -165,9 +166,10 @@ class ReportCommands(DriveBase):
             if ident == 0x00 or ident in buffers.SNAPSHOT_IDS:
                 return self._reply(buffers.directory(vendor, history), alloc, buf)
             data = history.get(ident)
-        elif self.opts.vendor == vendorpages.IBM and ident == buffers.DUMP_BUFFER and mode in (0x02, 0x03):
+        elif self.opts.vendor == vendorpages.IBM and ident == buffers.DUMP_BUFFER \
+                and mode in (C.BufferMode.DATA, C.BufferMode.DESCRIPTOR):
             data = buffers.dump(self.serial)
-            if mode == 0x03:
+            if mode == C.BufferMode.DESCRIPTOR:
                 return self._reply(buffers.descriptor(len(data)), alloc, buf)
         else:
             data = None

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import struct
 
-NO_SENSE, NOT_READY, MEDIUM_ERROR, HARDWARE_ERROR, ILLEGAL_REQUEST = 0x0, 0x2, 0x3, 0x4, 0x5
-UNIT_ATTENTION, DATA_PROTECT, BLANK_CHECK, VOLUME_OVERFLOW = 0x6, 0x7, 0x8, 0xD
+from native.scsi.sensekeys import (  # noqa: F401 - the handlers take the keys from here
+    BLANK_CHECK, DATA_PROTECT, HARDWARE_ERROR, ILLEGAL_REQUEST, MEDIUM_ERROR, NO_SENSE, NOT_READY, UNIT_ATTENTION,
+    VOLUME_OVERFLOW,
+)
 
 
 def fixed_sense(

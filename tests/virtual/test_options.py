@@ -61,3 +61,15 @@ def test_cartridge_of_an_unreadable_generation_is_refused(open_drive) -> None:
     open_drive(5, "old.cart").close()
     with pytest.raises(InvalidParameter, match="LTO-5 cartridge"):
         open_drive(9, "old.cart")
+
+
+def test_every_documented_option_is_read_and_every_read_option_documented() -> None:
+    """``OPTIONS`` (the help ``devices --help`` prints) and the parser's table name the same keys, and each
+    documented example parses."""
+    from native.virtual.options import _FIELDS, OPTIONS
+
+    assert {opt.key for opt in OPTIONS} == set(_FIELDS)
+    for opt in OPTIONS:
+        if opt.key in ("library", "drive"):
+            continue  # only together, with a library folder (test_library.py)
+        parse_device(f"virtual:lto9?{opt.key}={opt.example}")

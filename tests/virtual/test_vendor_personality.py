@@ -146,5 +146,7 @@ def test_a_recorded_ibm_info_reads_back_as_it_was_printed(open_drive) -> None:  
 
     info = gather(TapeDrive(open_drive(gen=7, vendor="ibm", worn=1)))
     back = from_dict(DriveInfo, json.loads(json.dumps(info.to_dict())))
-    assert back == info and render_text(back) == render_text(info)
+    # The parser types come back from their stored fields (a page's raw parameters are not stored): the same
+    # stored form and the same text, not the same objects.
+    assert back.to_dict() == info.to_dict() and render_text(back) == render_text(info)
     assert "IBM log page 0x37: performance characteristics" in render_text(info) and "80h" in render_text(info)
