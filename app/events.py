@@ -131,6 +131,17 @@ class RatedRates:
 
 
 @dataclass(frozen=True)
+class Yardstick:
+    """What a tape test's verdict will judge its rate against ("800 MB/s possible for 2:1 data on LTO-9",
+    ``app.tapeperf.rated.possible``), said once the data's ratio and the compression are known (before
+    the first write): the GUI's plot draws it as its reference line instead of the rated rates, so the
+    line and the headline use one figure (issue 31)."""
+
+    mb_s: float
+    label: str
+
+
+@dataclass(frozen=True)
 class RobotMove:
     """A library exerciser's MOVE MEDIUM, said when it is sent (``seconds`` None) and when it ends (its time,
     or the robot's error): the GUI's live progress and move-time plot."""
@@ -165,7 +176,8 @@ class DriveBusy:
     busy_share: float
 
 
-Event = Union[SampleBatch, PhaseStarted, Progress, Message, PhaseFinished, RatedRates, RobotMove, Checkpoint, DriveBusy]
+Event = Union[SampleBatch, PhaseStarted, Progress, Message, PhaseFinished, RatedRates, Yardstick, RobotMove, Checkpoint,
+              DriveBusy]
 EventSink = Callable[[Event], None]
 
 

@@ -88,6 +88,14 @@ def statistic_label(name: str) -> str:
     return "WORM" if text == "Worm" else text
 
 
+def _volume_rows(stats: dict) -> list[Row]:
+    """Page 17h's figures, or why there are none: a page its drive says is not valid (Page Valid 0: no
+    cartridge, or the last one's leftovers) names no volume, so its serial and barcode are not shown."""
+    if stats.get("page_valid") == 0:
+        return [Row("Page valid", "no: not the figures of a loaded cartridge (none is loaded, or they are the last one's)")]
+    return [Row(statistic_label(k), _volume_value(k, val)) for k, val in stats.items()] or [Row("", "none reported")]
+
+
 def _volume_value(name: str, value: int | str) -> str:
     if name in _VOLUME_FLAGS and isinstance(value, int):
         return yes_no(bool(value))
@@ -189,9 +197,7 @@ def sections(info: DriveInfo) -> list[Section]:
             Row("Retries", yes_no(e.total_retries)),
             Row("Bytes processed", yes_no(e.total_bytes_processed)),
         ]))
-    out.append(_section("Volume statistics", info.volume_statistics, lambda v: [
-        Row(statistic_label(k), _volume_value(k, val)) for k, val in v.items()] or [Row("", "none reported")],
-        expanded=False))
+    out.append(_section("Volume statistics", info.volume_statistics, _volume_rows, expanded=False))
     if isinstance(info.performance, Supported):  # an HP-only page: no "not supported" noise for other drives
         out.append(_section("Performance (HP log page 0x34)", info.performance, lambda p: [
             Row("Repositions per 100 MB", yes_no(p.repositions_per_100mb)),

@@ -10,7 +10,7 @@ work; what it still refuses is one line with its decoded sense.
 
 A move out of a drive (``Changer.move``) first makes the drive safe to empty, as a
 backup application does: the tape drive behind the element is found by the serial its
-device identifier names (``app.library_discovery.drive_devices``, never guessed), asked
+device identifier names (``app.library_drives.drive_devices``, never guessed), asked
 TEST UNIT READY (busy, "becoming ready" or an operation in progress: refused) and
 unloaded (LOAD UNLOAD), so the robot never pulls a threaded tape. A drive that cannot be
 named is refused unless the operator says it is unloaded (``unload=False``). A drive
@@ -397,7 +397,7 @@ def _drive_of(inv: Inventory, src: Element) -> str:
     """The tape drive behind drive element ``src``, to check and unload it through; refused when it cannot be
     named. ``--no-unload`` is offered only when no listed drive is at work for another program: a busy drive
     that could not be identified may be this one, and pulling a tape from under a backup is the harm to avoid."""
-    from app.library_discovery import drive_matches
+    from app.library_drives import drive_matches
 
     name = inv.name(src)
     found = drive_matches(inv, {src.address})
@@ -436,7 +436,7 @@ def media_fit(inv: Inventory, src: Element, dst: Element, *, writes: bool = Fals
     if medium_of_barcode(label) is None:  # nothing the rules can check: said, not refused
         return tuple(media.judge(media.DriveGeneration(None, ""), barcode=label).notes)
     if device is None:
-        from app.library_discovery import drive_devices
+        from app.library_drives import drive_devices
 
         device = drive_devices(inv, {dst.address}).get(dst.address)
     if device is None:

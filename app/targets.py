@@ -285,10 +285,17 @@ def check_target(url: str) -> TargetCheck:
     Raises the transport's one-line error (``DeviceNotFound`` for a portal that does not
     answer or a login that is refused).
     """
-    from app.drive import TapeDrive
-    from native.scsi.inquiry import device_type_name
+    from native.errors import DeviceError
+    from native.scsi.cdb import inquiry
+    from native.scsi.inquiry import Inquiry, device_type_name
 
-    with TapeDrive.open(url) as drive:
-        inq = drive.inquiry()
+    # One INQUIRY straight on the transport: what answers there may not be a tape drive (``app.drive`` opens tapes,
+    # and opening one asks this module for the CHAP secret).
+    with open_device(url) as transport:
+        result = transport.execute(inquiry(96), data_in=96, timeout=10)
+    if not result.good:
+        raise DeviceError(f"{display_device(url)} did not answer INQUIRY (status 0x{result.status:02X})",
+                          device=display_device(url))
+    inq = Inquiry.parse(bytes(result.data))
     return TargetCheck(display_device(url), inq.vendor, inq.product, inq.device_type,
                        device_type_name(inq.device_type))

@@ -93,7 +93,8 @@ def engines(urls: list[str], *, fixed: bool, block: int, io: int, count: int) ->
     each drive's streaming MB/s, the aggregate ``tape-perf`` reports, the process's CPU microseconds
     per command while the drives ran, set-up included) of one multi-drive run."""
     from app.tapeperf import TapePerfParams
-    from app.tapeperf.multi import MultiDriveTest, MultiParams, open_drives
+    from app.execute import open_drives
+    from app.tapeperf.multi import MultiDriveTest, MultiParams
 
     test = TapePerfParams(direction="write", mode="fixed" if fixed else "variable", block_size=block, io_size=io,
                           size=io * count, force=True, compression="leave")

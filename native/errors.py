@@ -8,6 +8,7 @@ user-facing code prints ``str(error)`` and never a traceback.
     TapediagError
     ├── InvalidParameter        bad user input, rejected before anything is touched
     ├── ParseError              a device answered with bytes we cannot decode
+    ├── DamagedResult           a stored run's results do not fit its kind's result (app.runs.typed)
     ├── SafetyRefusal           a write that would destroy data, refused until confirmed
     ├── Cancelled               the user cancelled a running test
     ├── DiskTestError           file-system side failures of the disk tests
@@ -70,6 +71,12 @@ class InvalidParameter(TapediagError):
 
 class ParseError(TapediagError):
     """A response, page or sense buffer that is malformed or truncated."""
+
+
+class DamagedResult(TapediagError):
+    """A stored run's results cannot be read back into its kind's result: a value of the wrong type, a
+    required figure missing (a damaged record, a hand edit, a renderer's bug). Said in one line naming the
+    run, never shown as an empty figure."""
 
 
 class SafetyRefusal(TapediagError):

@@ -61,9 +61,11 @@ from native.errors import (
     DeviceNotFound,
     InvalidParameter,
     SessionDropped,
+    TapediagError,
     TransportError,
 )
 from native.scsi.cdb import READ_6, Read6, opcode_name
+from native.scsi.luns import ALLOCATION, parse_luns, report_luns
 from native.transport import (
     DEFAULT_TIMEOUT,
     Buffer,
@@ -76,6 +78,8 @@ from native.transport import (
 )
 
 LOGIN_TIMEOUT = 10  # seconds, for connect + login
+#: How libiscsi words the sense of a LUN the target does not have (05/25/00, LOGICAL UNIT NOT SUPPORTED).
+NO_SUCH_LUN = "LOGICAL_UNIT_NOT_SUPPORTED"
 #: What libiscsi's own synchronous loops (login, logout) must not see: an interrupted poll() fails them.
 _CANCEL_SIGNALS = frozenset(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 _EMPTY = memoryview(b"")
@@ -119,7 +123,8 @@ class IscsiTransport(Transport):
 
     watches = True  # the runner asks ``watch`` while a command is outstanding and can give it up
 
-    def __init__(self, device: str, *, login_timeout: int = LOGIN_TIMEOUT, chap_secret: str | None = None) -> None:
+    def __init__(self, device: str, *, login_timeout: int = LOGIN_TIMEOUT, chap_secret: str | None = None,
+                 lun: int | None = None) -> None:
         #: What may be shown of the device (no CHAP secret); the secret lives only in ``url``.
         self.device = display_device(device)
         url = IscsiUrl.parse(device)
@@ -129,9 +134,10 @@ class IscsiTransport(Transport):
             raise InvalidParameter(f"{self.device}: no CHAP secret for user '{url.user}'",
                                    hint="set TAPEDIAG_CHAP_SECRET, use --chap-secret-file, or remember the target")
         self.url = url
+        self._given = device  # kept only to ask the target for its LUNs (``_no_such_lun``); never shown
         self._binding = _iscsi_lib.load()
         self._lib = self._binding.lib
-        self._lun = self.url.lun
+        self._lun = self.url.lun if lun is None else lun
         self._run = self._binding.runner.run  # type: ignore[attr-defined]
         self._repeat = self._binding.runner.repeat  # type: ignore[attr-defined]
         self._timeout_arg: float | None = None
@@ -165,7 +171,7 @@ class IscsiTransport(Transport):
             lib.iscsi_set_initiator_username_pwd(ctx, url.user.encode(), (url.password or "").encode())
         self._set_timeout(login_timeout)
         with _signals_held():
-            connected = lib.iscsi_full_connect_sync(ctx, url.portal.encode(), url.lun) == 0
+            connected = lib.iscsi_full_connect_sync(ctx, url.portal.encode(), self._lun) == 0
         if not connected:
             reason = self._error()
             self._destroy()
@@ -181,6 +187,8 @@ class IscsiTransport(Transport):
         """
         portal = self.url.portal
         low = reason.lower()
+        if NO_SUCH_LUN in reason and self._lun == self.url.lun:  # logged in; the LUN's first command was refused
+            return self._no_such_lun(login_timeout)
         if "log in" in low or "login" in low or "sense key" in low:
             return DeviceNotFound(
                 f"iSCSI login to {self.url.target} (LUN {self.url.lun}) at {portal} failed: {reason}",
@@ -206,6 +214,29 @@ class IscsiTransport(Transport):
             device=self.device,
             hint="check the address and port, and that the target service is running",
         )
+
+    def _no_such_lun(self, login_timeout: int) -> DeviceNotFound:
+        """The login worked and the target answered the LUN's first command with LOGICAL UNIT NOT SUPPORTED
+        (05/25/00): say so, with the LUNs it has (REPORT LUNS to its LUN 0, which SAM-5 requires, over a
+        session of its own), instead of a failed login with libiscsi's sense text."""
+        luns = self._target_luns(login_timeout)
+        has = f" (it has LUN{'s' if len(luns) != 1 else ''} {', '.join(map(str, luns))})" if luns else ""
+        return DeviceNotFound(f"the iSCSI target {self.url.target} at {self.url.portal} has no LUN {self.url.lun}{has}",
+                              device=self.device, hint="give one of the target's LUNs at the end of the device string")
+
+    def _target_luns(self, login_timeout: int) -> tuple[int, ...]:
+        """The target's LUNs, or () when it cannot say (no LUN 0, REPORT LUNS refused): read-only, one command."""
+        try:
+            probe = IscsiTransport(self._given, login_timeout=login_timeout, chap_secret=self.url.password, lun=0)
+        except TapediagError:
+            return ()
+        try:
+            got = probe.execute(report_luns(), data_in=ALLOCATION, timeout=float(login_timeout))
+            return parse_luns(bytes(got.data)) if got.status == 0 else ()
+        except TapediagError:
+            return ()
+        finally:
+            probe.close()
 
     def _error(self) -> str:
         if not self._ctx:

@@ -212,11 +212,33 @@ def _three_figures(value: float) -> str:
 
 
 def block_text(nbytes: int) -> str:
-    """A block or transfer size as a drive's settings and the OS name it: '256 KiB', '16 MiB', '80,000 bytes'."""
-    for unit, scale in (("MiB", MiB), ("KiB", 1 << 10)):
+    """A block or transfer size as a drive's settings and the OS name it: '256 KiB', '16 MiB', '80,000 bytes'
+    (and a size typed in binary units, '32 GiB')."""
+    for unit, scale in (("TiB", 1 << 40), ("GiB", GiB), ("MiB", MiB), ("KiB", 1 << 10)):
         if nbytes >= scale and nbytes % scale == 0:
             return f"{nbytes // scale:,} {unit}"
     return plural(nbytes, "byte")
+
+
+def duration_text(seconds: float | None) -> str:
+    """The one way a duration is written, on screen, in a terminal and in a PDF: '14.0 ms', '6.2 s', '42 s',
+    '1 min 05 s', '15 min', '1 h 02 min', '3 h' (tenths only under ten seconds, where they mean something;
+    a zero tail is left off). A missing or impossible figure is '-'."""
+    if seconds is None or not math.isfinite(seconds):
+        return "-"
+    seconds = max(0.0, float(seconds))
+    if seconds < 1:
+        return f"{seconds * 1000:,.1f} ms"
+    if seconds < 9.95:
+        return f"{seconds:.1f} s"
+    whole = int(round(seconds))
+    if whole < 60:
+        return f"{whole} s"
+    if whole < 3600:
+        minutes, rest = divmod(whole, 60)
+        return f"{minutes} min {rest:02d} s" if rest else f"{minutes} min"
+    hours, rest = divmod(int(round(seconds / 60)), 60)
+    return f"{hours} h {rest:02d} min" if rest else f"{hours} h"
 
 
 def date_text(text: str | None) -> str:
@@ -240,4 +262,4 @@ def percent(fraction: float | None) -> str:
 
 
 __all__ = ["MAX_BYTES", "LTO_GENERATIONS", "parse_size", "parse_duration", "parse_amount", "is_duration",
-           "parse_on_off", "parse_generation", "plural", "rate_text", "size_text", "block_text", "date_text", "percent"]
+           "parse_on_off", "parse_generation", "plural", "rate_text", "size_text", "block_text", "date_text", "duration_text", "percent"]

@@ -44,7 +44,8 @@ def main() -> int:
         from ui.main import main as gui_main
 
         return int(gui_main() or 0)
-    from app.cli import main as cli_main
+    # The command line's composition root: it gives the CLI Qt's PDF writer and the desktop app (app.frontends).
+    from app.__main__ import run as cli_main
 
     return cli_main()
 

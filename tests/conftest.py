@@ -5,6 +5,11 @@ import os
 
 import pytest
 
+import app.catalog  # noqa: F401  (the run kinds, as every entry point installs them)
+from app.__main__ import provide_front_ends
+
+provide_front_ends()  # the PDF writer and the desktop app, as the tapediag command has them
+
 pytest_plugins = ["tests.helpers.tgt", "tests.helpers.tgt_library"]
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")

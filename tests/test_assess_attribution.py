@@ -12,8 +12,12 @@ import pytest
 from app.assess import AssessParams, DriveAssessment, Outcome, Verdict
 from app.cli import main
 from app.events import CancelToken, Progress
-from app.runs import findings
-from app.runs.ondrive import record_on_drive
+from app.assess.engine import AssessResult
+from app.assess.kind import ASSESSMENT
+from app.execute import execute
+from app.scan.kind import MEDIA_SCAN
+from app.scan.results import CartridgeVerdict, ScanResult
+from tests.helpers.kinds import findings
 
 MiB = 1 << 20
 
@@ -46,8 +50,8 @@ def test_a_host_that_does_not_keep_up_is_a_host_note_and_the_healthy_drive_passe
 
     device = f"virtual:lto5?buffer=4M&cartridge={tmp_path / 'c.img'}"
     params = AssessParams(size=576 * MiB)
-    run_id, result = record_on_drive(device, "assessment", params.to_dict(), lambda d: DriveAssessment(d, params),
-                                     cancel=CancelToken(), sink=slow_host)
+    run = execute(ASSESSMENT, params, device, cancel=CancelToken(), sink=slow_host)
+    run_id, result = run.run_id, run.result
     steps = {s.name: s for s in result.steps}
     assert busy["left"] == 0
     assert result.verdict is Verdict.PASS and result.exit_code == 0, result.steps
@@ -75,8 +79,8 @@ def test_a_cancelled_assessment_is_not_assessed_never_fail(tmp_path: Path, capsy
 
     device = f"virtual:lto9?realtime=0&cartridge={tmp_path / 'c.img'}"
     params = AssessParams(size=256 * MiB)
-    run_id, result = record_on_drive(device, "assessment", params.to_dict(), lambda d: DriveAssessment(d, params),
-                                     cancel=cancel, sink=cancel_mid_write)
+    run = execute(ASSESSMENT, params, device, cancel=cancel, sink=cancel_mid_write)
+    run_id, result = run.run_id, run.result
     assert result.status == "cancelled" and result.verdict is Verdict.NOT_ASSESSED and result.exit_code == 12
     assert result.step("write, read back and verify").outcome is Outcome.NOT_RUN  # type: ignore[union-attr]
     assert "support case" not in result.next_action and result.next_action.startswith("Cancelled before the end")
@@ -129,19 +133,23 @@ def test_tapealert_raised_mid_assessment_is_named_on_page_one(tmp_path: Path, ca
 
 
 def test_the_verdicts_tone_is_the_reports_in_the_gui_too() -> None:
-    """One tone per verdict, in one place (``app.runs.verdicts``): what the PDF prints is what the panel colours."""
+    """One tone per verdict, in one place (the kinds' findings): what the PDF prints is what the panel colours."""
     pytest.importorskip("PySide6")
     from ui.panels.verdictpanel import TONE_SEVERITY, verdict_severity
 
-    cases = [({"verdict": "PASS", "partial": True, "steps": [], "status": "complete"}, "good"),  # self-test unknown
-             ({"verdict": "NOT ASSESSED", "partial": True, "steps": [], "status": "complete"}, "none"),
-             ({"verdict": "ATTENTION", "partial": True, "steps": [], "status": "complete"}, "warn"),
-             ({"verdict": "FAIL", "partial": False, "steps": [], "status": "cancelled"}, "none")]
+    def assessed(verdict: Verdict, partial: bool, status: str) -> AssessResult:
+        return AssessResult("virtual:lto9", {}, verdict=verdict, partial=partial, status=status)
+
+    cases = [(assessed(Verdict.PASS, True, "complete"), "good"),  # self-test unknown
+             (assessed(Verdict.NOT_ASSESSED, True, "complete"), "none"),
+             (assessed(Verdict.ATTENTION, True, "complete"), "warn"),
+             (assessed(Verdict.FAIL, False, "cancelled"), "none")]
     for result, tone in cases:
-        assert findings("assessment", result)[0].tone == tone
-        assert verdict_severity("assessment", result) == TONE_SEVERITY[tone]
-    scan = {"verdict": "check again", "reasons": ["seen once"], "findings": []}
-    assert findings("media-scan", scan)[0].tone == "warn" and verdict_severity("media-scan", scan) == "warning"
+        assert ASSESSMENT.findings is not None and ASSESSMENT.findings(result)[0].tone == tone
+        assert verdict_severity(ASSESSMENT, result) == TONE_SEVERITY[tone]
+    scan = ScanResult("virtual:lto9", {}, verdict=CartridgeVerdict.CHECK_AGAIN, reasons=["seen once"])
+    assert MEDIA_SCAN.findings is not None and MEDIA_SCAN.findings(scan)[0].tone == "warn"
+    assert verdict_severity(MEDIA_SCAN, scan) == "warning"
 
 
 @pytest.mark.tgt

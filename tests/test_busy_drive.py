@@ -88,9 +88,9 @@ def test_a_busy_drive_that_cannot_be_identified_blocks_the_advice_to_force(
     busy = DeviceEntry("/dev/nst0", "passthrough", "HP Ultrium 8-SCSI (SCSI 3:0:0:0)", reachable=False,
                        note=discovery.BUSY_NOTE, is_tape=True, busy=True)
     monkeypatch.setattr(discovery, "discover", lambda **_: [busy])
-    import app.library_discovery as library_discovery
+    import app.library_drives as library_drives
 
-    monkeypatch.setattr(library_discovery, "library_own_drives", lambda device: [])  # only /dev/nst0 is listed
+    monkeypatch.setattr(library_drives, "library_own_drives", lambda device: [])  # only /dev/nst0 is listed
     capsys.readouterr()
     assert main(["library", dev, "--move", "drive:0", "slot:3"]) == EXIT_REFUSED
     line = _refusal(capsys)

@@ -23,6 +23,7 @@ import pytest
 from app.cli import EXIT_FAILED, EXIT_REFUSED, EXIT_USAGE, main
 from app.drive import TapeDrive
 from app.history import History
+from tests.helpers.kinds import read_data
 from tests.helpers.tgt import show_blocks, tgt_available, tgt_target  # noqa: F401  (fixture)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -71,7 +72,8 @@ CASES = (
     # Disk tests.
     Case("create-data-non-empty", ("create-data", "{work}/full", "--files", "10"), EXIT_REFUSED, r"is not empty"),
     Case("create-data-bad-size", ("create-data", "{work}/new", "--total-size", "12Q"), EXIT_USAGE, r"'12Q' is not a size"),
-    Case("create-data-bad-count", ("create-data", "{work}/new", "--files", "12Q"), EXIT_USAGE, r"argument --files"),
+    Case("create-data-bad-count", ("create-data", "{work}/new", "--files", "12Q"), EXIT_USAGE,
+         r"files: '12Q' is not a whole number"),
     Case("read-data-missing-dir", ("read-data", "{work}/nowhere"), EXIT_USAGE, r"nowhere is not a directory"),
     Case("read-data-bad-buffer", ("read-data", "{work}/full", "--buffer", "12Q"), EXIT_USAGE, r"'12Q' is not a size"),
     Case("clean-missing-dir", ("clean", "{work}/nowhere"), EXIT_USAGE, r"nowhere"),
@@ -135,7 +137,7 @@ def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Work:
     monkeypatch.chdir(cwd)
     with History.open() as hist:
         run_id = hist.start_run("read-data", str(tmp_path / "full"), {"streams": 1})
-        hist.finish_run(run_id, "complete", {"mb_s": 50.0})
+        hist.finish_run(run_id, "complete", read_data(50.0, target=str(tmp_path / "full")))
     return Work(tmp_path, cwd, run_id)
 
 
@@ -194,7 +196,7 @@ def test_broken_pipe_is_quiet(work: Work) -> None:
     """`tapediag history | head -1`: the reader leaving early is not an error."""
     with History.open() as hist:
         for _ in range(300):
-            hist.finish_run(hist.start_run("read-data", "/srv"), "complete", {"mb_s": 1.0})
+            hist.finish_run(hist.start_run("read-data", "/srv"), "complete", read_data(1.0, target="/srv"))
     got = subprocess.run(f"'{TAPEDIAG}' history | head -n 1", shell=True, cwd=work.cwd, capture_output=True, text=True,
                          timeout=120)
     assert got.stdout.startswith("ID") and "Traceback" not in got.stderr and got.stderr == ""
@@ -209,7 +211,7 @@ def test_bad_input_against_tgtd(name: str, tgt_target, work: Work, capsys: pytes
     host = url.rsplit("/", 2)[0]
     case = {
         "wrong-iqn": Case(name, ("info", f"{host}/iqn.2026-11.org.tapediag.wrong:x/1"), EXIT_FAILED, r"Target not found"),
-        "wrong-lun": Case(name, ("info", url[:-1] + "7"), EXIT_FAILED, r"\(LUN 7\)"),
+        "wrong-lun": Case(name, ("info", url[:-1] + "7"), EXIT_FAILED, r"has no LUN 7 \(it has LUNs 0, 1\)"),
         "block-above-tgt-max": Case(name, ("tape-perf", url, "--block-size", "2M", "--size", "8M"), EXIT_USAGE,
                                     r"above the drive's maximum of 1048576 bytes"),
         "io-not-multiple": Case(name, ("tape-perf", url, "--block-size", "256K", "--io-size", "300K"), EXIT_USAGE,

@@ -29,6 +29,7 @@ from typing import Iterator
 
 import pytest
 
+from tests.helpers.kinds import read_data
 from app.cli import EXIT_FAILED, EXIT_REFUSED, EXIT_USAGE, main
 from app.drive import TapeDrive
 from app.history import History
@@ -226,7 +227,7 @@ def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Work]:
     assert main(["create-data", str(tree), "--files", "3", "--size", "4K", "--streams", "1"]) == 0
     with History.open() as hist:
         run_id = hist.start_run("read-data", str(tree), {"streams": 1})
-        hist.finish_run(run_id, "complete", {"mb_s": 50.0})
+        hist.finish_run(run_id, "complete", read_data(50.0, target=str(tree)))
     w = Work(tmp_path, cwd, run_id, tree, [])
     yield w
     for m in reversed(w.mounts):

@@ -248,6 +248,9 @@ def test_info_records_a_drive_info_run(capsys: pytest.CaptureFixture[str]) -> No
     with History.open() as hist:
         run = hist.get_run(data.pop("run_id"), samples=False)
     assert (run.kind, run.device, run.status) == ("drive-info", VIRTUAL, "complete")
+    from app.runs.stored import VERSION_KEY
+
+    assert run.results.pop(VERSION_KEY) == 1  # the shape's version, for the loader of a later tapediag
     assert run.results == data  # the stored snapshot is DriveInfo.to_dict(), the shape reports read
     assert main(["info", "nonsense"]) == 2  # a device that cannot be opened leaves no run
     with History.open() as hist:

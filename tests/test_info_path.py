@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from app.cli.info import render_text
+from app.info_view import render_text
 from app.drive import Supported, TapeDrive
 from app.info import gather
 from native.transport import DEFAULT_TIMEOUT, CommandResult, TransferLimit, Transport

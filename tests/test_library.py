@@ -151,7 +151,7 @@ def test_a_last_descriptor_cut_short_still_gives_its_address_state_and_barcode(t
 def test_a_move_out_of_a_drive_no_tape_drive_matches_is_refused_unless_the_operator_unloaded_it(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     """Never guess a drive: no listed tape drive names drive:0, so nothing is checked or unloaded, nothing moves."""
-    import app.library_discovery as discovery
+    import app.library_drives as discovery  # the matching, below app.library
 
     monkeypatch.setattr(discovery, "drive_matches", lambda inv, addresses=None: discovery.DriveMatch(()))
     dev = _dev(tmp_path)

@@ -151,16 +151,16 @@ def test_nothing_to_exercise_is_not_assessed(tmp_path: Path, capsys: pytest.Capt
 
 
 @pytest.mark.parametrize(("argv", "words"), [
-    (["--slots", "slot:2"], "--slots: slot:2 (address 1001) is empty: nothing to move"),
-    (["--drives", "drive:0"], "--drives: drive:0 (address 500) already holds TD0000L9; the exerciser uses only "
+    (["--slots", "slot:2"], "slots: slot:2 (address 1001) is empty: nothing to move"),
+    (["--drives", "drive:0"], "drives: drive:0 (address 500) already holds TD0000L9; the exerciser uses only "
                               "empty drives"),
-    (["--slots", "4242"], "--slots: element address 4242 is not in this library"),
-    (["--drives", "slot:3"], "--drives: slot:3 is a slot, not a drive"),
-    (["--slots", "slot:99"], "--slots: slot:99: the library has 6 slot elements"),
-    (["--slots", "shelf"], "--slots: 'shelf' names no element (use slot:N, drive:N, ie:N or an element address)"),
-    (["--moves", "0"], "--moves must be between 1 and 10,000"),
-    (["--moves", "ten"], "--moves 'ten' is not a whole number"),
-    (["--slots", "slot:1,,slot:3"], "--slots takes element names separated by commas, e.g. slot:1,slot:2 or drive:0"),
+    (["--slots", "4242"], "slots: element address 4242 is not in this library"),
+    (["--drives", "slot:3"], "drives: slot:3 is a slot, not a drive"),
+    (["--slots", "slot:99"], "slots: slot:99: the library has 6 slot elements"),
+    (["--slots", "shelf"], "slots: 'shelf' names no element (use slot:N, drive:N, ie:N or an element address)"),
+    (["--moves", "0"], "moves: must be between 1 and 10,000"),
+    (["--moves", "ten"], "moves: 'ten' is not a whole number"),
+    (["--slots", "slot:1,,slot:3"], "slots: element names separated by commas, e.g. slot:1,slot:2 or drive:0"),
 ])
 def test_bad_input_is_one_line_exit_2_and_nothing_moves(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                         argv: list[str], words: str) -> None:

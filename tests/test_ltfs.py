@@ -117,7 +117,7 @@ def test_the_scan_reads_both_partitions_read_only_and_puts_the_tape_back(ltfs_ca
         result = MediaScan(drive, ScanParams(), prior=lambda keys: Prior()).run()
         assert drive.read_position().partition == 1
     assert not set(transport.opcodes[sent:]) & set(STATE_CHANGING_OPCODES)
-    assert result.ltfs is not None and result.ltfs["name"] == VOLUME_NAME and result.ltfs["written_by"] == WRITTEN_BY
+    assert result.ltfs is not None and result.ltfs.name == VOLUME_NAME and result.ltfs.written_by == WRITTEN_BY
     assert result.partitions == 2 and result.end_reason == "end of data"
     assert {f.partition for f in result.files} == {0, 1}
     sizes = [(f.partition, f.max_block) for f in result.files if f.blocks]

@@ -201,11 +201,12 @@ def test_a_zone_of_slow_reads_is_reported_as_a_slow_zone(tmp_path: Path) -> None
     assert result.verdict is CartridgeVerdict.CHECK_AGAIN  # one scan: seen once
     assert any(r.startswith("seen once: 2 slow zones: the drive read 16.0-20.0 MB at 0.4 MB/s (typical 2.5 MB/s "
                             "for 256 KiB records), 20.0-24.0 MB at 0.4 MB/s") for r in result.reasons), result.reasons
-    from app.cli.scan import summary_lines
-    from app.runs import fields
+    from app.scan.kind import rows
+    from app.scan.text import summary_lines
+    from tests.helpers.kinds import typed
 
     assert "  slow zone 16.0-20.0 MB: the drive read it at 0.4 MB/s (typical zone 2.5 MB/s)" in summary_lines(result)
-    assert dict(fields("media-scan", result.to_dict()))["Slow zones"].startswith("16.0-20.0 MB at 0.4 MB/s")
+    assert dict(rows(typed("media-scan", result.to_dict())))["Slow zones"].startswith("16.0-20.0 MB at 0.4 MB/s")
     # The same cartridge read evenly: no slow zone, and the cartridge is kept.
     even = SlowZone(open_virtual(f"virtual:lto9?realtime=0&cartridge={cart}"), first=0, last=-1, normal=0.1)
     with TapeDrive(even) as drive:

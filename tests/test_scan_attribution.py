@@ -16,7 +16,8 @@ import pytest
 
 from app.cli import main
 from app.drive import TapeDrive
-from app.runs.ondrive import record_on_drive
+from app.execute import execute
+from app.scan.kind import MEDIA_SCAN
 from app.events import CancelToken, Progress
 from app.visits import Prior
 from app.scan import MediaScan, ScanParams
@@ -204,7 +205,7 @@ def test_a_label_file_of_64k_records_beside_1m_data_is_kept_on_tgt(tgt_factory, 
 @pytest.mark.tgt
 def test_a_scan_cut_off_by_a_lost_connection_gives_no_cartridge_verdict(tgt_factory, tmp_path: Path) -> None:
     """tgtd killed once 8 MB have been read: the scan read part of the data, and not the tape stopped it."""
-    from app.cli.scan import summary_lines
+    from app.scan.text import summary_lines
     from app.scan.results import ScanResult
     from native import open_transport
 
@@ -220,8 +221,8 @@ def test_a_scan_cut_off_by_a_lost_connection_gives_no_cartridge_verdict(tgt_fact
             tape.kill()  # once: a second call finds it dead
 
     params = ScanParams(zone_bytes=4_000_000)
-    run_id, result = record_on_drive(tape.url, "media-scan", params.to_dict(), lambda d: MediaScan(d, params),
-                                     cancel=CancelToken(), sink=sink)
+    run = execute(MEDIA_SCAN, params, tape.url, cancel=CancelToken(), sink=sink)
+    run_id, result = run.run_id, run.result
     assert isinstance(result, ScanResult) and result.end_reason == "lost" and result.status == "failed"
     assert result.verdict is CartridgeVerdict.NOT_ASSESSED and 0 < result.read.bytes < 131_072_000
     assert result.reasons[0].startswith("the scan was cut off after") and "no verdict on the cartridge" in \

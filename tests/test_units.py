@@ -134,19 +134,24 @@ def test_create_and_read_data_cli_use_the_same_rule(tmp_path: Path, capsys: pyte
 def test_every_entry_point_agrees_on_1gb_and_1g(capsys: pytest.CaptureFixture[str]) -> None:
     from app.cli import build_parser
     from app.cli.create_data import params_from_args
-    from ui import engines
+    from app.cli.read_data import params_from_args as read_params
+    from app.disk.params import CreateDataParams
+    from app.tapeperf.params import FIELDS as TAPE_FIELDS
+
+    def field(fields: tuple, name: str):  # type: ignore[no-untyped-def]
+        return next(f for f in fields if f.name == name)
 
     for text, value in (("1GB", GB), ("1G", GiB)):
         argv = ["create-data", "/nonexistent", "--total-size", text]
         assert params_from_args(build_parser(argv).parse_args(argv)).total_size == value
         argv = ["read-data", "/nonexistent", "--buffer", text]
-        assert build_parser(argv).parse_args(argv).buffer == value
+        assert read_params(build_parser(argv).parse_args(argv)).buffer_size == value
         assert TapePerfParams.from_text({"size": text}).size == value  # tape-perf's CLI and GUI both build this
         assert ScanParams.from_text(limit=text, zone=text) == ScanParams(value, None, value)
         assert parse_device(f"virtual:lto9?capacity={text}&maxfile={text}").capacity == value
-        assert engines.check_size(text) == value  # the GUI's disk fields
-        assert engines.check_tape_size(text) == value  # the GUI's tape fields
-        assert engines.check_amount(text) == (value, None)
+        assert field(CreateDataParams.FIELDS, "min_size").check(text) == value  # the GUI's disk fields
+        assert field(TAPE_FIELDS, "block_size").check(text) == value  # the GUI's tape fields
+        assert field(TAPE_FIELDS, "size").check(text) == (value, None)
 
 
 def test_troubleshoot_reads_block_sizes_by_the_rule_and_refuses_decimal(capsys: pytest.CaptureFixture[str]) -> None:
@@ -187,3 +192,17 @@ def test_disk_text_output_writes_plurals_and_decimal_amounts(tmp_path: Path, cap
     out = capsys.readouterr().out
     assert "1 stream," in out and "(s)" not in out
     assert "total: 1 file, 2.00 KB in " in out and "    stream 1: 1 file, 2.00 KB, " in out
+
+
+@pytest.mark.parametrize(("seconds", "text"), [
+    (0.0141, "14.1 ms"), (6.24, "6.2 s"), (9.96, "10 s"), (42.3, "42 s"), (65.0, "1 min 05 s"), (900, "15 min"),
+    (3720, "1 h 02 min"), (10800, "3 h"), (None, "-"), (float("nan"), "-")])
+def test_one_duration_format_for_every_front_end(seconds: float | None, text: str) -> None:
+    """Issue 26 §5: one figure, one way (it was '65.0 s' in the PDF, '1 min 05 s' in the GUI, '1m05s' in the CLI)."""
+    from app.runs.words import duration
+    from native.units import duration_text
+    from ui.format import human_duration
+
+    assert duration_text(seconds) == text
+    if seconds is not None and seconds == seconds:
+        assert duration(seconds) == human_duration(seconds) == text

@@ -41,10 +41,9 @@ def test_a_machine_without_st_drives_is_told_so(tmp_path: Path) -> None:
 
 
 def test_the_options_come_from_the_parameters_declaration() -> None:
-    from app.nettest.params import fields_of
     from app.watch.params import WatchParams
 
     help_text = _run("--help").stdout
-    for info in fields_of(WatchParams):
+    for info in WatchParams.FIELDS:
         if info.name != "device":
             assert "--" + info.name.rstrip("_").replace("_", "-") in help_text, info.name

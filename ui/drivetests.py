@@ -1,11 +1,10 @@
 """The drive assessment's and the media scan's operations, for their panels.
 
-Each operation is one call into ``app/``: the parameters through the conversion the CLI
-uses (``AssessParams.from_text``, ``ScanParams.from_text``), the safety decision through
-``app.tapeperf.safety.decide``, the run through ``app.runs.ondrive.record_on_drive`` (so the
-history row is the CLI's, parameters dictionary and all), the words through the run
-kinds of ``app.runs``. Nothing here decides anything of its own. The parsers are pure
-(GUI thread); ``probe_scratch`` and the ``run_*`` functions talk to a drive (worker thread).
+Each operation is one call into ``app/``: the safety decision through ``app.tapeperf.safety.decide``,
+the run through ``app.execute`` (so the history row is the CLI's, parameters dictionary and all), the
+words through the run kinds' renderers; the parameters come from the kinds' field tables
+(``ui.form``). Nothing here decides anything of its own. ``probe_scratch`` and the ``run_*`` functions
+talk to a drive (worker thread).
 """
 from __future__ import annotations
 
@@ -15,38 +14,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from app.assess import AssessParams
     from app.events import CancelToken, EventSink
+    from app.runs.kind import RunKind
     from app.scan import ScanParams
     from native.errors import SafetyRefusal
-
-
-# -- parameters (pure: GUI thread) -----------------------------------------------------------
-def assess_params(size: str, *, no_write: bool, force: bool = False) -> AssessParams:
-    """The assessment's parameters as ``tapediag assess [--size SIZE] [--no-write]`` builds them."""
-    from app.assess import AssessParams
-
-    return AssessParams.from_text(size.strip() or None, no_write=no_write, force=force)
-
-
-def check_assess_size(text: str) -> int | None:
-    """The size field alone: empty is the default amount (4 drive buffers, at least 2 GiB)."""
-    return assess_params(text, no_write=False).size
-
-
-def scan_params(limit: str, zone: str) -> ScanParams:
-    """The scan's parameters as ``tapediag scan [--limit SIZE|DURATION] [--zone SIZE]`` builds them."""
-    from app.scan import ScanParams
-
-    return ScanParams.from_text(limit.strip() or None, zone.strip() or None)
-
-
-def check_scan_limit(text: str) -> tuple[int | None, float | None]:
-    """The limit field alone: empty is the whole cartridge, else a size (20G) or a duration (10min)."""
-    params = scan_params(text, "")
-    return params.limit_bytes, params.limit_seconds
-
-
-def check_zone(text: str) -> int:
-    return scan_params("", text).zone_bytes
 
 
 # -- the cartridge check before the assessment's write step (worker thread) -----------------
@@ -80,63 +50,35 @@ class Recorded:
 
 
 def run_assessment(device: str, params: AssessParams, *, sink: EventSink, cancel: CancelToken) -> Recorded:
-    from app.assess import DriveAssessment
-    from app.assess.engine import RUN_KIND
-    from app.runs.ondrive import record_on_drive
+    """``tapediag assess``: the run through ``app.execute``, as the CLI records it."""
+    from app.assess.kind import ASSESSMENT
+    from app.execute import execute
 
-    run_id, result = record_on_drive(device, RUN_KIND, params.to_dict(), lambda drive: DriveAssessment(drive, params),
-                                     cancel=cancel, sink=sink)
-    return Recorded(result, result.to_dict(), run_id)
+    run = execute(ASSESSMENT, params, device, sink=sink, cancel=cancel)
+    return Recorded(run.result, run.result.to_dict(), run.run_id)
 
 
 def run_scan(device: str, params: ScanParams, *, sink: EventSink, cancel: CancelToken) -> Recorded:
-    from app.runs.ondrive import record_on_drive
-    from app.scan import MediaScan
-    from app.scan.engine import RUN_KIND
+    """``tapediag scan``: the run through ``app.execute``, as the CLI records it."""
+    from app.execute import execute
+    from app.scan.kind import MEDIA_SCAN
 
-    run_id, result = record_on_drive(device, RUN_KIND, params.to_dict(), lambda drive: MediaScan(drive, params),
-                                     cancel=cancel, sink=sink)
-    return Recorded(result, result.to_dict(), run_id)
+    run = execute(MEDIA_SCAN, params, device, sink=sink, cancel=cancel)
+    return Recorded(run.result, run.result.to_dict(), run.run_id)
 
 
 # -- words (pure) -------------------------------------------------------------------------------
-def headline(kind: str, results: dict[str, Any]) -> str:
-    """The run kind's own one-line headline (``app.runs``), as the history and the PDF say it."""
-    from app.runs import headline as kind_headline
-
-    return kind_headline(kind, results)
-
-
-def tone(kind: str, results: dict[str, Any]) -> str:
+def tone(kind: RunKind[Any, Any], result: Any) -> str:
     """The tone of the run's verdict, its kind's first finding's (``app.runs``): the PDF's colour, the panel's."""
-    from app.runs import findings
-
-    found = findings(kind, results)
+    found = kind.findings(result) if kind.findings is not None and result is not None else []
     return found[0].tone if found else "none"
 
 
-def text(kind: str, results: dict[str, Any]) -> str:
-    """The result as the CLI printed it (``app.runs``), for the clipboard and the ticket."""
-    from app.runs import text as kind_text
+def stored_result(kind_name: str, results: dict[str, Any]) -> Any:
+    """A run's stored dictionary read into its kind's typed result (``app.runs.stored``), for what has only that."""
+    from app import catalog  # noqa: F401  (installs the run kinds)
+    from app.runs import registry
+    from app.runs.stored import result_of
 
-    return kind_text(kind, results) or ""
-
-
-def rows(kind: str, results: dict[str, Any]) -> list[tuple[str, str]]:
-    """The run kind's labelled rows (``app.runs``), as the report shows them."""
-    from app.runs import fields
-
-    return fields(kind, results) or []
-
-
-def assess_kind() -> str:
-    from app.assess.engine import RUN_KIND
-
-    return RUN_KIND
-
-
-def scan_kind() -> str:
-    from app.scan.engine import RUN_KIND
-
-    return RUN_KIND
-
+    kind = registry.get(kind_name)
+    return result_of(kind, results) if kind is not None else None

@@ -16,27 +16,34 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
+from app import catalog  # noqa: F401  (installs the run kinds: the history list, the run pages, the report)
 from app import discovery, targets
-from app.disk import CreateDataParams, CreateDataTest, ReadDataParams, ReadDataTest
+from app.disk import CleanResult, CreateDataParams, ReadDataParams
 from app.disk import clean as clean_tree
+from app.disk.kind import CREATE_DATA, READ_DATA
+from app.disk.results import CreateDataResult, DiskResult, ReadDataResult
 from app.drive import TapeDrive, set_read_only_session
-from app.history import History, Run, run_recorded
+from app.execute import execute
+from app.history import History, Run
 from app.history.export import write_csv
 from app.history.summary import headline
-from app.info import snapshot
-from app.patterns import Pattern
+from app.info import DriveInfo
+from app.info_kind import snapshot
+from app.report.plots import yardstick
+from app.runs.stored import load
 from app.tapeperf import TapePerfParams, TapePerfResult
 from app.tapeperf.results import phase_headline
 from app.tapeperf.multi import MultiParams
 from app.tapeperf.multiresult import MultiTapePerfResult
 from app.tapeperf.session import CartridgeCheck, check_cartridge, run_on_device, run_on_devices
 from app.troubleshoot.fromhistory import latest_figures as newest_figures
+from app.troubleshoot.model import Diagnosis
 from app.troubleshoot.parse import Link, parse_block_size, parse_generation, parse_link
 from app.troubleshoot.request import (RunRef, TroubleshootRequest, diagnose_recorded, parse_figure,
                                       parse_file_count, parse_rate, parse_streams)
-from native.errors import InvalidParameter, SafetyRefusal, TapediagError
+from native.errors import SafetyRefusal, TapediagError
 from native.iscsi_url import display_device
-from native.units import parse_size, plural
+from native.units import plural
 from ui.worker import Job
 
 
@@ -148,31 +155,36 @@ def export_csv(run_id: int, path: Path) -> Path:
 
 
 def run_headline(run: Run) -> str:
-    """One line for the run list: the run kind's headline (``app.runs``), as the CLI's history shows it."""
-    if run.damaged:
-        return f"record damaged: {run.damaged}"
-    return headline(run.kind, run.status, run.results, run.error) or (run.error or "")
+    """One line for the run list: the run kind's headline (``app.history.summary``), as the CLI's history shows it
+    (a damaged record says so)."""
+    return headline(run)
 
 
 def run_curves(run: Run) -> list[tuple[str, list[tuple[float, float]]]] | None:
     """The curves a run kind carries in its result (each drive and their aggregate), or None: plot the samples."""
-    from app import runs as run_kinds
-
-    return run_kinds.series(run.kind, run.results)
+    return load(run).series()
 
 
 def reference_rates_for_run(run: Run) -> list[tuple[str, float]]:
-    r = run.results or {}
-    return reference_rates(r.get("rated_native_mb_s"), r.get("rated_compressed_mb_s"), r.get("generation"))
+    """The stored run's yardstick, the figure its headline judges against (``app.report.plots``, as the PDF
+    draws it); the generation's rated rates only for a tape run stored without one."""
+    stick = yardstick(run.results)
+    if stick is not None:
+        return [stick]
+    result = load(run).result
+    if not isinstance(result, TapePerfResult):
+        return []
+    return reference_rates(result.rated_native_mb_s, result.rated_compressed_mb_s, result.generation)
 
 
 def reference_rates(native: float | None, compressed: float | None, generation: Any = None) -> list[tuple[str, float]]:
+    """Labels with their figure: ("LTO-9 native 400 MB/s", 400.0), as the plot prints them."""
     name = f"LTO-{generation} " if isinstance(generation, int) else ""
     refs = []
     if native:
-        refs.append((f"{name}native", float(native)))
+        refs.append((f"{name}native {float(native):g} MB/s", float(native)))
     if compressed:
-        refs.append((f"{name}compressed", float(compressed)))
+        refs.append((f"{name}compressed {float(compressed):g} MB/s", float(compressed)))
     return refs
 
 
@@ -182,7 +194,7 @@ def save_report(run_ids: list[int], path: Path, meta: dict) -> Path:
     Data flows ui -> app only: the model comes from the core, the drawing is ours; the
     CLI's ``write_report`` is not used, since it would reach back into ``ui``.
     """
-    from app.report import build_report, check_report_path  # the report model: only when a report is made
+    from app.report import build_report, check_report_path, host_name  # the report model: only when one is made
     from ui.pdf import render_pdf
 
     def field(key: str) -> str:
@@ -191,43 +203,23 @@ def save_report(run_ids: list[int], path: Path, meta: dict) -> Path:
     check_report_path(Path(path))
     with History.open() as hist:
         report = build_report(hist, list(run_ids), customer=field("customer"), site=field("site"),
-                              technician=field("technician"), ticket=field("ticket"))
+                              technician=field("technician"), ticket=field("ticket"),
+                              host=host_name() if meta.get("host_name") is True else "")
     render_pdf(report, Path(path))
     return Path(path)
 
 
 # -- parsing as typed (pure functions: safe on the GUI thread) ---------------------------
-def check_size(text: str) -> int:
-    value = parse_size(text, None)
-    if value <= 0:
-        raise InvalidParameter("must be more than zero")
-    return value
 
 
-def check_size_or_zero(text: str) -> int:
-    return parse_size(text or "0", None)
 
 
-def check_pattern(text: str) -> Pattern:
-    return Pattern.parse(text.strip())
 
 
-def _int(text: str, what: str, lo: int, hi: int) -> int:
-    try:
-        value = int(text.strip())
-    except ValueError:
-        raise InvalidParameter(f"'{text}' is not a whole number") from None
-    if not lo <= value <= hi:
-        raise InvalidParameter(f"{what} must be between {lo} and {hi}")
-    return value
 
 
-def check_count(text: str) -> int:
-    return _int(text, "the value", 0, 1_000_000)
 
 
-def check_streams(text: str) -> int:
-    return _int(text, "streams", 1, 8)
 
 
 def check_optional_count(text: str) -> int | None:
@@ -240,11 +232,6 @@ def check_rate(text: str) -> float | None:
     return parse_rate(text) if text.strip() else None
 
 
-def check_device_rate(text: str) -> float | None:
-    """An optional raw device rate ('400MB', per second), as ``read-data --device-rate`` takes it: MB/s."""
-    from app.disk.params import device_rate_mb_s
-
-    return device_rate_mb_s(text) if text.strip() else None
 
 
 def check_file_count(text: str) -> int | None:
@@ -268,40 +255,22 @@ def check_optional_generation(text: str) -> tuple[int, bool] | None:
     return parse_generation(text) if text.strip() else None
 
 
-def check_tape_size(text: str) -> int:
-    return parse_size(text, "size")
 
 
-def check_tape_size_or_zero(text: str) -> int:
-    return parse_size(text or "0", "filemark interval")
 
 
-def check_host_rate(text: str) -> float | None:
-    """``--host-rate`` as typed (bytes/s: '50MB'); blank: no throttle."""
-    return TapePerfParams.from_text({"host_rate": text}).host_rate_limit if text.strip() else None
 
 
-def check_seed(text: str) -> int:
-    """``--seed``; blank: 0."""
-    return TapePerfParams.from_text({"seed": text}).seed if text.strip() else 0
 
 
-def check_history_size(text: str) -> int | None:
-    """``--history-size`` (1K, 16K); blank: from the generation."""
-    return TapePerfParams.from_text({"history": text}).history if text.strip() else None
 
 
-def check_amount(text: str) -> tuple[int | None, float | None]:
-    """A test size ('32G'), a duration ('90s', '10min') or 'auto' (both None), as the CLI's --size takes it."""
-    params = TapePerfParams.from_text({"size": text})
-    return params.size, params.duration
 
 
 # -- troubleshooting -----------------------------------------------------------------------
-def run_troubleshoot(values: Mapping[str, object]) -> tuple[dict, int]:
+def run_troubleshoot(values: Mapping[str, object]) -> tuple[Diagnosis, int]:
     """Diagnose the form's figures and record the session, exactly as ``tapediag troubleshoot``."""
-    dx, run_id = diagnose_recorded(TroubleshootRequest.from_values(values))
-    return dx.to_dict(), run_id
+    return diagnose_recorded(TroubleshootRequest.from_values(values))
 
 
 def latest_figures() -> dict[str, str]:
@@ -311,13 +280,23 @@ def latest_figures() -> dict[str, str]:
 
 
 # -- drive information ---------------------------------------------------------------------
-def drive_info(device: str) -> tuple[dict, int]:
+@dataclass(frozen=True)
+class DriveInfoRead:
+    """A drive-information run: the typed snapshot, this drive's and cartridge's earlier visits (their lines)
+    and the run's id."""
+
+    info: DriveInfo
+    history: list[str]
+    run_id: int
+
+
+def drive_info(device: str) -> DriveInfoRead:
     """Gather everything ``tapediag info`` shows and record it as a drive-info run."""
     from app import visits
 
     info, run_id = snapshot(device)
     history = visits.for_run(run_id)  # this drive and cartridge in earlier runs (issue 25 §4)
-    return {**info.to_dict(), **({"history": history.to_dict()} if history is not None else {})}, run_id
+    return DriveInfoRead(info, history.lines() if history is not None else [], run_id)
 
 
 # -- tape performance ------------------------------------------------------------------------
@@ -353,9 +332,6 @@ def check_other_drives(text: str) -> list[str]:
     return text.split()
 
 
-def check_alone(text: str) -> MultiParams | None:
-    """``--alone`` as typed: a size, a duration or 0 (blank: the test size, at most 20 s)."""
-    return MultiParams.from_text(("", ""), TapePerfParams(), text) if text.strip() else None
 
 
 def tapeperf_probe_multi(params: MultiParams) -> CartridgeCheck:
@@ -380,34 +356,26 @@ def run_tapeperf_multi(job: Job[Any], params: MultiParams, force: bool) -> tuple
     return result, result.to_dict(), run_id
 
 
-def tapeperf_multi_headline(r: dict) -> str:
+def tapeperf_multi_headline(r: MultiTapePerfResult) -> str:
     """The several-drives headline of its run kind (``app.tapeperf.multiresult.headline``), in bold."""
     from app.tapeperf.multiresult import headline as multi_headline
 
     text = f"<b>{html.escape(multi_headline(r))}</b>"
-    if r.get("status") == "failed":
-        text += f" · <b>failed:</b> {html.escape(str(r.get('error')))}"
+    if r.status == "failed":
+        text += f" · <b>failed:</b> {html.escape(str(r.error))}"
     return text
 
 
-def run_kind_rows(kind: str, r: dict) -> list[tuple[str, str]]:
-    """A run kind's labelled report rows for a result (``app.runs.fields``)."""
-    from app import runs as run_kinds
-
-    return run_kinds.fields(kind, r) or []
-
-
-def tapeperf_headline(r: dict) -> str:
+def tapeperf_headline(r: TapePerfResult) -> str:
     """The tape-perf headline in the words of ``app.tapeperf.results.phase_headline``, each phase in bold."""
     parts = []
-    for ph in r.get("phases", []):
-        text = f"<b>{html.escape(phase_headline({**ph, 'possible_label': r.get('possible_label')}))}</b>"
-        stalls = ph.get("stall_count", len(ph.get("stalls", []) or []))
-        if stalls:
-            text += f", {plural(stalls, 'stall')}"
+    for ph in r.phases:
+        text = f"<b>{html.escape(phase_headline(r, ph))}</b>"
+        if ph.stall_count:
+            text += f", {plural(ph.stall_count, 'stall')}"
         parts.append(text)
-    if r.get("status") == "failed":
-        parts.append(f"<b>failed:</b> {html.escape(str(r.get('error')))}")
+    if r.status == "failed":
+        parts.append(f"<b>failed:</b> {html.escape(str(r.error))}")
     return " · ".join(parts)
 
 
@@ -427,32 +395,26 @@ def read_params(values: Mapping[str, object]) -> ReadDataParams:
     return params
 
 
-def run_create(job: Job[Any], params: CreateDataParams) -> tuple[Any, dict, int]:
-    """Run create-data recorded in the history with its own status, as the CLI does."""
-    test = CreateDataTest(params)
-    run_id, result = run_recorded("create-data", params.target, params.to_dict(),
-                                  lambda sink: test.run(sink, job.cancel), sink=job.sink)
-    return result, result.to_dict(), run_id
+def run_create(job: Job[Any], params: CreateDataParams) -> tuple[CreateDataResult, dict, int]:
+    """Run create-data recorded in the history with its own status, as the CLI does (``app.execute``)."""
+    run = execute(CREATE_DATA, params, params.target, sink=job.sink, cancel=job.cancel)
+    return run.result, run.result.to_dict(), run.run_id
 
 
-def run_read(job: Job[Any], params: ReadDataParams) -> tuple[Any, dict, int]:
-    """Run read-data recorded in the history with its own status, as the CLI does."""
-    test = ReadDataTest(params)
-    run_id, result = run_recorded("read-data", params.target, params.to_dict(),
-                                  lambda sink: test.run(sink, job.cancel), sink=job.sink)
-    return result, result.to_dict(), run_id
+def run_read(job: Job[Any], params: ReadDataParams) -> tuple[ReadDataResult, dict, int]:
+    """Run read-data recorded in the history with its own status, as the CLI does (``app.execute``)."""
+    run = execute(READ_DATA, params, params.target, sink=job.sink, cancel=job.cancel)
+    return run.result, run.result.to_dict(), run.run_id
 
 
-def clean_disk(target: str) -> dict:
+def clean_disk(target: str) -> CleanResult:
     """``tapediag clean DIR``: remove exactly what create-data's manifest lists."""
-    return clean_tree(target).to_dict()
+    return clean_tree(target)
 
 
-def disk_headline(r: dict, verb: str) -> str:
-    files, streams = r.get("total_files", 0), len(r.get("streams", []))
-    text = (f"<b>{verb} {plural(files, 'file')}, {r.get('total_bytes', 0) / 1e6:,.1f} MB: "
-            f"{r.get('mb_s', 0):,.1f} MB/s, {r.get('files_s', 0):,.0f} files/s</b> "
-            f"with {plural(streams, 'stream')}")
-    if r.get("status") not in (None, "complete", "cancelled"):
-        text += f" — <b>{r.get('status')}</b>: {r.get('error') or ''}"
+def disk_headline(r: DiskResult, verb: str) -> str:
+    text = (f"<b>{verb} {plural(r.total_files, 'file')}, {r.total_bytes / 1e6:,.1f} MB: "
+            f"{r.mb_s:,.1f} MB/s, {r.files_s:,.0f} files/s</b> with {plural(len(r.streams), 'stream')}")
+    if r.status not in ("complete", "cancelled"):
+        text += f" — <b>{r.status}</b>: {r.error or ''}"
     return text

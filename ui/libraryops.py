@@ -2,8 +2,8 @@
 
 The inventory, the checked move, INITIALIZE ELEMENT STATUS and the exerciser are the
 ones ``tapediag library`` / ``library-test`` run (``app.library``, ``app.libtest``), the
-words are ``app.library_view``'s and the run kind's (``app.runs``), and the exerciser is
-recorded by ``app.history.run_recorded`` with the parameters the CLI records. Functions
+words are ``app.library_view``'s and the run kind's (``app.libtest.kind``), and the exerciser is
+run and recorded by ``app.execute`` with the parameters the CLI records. Functions
 that talk to the library run on its worker (``ui.worker.Job``); ``exercise_params`` is
 pure (GUI thread).
 """
@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from app.events import CancelToken, EventSink
     from app.libtest import LibraryTestParams
+    from app.libtest.results import LibraryTestResult
     from app.library import Inventory, Moved
     from app.library_view import ElementRow
 
@@ -83,38 +84,30 @@ def move(device: str, source: str, destination: str, *, unload: bool = True,
     return _view(device, inventory, moved_lines(moved, inventory))
 
 
-def exercise_params(moves: str, slots: str, drives: str, *, unload: bool = True) -> LibraryTestParams:
-    """The exerciser's parameters by the conversion ``tapediag library-test`` uses (blank: every slot/drive)."""
+def exercise_params(values: dict[str, object]) -> LibraryTestParams:
+    """The exerciser's parameters from the panel's fields by the conversion ``tapediag library-test`` uses (a blank
+    field left out: every slot, every empty drive)."""
     from app.libtest import LibraryTestParams
 
-    return LibraryTestParams.from_text(moves or None, slots.strip() or None, drives.strip() or None, unload=unload)
+    return LibraryTestParams.from_values({k: v for k, v in values.items() if not (isinstance(v, str) and not v.strip())})
 
 
 @dataclass(frozen=True)
 class Exercised:
+    result: LibraryTestResult
     result_dict: dict
     run_id: int
 
 
 def run_exerciser(device: str, params: LibraryTestParams, *, sink: EventSink, cancel: CancelToken) -> Exercised:
-    """``tapediag library-test``: bad input refused before a run is recorded, then the run in the history."""
-    from app.claims import claimed
-    from app.history import run_recorded
-    from app.libtest import LibraryTest
-    from app.library import Changer
+    """``tapediag library-test`` through ``app.execute``: bad input refused before a run is recorded, then the
+    run in the history, recorded as the CLI records it."""
+    from app.execute import execute
+    from app.libtest.kind import LIBRARY_TEST
 
-    with Changer.open(device) as changer, claimed(changer, "library-test"):
-        test = LibraryTest(changer, params)
-        test.prepare()
-        changer.watch_commands(cancel, sink)  # a robot that stops answering is named; Cancel is not held by it
-        run_id, result = run_recorded("library-test", device, params.to_dict(), lambda s: test.run(s, cancel),
-                                      sink=sink)
-    return Exercised(result.to_dict(), run_id)
+    run = execute(LIBRARY_TEST, params, device, sink=sink, cancel=cancel)
+    return Exercised(run.result, run.result.to_dict(), run.run_id)
 
 
-def library_test_kind() -> str:
-    return "library-test"
-
-
-__all__ = ["DEFAULT_LIBRARY", "Exercised", "LibraryView", "exercise_params", "library_test_kind", "list_libraries",
-           "move", "read_library", "run_exerciser"]
+__all__ = ["DEFAULT_LIBRARY", "Exercised", "LibraryView", "exercise_params", "list_libraries", "move",
+           "read_library", "run_exerciser"]

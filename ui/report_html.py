@@ -184,11 +184,42 @@ def _runs(report: Report, plot_size: tuple[int, int]) -> list[str]:
     return parts
 
 
-def body_html(report: Report, image_size: tuple[int, int]) -> str:
-    """The whole document; ``image_size`` is the width and height of a plot in CSS pixels."""
+def _signoff(report: Report) -> list[str]:
+    """The last thing in the report: what made it, and lines for the technician's and the customer's
+    signatures (one piece: the page cutter never splits a table without a grid)."""
+    c = report.cover
+    made = f"Made with tapediag {c.tool_version}"
+    if c.recorded_with:
+        made += f"; the runs were recorded with tapediag {', '.join(c.recorded_with)}"
+    if c.host:
+        made += f"; the tests ran on {c.host}"
+    whom = ", ".join(x for x in (c.customer, c.site, f"ticket {c.ticket}" if c.ticket else "") if x)
+    line = f'style="border-bottom: 1px solid {RULE};"'
+
+    def field(label: str, value: str = "") -> str:
+        return (f'<td width="13%"><span class="muted">{_e(label)}</span></td>'
+                f'<td width="35%" {line}>{_e(value) or "&nbsp;"}</td>')
+
+    rows = ['<tr><td colspan="2"><b>Technician</b></td><td width="4%"></td><td colspan="2"><b>Customer '
+            "acknowledgement</b></td></tr>",
+            f'<tr><td colspan="2"></td><td></td><td colspan="2"><span class="muted">Received this report'
+            f'{_e(" for " + whom) if whom else ""}, and its results were explained.</span></td></tr>']
+    for left, right in ((("Name", c.technician), ("Name", "")), (("Date", c.date), ("Date", "")),
+                        (("Signature", ""), ("Signature", ""))):
+        rows.append(f"<tr>{field(*left)}<td></td>{field(*right)}</tr>")
+    return [SPACER + "<h2>Sign-off</h2>",
+            '<table width="100%" cellpadding="5" cellspacing="0" border="0">'
+            f'<tr><td colspan="5"><span class="muted">{_e(made)}.</span></td></tr>' + "".join(rows) + "</table>"]
+
+
+def body_html(report: Report, image_size: tuple[int, int], *, signoff_first: bool = False) -> str:
+    """The whole document; ``image_size`` is the width and height of a plot in CSS pixels. The sign-off
+    goes on page 1 (``signoff_first``: the page a customer signs, when it has the room) or at the end."""
     w, h = image_size
     parts = [f"<html><head><style>{CSS}</style></head><body>"]
     parts.extend(_page_one(report))
+    if signoff_first:
+        parts.extend(_signoff(report))
     if report.bottlenecks:
         parts.extend(_bottlenecks(report, (w, int(h * 0.8))))
     details = _devices(report) if report.devices else []
@@ -201,5 +232,7 @@ def body_html(report: Report, image_size: tuple[int, int]) -> str:
         for block in report.appendix:
             parts.append(f"<h3>{_e(block.title)}</h3>")
             parts.append(_fields(block.rows, ("Field", "Value"), (45, 55)))
+    if not signoff_first:
+        parts.extend(_signoff(report))
     parts.append("</body></html>")
     return "".join(parts)

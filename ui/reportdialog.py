@@ -1,9 +1,10 @@
-""""Save report…": the cover page's details and where to write the PDF."""
+""""Save report…": the cover page's details, whether to name this machine, and where to write the PDF."""
 from __future__ import annotations
 
 from pathlib import Path
 
 from PySide6.QtWidgets import (
+    QCheckBox,
     QDialog,
     QDialogButtonBox,
     QFileDialog,
@@ -19,7 +20,7 @@ from ui.settings import load_json, save_json
 
 
 class ReportDialog(QDialog):
-    """Customer, site, technician, ticket (remembered) and the output file."""
+    """Customer, site, technician, ticket (remembered), naming this machine (off unless ticked) and the file."""
 
     def __init__(self, default_name: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -32,6 +33,9 @@ class ReportDialog(QDialog):
             edit = QLineEdit(str(saved.get(key, "")) if key != "ticket" else "")
             self.edits[key] = edit
             form.addRow(label, edit)
+        # Off every time the dialog opens: a host name can be the customer's to keep (never remembered on).
+        self.host_name = QCheckBox("Name this &machine (where the tests ran) in the sign-off")
+        form.addRow("", self.host_name)
         self.path = QLineEdit(str(Path(saved.get("dir") or Path.home()) / default_name))
         browse = QPushButton("&Browse…")
         browse.clicked.connect(self._browse)
@@ -53,11 +57,11 @@ class ReportDialog(QDialog):
             self.path.setText(path if path.lower().endswith(".pdf") else path + ".pdf")
 
     def meta(self) -> dict:
-        return {k: e.text().strip() for k, e in self.edits.items()}
+        return {**{k: e.text().strip() for k, e in self.edits.items()}, "host_name": self.host_name.isChecked()}
 
     def accept(self) -> None:
         meta = self.meta()
-        save_json("report/meta", {**{k: v for k, v in meta.items() if k != "ticket"},
+        save_json("report/meta", {**{k: v for k, v in meta.items() if k not in ("ticket", "host_name")},
                                   "dir": str(Path(self.path.text()).parent)})
         super().accept()
 

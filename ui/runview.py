@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.events import Message, PhaseFinished, PhaseStarted, Progress, RatedRates, Sample, SampleBatch
+from app.events import Message, PhaseFinished, PhaseStarted, Progress, RatedRates, Sample, SampleBatch, Yardstick
 from ui import gcthread
 from ui.format import human_bytes, human_duration, human_rate
 from ui.plot import PHASE_LABELS, ThroughputPlot
@@ -185,6 +185,8 @@ class RunView(QWidget):
 
                 self.plot.set_reference_rates(reference_rates(event.native_mb_s, event.compressed_mb_s,
                                                               event.generation))
+            elif isinstance(event, Yardstick):  # then what its verdict will judge against: that line alone
+                self.plot.set_reference_rates([(event.label, event.mb_s)])
             elif isinstance(event, PhaseFinished):
                 self._message(Message("info", f"{PHASE_LABELS.get(event.phase, event.phase)} finished"))
         if progress is not None:

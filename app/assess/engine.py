@@ -13,9 +13,8 @@ virtual drive) is a HOST note with the rate the host managed, never a drive warn
 from __future__ import annotations
 
 import datetime
-import shlex
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, ClassVar, Mapping
 
 from app.assess import rules
 from app.assess.rules import Outcome, Verdict
@@ -24,11 +23,12 @@ from app.events import CancelToken, EventSink, Message, discard
 from app.info import Verdict as Health
 from app.info import gather
 from app.patterns import Pattern
+from app.runs.fields import Field
 from app.tapeperf import TapePerfParams
 from app.tapeperf.engine import TapePerfTest
 from app.tapeperf.rated import BUFFER_MIB
 from app.tapeperf.results import TapePerfResult
-from app.runs.alerts import flag_code, judge_alerts
+from app.alerts import HEALTH, flag_code, judge_alerts
 from app.ticket import OnceTransport, Ticket, capture
 from native.errors import (Cancelled, CheckCondition, ConnectionLost, DeviceError, InvalidParameter, NotReady,
                            SafetyRefusal)
@@ -36,6 +36,14 @@ from native.scsi.tapealert import CLEANING_FLAGS
 from native.units import parse_size, percent, plural, rate_text
 
 MiB = 1 << 20
+
+
+def _size(text: str) -> int:
+    """``--size 4G``: at least 1 MiB."""
+    value = parse_size(text, "--size")
+    if value < MiB:
+        raise InvalidParameter("--size must be at least 1M")
+    return value
 #: The history's kind of an assessment run (``app.runs``), for every front end that records one.
 RUN_KIND = "assessment"
 
@@ -49,13 +57,27 @@ class AssessParams:
     no_write: bool = False
     force: bool = False
 
+    FIELDS: ClassVar[tuple[Field, ...]] = (
+        Field("no_write", "&Do not write: skip the write, read-back and verify step (a partial assessment)",
+              "skip the write/read step (a partial assessment)", flag=True),
+        Field("size", "Data to &write:", "data to write and read back: empty is 4 drive buffers, at least 2 GiB (enough "
+              "to stream past the drive's buffer); or a size such as 4G", metavar="SIZE", parse=_size,
+              placeholder="4 drive buffers, at least 2 GiB", unit="size"),
+        Field("force", "", "write even if the cartridge holds data (it is destroyed); never lifts write-protect/WORM",
+              flag=True, gui=False),  # the GUI asks on its confirmation page
+    )
+
+    @classmethod
+    def from_values(cls, values: Mapping[str, object]) -> "AssessParams":
+        """The size (None: the default amount) and the flags as the CLI's options or the GUI's fields give them."""
+        size = values.get("size")
+        return cls(size=_size(str(size)) if size is not None else None, no_write=bool(values.get("no_write")),
+                   force=bool(values.get("force")))
+
     @classmethod
     def from_text(cls, size: str | None, *, no_write: bool = False, force: bool = False) -> "AssessParams":
-        """``--size 4G`` (or None: the default amount) and the flags: one conversion for the CLI and the GUI."""
-        value = parse_size(size, "--size") if size is not None else None
-        if value is not None and value < MiB:
-            raise InvalidParameter("--size must be at least 1M")
-        return cls(size=value, no_write=no_write, force=force)
+        """``from_values`` of ``--size 4G`` (or None: the default amount) and the flags."""
+        return cls.from_values({"size": size, "no_write": no_write, "force": force})
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -144,9 +166,10 @@ class DriveAssessment:
         if self._stopped(result, cancel, "before the write/read step"):
             return
         if self.params.no_write:
-            result.steps.append(Step(rules.WRITE_READ, Outcome.NOT_RUN, "skipped (--no-write)",
-                                     f"Load a scratch cartridge and run: tapediag assess {shlex.quote(drive.device)} "
-                                     "(without --no-write): the verdict rests on the write, read back and verify."))
+            # Words for both front ends (the CLI's --no-write is the GUI's "Do not write" box): issue 31.
+            result.steps.append(Step(rules.WRITE_READ, Outcome.NOT_RUN, "skipped (asked not to write)",
+                                     f"Load a scratch cartridge and assess {drive.device} again with its write "
+                                     "step: the verdict rests on the write, read back and verify."))
         elif not ready:
             result.steps.append(Step(rules.WRITE_READ, Outcome.NOT_ASSESSED, "no cartridge ready",
                                      "Load a scratch cartridge and run the assessment again."))
@@ -204,7 +227,6 @@ class DriveAssessment:
 
     def _health(self, result: AssessResult, health: Health, reasons: tuple[str, ...]) -> None:
         """The health step is ``tapediag info``'s verdict, taken as it is (``app.info.gather``): the two agree."""
-        from app.runs.verdicts import HEALTH
 
         outcome = {Health.HEALTHY: Outcome.PASS, Health.ATTENTION: Outcome.WARN, Health.FAILING: Outcome.FAIL}.get(
             health, Outcome.NOT_ASSESSED)

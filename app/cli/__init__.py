@@ -18,20 +18,16 @@ from typing import Sequence
 
 from app import __version__
 from app.cli.commands import COMMANDS, HELP
+from app.runs import registry
+from app.runs.kind import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK, EXIT_REFUSED, EXIT_USAGE
 from native.errors import Cancelled, InvalidParameter, SafetyRefusal, TapediagError
 from native.transport import set_notice_listener
 
 # The sub-commands and their help: app/cli/commands.py (light: nothing else is imported for --help).
 COMMAND_MODULES = tuple(module for module, _help in COMMANDS.values())
 
-EXIT_OK = 0
-EXIT_FAILED = 1  # the test ran and found a problem, or the device failed
-EXIT_USAGE = 2  # bad input, refused before anything happened
 #: Commands that open an iSCSI device and so may need a CHAP secret.
 CHAP_COMMANDS = ("devices", "info", "tape-perf", "troubleshoot", "gui")
-
-EXIT_REFUSED = 3  # a safety refusal: nothing was written
-EXIT_CANCELLED = 130
 
 
 class _Parser(argparse.ArgumentParser):
@@ -44,7 +40,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _command_in(argv: Sequence[str]) -> str | None:
-    """The sub-command named on the command line (the first word that is one), or None."""
+    """The sub-command named on the command line (the first word that is one: of ``COMMANDS``, or a registered
+    kind's), or None."""
     skip = False
     for arg in argv:
         if skip:
@@ -54,7 +51,7 @@ def _command_in(argv: Sequence[str]) -> str | None:
             skip = True
             continue
         if not arg.startswith("-"):
-            return arg if arg in COMMANDS else None
+            return arg if arg in COMMANDS or arg in registry.commands() else None
     return None
 
 
@@ -73,6 +70,11 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
             importlib.import_module(f"app.cli.{module_name}").register(subparsers)
         else:
             subparsers.add_parser(name, help=help_text)
+    for name, kind in registry.commands().items():  # a registered kind without a module here: made from the kind
+        if name not in COMMANDS:
+            from app.cli._kind import register_kind
+
+            register_kind(subparsers, kind)
     secret_help = "read the iSCSI CHAP secret from this file (first line), so it is not on the command line"
     parser.add_argument("--chap-secret-file", metavar="FILE", help=secret_help)
     read_only_help = ("read-only session: never send a command that writes to a tape or changes a drive's "
@@ -83,7 +85,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         # "tapediag COMMAND --help" always says what the command does: its own description,
         # else the one line "tapediag --help" lists for it.
         if sub.description is None:
-            sub.description = _sentence(HELP[name])
+            sub.description = _sentence(HELP.get(name, ""))
     for name in subparsers.choices:  # also after the command name
         subparsers.choices[name].add_argument("--read-only", action="store_true", help=read_only_help,
                                               default=argparse.SUPPRESS)
@@ -164,8 +166,10 @@ def _run(argv: Sequence[str] | None, args_in: list[str]) -> int:
             from app.targets import use_secret_file
 
             use_secret_file(args.chap_secret_file)
-        return int(args.func(args) or EXIT_OK)
-    except BrokenPipeError:  # `tapediag history | head`: the reader left; not an error worth a traceback
+        code = int(args.func(args) or EXIT_OK)
+        sys.stdout.flush()  # here, where a reader that left is caught below, not by the interpreter at exit
+        return code
+    except BrokenPipeError:  # `tapediag history | head`: the reader left; a normal end, not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
     except KeyboardInterrupt:

@@ -6,13 +6,12 @@ import argparse
 import json
 import sys
 import time
-from typing import Callable
+from typing import Any
 
-from app.cli import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK
-from app.disk.results import DiskResult
 from app.disk.text import render
-from app.events import CancelToken, Event, EventSink, Message, Progress
-from app.history import run_recorded
+from app.events import Event, EventSink, Message, Progress
+from app.execute import execute
+from app.runs.kind import RunKind
 from app.stop import cancelling
 from native.units import rate_text, size_text
 
@@ -35,20 +34,15 @@ def progress_printer(quiet: bool) -> EventSink:
     return sink
 
 
-def run_disk_test(args: argparse.Namespace, kind: str, params: dict,
-                  run: Callable[[EventSink, CancelToken], DiskResult]) -> int:
-    """Run an engine with a cancel as a clean stop, record it in the history (with the parameters'
-    ``to_dict()``, as the GUI records them), print the result."""
+def run_disk_test(args: argparse.Namespace, kind: RunKind[Any, Any], params: Any) -> int:
+    """Run the kind with a cancel as a clean stop, recorded in the history (``app.execute``: the parameters'
+    ``to_dict()``, as the GUI records them), print the result, exit with the kind's status."""
     with cancelling() as cancel:
-        run_id, result = run_recorded(kind, str(args.dir), params, lambda sink: run(sink, cancel),
-                                      sink=progress_printer(args.json))
+        run = execute(kind, params, str(args.dir), sink=progress_printer(args.json), cancel=cancel)
     if args.json:
-        out = result.to_dict()
-        out["history_run_id"] = run_id
+        out = run.result.to_dict()
+        out["history_run_id"] = run.run_id
         print(json.dumps(out, indent=2))
     else:
-        print(render(result))
-    if result.status == "cancelled":
-        return EXIT_CANCELLED
-    return EXIT_FAILED if result.status == "stopped" else EXIT_OK
-
+        print(render(run.result))
+    return kind.exit_code(run.result)

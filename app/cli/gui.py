@@ -1,13 +1,13 @@
 """`tapediag gui`: start the desktop app.
 
-The GUI lives in ``ui/`` and is imported only when this command runs, so the core
-(and every other command) stays free of Qt.
+The GUI lives in ``ui/``: this command asks for it (``app.frontends.desktop``, provided by the ``tapediag``
+command's composition root, ``app/__main__.py``), so the core and every other command stay free of Qt.
 """
 from __future__ import annotations
 
 import argparse
-import importlib
 
+from app import frontends
 from app.cli.commands import HELP
 from native.errors import TapediagError
 
@@ -26,11 +26,11 @@ def run(args: argparse.Namespace) -> int:
         argv += ["--device", args.device]
     if args.self_test:
         argv.append("--self-test")
+    main = frontends.desktop()
     try:
-        gui = importlib.import_module("ui.main")
         # Qt's modules are imported when the app is built: a Qt that cannot load (its DLLs
-        # missing, or Windows Server 2016's missing icuuc.dll) fails there, not above.
-        return int(gui.main(argv))
+        # missing, or Windows Server 2016's missing icuuc.dll) fails there.
+        return int(main(argv))
     except ImportError as err:
         raise TapediagError(f"the desktop app cannot start: {err}",
                             hint="pip install 'tapediag[gui]' (PySide6 and pyqtgraph)") from err

@@ -7,7 +7,7 @@ Exit status says the verdict so scripts can act on it (``app.info.EXIT_CODES``):
 only, nothing but INQUIRY sent); 1 is kept for "the device could not be queried".
 
 Every snapshot is recorded in the history as a ``drive-info`` run whose results are
-exactly ``DriveInfo.to_dict()`` (``app.info.snapshot``, shared with the GUI).
+exactly ``DriveInfo.to_dict()`` (``app.info_kind.snapshot``, shared with the GUI).
 """
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ import json
 import sys
 
 from app.cli.commands import HELP
-from app.info import EXIT_CODES, Verdict, snapshot
+from app.info import EXIT_CODES, Verdict
+from app.info_kind import snapshot
 from app import visits
 from app.info_view import render_text
 

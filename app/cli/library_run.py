@@ -78,13 +78,13 @@ def _check_test_words(test: list[str]) -> argparse.Namespace:
 
 def _writes(test: str, parsed: argparse.Namespace) -> bool:
     """Whether the test after --run writes (then a cartridge the drive can only read is refused before the
-    load): assess unless --no-write, tape-perf unless its --direction is read; read from the test's own
-    parsed options, so it is what the test will do."""
+    load): assess unless --no-write, tape-perf unless its direction is read; read from the test's own
+    parameters, by the conversion the test itself will make, so it is what the test will do."""
     if test == "assess":
         return not parsed.no_write
-    from app.tapeperf.params import parse_direction
+    from app.cli.tape_perf import params_from_args
 
-    return parse_direction(parsed.direction) != "read"
+    return params_from_args(parsed).writes
 
 
 def run(args: argparse.Namespace) -> int:

@@ -5,9 +5,12 @@ import argparse
 import json
 
 from app.cli.commands import HELP
-from app import runs
+from app.catalog import KINDS  # noqa: F401  (installs the run kinds whose runs show prints)
 from app.history import History
 from app.history.store import printable
+from app.runs import registry
+from app.runs.fields import stored_rows
+from app.runs.stored import load
 from native.units import plural, rate_text
 
 
@@ -20,9 +23,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def _params_line(params: dict | None) -> str:
-    return ", ".join(f"{k.replace('_', ' ')} {_value(v)}" for k, v in (params or {}).items()
-                     if v not in (None, False, "")) or "(defaults)"
+def _params_line(kind: str, params: dict | None) -> str:
+    """The parameters as the kind's field table labels them (``app.runs.fields``), each value with its unit."""
+    found = registry.get(kind)
+    return ", ".join(f"{label} {value}" for label, value in stored_rows(found.fields if found else (), params or {})
+                     ) or "(defaults)"
 
 
 def _value(value: object) -> str:
@@ -51,15 +56,15 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(got.to_dict(), indent=2, sort_keys=True))
         return 0
+    rendered = load(got).text()  # the result as the run printed it (a damaged one: one line naming the run)
     # Stored params and results may hold names that were not UTF-8 (surrogate escapes): printable().
     where = f" on {printable(got.device)}" if got.device else ""
-    print(f"Run {got.id}: {runs.title(got.kind)}{where} — {got.status}")
+    print(f"Run {got.id}: {registry.title(got.kind)}{where} — {got.status}")
     print(f"  started {got.started_at}, finished {got.finished_at or '-'} (tapediag {got.version})")
     if got.error:
         print(f"  error: {printable(got.error)}")
-    rendered = runs.text(got.kind, got.results)  # the result as the run printed it
     if rendered is not None:
-        print(f"  parameters: {printable(_params_line(got.params))}")
+        print(f"  parameters: {printable(_params_line(got.kind, got.params))}")
         print()
         print(printable(rendered))
         return 0

@@ -11,7 +11,6 @@ import argparse
 from pathlib import Path
 
 from app.cli.commands import HELP
-from app.ticket import check_output, collect, write
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -34,15 +33,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from app.history import record
+    from app.info_kind import record_ticket
 
-    check_output(args.output)  # before the drive is opened: a bad path costs nothing
-    ticket = collect(args.device)  # a drive that cannot be reached leaves no run
-    with record("drive-info", ticket.device, {"ticket": str(args.output)}) as rec:
-        results = ticket.info.to_dict() if ticket.info is not None else {}
-        results["raw_pages"] = {c.name: c.data.hex() for c in ticket.captures if c.data is not None and not c.binary}
-        rec.results = results
-        path = write(ticket, args.output)
-    print(f"Support ticket written to {path}: {ticket.captured} pages of {len(ticket.captures)} queries, "
-          f"read-only (recorded as run {rec.run_id}).")
+    ticket, run_id = record_ticket(args.device, args.output)  # a bad path is refused before the drive is opened
+    print(f"Support ticket written to {ticket.path}: {ticket.captured} pages of {len(ticket.captures)} queries, "
+          f"read-only (recorded as run {run_id}).")
     return 0

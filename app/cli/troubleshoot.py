@@ -9,17 +9,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import textwrap
 from pathlib import Path
 from typing import Any, Callable
 
 from app.cli.commands import HELP
 from native.errors import InvalidParameter
 
-from app.troubleshoot import Diagnosis, fmt
 from app.troubleshoot.parse import parse_block_size, parse_generation, parse_link
 from app.troubleshoot.request import (RunRef, TroubleshootRequest, diagnose_recorded, parse_figure,
                                       parse_file_count, parse_rate, parse_ratio, parse_streams)
+from app.troubleshoot.text import format_text
 from native.units import parse_on_off
 
 def _argtype(parse: Callable[[str], Any]) -> Callable[[str], Any]:
@@ -139,7 +138,7 @@ def _prompt(args: argparse.Namespace) -> None:
     print("5. What the backup application achieved")
     args.backup = _ask("   Backup MB/s", _mb_s, args.backup)
     args.restore = _ask("   Restore MB/s", _mb_s, args.restore)
-    args.streams = _ask("   Streams into the drive", int, args.streams)
+    args.streams = _ask("   Streams into the drive", parse_streams, args.streams)
     args.block_size = _ask("   Tape block size (e.g. 64K, 256K)", lambda s: (parse_block_size(s), s)[1], args.block_size)
     args.software_compression = _ask("   Software compression (on/off)", lambda s: (parse_on_off(s), s)[1],
                                      args.software_compression)
@@ -147,33 +146,6 @@ def _prompt(args: argparse.Namespace) -> None:
     args.small_files = _ask("   Millions of small files (yes/no)", parse_on_off, args.small_files)
     if not args.drive and not args.drive_run:
         args.drive = _ask("   Drive generation (e.g. LTO-4)", lambda s: (parse_generation(s), s)[1], None)
-
-
-def format_text(dx: Diagnosis | dict) -> str:
-    """The bottleneck tables and advice as text; takes a Diagnosis or its stored ``to_dict()`` form."""
-    d = dx.to_dict() if isinstance(dx, Diagnosis) else dx
-    lines: list[str] = []
-    for table in d.get("tables", []):
-        lines.append(f"{table['direction'].capitalize()} — bottleneck determination")
-        width = max(len(r["test"]) for r in table["rows"]) + 4
-        lines.append(f"  {'Test'.ljust(width)}{'Performance (MB/s)':>20}  Bottleneck?")
-        for i, row in enumerate(table["rows"], 1):
-            src = f"  ({row['source']})" if row.get("source") and row["source"] != "entered" else ""
-            test = f"{i}. {row['test']}"
-            lines.append(f"  {test.ljust(width)}{fmt(row['mb_s']):>20}  {row['bottleneck_text']}{src}")
-        lines.append(f"  {table['verdict']}")
-        lines.append("")
-    if not d.get("tables"):
-        lines += [d.get("verdict", ""), ""]
-    for note in d.get("notes", []):
-        lines += textwrap.wrap(f"Note: {note}", 88) + [""]
-    if d.get("recommendations"):
-        lines.append("Recommendations")
-        for rec in d["recommendations"]:
-            lines.append(f"  [{rec['severity']}] {rec['title']}")
-            for label, text in (("", rec["advice"]), ("Why: ", rec["reason"]), ("Source: ", rec["source"])):
-                lines += textwrap.wrap(label + text, 86, initial_indent="    ", subsequent_indent="      ")
-    return "\n".join(lines).rstrip()
 
 
 def run(args: argparse.Namespace) -> int:
@@ -199,4 +171,4 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["format_text", "register", "run"]
+__all__ = ["register", "run"]

@@ -189,7 +189,7 @@ class CreateDataTest:
         if exists and not self.params.allow_non_empty and not _is_empty(target):
             raise TargetNotEmpty(
                 f"{target} is not empty: create-data only writes into an empty directory",
-                hint="choose an empty directory, or pass --allow-non-empty (the data then goes into a new subdirectory)",
+                hint="choose an empty directory, or allow a non-empty directory (the data then goes into a new subdirectory)",
             )
         return exists
 

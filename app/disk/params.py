@@ -6,10 +6,11 @@ Kept apart from the engines so the CLI and the GUI can build and check parameter
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any, Mapping
+from typing import Any, ClassVar, Mapping
 
 from app.disk.content import check as check_pattern
 from app.disk.sizes import DISTRIBUTIONS, mean_size, parse_size
+from app.runs.fields import Field, given
 from native import diskio
 from native.errors import InvalidParameter
 from native.units import size_text
@@ -25,14 +26,6 @@ PRESETS: dict[str, dict] = {
     "small": dict(depth=5, breadth=6, files_per_dir=750, min_size=4 << 10, max_size=16 << 10,
                   distribution="log-uniform", pattern="2:1"),
 }
-
-
-def _given(values: Mapping[str, object], key: str) -> object | None:
-    """A value the user gave: None when missing, None or blank (the field left empty: the default)."""
-    value = values.get(key)
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return None
-    return value
 
 
 def _whole(value: object, what: str) -> int:
@@ -56,6 +49,54 @@ def _size(value: object) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else parse_size(str(value))
 
 
+def _count(text: str) -> int:
+    """A whole number of directories or files, as typed (its range is ``validate``'s)."""
+    return _whole(text, "the value")
+
+
+def _file_size(text: str) -> int:
+    size = parse_size(text, None)
+    if size <= 0:
+        raise InvalidParameter("must be more than zero")
+    return size
+
+
+def _total(text: str) -> int | None:
+    """A total size, or 0 (None): no cap, fill the tree."""
+    size = parse_size(text, None)
+    if size < 0:
+        raise InvalidParameter("must be a size, or 0 to fill the tree")
+    return size or None
+
+
+def _streams(text: str) -> int:
+    streams = _whole(text, "streams")
+    if not 1 <= streams <= MAX_STREAMS:
+        raise InvalidParameter(f"streams must be between 1 and {MAX_STREAMS}")
+    return streams
+
+
+def _pattern(text: str) -> str:
+    check_pattern(text)  # the pattern generator's own parser and message
+    return text.strip()
+
+
+def _default(fields: tuple[Field, ...], name: str) -> str | bool:
+    return next(f.default for f in fields if f.name == name)
+
+
+def _value(fields: tuple[Field, ...], values: Mapping[str, object], name: str) -> object | None:
+    """What the user gave for ``name``, else the field's declared default (None: there is none)."""
+    value = given(values, name)
+    if value is None:
+        value = _default(fields, name)
+    return None if value in ("", None) else value
+
+
+#: The directory a disk test works in: the CLI's positional DIR, the GUI's first page (not a form field).
+_TARGET = Field("target", "&Directory:", "the directory", option=None, gui=False)
+
+
 @dataclass(frozen=True)
 class CreateDataParams:
     """What to create. ``total_size`` / ``files`` cap the whole run (shared evenly by the
@@ -76,6 +117,38 @@ class CreateDataParams:
     write_size: int = 1 << 20
     allow_non_empty: bool = False
     seed: int = 0
+    cleanup: bool = False  # remove what the run made again once it is measured (``--cleanup``)
+
+    FIELDS: ClassVar[tuple[Field, ...]] = (
+        _TARGET,
+        Field("preset", "", "a white paper data set: typical (64K-64M) or small (4K-16K)",
+              choices=tuple((name, name) for name in sorted(PRESETS)), gui=False),  # the GUI's presets list them
+        Field("depth", "Tree &depth:", "levels of subdirectories under each stream's own directory", default="3",
+              parse=_count),
+        Field("breadth", "B&readth (subdirectories):", "subdirectories per directory", default="5", parse=_count),
+        Field("files_per_dir", "Fi&les per directory:", "files in every directory", default="160", parse=_count),
+        Field("min_size", "M&inimum file size:", "smallest file", default="4K", parse=_file_size, unit="size"),
+        Field("max_size", "Ma&ximum file size:", "largest file", default="16K", parse=_file_size, unit="size"),
+        Field("size", "", "every file this size (fixed distribution: stored as its min and max)", metavar="SIZE",
+              parse=_file_size, gui=False),
+        Field("distribution", "Size distrib&ution:", "file sizes between min and max", default="uniform",
+              choices=(("uniform", "Uniform"), ("log-uniform", "Log-uniform"), ("fixed", "Fixed"))),
+        Field("pattern", "Data pa&ttern:", "zeros, random or N:1", default="2:1", parse=_pattern),
+        Field("total_size", "T&otal size:", "stop after this much data (all streams together): 10G = 10 GiB, "
+              "10GB = 10^10 bytes; 0: fill the tree", metavar="SIZE", parse=_total, placeholder="fill the tree",
+              unit="size"),
+        Field("files", "", "stop after this many files (all streams together)", metavar="N", parse=_count, gui=False),
+        Field("streams", "Parallel &streams:", f"parallel writers, each with its own subtree (1-{MAX_STREAMS})",
+              default="1", parse=_streams),
+        Field("fsync", "", "end: flush the file system at the end of each stream, inside the timing; file: fsync "
+              "every file; none: page cache only (flattering)", default="end",
+              choices=tuple((p, p) for p in FSYNC_POLICIES), gui=False),
+        Field("write_size", "", "bytes per write call", default="1M", parse=_file_size, gui=False, unit="size"),
+        Field("seed", "", "seed of sizes and contents (reproducible trees)", default="0", parse=_count, gui=False),
+        Field("allow_non_empty", "Allo&w a non-empty directory (files of others are kept)",
+              "write into a new subdirectory of a non-empty DIR", flag=True),
+        Field("cleanup", "", "remove the created files again after measuring", flag=True, gui=False),
+    )
 
     @classmethod
     def preset(cls, name: str, target: str, **overrides: object) -> "CreateDataParams":
@@ -94,37 +167,32 @@ class CreateDataParams:
         takes the preset's or the default. Bad text raises ``InvalidParameter``; ranges are
         ``validate``'s.
         """
-        target = _given(values, "target")
+        fields = cls.FIELDS
+        target = given(values, "target")
         if target is None:
             raise InvalidParameter("no target directory given")
-        preset = _given(values, "preset")
+        preset = given(values, "preset")
         if preset is not None and preset not in PRESETS:
             raise InvalidParameter(f"unknown preset '{preset}'", hint=f"use one of {', '.join(PRESETS)}")
+        # A preset's figures stand where nothing else is given; what is given overrides them.
         shape: dict[str, Any] = dict(PRESETS[str(preset)]) if preset is not None else {}
-        for key in ("depth", "breadth", "files_per_dir"):
-            if (v := _given(values, key)) is not None:
-                shape[key] = _whole(v, key.replace("_", " "))
-        for key in ("min_size", "max_size"):
-            if (v := _given(values, key)) is not None:
-                shape[key] = _size(v)
-        for key in ("distribution", "pattern"):
-            if (v := _given(values, key)) is not None:
-                shape[key] = str(v).strip()
-        if (every := _given(values, "size")) is not None:
-            if _given(values, "min_size") is not None or _given(values, "max_size") is not None:
+        for key in ("depth", "breadth", "files_per_dir", "min_size", "max_size", "distribution", "pattern"):
+            value = given(values, key) if key in shape else _value(fields, values, key)
+            if value is not None:
+                shape[key] = (_size(value) if key.endswith("size") else _whole(value, key.replace("_", " "))
+                              if key in ("depth", "breadth", "files_per_dir") else str(value).strip())
+        if (every := given(values, "size")) is not None:
+            if given(values, "min_size") is not None or given(values, "max_size") is not None:
                 raise InvalidParameter("give --size (every file that size) or --min-size/--max-size, not both")
             shape.update(min_size=_size(every), max_size=_size(every), distribution="fixed")
-        total, files = _given(values, "total_size"), _given(values, "files")
-        streams, write_size = _given(values, "streams"), _given(values, "write_size")
-        seed, fsync = _given(values, "seed"), _given(values, "fsync")
+        total, files = given(values, "total_size"), given(values, "files")
         return cls(
-            target=str(target), streams=_whole(streams, "streams") if streams is not None else 1,
-            total_size=_size(total) if total is not None else None,
+            target=str(target), streams=_whole(_value(fields, values, "streams"), "streams"),
+            total_size=_total(str(total)) if total is not None else None,
             files=_whole(files, "files") if files is not None else None,
-            fsync=str(fsync) if fsync is not None else "end",
-            write_size=_size(write_size) if write_size is not None else 1 << 20,
-            seed=_whole(seed, "seed") if seed is not None else 0,
-            allow_non_empty=bool(values.get("allow_non_empty")), **shape,
+            fsync=str(_value(fields, values, "fsync")), write_size=_size(_value(fields, values, "write_size")),
+            seed=_whole(_value(fields, values, "seed"), "seed"), allow_non_empty=bool(values.get("allow_non_empty")),
+            cleanup=bool(values.get("cleanup")), **shape,
         )
 
     @property
@@ -212,17 +280,36 @@ class ReadDataParams:
     #: array's rating): the reference for a cache this machine's O_DIRECT cannot bypass.
     device_mb_s: float | None = None
 
+    FIELDS: ClassVar[tuple[Field, ...]] = (
+        _TARGET,
+        Field("streams", "Parallel &streams:", f"parallel readers (1-{MAX_STREAMS})", default="1", parse=_streams),
+        Field("buffer_size", "Read b&uffer:", "read size", default="1M", parse=_file_size, option="--buffer",
+              metavar="SIZE", unit="size"),
+        Field("direct", "&Direct I/O (O_DIRECT, bypasses the page cache entirely)",
+              "O_DIRECT reads (bypass the page cache entirely)", flag=True),
+        Field("evict", "", "do not evict files before reading (cache may flatter)", default=True, flag=True,
+              option="--no-evict", gui=False),
+        Field("raw_probe", "", "skip the raw probe (after the run, a sample of the same files read again with "
+              "O_DIRECT, the figure that shows a read served from a cache below this machine)", default=True,
+              flag=True, option="--no-raw-probe", gui=False),
+        Field("device_rate", "Device's ra&w rate:", "what the device delivers raw, per second (e.g. 400MB, from dd on "
+              "the host or the array's rating): a read above it is reported as served from a cache",
+              metavar="RATE", parse=lambda t: device_rate_mb_s(t), placeholder="unknown; e.g. 400MB",
+              stored=("device_mb_s",), unit="MB/s"),
+        Field("max_listed_unreadable", "", "", option=None, gui=False),
+    )
+
     @classmethod
     def from_values(cls, values: Mapping[str, object]) -> "ReadDataParams":
         """The parameters from what a user gave, typed (CLI options) or as text (GUI fields): the one
         conversion both front ends call. Keys: target, streams, buffer_size, direct, evict (default on),
         raw_probe (default on), device_rate (bytes/s as a number, or text such as '400MB': per second)."""
-        target, streams, buffer = _given(values, "target"), _given(values, "streams"), _given(values, "buffer_size")
+        target, rate = given(values, "target"), given(values, "device_rate")
         if target is None:
             raise InvalidParameter("no directory to read given")
-        evict, probe, rate = values.get("evict"), values.get("raw_probe"), _given(values, "device_rate")
-        return cls(str(target), streams=_whole(streams, "streams") if streams is not None else 1,
-                   buffer_size=_size(buffer) if buffer is not None else 1 << 20, direct=bool(values.get("direct")),
+        evict, probe = values.get("evict"), values.get("raw_probe")
+        return cls(str(target), streams=_whole(_value(cls.FIELDS, values, "streams"), "streams"),
+                   buffer_size=_size(_value(cls.FIELDS, values, "buffer_size")), direct=bool(values.get("direct")),
                    evict=True if evict is None else bool(evict), raw_probe=True if probe is None else bool(probe),
                    device_mb_s=device_rate_mb_s(rate) if rate is not None else None)
 

@@ -6,7 +6,7 @@ data read a moment ago, and the figure then says more about that cache than abou
 disk. The probe is a second, independent measurement of the same data without this
 machine's cache, with the same number of streams and the same read size; the rule that
 compares the two (and a rated figure the user gives for the device) is
-``app.runs.verdicts.read_cache``. A probe O_DIRECT cannot bypass (a hypervisor caching
+``app.disk.cache.read_cache``. A probe O_DIRECT cannot bypass (a hypervisor caching
 the disk image underneath) comes back as fast as the run: the device's own rate is then
 the reference that shows it.
 """

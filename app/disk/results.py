@@ -166,6 +166,11 @@ class ReadDataResult(DiskResult):
     #: the device's raw rate as the user gave it (MB/s), None when not given
     device_mb_s: float | None = None
 
+    @property
+    def listed_at_most(self) -> int:
+        """How many unreadable files the result lists by name (the parameters' ``max_listed_unreadable``)."""
+        return int(self.params.get("max_listed_unreadable", 1000))
+
     def to_dict(self) -> dict[str, Any]:
         out = super().to_dict()
         out["tree_walk"] = {**asdict(self.tree_walk), "files_s": round(self.tree_walk.files_s, 1)}

@@ -36,7 +36,7 @@ def render(result: DiskResult) -> str:
         lines += [f"    {u.path}: {u.error}" for u in result.unreadable[:20]]
         if result.unreadable_count > 20:
             lines.append(f"    ... and {result.unreadable_count - 20} more (--json lists up to "
-                         f"{result.params.get('max_listed_unreadable', 1000)})")
+                         f"{result.listed_at_most})")
     if result.error:
         lines.append(f"  stopped: {result.error}")
     if isinstance(result, CreateDataResult) and result.cleanup:
@@ -46,8 +46,8 @@ def render(result: DiskResult) -> str:
 
 
 def _raw_lines(result: ReadDataResult) -> list[str]:
-    """The raw probe's figure and the cache finding, in the words of ``app.runs.verdicts.read_cache``."""
-    from app.runs.verdicts import read_cache
+    """The raw probe's figure and the cache finding, in the words of ``app.disk.cache.read_cache``."""
+    from app.disk.cache import read_cache
 
     lines = []
     probe = result.raw_probe
@@ -56,7 +56,7 @@ def _raw_lines(result: ReadDataResult) -> list[str]:
                      f"{size_text(probe.bytes)} in {probe.seconds:.3f} s -> {rate_text(probe.mb_s)}")
     elif result.raw_probe_note:
         lines.append(f"  raw read: not measured ({result.raw_probe_note})")
-    finding = read_cache(result.to_dict())
+    finding = read_cache(result)
     if finding is not None:
         lines.append(f"  cache: {finding.words}. {finding.detail}" + (f" {finding.action}" if finding.action else ""))
     return lines

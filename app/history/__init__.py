@@ -14,9 +14,9 @@ or, for a whole run, the ``record(kind, device, params)`` context manager.
 from .keys import RunKeys, keys_from_results
 from .recorder import Recorder, record, run_recorded
 from .series import ThroughputPoint, throughput_series
-from .store import KINDS, STATUSES, History, HistoryError, Run, default_path
+from .store import STATUSES, History, HistoryError, Run, default_path
 
 __all__ = [
-    "History", "HistoryError", "Run", "Recorder", "record", "run_recorded", "default_path", "KINDS", "STATUSES",
+    "History", "HistoryError", "Run", "Recorder", "record", "run_recorded", "default_path", "STATUSES",
     "ThroughputPoint", "throughput_series", "RunKeys", "keys_from_results",
 ]

@@ -42,6 +42,8 @@ def keys_from_results(results: Any) -> RunKeys:
     recorded = RunKeys(_text(drives[0].get("serial")), _text(drives[0].get("barcode")),
                        _text(drives[0].get("cartridge_serial"))) if len(drives) == 1 else RunKeys()
     identity, cartridge, volume = (_dict(results.get(k)) for k in ("identity", "cartridge", "volume_statistics"))
+    if volume.get("page_valid") == 0:  # not the loaded cartridge's (none loaded): its barcode is no key
+        volume = {}
     return recorded.merged(RunKeys(drive_serial=_text(identity.get("serial")) or _text(results.get("serial")),
                                    barcode=_text(cartridge.get("barcode")) or _text(volume.get("volume_barcode")),
                                    mam_serial=_text(cartridge.get("serial"))))

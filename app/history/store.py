@@ -31,13 +31,11 @@ from app.events import Sample, SampleColumns
 from app.paths import data_dir
 from native.errors import InvalidParameter, TapediagError
 
-from app import runs
+from app.runs import registry
 
 from .keys import RunKeys
 from .schema import SCHEMA_VERSION, migrate
 
-#: The run kinds are the registry's (``app.runs``): one place says what a run is.
-KINDS = runs.kinds()
 STATUSES = ("incomplete", "complete", "failed", "cancelled", "refused")
 DB_NAME = "history.sqlite"
 MAX_ID = 2**63 - 1  # the largest SQLite integer: no run id (or limit) can be above it
@@ -312,8 +310,8 @@ class History:
 
     def start_run(self, kind: str, device: str, params: dict | None = None) -> int:
         """Insert a run as ``incomplete`` and commit it before the test touches anything."""
-        if kind not in runs.kinds():
-            raise InvalidParameter(f"unknown run kind {kind!r} (expected one of {', '.join(runs.kinds())})")
+        if not registry.known(kind):  # the kinds are the registry's (``app.runs``): one place says what a run is
+            raise InvalidParameter(f"unknown run kind {kind!r}", hint="a run kind is registered in app/catalog.py")
         with self._db(write=True):
             cur = self._conn.execute(
                 "INSERT INTO runs (kind, device, status, started_at, params, version) VALUES (?, ?, 'incomplete', ?, ?, ?)",

@@ -1,15 +1,19 @@
-"""The figures a technician looks for first in a stored run, whatever engine wrote it.
+"""A stored run in one line, as the history list (CLI and GUI) shows it.
 
-Engines' result dicts differ (a tape-perf result has a ``phases`` list, a disk result a
-top-level ``mb_s``, a troubleshooting session a ``verdict``); these helpers find the
-measured MB/s figures in any of them, skipping rated/reference figures, so the history
-list, the GUI and the reports summarise runs the same way.
+A run of a known kind is worded by its kind (``app.runs.stored``: its typed result's headline). A
+run of a kind this version does not know (a row a newer tapediag wrote) has no typed result: its
+measured MB/s figures are found in its stored dictionary, skipping rated and reference figures.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from app.runs.stored import load
+from native.errors import DamagedResult
 from native.units import rate_text
+
+if TYPE_CHECKING:
+    from app.history.store import Run
 
 _CONTAINERS_SKIPPED = ("samples", "tables", "recommendations", "facts", "input", "log_deltas", "stalls", "params", "streams")
 
@@ -60,16 +64,27 @@ def figure_name(path: str) -> str:
     return name.replace("_", " ").replace(".", " ")
 
 
-def headline(kind: str, status: str, results: dict | None, error: str | None = None, limit: int = 3) -> str:
-    """One short line: the run kind's own headline (``app.runs``), the error of a run that did
-    not complete, or for a kind without one the measured MB/s figures."""
-    from app import runs
+def _short(error: str) -> str:
+    return error if len(error) <= 90 else error[:87] + "..."
 
-    res = results or {}
-    if status not in ("complete",) and error:
-        return error if len(error) <= 90 else error[:87] + "..."
-    line = runs.headline(kind, res)
-    if line:
-        return line
-    parts = [f"{figure_name(p)} {rate_text(v)}" for p, v in distinct_figures(res)[:limit]]
-    return ", ".join(parts) or (error or "")
+
+def listed(run: "Run", limit: int = 3) -> tuple[str, str]:
+    """(the run's line, what is damaged in its record: "" when nothing). A run that did not complete says its
+    error; a damaged record says so, and only that (the history still lists it, beside the others)."""
+    if run.damaged:
+        return f"record damaged: {run.damaged}", run.damaged
+    if run.status != "complete" and run.error:
+        return _short(run.error), ""
+    try:
+        loaded = load(run)
+    except DamagedResult as err:
+        return f"record damaged: {err.message}", err.message
+    if loaded.kind is not None:
+        return loaded.headline() or (run.error or ""), ""
+    parts = [f"{figure_name(p)} {rate_text(v)}" for p, v in distinct_figures(run.results or {})[:limit]]
+    return ", ".join(parts) or (run.error or ""), ""
+
+
+def headline(run: "Run") -> str:
+    """The run's line in the history list (``listed``)."""
+    return listed(run)[0]

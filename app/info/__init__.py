@@ -12,10 +12,10 @@ JSON-safe form, whose field names ``stored.py`` declares once per section.
 from __future__ import annotations
 
 from app.health_rules import Verdict
-from app.info.gather import EMPTY_TAPEALERT, HP_VENDORS, NO_PATH_LIMIT, VENDOR_PAGE_CODES, gather, snapshot
+from app.info.gather import EMPTY_TAPEALERT, HP_VENDORS, NO_PATH_LIMIT, VENDOR_PAGE_CODES, gather
 from app.info.judge import EXIT_CODES, NOT_REPORTED, Evidence, Health, assess
 from app.info.model import NO_CARTRIDGE, NOT_A_TAPE, DriveInfo, Encryption, Identity
 
 __all__ = ["DriveInfo", "EMPTY_TAPEALERT", "EXIT_CODES", "Encryption", "Evidence", "HP_VENDORS", "Health", "Identity",
            "NOT_A_TAPE", "NOT_REPORTED", "NO_CARTRIDGE", "NO_PATH_LIMIT", "VENDOR_PAGE_CODES", "Verdict", "assess",
-           "gather", "snapshot"]
+           "gather"]

@@ -11,7 +11,7 @@ tape drive". Only a drive that cannot be reached at all (transport errors, no IN
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, TypeVar
+from typing import Any, Callable, TypeVar
 
 from app.drive import NOT_SUPPORTED, Maybe, Supported, TapeDrive, Unsupported, generation_from_product, is_not_supported
 from app.health_rules import EVIDENCE, INFORMATIONAL, NO_CARTRIDGE as NO_CARTRIDGE_CLASS, Verdict, classify
@@ -53,9 +53,6 @@ from native.scsi.logpages import (
 from native.scsi.ltfs import LtfsVolume, from_mam
 from native.scsi.mam import Mam
 from native.scsi.vendorlogs import HP, VendorPage, vendor_family, vendor_page_from
-
-if TYPE_CHECKING:
-    from app.history import History
 
 T = TypeVar("T")
 P = TypeVar("P")
@@ -408,21 +405,4 @@ def _next_block(drive: TapeDrive) -> tuple[str, tuple[str, ...]]:
             tuple(f"{d.kind_name}: {d.text}" for d in nbes.descriptors))
 
 
-def snapshot(device: str, *, history: "History | None" = None) -> tuple[DriveInfo, int]:
-    """Gather and record a ``drive-info`` run (issue 6: every snapshot is history); returns (info, run_id).
-
-    The one entry point for the CLI and the GUI. The stored results are exactly
-    ``DriveInfo.to_dict()``, the shape ``app.report`` reads. The device is opened before
-    the run starts, so a device that cannot be reached leaves no run; one that drops
-    out while being queried leaves a ``failed`` run with the error.
-    """
-    from app.history import record  # app.history imports nothing from here; kept local to stay light
-
-    with TapeDrive.open(device) as drive:
-        with record("drive-info", device, {}, history=history) as rec:
-            info = gather(drive)
-            rec.results = info.to_dict()
-    return info, rec.run_id
-
-
-__all__ = ["EMPTY_TAPEALERT", "HP_VENDORS", "NO_PATH_LIMIT", "VENDOR_PAGE_CODES", "gather", "snapshot"]
+__all__ = ["EMPTY_TAPEALERT", "HP_VENDORS", "NO_PATH_LIMIT", "VENDOR_PAGE_CODES", "gather"]

@@ -77,11 +77,11 @@ class LibraryTest:
         self.changer.require_writable(MOVE_MEDIUM)
         inv = self.changer.inventory()
         skipped: list[str] = []
-        slots = self._chosen(inv, self.params.slots, ElementType.STORAGE, "--slots")
-        drives = self._chosen(inv, self.params.drives, ElementType.DATA_TRANSFER, "--drives")
+        slots = self._chosen(inv, self.params.slots, ElementType.STORAGE, "slots")
+        drives = self._chosen(inv, self.params.drives, ElementType.DATA_TRANSFER, "drives")
         for slot in slots if self.params.slots else ():
             if not slot.full:
-                raise InvalidParameter(f"--slots: {inv.name(slot)} (address {slot.address}) is empty: nothing to move")
+                raise InvalidParameter(f"slots: {inv.name(slot)} (address {slot.address}) is empty: nothing to move")
         usable = self._empty_drives(inv, drives, skipped)
         cartridges = self._movable(inv, slots, skipped)
         devices: dict[int, str] = {}
@@ -104,7 +104,7 @@ class LibraryTest:
         usable = []
         for drive in drives:
             if drive.full and self.params.drives:
-                raise InvalidParameter(f"--drives: {inv.name(drive)} (address {drive.address}) already holds "
+                raise InvalidParameter(f"drives: {inv.name(drive)} (address {drive.address}) already holds "
                                        f"{drive.barcode or 'a cartridge'}; the exerciser uses only empty drives")
             if drive.full:
                 skipped.append(f"{inv.name(drive)}: holds {drive.barcode or 'a cartridge'} (a loaded drive may be "

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from app.libtest.results import LibraryTestResult
 from app.library import Inventory
+from app.runs.typed import from_dict
+from native.errors import DamagedResult
 from native.iscsi_url import display_device
 from native.scsi.smc import ElementType
 
@@ -43,12 +46,15 @@ def left_by_last_run(device: str) -> LeftBy | None:
         return None
     if not runs or not runs[0].results:
         return None
-    run, results = runs[0], runs[0].results or {}
-    end, start = results.get("end_state"), results.get("start_state")
-    if run.status != "incomplete" and isinstance(end, dict) and end:
-        return LeftBy(run.id, {str(k): str(v) for k, v in end.items()}, True)
-    if isinstance(start, dict) and start:
-        return LeftBy(run.id, {str(k): str(v) for k, v in start.items()}, False)
+    run = runs[0]
+    try:  # read as every stored run is: typed (``app.runs.typed``; a checkpoint is the result so far)
+        last = from_dict(LibraryTestResult, run.results)
+    except DamagedResult:
+        return None  # a record this tapediag cannot read says nothing of where the cartridges are
+    if run.status != "incomplete" and last.end_state:
+        return LeftBy(run.id, {str(k): str(v) for k, v in last.end_state.items()}, True)
+    if last.start_state:
+        return LeftBy(run.id, {str(k): str(v) for k, v in last.start_state.items()}, False)
     return None
 
 

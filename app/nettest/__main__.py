@@ -2,9 +2,10 @@
 
 Until the run model wires ``tapediag net-serve`` / ``tapediag net-test`` (and records the
 client's result in the history), this is how the two ends run, and how the tests run
-them as real processes. The options come from the parameters' declarations
-(``app.nettest.params.fields_of``); the exit codes are the CLI's (``app.nettest``'s
-docstring lists them); every error is one line on stderr, never a traceback.
+them as real processes. The options come from the parameters' field tables
+(``NetTestParams.FIELDS``, ``app.runs.fields``); the exit codes are every command's
+(``app.runs.kind``; ``app.nettest``'s docstring lists them); every error is one line on
+stderr, never a traceback.
 """
 from __future__ import annotations
 
@@ -15,9 +16,10 @@ import sys
 import time
 from typing import Callable, Sequence, TypeVar
 
-from app.cli import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from app.events import CancelToken, Event, Message, Progress
-from app.nettest.params import FieldInfo, NetTestParams, ServeParams, fields_of
+from app.nettest.params import NetTestParams, ServeParams
+from app.runs.fields import add_options, values
+from app.runs.kind import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from app.nettest.token import ENV, read_token
 from native.errors import InvalidParameter, TapediagError
 from native.units import rate_text, size_text
@@ -31,31 +33,18 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
 
 
-def _add_fields(parser: argparse.ArgumentParser, infos: Sequence[FieldInfo], positional: str | None) -> None:
-    for info in infos:
-        default = f" (default {info.default:g})" if isinstance(info.default, (int, float)) else (
-            f" (default {info.default})" if info.default else "")
-        if info.name == positional:
-            parser.add_argument(info.name, help=info.help)
-        else:
-            parser.add_argument("--" + info.name.replace("_", "-"), dest=info.name, help=info.help + default,
-                                required=info.default is None)
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m app.nettest", description="tapediag's network test (interim front end)")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     serve = sub.add_parser("serve", help="wait for one network test session, then exit")
-    _add_fields(serve, fields_of(ServeParams), None)
+    add_options(serve, ServeParams.FIELDS)
     test = sub.add_parser("test", help="measure TCP throughput to a server started with 'serve'")
-    _add_fields(test, fields_of(NetTestParams), "host")
+    host, *others = NetTestParams.FIELDS
+    test.add_argument(host.name, help=host.help)  # where to: the one word every test names
+    add_options(test, others)
     test.add_argument("--token-file", help=f"read the token from this file's first line (else {ENV}, else a prompt)")
     test.add_argument("--json", action="store_true", help="print the result as JSON")
     return parser
-
-
-def _values(args: argparse.Namespace, infos: Sequence[FieldInfo]) -> dict[str, object]:
-    return {info.name: getattr(args, info.name) for info in infos}
 
 
 def _with_cancel(work: Callable[[CancelToken], T]) -> T:
@@ -74,7 +63,7 @@ def _serve(args: argparse.Namespace) -> int:
     from app.nettest.server import Listening, NetServer
     from app.nettest.text import listening_lines
 
-    params = ServeParams.from_values(_values(args, fields_of(ServeParams)))
+    params = ServeParams.from_values(values(args, ServeParams.FIELDS))
 
     def console(event: object) -> None:
         if isinstance(event, Listening):
@@ -106,7 +95,7 @@ def _test(args: argparse.Namespace) -> int:
     from app.nettest.client import NetTest
     from app.nettest.text import render
 
-    params = NetTestParams.from_values(_values(args, fields_of(NetTestParams)))
+    params = NetTestParams.from_values({**values(args, NetTestParams.FIELDS[1:]), "host": args.host})
     params.validate()
     token = read_token(args.token_file)
     result = _with_cancel(lambda cancel: NetTest(params, token).run(_progress_printer(args.json), cancel))

@@ -9,9 +9,14 @@ so a support case sees that the serial is missing rather than that there is none
 """
 from __future__ import annotations
 
-from app import runs as run_kinds
-from app.identity import LIBRARY, TAPE_DRIVE, recorded
-from app.history import Run
+from typing import Any
+
+from app.assess.engine import AssessResult
+from app.health_rules import Finding as HealthFinding
+from app.identity import LIBRARY, TAPE_DRIVE
+from app.info import DriveInfo
+from app.runs.kind import Target
+from app.runs.stored import Loaded
 from app.runs.words import density
 from app.troubleshoot.fromhistory import drive_from_run
 
@@ -21,50 +26,48 @@ NOT_RECORDED = "not recorded"
 _NAMED = ("Vendor", "Product", "Serial", "Firmware")
 
 
-def _from_drive_info(res: dict) -> tuple[dict[str, str], str, list[Field], list[str]]:
-    """Identity, health verdict, health details and alerts from ``app.info.DriveInfo.to_dict()``."""
-    ident = res.get("identity") or {}
-    identity = {name: str(ident[key]) for name, key in (("Vendor", "vendor"), ("Product", "product"),
-                                                        ("Serial", "serial"), ("Firmware", "revision"),
-                                                        ("WWN", "wwn")) if ident.get(key)}
-    if res.get("generation"):
-        identity["Generation"] = f"LTO-{res['generation']}"
-    cart, media = res.get("cartridge") or {}, res.get("media") or {}
-    if cart.get("supported") and cart.get("barcode"):
-        identity["Cartridge barcode"] = str(cart["barcode"])
-    code = media.get("density_code") if media.get("supported") else cart.get("density_code")
+def _from_drive_info(info: DriveInfo) -> tuple[dict[str, str], str, list[Field], list[str]]:
+    """Identity, health verdict, health details and alerts from a ``drive-info`` run."""
+    ident = info.identity
+    identity = {name: str(value) for name, value in (("Vendor", ident.vendor), ("Product", ident.product),
+                                                     ("Serial", ident.serial), ("Firmware", ident.revision),
+                                                     ("WWN", ident.wwn)) if value}
+    if info.generation:
+        identity["Generation"] = f"LTO-{info.generation}"
+    cart, media = info.cartridge.value, info.media.value
+    if cart is not None and cart.barcode:
+        identity["Cartridge barcode"] = cart.barcode
+    code = media.density_code if media is not None else (cart.density_code if cart is not None else None)
     if code:
-        identity["Cartridge density"] = density(code, media.get("density_name") if media.get("supported") else None)
-    health = res.get("health") or {}
-    findings = [f for f in health.get("findings") or [] if isinstance(f, dict)]
-    said = {str(f.get("text")) for f in findings}
-    details = [Field("Reason", str(r)) for r in health.get("reasons") or [] if str(r) not in said]
-    details += [_finding_field(f) for f in findings]
-    ta = res.get("tapealerts") or {}
+        identity["Cartridge density"] = density(code)
+    health = info.health
+    said = {f.text for f in health.findings}
+    details = [Field("Reason", r) for r in health.reasons if r not in said]
+    details += [_finding_field(f) for f in health.findings]
     alerts: list[str] = []
-    if ta.get("supported"):
-        alerts = [f"TapeAlert {a['code']:02X}h {a['name']} ({a['severity']}): {a['text']}" for a in ta.get("value") or []]
+    if info.tapealerts.value is not None:
+        alerts = [f"TapeAlert {a.code:02X}h {a.name} ({a.severity.value}): {a.definition.text}"
+                  for a in info.tapealerts.value]
         if not alerts:
             details.append(Field("TapeAlert", "no flags set"))
-    elif ta:
-        details.append(Field("TapeAlert", str(ta.get("reason", "not read"))))
-    return identity, str(health.get("verdict", "")), details, alerts
+    else:
+        details.append(Field("TapeAlert", info.tapealerts.reason))
+    return identity, health.verdict.value, details, alerts
 
 
-def _finding_field(f: dict) -> Field:
+def _finding_field(f: HealthFinding) -> Field:
     """A health finding (``app.health_rules.Finding``) as the support case quotes it: who, what, the
     evidence and the threshold with its source."""
-    who = "Note (not judged)" if f.get("level") == "Note" else f"{f.get('level', '')}: {f.get('culprit', '')}"
-    return Field(who, f"{f.get('text', '')}. Evidence: {f.get('page', '')}, {f.get('parameter', '')}: "
-                      f"{f.get('value', '')}; threshold {f.get('threshold', '')} ({f.get('source', '')})")
+    who = "Note (not judged)" if f.level.value == "Note" else f"{f.level.value}: {f.culprit}"
+    return Field(who, f"{f.text}. Evidence: {f.page}, {f.parameter}: {f.value}; threshold {f.threshold} ({f.source})")
 
 
-def _recorded(device: str, runs: list[Run], fields: dict[str, str]) -> tuple[str | None, list[tuple[str, int]]]:
+def _recorded(device: str, runs: list[Loaded[Any]], fields: dict[str, str]) -> tuple[str | None, list[tuple[str, int]]]:
     """Fill ``fields`` from the identities the runs recorded for ``device`` (newest first); its role, and the
     cartridge barcodes with the run each was seen in."""
     role, barcodes = None, []
-    for run in runs:
-        for ident in recorded(run.results) or ():
+    for loaded in runs:
+        for ident in loaded.identities or ():
             if ident.device != device:
                 continue
             role = role or ident.role
@@ -72,24 +75,24 @@ def _recorded(device: str, runs: list[Run], fields: dict[str, str]) -> tuple[str
                 if value and name not in fields:
                     fields[name] = value
             if ident.barcode:
-                barcodes.append((ident.barcode, run.id))
+                barcodes.append((ident.barcode, loaded.run.id))
     return role, barcodes
 
 
-def _touched(device: str, runs: list[Run]) -> str | None:
+def _touched(device: str, runs: list[Loaded[Any]]) -> str | None:
     """The role of ``device`` when a run touched it as a device of its own (a drive or a library), else None
     (a disk run's directory, several drives' joint name)."""
-    for run in runs:
-        ids = recorded(run.results)
-        if ids is not None:
-            named = next((i for i in ids if i.device == device), None)
+    for loaded in runs:
+        if loaded.identities is not None:
+            named = next((i for i in loaded.identities if i.device == device), None)
             if named is not None:
                 return named.role
             continue
-        if run.device == device and len(run.params.get("devices") or []) <= 1:
-            if run.kind == "library-test":
+        run, kind = loaded.run, loaded.kind
+        if run.device == device and kind is not None and kind.target is not Target.DRIVES:
+            if kind.target is Target.LIBRARY:
                 return LIBRARY
-            if getattr(run_kinds.get(run.kind), "drive", False):
+            if kind.drive:
                 return TAPE_DRIVE
     return None
 
@@ -112,36 +115,43 @@ def _not_recorded(fields: dict[str, str], role: str | None, barcodes: list[tuple
         fields["Cartridge barcode"] = NOT_RECORDED
 
 
-def device_section(device: str, runs: list[Run]) -> DeviceSection:
-    """Identity and health of one device; ``runs`` newest first."""
-    identity: dict[str, str] = {}
-    health, details, alerts = "", list[Field](), list[str]()
-    snapshot = next((r for r in runs if r.kind == "drive-info" and r.results), None)
-    if snapshot is not None:
-        identity, health, details, alerts = _from_drive_info(snapshot.results or {})
-    role, barcodes = _recorded(device, runs, identity)
-    if snapshot is not None and "Cartridge barcode" in identity:  # one of the report's cartridges, by its run
-        barcodes.append((identity.pop("Cartridge barcode"), snapshot.id))
-        barcodes.sort(key=lambda b: -b[1])
-    for run in runs:
-        res = run.results or {}
-        if run.kind == "assessment":
-            for name, key in (("Vendor", "vendor"), ("Product", "product"), ("Serial", "serial"),
-                              ("Firmware", "firmware")):
-                if res.get(key) and name not in identity:
-                    identity[name] = str(res[key])
+def _from_other_runs(device: str, runs: list[Loaded[Any]], identity: dict[str, str], alerts: list[str]) -> None:
+    """What runs of other kinds know: an assessment's firmware and serial, a tape run's drive and generation, the
+    TapeAlert flags a test left set and a disk run's warnings (sentences)."""
+    for loaded in runs:
+        run, result = loaded.run, loaded.result
+        if isinstance(result, AssessResult):
+            for name, value in (("Vendor", result.vendor), ("Product", result.product), ("Serial", result.serial),
+                                ("Firmware", result.firmware)):
+                if value and name not in identity:
+                    identity[name] = value
         if run.device != device:  # a run that only passed through this device (a library's drive)
             continue
-        ctx = drive_from_run(run) if run.kind != "drive-info" else None
+        ctx = drive_from_run(run) if run.kind != "drive-info" else None  # type: ignore[arg-type]
         if ctx and ctx.serial and "Serial" not in identity:
             identity["Serial"] = ctx.serial
         if ctx and ctx.description and not {"Vendor", "Product", "Drive"} & set(identity):
             identity["Drive"] = ctx.description
         if ctx and ctx.generation and "Generation" not in identity:
             identity["Generation"] = f"LTO-{ctx.generation}"
-        for item in (res.get("tapealert") or []) + (res.get("warnings") or []):  # tape-perf / disk runs: sentences
+        # The results that carry sentences for the device: a tape test's flags, a disk run's warnings.
+        for item in (getattr(result, "tapealert", None) or []) + (getattr(result, "warnings", None) or []):
             if isinstance(item, str) and item not in alerts:
                 alerts.append(item)
+
+
+def device_section(device: str, runs: list[Loaded[Any]]) -> DeviceSection:
+    """Identity and health of one device; ``runs`` newest first, each read into its typed result."""
+    identity: dict[str, str] = {}
+    health, details, alerts = "", list[Field](), list[str]()
+    snapshot = next((x for x in runs if isinstance(x.result, DriveInfo)), None)
+    if snapshot is not None and isinstance(snapshot.result, DriveInfo):
+        identity, health, details, alerts = _from_drive_info(snapshot.result)
+    role, barcodes = _recorded(device, runs, identity)
+    if snapshot is not None and "Cartridge barcode" in identity:  # one of the report's cartridges, by its run
+        barcodes.append((identity.pop("Cartridge barcode"), snapshot.run.id))
+        barcodes.sort(key=lambda b: -b[1])
+    _from_other_runs(device, runs, identity, alerts)
     _not_recorded(identity, role or _touched(device, runs), barcodes)
     order = ("Vendor", "Product", "Drive", "Serial", "Firmware", "Generation", "Cartridge barcode",
              "Cartridge density", "WWN")

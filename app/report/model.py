@@ -20,6 +20,8 @@ class Cover:
     tool_version: str = ""
     summary: str = ""  # the verdicts in one paragraph; page 1 prints it when no run gives a verdict of its own
     tested: str = ""  # when the runs ran: "2026-11-25 13:30 UTC" or a range
+    host: str = ""  # the machine the runs ran on: only when the technician asks for it (``--host-name``), else ""
+    recorded_with: tuple[str, ...] = ()  # the tapediag versions that recorded the runs, when not only this one
 
 
 @dataclass(frozen=True)
@@ -72,10 +74,17 @@ class SeriesData:
 
 @dataclass(frozen=True)
 class Plot:
+    """A throughput plot. ``reference`` is the yardstick the run's verdict judges against ("800 MB/s possible
+    for 2:1 data on LTO-9"), drawn as a line; ``y_top`` is the scale's top (``app.report.plots.scale_top``):
+    a reading above it is marked at the top edge, never allowed to squash the rest."""
+
     title: str
     series: tuple[SeriesData, ...]
     x_label: str = "Time (s)"
     y_label: str = "Throughput (MB/s)"
+    reference: float | None = None  # MB/s
+    reference_label: str = ""
+    y_top: float | None = None  # MB/s; None: the highest reading
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ import re
 from typing import Any
 
 from app.runs.words import date, density, duration, mb_s, volume
+from native.units import block_text
 
 from .model import Field
 
@@ -60,7 +61,7 @@ def _number(key: str, value: int | float) -> str:
     if isinstance(value, int):
         text = f"{value:,}" if abs(value) >= 10000 else str(value)
         if key.endswith(("size", "buffer")):
-            return _size(value, binary=True) if value >= 1024 else f"{text} bytes"
+            return block_text(value) if value >= 1024 else f"{text} bytes"
         if "bytes" in key:
             return volume(value)
         if key.endswith("_mib"):
@@ -73,17 +74,6 @@ def _number(key: str, value: int | float) -> str:
     if key.endswith("_kb"):
         return f"{value:,.0f} KB"
     return f"{value:,.3g}" if abs(value) < 1000 else f"{value:,.0f}"
-
-
-def _size(n: int, *, binary: bool) -> str:
-    """Block and file sizes in binary units (256 KiB), volumes in decimal ones (67.1 MB)."""
-    base, units = (1024, ("KiB", "MiB", "GiB", "TiB")) if binary else (1000, ("KB", "MB", "GB", "TB"))
-    value, unit = float(n), "B"
-    for u in units:
-        if value < base:
-            break
-        value, unit = value / base, u
-    return f"{value:.4g} {unit}"
 
 
 def flatten(data: Any, prefix: str = "", skip: tuple[str, ...] = ()) -> list[Field]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from native.units import block_text, date_text, plural, rate_text, size_text
+from native.units import block_text, date_text, duration_text, plural, rate_text, size_text
 
 #: A block size as a drive's settings name it (``native.units.block_text``).
 block = block_text
@@ -20,15 +20,8 @@ def mb_s(value: float | None) -> str:
 
 
 def duration(seconds: float | None) -> str:
-    """'14.0 ms' under a second, '6.0 s' under ten minutes, '1 h 02 min' beyond."""
-    if seconds is None:
-        return "—"
-    if seconds < 1:
-        return f"{seconds * 1000:,.1f} ms"
-    if seconds < 600:
-        return f"{seconds:,.1f} s"
-    minutes = round(seconds / 60)
-    return f"{minutes} min" if minutes < 60 else f"{minutes // 60} h {minutes % 60:02d} min"
+    """'14.0 ms', '6.2 s', '1 min 05 s', '1 h 02 min' (``native.units.duration_text``); a missing figure is a dash."""
+    return "—" if seconds is None else duration_text(seconds)
 
 
 def volume(nbytes: float | None) -> str:

@@ -123,7 +123,7 @@ class MediaScan:
             result.log_notes.append(f"the labels at BOT could not be read: {err}")
             return
         if volume is not None:
-            result.ltfs = volume.to_dict()
+            result.ltfs = volume
             sink(Message("info", f"{volume.describe()}: holds data; reading both partitions, nothing is written"))
 
     def _published_buffer(self) -> int | None:

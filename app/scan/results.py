@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from app.events import Sample
+from native.scsi.ltfs import LtfsVolume
 from app.tapeperf.results import EMULATOR_LAG_SHARE, HOST_SHARE_LIMIT, MB, LogDelta, PhaseResult, SampleLog, Stall
 
 #: Corrected read errors per GB read above which the drive's reading is worth a look. tapediag's own
@@ -170,8 +171,8 @@ class ScanResult:
     cartridge: dict[str, Any] = field(default_factory=dict)  # MAM figures (barcode, loads, ...)
     #: Partitions read, in order (0, then 1 on an LTFS cartridge: ``app.ltfs.partition_count``).
     partitions: int = 1
-    #: The LTFS volume the cartridge holds (``native.scsi.ltfs.LtfsVolume.to_dict``), None when it is not one.
-    ltfs: dict[str, Any] | None = None
+    #: The LTFS volume the cartridge holds (``native.scsi.ltfs``), None when it is not one.
+    ltfs: LtfsVolume | None = None
     verdict: CartridgeVerdict = CartridgeVerdict.NOT_ASSESSED
     reasons: list[str] = field(default_factory=list)
     #: What pointed at the cartridge in this scan ("slow zones", "repositions"): what a later scan looks for.
@@ -203,6 +204,7 @@ class ScanResult:
         d["verdict"] = self.verdict.value
         d["exit_code"] = self.exit_code
         d["read"] = self.read.to_dict()
+        d["ltfs"] = self.ltfs.to_dict() if self.ltfs is not None else None
         d["files"] = [{**asdict(f), "mb_s": f.mb_s} for f in self.files]
         d["zones"] = [{**asdict(z), "mb_s": z.mb_s, "drive_mb_s": z.drive_mb_s} for z in self.zones]
         d["slow_zones"] = [{**asdict(z), "mb_s": z.mb_s, "drive_mb_s": z.drive_mb_s} for z in self.slow_zones]

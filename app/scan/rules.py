@@ -16,7 +16,7 @@ line names (retire the cartridge, clean the drive, tune the host). So:
   this cartridge erred in other drives too: the cartridge, MONITOR; this drive erred on other
   cartridges: its head, a drive finding and KEEP; neither known yet: a drive finding that says
   it may be either and what tells them apart, and the cartridge keeps its KEEP;
-* TapeAlert's other flags are the drive's (judged by ``tapediag info``'s rule, ``app.runs.alerts``);
+* TapeAlert's other flags are the drive's (judged by ``tapediag info``'s rule, ``app.alerts``);
 * a scan that did not reach the end of the data (a lost connection, a drive error, a
   cancel) gives no cartridge verdict: it read only part of it, and the cause was not the tape.
 """
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.runs.alerts import flag_code, judge_alerts
+from app.alerts import flag_code, judge_alerts
 from app.scan.results import (CORRECTED_PER_GB_MONITOR, MB, MEDIA_FLAGS_RETIRE, REPOSITIONS_MONITOR,
                               SLOW_ZONE_MIN_SECONDS, SLOW_ZONE_MIN_ZONES, CartridgeVerdict, ScanFinding, ScanResult,
                               record_size, where)

@@ -39,7 +39,7 @@ from typing import Callable, Protocol
 from app import heap, media
 from app.drive import Burst, ReadOnlyRefusal, ReadOutcome, TapeDrive, WriteOutcome, supported
 from app.events import (CancelToken, EventSink, Message, PhaseFinished, PhaseStarted, Progress, RatedRates, Sample,
-                        SampleBatch, discard)
+                        SampleBatch, Yardstick, discard)
 from app.patterns import DEFAULT_POOL_BYTES, BlockGenerator
 from native.scsi.cdb import SpaceCode
 from app.tapeperf import safety, settings, sizing
@@ -274,7 +274,7 @@ class TapePerfTest:
         """The size the write sends (``app.tapeperf.sizing``): the default that can judge the drive, capped by
         what the cartridge holds; said in one line when it was chosen or capped here."""
         plan = sizing.plan_for(self.drive, self.params, result.generation)
-        result.size_plan = plan.to_dict()
+        result.size_plan = plan
         if plan.size is not None and plan.size != self.params.size:
             self.params = replace(self.params, size=plan.size)
         if plan.auto or plan.capped:
@@ -303,6 +303,8 @@ class TapePerfTest:
         try:
             drive.set_block_size(p.block_size if p.fixed else 0)
             self._set_compression(result, sink)
+            if result.possible is not None:  # the data's ratio and the compression known: the verdict's yardstick
+                sink(Yardstick(result.possible.mb_s, result.possible.label))
             self._run_phases(result, sink, cancel)
         except Cancelled as err:  # a command given up after the cancel (``app.commandwatch``), before the write
             self._fail(result, sink, str(err), err)

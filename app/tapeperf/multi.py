@@ -26,15 +26,16 @@ import os
 import threading
 import time
 from dataclasses import dataclass, replace
-from typing import Callable, Sequence
+from typing import Callable, ClassVar, Sequence
 
 from app.drive import TapeDrive
 from app.events import (CancelToken, Event, EventSink, Message, PhaseFinished, PhaseStarted, Progress, Sample,
-                        SampleBatch, discard)
+                        SampleBatch, Yardstick, discard)
 from app.patterns import DEFAULT_POOL_BYTES
+from app.runs.fields import Field
 from app.tapeperf.engine import PUBLISH_INTERVAL, TapePerfTest
 from app.tapeperf.multiresult import PHASES, DriveRun, MultiTapePerfResult, aggregate, curves
-from app.tapeperf.params import TapePerfParams
+from app.tapeperf.params import FIELDS, TapePerfParams
 from app.tapeperf.results import TapePerfResult
 from native.errors import Cancelled, InvalidParameter, TapediagError
 from native.iscsi_url import display_device
@@ -44,6 +45,20 @@ from native.units import parse_amount, plural
 ALONE_SECONDS = 20.0
 #: The most drives one run drives (threads, buffers and a legible plot).
 MAX_DRIVES = 16
+
+
+def _alone(text: str) -> tuple[int | None, float | None] | None:
+    """``--alone``: bytes or a duration ("64M", "20s"); "0" skips the runs alone (None)."""
+    if text.strip() in ("0", "none", "no"):
+        return None
+    return parse_amount(text.strip(), "--alone")
+
+
+#: How long each drive runs alone first: the CLI's ``--alone`` and the tape panel's field, declared once.
+ALONE = Field("alone", "Each drive alone, &up to:", "several devices: how long each drive runs alone first, bytes or a "
+              "duration (default: the amount of data, at most 20s); 0 skips it (then no shared-path verdict)",
+              metavar="AMOUNT", parse=_alone, placeholder="the amount of data, at most 20s",
+              stored=("alone_size", "alone_duration"), unit=("bytes", "s"))
 
 
 @dataclass(frozen=True)
@@ -58,19 +73,21 @@ class MultiParams:
     alone_size: int | None = None
     alone_duration: float | None = ALONE_SECONDS
 
+    #: The one test's fields, the devices, and how long each drive runs alone (labels of the stored parameters).
+    FIELDS: ClassVar[tuple[Field, ...]] = (
+        Field("devices", "Drives", "the drives, each alone then all together", option=None, gui=False),
+        *FIELDS, ALONE)
+
     @classmethod
     def from_text(cls, devices: Sequence[str], test: TapePerfParams, alone: str | None) -> "MultiParams":
         """``alone``: bytes or a duration ("64M", "20s"), "0" to skip, None for the default
         (the test's size, at most 20 s)."""
         if alone is None:
             return cls(tuple(devices), test, test.size, min(test.duration or ALONE_SECONDS, ALONE_SECONDS))
-        text = alone.strip()
-        if not text:
+        if not alone.strip():
             raise InvalidParameter("--alone is empty: give a size, a duration or 0, or leave the option out")
-        if text in ("0", "none", "no"):
-            return cls(tuple(devices), test, None, None)
-        size, duration = parse_amount(text, "--alone")
-        return cls(tuple(devices), test, size, duration)
+        amount = _alone(alone)
+        return cls(tuple(devices), test, *(amount or (None, None)))
 
     @property
     def measures_alone(self) -> bool:
@@ -151,6 +168,8 @@ class _Fanin:
                 event = replace(event, phase=f"{device} {event.phase}" + (" alone" if alone else ""))
             elif isinstance(event, Progress):
                 self._progress(index, event, alone)
+                return
+            elif isinstance(event, Yardstick):  # one drive's yardstick is not the aggregate's
                 return
             with self.lock:
                 self.sink(event)
@@ -324,17 +343,4 @@ class MultiDriveTest:
         return prepared
 
 
-def open_drives(devices: Sequence[str]) -> list[TapeDrive]:
-    """Open every device, or none: a device that cannot be opened closes the ones already open."""
-    opened: list[TapeDrive] = []
-    try:
-        for device in devices:
-            opened.append(TapeDrive.open(device))
-    except BaseException:
-        for drive in opened:
-            drive.close()
-        raise
-    return opened
-
-
-__all__ = ["MultiDriveTest", "MultiParams", "PhaseGate", "open_drives", "ALONE_SECONDS"]
+__all__ = ["ALONE", "MultiDriveTest", "MultiParams", "PhaseGate", "ALONE_SECONDS"]

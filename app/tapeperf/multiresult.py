@@ -217,19 +217,18 @@ def curves(drives: Sequence[DriveRun], max_points: int = CURVE_POINTS) -> list[C
 
 # -- words -----------------------------------------------------------------------------------
 
-def headline(res: dict[str, Any]) -> str:
-    """'2 drives: write together 812 MB/s = 97% of the sum alone (scales); read ...' from a stored result."""
-    n = len(res.get("devices") or [])
+def headline(result: MultiTapePerfResult) -> str:
+    """'2 drives: write together 812 MB/s = 97% of the sum alone (scales); read ...'."""
     parts = []
-    for ph in res.get("phases") or []:
-        if ph.get("mb_s") is None:
-            parts.append(f"{ph['phase']} not judged")
+    for ph in result.phases:
+        if ph.mb_s is None:
+            parts.append(f"{ph.phase} not judged")
             continue
-        text = f"{ph['phase']} together {rate_text(ph['mb_s'])}"
-        if ph.get("ratio") is not None:
-            text += f" = {percent(ph['ratio'])} of the sum alone"
-        parts.append(text + f" ({ph.get('verdict', 'not judged')})")
-    return f"{plural(n, 'drive')}: " + "; ".join(parts) if parts else ""
+        text = f"{ph.phase} together {rate_text(ph.mb_s)}"
+        if ph.ratio is not None:
+            text += f" = {percent(ph.ratio)} of the sum alone"
+        parts.append(text + f" ({ph.verdict})")
+    return f"{plural(len(result.devices), 'drive')}: " + "; ".join(parts) if parts else ""
 
 
 def summary_lines(result: MultiTapePerfResult) -> list[str]:
@@ -242,9 +241,8 @@ def summary_lines(result: MultiTapePerfResult) -> list[str]:
         for stage, res in (("alone", d.alone), ("together", d.together)):
             if res is None:
                 continue
-            as_dict = res.to_dict()
-            for pd in as_dict["phases"]:
-                lines.append(f"  {stage}: " + phase_headline({**pd, "possible_label": as_dict["possible_label"]}))
+            for phase in res.phases:
+                lines.append(f"  {stage}: " + phase_headline(res, phase))
             if res.status != "complete":
                 lines.append(f"  {stage}: status {res.status}" + (f": {res.error}" if res.error else ""))
         for ph in PHASES:

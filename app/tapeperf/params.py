@@ -8,9 +8,11 @@ than one I/O) with one clear ``InvalidParameter`` *before* the cartridge is touc
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from typing import ClassVar, Mapping
 
 from app.patterns import Pattern
-from app.tapeperf.sizing import AUTO
+from app.runs.fields import Field
+from app.tapeperf.sizing import AUTO, AUTO_HELP
 from native.scsi.tape import BlockLimits
 from native.errors import InvalidParameter
 from native.units import parse_amount, parse_size
@@ -52,6 +54,68 @@ def parse_direction(text: str) -> str:
     return word
 
 
+def _block(text: str) -> int:
+    block = parse_size(text, "block size")
+    if block < 1:
+        raise InvalidParameter("the block size must be at least 1 byte")
+    return block
+
+
+def _amount(text: str) -> tuple[int | None, float | None]:
+    """A test size ('32G'), a duration ('90s', '10min') or ``auto`` (both None): ``--size``."""
+    return (None, None) if text.strip().lower() == AUTO else parse_amount(text, "test size")
+
+
+def _pattern(text: str) -> str:
+    return Pattern.parse(text.strip()).name
+
+
+def _whole(text: str, option: str) -> int:
+    try:
+        return int(str(text).strip())
+    except ValueError:
+        raise InvalidParameter(f"{option} {text!r} is not a whole number") from None
+
+
+#: The parameters as a person gives them (``app.runs.fields``): the CLI's options and the GUI's form, one declaration.
+FIELDS: tuple[Field, ...] = (
+    Field("direction", "&Direction:", "write, read, or write,read", default="write+read", parse=parse_direction,
+          choices=(("write+read", "Write, then read back"), ("write", "Write only"), ("read", "Read only"))),
+    Field("pattern", "Data pa&ttern:", "zeros, random, or N:1 for 1.0 <= N <= 10: the ratio the drive's own "
+          "compressor (SLDC) will achieve", default="2:1", parse=_pattern),
+    Field("block_size", "Bloc&k size:", "bytes per tape block: 262144, 256K, 1M", default="256K", parse=_block,
+          unit="size"),
+    Field("mode", "Block &mode:", "block mode", default="fixed", choices=(("fixed", "Fixed"), ("variable", "Variable"))),
+    Field("io_size", "&I/O size:", "bytes per WRITE/READ command; in fixed mode a multiple of the block size "
+          "(1M in fixed mode, the block size in variable mode)", parse=_block,
+          placeholder="1 MiB in fixed mode, the block size in variable mode", unit="size"),
+    Field("size", "&Amount of data:", "bytes to write (32G, 100GB), a duration (90s, 10min, 1h) or " + AUTO_HELP
+          + "; a size the cartridge cannot take is capped to what it holds", default=AUTO, parse=_amount,
+          stored=("size", "duration"), unit=("bytes", "s")),
+    Field("filemarks_every", "Fi&lemark every:", "write a filemark every N bytes (0 = none: each filemark flushes the "
+          "drive's buffer)", default="0", parse=lambda t: parse_size(t, "filemark interval"), unit="size"),
+    Field("compression", "Drive &compression:", "hardware compression", default="leave",
+          choices=(("on", "On"), ("off", "Off"), ("leave", "Leave as it is"))),
+    Field("start", "&Start at:", "write from BOT or append at EOD", default="bot",
+          choices=(("bot", "Beginning of tape (overwrite)"), ("eod", "End of data (append)"))),
+    Field("verify", "&Verify data read back against what was written",
+          "compare every block read back with the data written", flag=True),
+    Field("force", "", "overwrite a cartridge that holds data", flag=True, gui=False),  # the GUI asks on its page
+    Field("host_rate", "Slo&w the host to:", "throttle the host to this many bytes/s (e.g. 50MB) to reproduce a "
+          "slow source", parse=lambda t: float(parse_size(t, "host rate")), placeholder="full speed; e.g. 50MB",
+          stored=("host_rate_limit",), unit="bytes/s"),
+    Field("seed", "Seed &of the pattern:", "pattern seed (a read-only --verify needs the writer's seed)", default="0",
+          parse=lambda t: _seed(t), placeholder="0"),
+    Field("history", "SLDC histor&y:", "SLDC history for the pattern (1K or 16K; default from the generation)",
+          option="--history-size", parse=lambda t: parse_size(t, "history size"),
+          placeholder="from the generation; or 1K, 16K", unit="size"),
+    Field("blocks_per_io", "", "HP-UX form: blocks per I/O (fixed mode; sets --io-size = block size x this)",
+          parse=lambda t: _whole(t, "--blocks-per-io"), gui=False),
+    Field("repeats", "", "HP-UX form: number of I/Os (sets --size)", parse=lambda t: _whole(t, "--repeats"),
+          gui=False),
+)
+
+
 @dataclass
 class TapePerfParams:
     """One tape performance test. Sizes are bytes; ``size`` or ``duration`` bounds the write, neither: the
@@ -87,56 +151,53 @@ class TapePerfParams:
         io = block_size * blocks_per_io
         return cls(block_size=block_size, io_size=io, size=io * repeats, mode="fixed", **kwargs)  # type: ignore[arg-type]
 
-    @classmethod
-    def from_text(cls, values: dict[str, object]) -> "TapePerfParams":
-        """Parameters from the text a user typed (CLI options, GUI fields), one conversion for both.
+    FIELDS: ClassVar[tuple[Field, ...]] = FIELDS
 
-        Keys: direction, pattern, block_size, mode, io_size (default: 1 MiB in fixed
-        mode, the block size in variable mode), size (bytes, a duration or ``auto``, the
-        default: ``app.tapeperf.sizing``),
-        filemarks_every, compression, start, verify, force, history, seed, host_rate.
-        Missing keys take the defaults; bad text raises ``InvalidParameter``.
-        """
+    @classmethod
+    def from_values(cls, values: Mapping[str, object]) -> "TapePerfParams":
+        """Parameters from what a user gave (CLI options, GUI fields, both as typed): the one conversion, by the
+        field table (``FIELDS``: a value left out takes its declared default). ``io_size`` left out: 1 MiB in
+        fixed mode, the block size in variable mode; the HP-UX form (``blocks_per_io``, ``repeats``) sets the I/O
+        size and the size. Bad text raises ``InvalidParameter``; so does a value given but blank (``--direction ""``
+        once ran a write)."""
+        defaults = {f.name: f.default for f in FIELDS}
+
         def text(key: str) -> str | None:
             value = values.get(key)
             if isinstance(value, str) and not value.strip():
-                # Given but empty (--direction ""): a typo, never "the default" (it used to run a write).
-                option = {"history": "history-size"}.get(key, key.replace("_", "-"))
-                raise InvalidParameter(f"--{option} is empty: give a value or leave the option out")
+                option = next(f.cli for f in FIELDS if f.name == key)
+                raise InvalidParameter(f"{option} is empty: give a value or leave the option out")
+            if value is None:
+                value = defaults.get(key) or None
             return None if value is None else str(value)
 
         mode = text("mode") or "fixed"
-        block = parse_size(text("block_size") or "256K", "block size")
-        if block < 1:
-            raise InvalidParameter("the block size must be at least 1 byte")
+        block = _block(text("block_size") or "256K")
         io_text = text("io_size")
-        if io_text is not None and mode == "fixed":
+        if io_text is not None:
             io = parse_size(io_text, "I/O size")
-        elif mode == "variable":
-            io = parse_size(io_text, "I/O size") if io_text is not None else block
         else:
-            io = max(block, (1 << 20) // block * block)
-        amount = text("size") or AUTO
-        size, duration = (None, None) if amount.strip().lower() == AUTO else parse_amount(amount, "test size")
-        history = text("history")
-        host_rate = text("host_rate")
+            io = block if mode == "variable" else max(block, (1 << 20) // block * block)
+        size, duration = _amount(text("size") or AUTO)
+        per_io, repeats = text("blocks_per_io"), text("repeats")
+        if per_io is not None or repeats is not None:  # the HP-UX form
+            io = block * _whole(per_io, "--blocks-per-io") if per_io is not None else io
+            size, duration = (io * _whole(repeats, "--repeats"), None) if repeats is not None else (size, duration)
+        history, host_rate = text("history"), text("host_rate")
         return cls(
-            direction=parse_direction(text("direction") or "write"),
-            pattern=Pattern.parse(text("pattern") or "2:1"),
-            block_size=block,
-            mode=mode,
-            io_size=io,
-            size=size,
-            duration=duration,
+            direction=parse_direction(text("direction") or "write"), pattern=Pattern.parse(text("pattern") or "2:1"),
+            block_size=block, mode=mode, io_size=io, size=size, duration=duration,
             filemarks_every=parse_size(text("filemarks_every") or "0", "filemark interval"),
-            compression=text("compression") or "leave",
-            start=text("start") or "bot",
-            verify=bool(values.get("verify", False)),
-            force=bool(values.get("force", False)),
-            history=parse_size(history, "history size") if history else None,
-            seed=_seed(values.get("seed")),
+            compression=text("compression") or "leave", start=text("start") or "bot",
+            verify=bool(values.get("verify", False)), force=bool(values.get("force", False)),
+            history=parse_size(history, "history size") if history else None, seed=_seed(text("seed")),
             host_rate_limit=float(parse_size(host_rate, "host rate")) if host_rate else None,
         )
+
+    @classmethod
+    def from_text(cls, values: Mapping[str, object]) -> "TapePerfParams":
+        """``from_values`` (its older name)."""
+        return cls.from_values(values)
 
     @property
     def writes(self) -> bool:
@@ -249,4 +310,4 @@ class TapePerfParams:
         return d
 
 
-__all__ = ["TapePerfParams", "parse_direction", "DIRECTIONS"]
+__all__ = ["FIELDS", "TapePerfParams", "parse_direction", "DIRECTIONS"]

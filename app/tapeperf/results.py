@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from app.events import Sample, SampleColumns
 from app.tapeperf.rated import BUFFER_MIB, Possible, possible
+from app.tapeperf.sizing import SizePlan
 from native.units import percent, rate_text
 
 if TYPE_CHECKING:
@@ -93,6 +94,11 @@ class PhaseResult:
     verified_blocks: int = 0
     verify_errors: int = 0
     first_verify_error: str | None = None
+    # What the run said of the phase when it was stored (``TapePerfResult.to_dict`` fills them): a stored run is
+    # shown with its own verdict, not one a later rule would give ("" / None: a run not yet stored).
+    limited_by: str = ""
+    limited_why: str = ""
+    percent_of_possible: float | None = None
 
     @property
     def stall_count(self) -> int:
@@ -354,16 +360,44 @@ class TapePerfResult:
     log_notes: list[str] = field(default_factory=list)  # "page 0x1B: not supported"...
     tapealert: list[str] = field(default_factory=list)
     messages: list[str] = field(default_factory=list)
-    size_plan: dict[str, Any] | None = None  # app.tapeperf.sizing.SizePlan: what the write sent and why
+    size_plan: SizePlan | None = None  # what the write sent and why
     samples: list[Sample] = field(default_factory=list, repr=False)
+    #: What was possible for this drive with this data, as stored with the run (None: a run not yet stored).
+    possible_label: str | None = None
 
     def phase(self, name: str) -> PhaseResult | None:
         return next((p for p in self.phases if p.phase == name), None)
 
     @property
+    def pattern(self) -> str:
+        """The data pattern's name, as the parameters recorded it ("—" when they did not)."""
+        return str(self.params.get("pattern", "—"))
+
+    @property
+    def generates_data(self) -> bool:
+        """Whether the test made its data (a write, or a read that verifies): a plain read makes none, so the model's
+        ratio is only taken, not predicted."""
+        return self.params.get("direction") != "read" or bool(self.params.get("verify"))
+
+    @property
     def possible(self) -> Possible | None:
         """What this drive can do with this data (``app.tapeperf.rated.possible``)."""
         return possible(self.generation, self.predicted_ratio, compression_on=self.compression != "off")
+
+    @property
+    def possible_words(self) -> str | None:
+        """'800 MB/s possible for 2:1 data on LTO-9': as stored with the run, else by the rate table now."""
+        if self.possible_label is not None:
+            return self.possible_label
+        ref = self.possible
+        return ref.label if ref else None
+
+    def judged(self, phase: PhaseResult) -> tuple[Limiter, float | None]:
+        """Who limited the phase and its % of what is possible: as the run said when it was stored, else by the
+        rules now (``limiter``, ``percent_of_possible``)."""
+        if phase.limited_by:
+            return Limiter(phase.limited_by, phase.limited_why), phase.percent_of_possible
+        return self.limiter(phase), self.percent_of_possible(phase)
 
     def percent_of_possible(self, phase: PhaseResult) -> float | None:
         """The streaming rate as % of what this drive can do with this data (None when unknown)."""
@@ -409,16 +443,17 @@ class TapePerfResult:
         # Field by field rather than ``asdict(self)``: that deep-copies every Sample (tens of
         # thousands in a GUI run, ~0.5 s of GIL-holding Python) only for them to be dropped here.
         d: dict[str, Any] = {
-            f.name: copy.deepcopy(getattr(self, f.name)) for f in fields(self) if f.name not in ("phases", "samples", "log_deltas")
+            f.name: copy.deepcopy(getattr(self, f.name)) for f in fields(self)
+            if f.name not in ("phases", "samples", "log_deltas", "size_plan")
         }
+        d["size_plan"] = self.size_plan.to_dict() if self.size_plan is not None else None
         d["phases"] = []
         ref = self.possible
         d["possible_mb_s"] = ref.mb_s if ref else None
-        d["possible_label"] = ref.label if ref else None
+        d["possible_label"] = self.possible_words
         for p in self.phases:
             pd = p.to_dict()
-            pd["percent_of_possible"] = self.percent_of_possible(p)
-            limiter = self.limiter(p)
+            limiter, pd["percent_of_possible"] = self.judged(p)
             pd["limited_by"], pd["limited_why"] = limiter.who, limiter.why
             d["phases"].append(pd)
             # Headline figures for history tables and rules: the streaming rate, the overall one beside it.
@@ -466,31 +501,27 @@ def headline_rate(phase: PhaseResult) -> float | None:
     return phase.streaming_mb_per_s if phase.streaming_mb_per_s is not None else (phase.mb_s if phase.ios else None)
 
 
-def phase_headline(pd: dict[str, Any]) -> str:
-    """'write 451.5 MB/s streaming (overall 174.5 MB/s), 56% of 800 MB/s possible for 2:1 data on LTO-9'.
-
-    Works on a phase's ``to_dict()`` form (with the result's ``possible_label`` folded in
-    by ``headline``), so the CLI, the GUI, history and the PDF all say the same words.
-    """
-    streaming, overall = pd.get("streaming_mb_per_s"), pd.get("mb_s")
-    if streaming is None:
-        text = f"{pd['phase']} {rate_text(overall or 0)} overall (never streamed)"
+def phase_headline(result: TapePerfResult, phase: PhaseResult) -> str:
+    """'write 451.5 MB/s streaming (overall 174.5 MB/s), 56% of 800 MB/s possible for 2:1 data on LTO-9':
+    the words the CLI, the GUI, the history and the PDF all say (a stored run with its own verdict)."""
+    limiter, pct = result.judged(phase)
+    if phase.streaming_mb_per_s is None:
+        text = f"{phase.phase} {rate_text(phase.mb_s)} overall (never streamed)"
     else:
-        text = f"{pd['phase']} {rate_text(streaming)} streaming (overall {rate_text(overall or 0)})"
-    pct, label = pd.get("percent_of_possible"), pd.get("possible_label")
+        text = f"{phase.phase} {rate_text(phase.streaming_mb_per_s)} streaming (overall {rate_text(phase.mb_s)})"
+    label = result.possible_words
     if pct is not None and label:
         text += f", {percent(pct / 100)} of {label}"
-    if pd.get("limited_by") == "emulator":  # never let a slow host read as a slow (virtual) drive
+    if limiter.who == "emulator":  # never let a slow host read as a slow (virtual) drive
         text += " — limited by this machine, not the drive"
-    elif pd.get("limited_by") == "not steady" and pct is not None:  # a % of a run too short to judge
+    elif limiter.who == "not steady" and pct is not None:  # a % of a run too short to judge
         text += " — too short to judge the drive: run longer"
     return text
 
 
-def headline(results: dict[str, Any]) -> str:
-    """One line for a whole tape-perf result dict: each phase's headline, joined."""
-    label = results.get("possible_label")
-    return "; ".join(phase_headline({**pd, "possible_label": label}) for pd in results.get("phases", []))
+def headline(result: TapePerfResult) -> str:
+    """One line for a whole tape-perf result: each phase's headline, joined."""
+    return "; ".join(phase_headline(result, p) for p in result.phases)
 
 
 __all__ = ["headline", "phase_headline", "headline_rate", "Limiter", "PhaseResult", "TapePerfResult", "SampleLog", "Stall", "LogDelta", "summarize", "MB", "MiB"]

@@ -14,9 +14,9 @@ from native.errors import SafetyRefusal
 from app import media
 from app.drive import TapeDrive
 from app.events import CancelToken, EventSink, discard
-from app.runs.ondrive import record_on_drive
+from app.execute import execute
 from app.tapeperf import safety, sizing
-from app.tapeperf.engine import TapePerfTest
+from app.tapeperf.kind import TAPE_PERF, TAPE_PERF_MULTI
 from app.tapeperf.params import TapePerfParams
 from app.tapeperf.results import TapePerfResult
 from app.tapeperf.sizing import SizePlan
@@ -53,11 +53,9 @@ def check_cartridge(device: str, params: TapePerfParams) -> CartridgeCheck:
 
 def run_on_device(device: str, params: TapePerfParams, *, sink: EventSink = discard,
                   cancel: CancelToken | None = None) -> tuple[int, TapePerfResult]:
-    """Open ``device``, run the test with ``params`` recorded in the history: (run id, result)."""
-    run_id, result = record_on_drive(device, "tape-perf", params.to_dict(), lambda drive: TapePerfTest(drive, params),
-                                     cancel=cancel or CancelToken(), sink=sink)
-    assert isinstance(result, TapePerfResult)
-    return run_id, result
+    """Open ``device``, run the test with ``params`` recorded in the history (``app.execute``): (run id, result)."""
+    run = execute(TAPE_PERF, params, device, sink=sink, cancel=cancel)
+    return run.run_id, run.result
 
 
 __all__ = ["CartridgeCheck", "check_cartridge", "run_on_device", "run_on_devices"]
@@ -65,30 +63,11 @@ __all__ = ["CartridgeCheck", "check_cartridge", "run_on_device", "run_on_devices
 
 def run_on_devices(params: "MultiParams", *, sink: EventSink = discard,
                    cancel: CancelToken | None = None) -> tuple[int, "MultiTapePerfResult"]:
-    """Open every device of ``params`` and run them together, recorded in the history as one run:
-    (run id, result). A refusal on any drive is recorded as refused, with nothing written anywhere.
-    Every drive is claimed for the run (``app.claims``); two names for one drive are refused."""
-    from app.claims import claimed_all
-    from app.history import run_recorded
-    from app.tapeperf.multi import MultiDriveTest, open_drives
+    """Open every device of ``params`` and run them together, recorded in the history as one run (``app.execute``):
+    (run id, result). A refusal on any drive is recorded as refused, with nothing written anywhere. Every drive is
+    claimed for the run (``app.claims``); two names for one drive are refused."""
     from native.iscsi_url import display_device
 
-    from app import identity
-
-    params.validate()
-    drives = open_drives(params.devices)
-    try:
-        with claimed_all(drives, "tape-perf"):
-            for drive in drives:
-                drive.watch_commands(cancel, sink)
-            test = MultiDriveTest(drives, params)
-            device = ", ".join(display_device(d) for d in params.devices)
-            before = [identity.of_drive(d) for d in drives]
-            run_id, result = run_recorded(
-                "tape-perf-multi", device, params.to_dict(), lambda s: test.run(s, cancel or CancelToken()),
-                sink=sink, extra=lambda: {identity.IDENTITIES: [identity.with_cartridge(b, d).to_dict()
-                                                                for b, d in zip(before, drives)]})
-    finally:
-        for drive in drives:
-            drive.close()
-    return run_id, result
+    device = ", ".join(display_device(d) for d in params.devices)
+    run = execute(TAPE_PERF_MULTI, params, device, sink=sink, cancel=cancel)
+    return run.run_id, run.result

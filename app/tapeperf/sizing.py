@@ -22,15 +22,42 @@ One rule for the CLI, the GUI and the engine:
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
+from app.patterns import Pattern
 from app.tapeperf.rated import BUFFER_MIB, possible
 from native.errors import ConnectionLost, DeviceError, ParseError
 from native.units import size_text
 
 if TYPE_CHECKING:
     from app.drive import TapeDrive
-    from app.tapeperf.params import TapePerfParams
+
+
+class Asked(Protocol):
+    """What the rule reads of a test's parameters (``app.tapeperf.params.TapePerfParams`` is one): the data, the
+    compression, the I/O size and what the user asked for."""
+
+    @property
+    def pattern(self) -> Pattern: ...
+
+    @property
+    def compression(self) -> str: ...
+
+    @property
+    def io_size(self) -> int: ...
+
+    @property
+    def size(self) -> int | None: ...
+
+    @property
+    def duration(self) -> float | None: ...
+
+    @property
+    def start(self) -> str: ...
+
+    @property
+    def writes(self) -> bool: ...
+
 
 #: The size as typed when none is given: the CLI's ``--size`` default and the GUI field's text.
 AUTO = "auto"
@@ -75,7 +102,7 @@ class SizePlan:
         return asdict(self)
 
 
-def _ratio(params: "TapePerfParams") -> float:
+def _ratio(params: Asked) -> float:
     """The ratio the rate reference assumes: the pattern's target (zeros: the link decides)."""
     pattern = params.pattern
     if pattern.kind == "zeros":
@@ -83,7 +110,7 @@ def _ratio(params: "TapePerfParams") -> float:
     return (pattern.target or 1.0) if pattern.kind == "ratio" else 1.0
 
 
-def auto_bytes(params: "TapePerfParams", generation: int | None) -> tuple[int, str]:
+def auto_bytes(params: Asked, generation: int | None) -> tuple[int, str]:
     """The default's bytes before the cartridge caps them, and why."""
     buffer_mib = BUFFER_MIB.get(generation or 0)
     ref = possible(generation, _ratio(params), compression_on=params.compression != "off")
@@ -104,7 +131,7 @@ def _asked(size: int) -> str:
     return size_text(size)
 
 
-def plan(params: "TapePerfParams", *, generation: int | None, capacity: int | None,
+def plan(params: Asked, *, generation: int | None, capacity: int | None,
          capacity_from: str = "") -> SizePlan:
     """The size the write phase sends (module docstring): the rule, without asking the drive."""
     io = params.io_size
@@ -146,7 +173,7 @@ def cartridge_capacity(drive: "TapeDrive", *, at_bot: bool) -> tuple[int | None,
     return (mib * MiB, source) if mib else (None, "the cartridge memory reports no capacity")
 
 
-def plan_for(drive: "TapeDrive", params: "TapePerfParams", generation: int | None) -> SizePlan:
+def plan_for(drive: "TapeDrive", params: Asked, generation: int | None) -> SizePlan:
     """``plan`` with the capacity the loaded cartridge reports (read-only: READ ATTRIBUTE)."""
     capacity, source = cartridge_capacity(drive, at_bot=params.start == "bot" or not params.writes)
     return plan(params, generation=generation, capacity=capacity, capacity_from=source)

@@ -16,9 +16,10 @@ from typing import Callable, Mapping
 from native.errors import InvalidParameter
 from native.units import parse_on_off
 
-from app.history import History, record
+from app.execute import execute
+from app.history import History
 
-from . import diagnose
+from .kind import TROUBLESHOOT
 from .fromhistory import drive_from_run, figure_from_run, streams_of
 from .model import Diagnosis, DriveContext, Figure, Measurements, TroubleshootInput, Workload
 from .parse import parse_block_size, parse_generation, parse_link
@@ -242,13 +243,11 @@ def diagnose_recorded(req: TroubleshootRequest, history: History | None = None) 
     hist = History.open() if history is None else history
     try:
         inp, device = build_input(req, hist)
-        with record("troubleshoot", device, inp.to_dict(), history=hist) as rec:
-            dx = diagnose(inp)
-            rec.results = dx.to_dict()
+        run = execute(TROUBLESHOOT, inp, device, history=hist)
     finally:
         if history is None:
             hist.close()
-    return dx, rec.run_id
+    return run.result, run.run_id
 
 
 __all__ = ["FIGURES", "RUN_STEPS", "RunRef", "TroubleshootRequest", "build_input", "diagnose_recorded",

@@ -13,9 +13,9 @@ import signal
 import sys
 from typing import NoReturn, Sequence
 
-from app.cli import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from app.events import CancelToken, DriveBusy, Event, Message, Progress
-from app.nettest.params import fields_of
+from app.runs.fields import add_options, values
+from app.runs.kind import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from app.watch.params import WatchParams
 from native.errors import InvalidParameter, TapediagError
 from native.units import percent, rate_text, size_text
@@ -29,14 +29,9 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m app.watch", description="watch a backup another program runs on a tape drive "
                                                               "(read-only; tapediag's interim front end)")
-    for info in fields_of(WatchParams):
-        if info.name == "device":
-            parser.add_argument("device", help=info.help)
-            continue
-        shown = f" (default {info.default:g})" if isinstance(info.default, (int, float)) else (
-            f" (default {info.default})" if info.default else "")
-        option = info.name.rstrip("_")
-        parser.add_argument("--" + option.replace("_", "-"), dest=info.name, metavar=option.upper(), help=info.help + shown)
+    device, *options = WatchParams.FIELDS
+    parser.add_argument("device", help=device.help)
+    add_options(parser, options)
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     return parser
 
@@ -76,7 +71,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from app.watch.engine import Watch
         from app.watch.text import render
 
-        params = WatchParams.from_values({info.name: getattr(args, info.name) for info in fields_of(WatchParams)})
+        params = WatchParams.from_values({**values(args, WatchParams.FIELDS), "device": args.device})
         result = Watch(params).run(_Console(args.json), cancel)
     except InvalidParameter as err:
         print(f"tapediag: error: {err}", file=sys.stderr)

@@ -258,8 +258,9 @@ class VirtualDrive(PartitionCommands, EraseCommands, PositioningCommands, Report
         buf = make_data_in(data_in) if (not isinstance(data_in, int) or data_in) else _EMPTY
         cdb = bytes(cdb)
         twin = self.twin
+        sent = self.pacer.wall()
         if twin is not None:
-            twin.arrive(self.pacer.wall())
+            twin.arrive(sent)
         self._t = self.pacer.now()
         self._t_done = self._t
         self._settle = False
@@ -297,6 +298,8 @@ class VirtualDrive(PartitionCommands, EraseCommands, PositioningCommands, Report
                 twin.cut(timeout)
                 twin.returned(self.pacer.wall())
             raise CommandTimeout(f"command 0x{cdb[0]:02X} timed out after {timeout:g} s", device=self.device)
+        moved = n + (memoryview(data_out).nbytes if data_out is not None else 0)
+        self.pacer.through_link(sent, moved, self.spec.interface_rate)
         self.pacer.finish(self._t_done, settle=self._settle, host=self._overrun)
         if twin is not None:
             twin.returned(self.pacer.wall())

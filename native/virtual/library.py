@@ -90,6 +90,7 @@ from native.scsi.media import MEDIA, Access, Medium, access, ident_for, medium_o
 from native.virtual.library_state import LibraryState, StateFile
 from native.scsi import cdb as C
 from native.scsi.smc import MoveMedium, ReadElementStatus
+from native.virtual.options import default_library_folder
 from native.virtual.sense import HARDWARE_ERROR, ILLEGAL_REQUEST, MEDIUM_ERROR, NO_SENSE, UNIT_ATTENTION, fixed_sense
 from native.virtual.specs import GENERATIONS
 
@@ -176,9 +177,7 @@ class VirtualLibrary(Transport):
         self.device = device
         self.opts = parse_library(device)
         if self.opts.folder is None:
-            from native.paths import data_dir
-
-            self.opts.folder = data_dir() / "virtual-library"
+            self.opts.folder = default_library_folder()
         self.folder = self.opts.folder
         if self.folder.exists() and not self.folder.is_dir():
             raise InvalidParameter(f"dir={self.folder} is not a folder", hint="name a folder for the library's state")
@@ -419,8 +418,11 @@ class VirtualLibrary(Transport):
 
 
 def library_drive_device(opts: LibraryOptions, folder: Path, index: int) -> str:
-    return (f"virtual:lto{opts.lto}?library={quote(str(folder.resolve()), safe='/:')}&drive={index}"
-            + ("" if opts.realtime else "&realtime=0"))
+    """The device string of drive element ``index``: ``virtual:lto9?drive=0`` in the default library (no data
+    directory's path in what the library's map, ``show`` and the history print), ``library=DIR`` in another."""
+    where = "" if folder.resolve() == default_library_folder().resolve() else \
+        f"library={quote(str(folder.resolve()), safe='/:')}&"
+    return f"virtual:lto{opts.lto}?{where}drive={index}" + ("" if opts.realtime else "&realtime=0")
 
 
 def drive_serial(index: int) -> str:

@@ -87,7 +87,8 @@ OPTIONS: tuple[Option, ...] = (
            "(DIR/cartridges/BARCODE.cart), none when it is empty; UNLOAD and LOAD tell the library whether the tape "
            "is threaded (it refuses to move a threaded cartridge out, 05/3B/90). The library names these strings",
            "/tmp/lib&drive=0"),
-    Option("drive", "N", "the drive element of library= (0-15); only with library=", "0&library=/tmp/lib"),
+    Option("drive", "N", "the drive element N (0-15) of the virtual library: of library=, else of the default one "
+           "(virtual:library, in the data directory); virtual:lto9?drive=0 is its first drive", "0"),
     Option("wornhead", "N", "a worn head: N corrected errors per GB (10^9 bytes) the host writes or reads, on the "
            "error counter pages (0x02, 0x03) and HP's tape usage page (30h); default 0. The data still comes back "
            "right: the drive's ECC and retries correct it", "200"),
@@ -114,6 +115,14 @@ OPTIONS: tuple[Option, ...] = (
            "0B/47/00"),
 )
 
+
+
+def default_library_folder() -> Path:
+    """The folder of ``virtual:library`` without ``dir=``: the data directory's ``virtual-library``. Its drives
+    are named ``virtual:ltoN?drive=N`` (``library_drive_device``), with no path in the name."""
+    from native.paths import data_dir
+
+    return data_dir() / "virtual-library"
 
 def options_help(width: int = 79) -> str:
     """The options as a help text (``tapediag devices --help``), from ``OPTIONS`` itself."""
@@ -247,8 +256,10 @@ def _combine(opts: VirtualOptions) -> None:
         opts.hours = WORN_HOURS
     if opts.worn and "wornhead" not in opts.explicit:
         opts.worn_head = WORN_HEAD_PER_GB
-    if (opts.library is None) != (opts.library_drive is None):
-        raise InvalidParameter("library= and drive= go together: a drive of the virtual library")
+    if opts.library is not None and opts.library_drive is None:
+        raise InvalidParameter("library= needs drive=: which drive of the virtual library")
+    if opts.library_drive is not None and opts.library is None:  # a drive of the default library (virtual:library)
+        opts.library = default_library_folder()
     if opts.library is not None and {"cartridge", "barcode", "loaded"} & opts.explicit:
         raise InvalidParameter("a library drive's cartridge is the one the library moved into it",
                                hint="leave out cartridge=, barcode= and loaded=")

@@ -219,6 +219,10 @@ class ReportCommands(DriveBase):
         ]
 
     def _log_volume(self) -> list[bytes]:
+        """Page 17h. With no cartridge loaded the page is not valid (Page Valid 0) and names no volume: an
+        unloaded drive has no volume serial or barcode to report (issue 31: 'info ...?loaded=0' showed both)."""
+        if not self.loaded:
+            return [pages.log_param(0x0000, b"\x00", 0x03), pages.counter(0x0001, 0)]
         meta, mb = self.cart.meta, pages.MB
         ratio = lambda host, tape: int(100 * host / tape) if tape else 0  # noqa: E731
         serial = pages.ascii_field(meta.serial, 32)

@@ -13,19 +13,21 @@ import pytest
 from app.cli import EXIT_USAGE, main
 from app.disk import ReadDataParams, ReadDataTest
 from app.disk import probe as raw_probe
-from app.runs import findings
-from app.runs.verdicts import CACHE_FACTOR, cache_assisted, read_cache
+from app.disk.cache import CACHE_FACTOR, cache_assisted, read_cache
+from app.disk.kind import read_findings
+from app.disk.probe import RawProbe
+from app.disk.results import LatencyStats, ReadDataResult, StreamResult
+from tests.helpers.kinds import findings
 from native import diskio
 from native.errors import InvalidParameter
 
 
-def _run(mb_s: float, probe_mb_s: float | None = None, device: float | None = None) -> dict:
-    """A stored read-data result as its ``to_dict`` writes it, with the figures injected."""
-    res: dict = {"kind": "read-data", "mb_s": mb_s, "total_files": 8, "total_bytes": 8 << 26, "streams": [{}],
-                 "files_s": 10.0, "device_mb_s": device}
-    res["raw_probe"] = ({"method": "O_DIRECT", "files": 4, "bytes": 4 << 26, "seconds": 1.0, "streams": 1,
-                         "mb_s": probe_mb_s} if probe_mb_s is not None else None)
-    return res
+def _run(mb_s: float, probe_mb_s: float | None = None, device: float | None = None, *, evict: bool = True,
+         direct: bool = False) -> ReadDataResult:
+    """A read-data result whose figures are these: a second of one stream, a second of the probe."""
+    probe = RawProbe(files=4, bytes=int(probe_mb_s * 1e6), seconds=1.0) if probe_mb_s is not None else None
+    return ReadDataResult("read-data", "/data", "complete", [StreamResult(1, 8, int(mb_s * 1e6), 1.0)],
+                          LatencyStats(), {}, True, raw_probe=probe, device_mb_s=device, evict=evict, direct=direct)
 
 
 @pytest.mark.parametrize("read, raw, assisted", [
@@ -44,7 +46,7 @@ def test_a_read_far_above_the_probe_is_served_from_a_cache_and_shows_both_figure
 
 
 def test_with_eviction_off_the_cache_named_is_this_machines_own() -> None:
-    f = read_cache({**_run(3000.0, probe_mb_s=400.0), "evict": False, "direct": False})
+    f = read_cache(_run(3000.0, probe_mb_s=400.0, evict=False, direct=False))
     assert f is not None and f.tone == "warn" and "page cache (eviction was off)" in f.detail
 
 
@@ -66,15 +68,17 @@ def test_a_read_at_the_raw_figure_says_so_and_names_what_the_probe_cannot_see() 
 
 def test_no_reference_no_finding_and_the_kind_lists_it_after_the_rate() -> None:
     assert read_cache(_run(500.0)) is None
-    assert read_cache({"mb_s": None}) is None
-    topics = [f.topic for f in findings("read-data", _run(1366.0, probe_mb_s=420.0))]
+    assert read_cache(_run(0.0, probe_mb_s=420.0)) is None  # nothing read: nothing to compare
+    topics = [f.topic for f in read_findings(_run(1366.0, probe_mb_s=420.0))]
     assert topics == ["Disk read rate", "Disk read cache"]
 
 
 def test_device_rate_parameter() -> None:
     assert ReadDataParams.from_values({"target": "/x", "device_rate": "400MB"}).device_mb_s == 400.0
     assert ReadDataParams.from_values({"target": "/x", "device_rate": "1.2GB/s"}).device_mb_s == 1200.0
-    assert ReadDataParams.from_values({"target": "/x", "device_rate": ""}).device_mb_s is None
+    assert ReadDataParams.from_values({"target": "/x"}).device_mb_s is None  # left out (a blank GUI field is left out)
+    with pytest.raises(InvalidParameter, match="is empty"):  # given but blank: a mistake, not "the default"
+        ReadDataParams.from_values({"target": "/x", "device_rate": ""})
     with pytest.raises(InvalidParameter):
         ReadDataParams.from_values({"target": "/x", "device_rate": "fast"})
     with pytest.raises(InvalidParameter):

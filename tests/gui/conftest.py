@@ -9,6 +9,8 @@ import os
 
 import pytest
 
+from tests.helpers.words import gui_texts, unexpected
+
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 pytest.importorskip("PySide6")
@@ -36,7 +38,10 @@ def window(qtbot):
     w.show()
     qtbot.waitExposed(w)
     yield w
+    shown = gui_texts(w)  # what the test left on the screen: no option, raw key or code path (issue 31)
     w.close()
+    found = sorted({word for text in shown for word in unexpected(text)})
+    assert not found, f"the window shows {found}"
 
 
 def wait_idle(qtbot, window, timeout: int = 20000) -> None:

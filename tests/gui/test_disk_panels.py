@@ -2,6 +2,8 @@
 parameters, confirm, watch samples reach the plot, finish, cancel, read back."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from tests.gui.conftest import wait_idle
@@ -50,7 +52,7 @@ def test_create_then_read_the_same_tree(qtbot, window, tmp_path):
     assert read.result_dict["total_files"] == r["total_files"]
     assert read.result_dict["total_bytes"] == r["total_bytes"]
     assert read.result_tree.find_value("files") is not None  # the tree walk section
-    # issue 19: the raw figure and the cache finding, in app.runs.verdicts.read_cache's words
+    # issue 19: the raw figure and the cache finding, in app.disk.cache.read_cache's words
     assert read.result_dict["device_mb_s"] == 400.0
     assert read.result_tree.find_value("device's rate (as given)") == "400.0 MB/s"
     assert "raw" in (read.result_tree.find_value("cache") or "")
@@ -59,7 +61,7 @@ def test_create_then_read_the_same_tree(qtbot, window, tmp_path):
     (target / "s01" / "customer.doc").write_text("not ours")  # someone else's file in the tree
     create.clean_button.click()
     qtbot.waitUntil(lambda: getattr(create, "cleaned", None) is not None, timeout=30000)
-    assert create.cleaned["files_removed"] == r["total_files"]
+    assert create.cleaned.files_removed == r["total_files"]
     left = [p for p in target.rglob("*") if p.is_file()]
     assert left == [target / "s01" / "customer.doc"]
     wait_idle(qtbot, window)
@@ -104,13 +106,14 @@ def test_a_non_empty_directory_is_refused_with_a_dialog(qtbot, window, tmp_path)
 
 def test_the_disk_headline_counts_in_words():
     """Issue 12: plurals right ("1 stream", never "stream(s)")."""
+    from tests.helpers.kinds import read_data, typed
     from ui.engines import disk_headline
 
-    one = disk_headline({"total_files": 1, "total_bytes": 10**6, "mb_s": 1.0, "files_s": 1.0, "streams": [{}]},
-                        "Created")
+    one = disk_headline(typed("read-data", read_data(1.0, files=1)), "Created")
     assert "1 file," in one and "with 1 stream" in one and "(s)" not in one
-    four = disk_headline({"total_files": 783, "total_bytes": 10**9, "mb_s": 1.0, "files_s": 1.0,
-                          "streams": [{}] * 4}, "Read")
+    four = typed("read-data", read_data(1.0, files=783))
+    four.streams = [replace(four.streams[0], files=n) for n in (196, 196, 196, 195)]
+    four = disk_headline(four, "Read")
     assert "783 files," in four and "with 4 streams" in four
 
 

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from app.assess.kind import ASSESSMENT
+from app.scan.kind import MEDIA_SCAN
 from tests.gui.conftest import select_device, wait_idle
 
 pytestmark = pytest.mark.gui
@@ -65,7 +67,7 @@ def test_assessment_then_scan_show_their_verdicts_and_are_recorded_as_the_cli_re
     verdict = panel.result_dict["verdict"]
     assert verdict in ("PASS", "PASS WITH WARNINGS") and panel.outcome == "complete"  # a healthy virtual drive
     label = panel.result_label.text()
-    assert f"Drive assessment: {verdict}" in label and verdict_colour("assessment", panel.result_dict) in label
+    assert f"Drive assessment: {verdict}" in label and verdict_colour(ASSESSMENT, panel.result) in label
     assert f"Next: {panel.result_dict['next_action']}" in label
     assert f"Results of <b>drive {DEVICE}</b> (run {panel.run_id})" in panel.result_subject.text()
     assert panel.result_tree.find_value("PASS: write, read back and verify").startswith("0.27 GB written")
@@ -92,7 +94,7 @@ def test_assessment_then_scan_show_their_verdicts_and_are_recorded_as_the_cli_re
     _run(qtbot, scan)
     assert scan.result_dict["verdict"] == "keep" and scan.result_dict["end_reason"] == "end of data"
     label = scan.result_label.text()
-    assert "Cartridge KEEP: 0.27 GB read" in label and verdict_colour("media-scan", scan.result_dict) in label
+    assert "Cartridge KEEP: 0.27 GB read" in label and verdict_colour(MEDIA_SCAN, scan.result) in label
     assert f"Results of <b>drive {DEVICE}</b> (run {scan.run_id})" in scan.result_subject.text()
     assert scan.result_tree.find_value("Cartridge verdict") == "KEEP"
     assert scan.result_tree.find_value("Layout") == "1 file, 1 filemark, 256 blocks"
@@ -172,9 +174,9 @@ def test_a_failing_self_test_is_shown_as_fail_in_red_with_the_next_action(qtbot,
     assert "Nothing is written" in panel.confirm_label.text() and not panel.fields["size"].isEnabled()
     _run(qtbot, panel)
     label = panel.result_label.text()
-    assert "Drive assessment: FAIL" in label and verdict_colour("assessment", panel.result_dict) in label
+    assert "Drive assessment: FAIL" in label and verdict_colour(ASSESSMENT, panel.result) in label
     assert "support case" in label
     assert panel.result_tree.find_value("FAIL: drive self-test").startswith("the self-test failed")
-    assert panel.result_tree.find_value("NOT RUN: write, read back and verify") == "skipped (--no-write)"
+    assert panel.result_tree.find_value("NOT RUN: write, read back and verify") == "skipped (asked not to write)"
     assert _history("assessment")[0].params == {"size": None, "no_write": True, "force": False}
     wait_idle(qtbot, window)

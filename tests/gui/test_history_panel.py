@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from app import runs
+from tests.helpers.kinds import findings
 
 from tests.gui.conftest import select_device, wait_idle
 
@@ -44,16 +44,16 @@ def test_runs_are_listed_replotted_and_reported_as_pdf(qtbot, window, tmp_path):
     qtbot.waitUntil(lambda: history.current_run is not None and history.current_run.id == tape.run_id, timeout=10000)
     assert set(history.plot.phases()) == {"write", "read"}  # redrawn from the stored samples
     assert history.plot.sample_count == history.current_run.sample_count > 0
-    assert [line.value() for line in history.plot._refs] == [300.0, 750.0]  # LTO-7 rated rates
+    assert [line.value() for line in history.plot._refs] == [600.0]  # what the headline judges against: 2:1 on LTO-7
 
     pdf = tmp_path / "report.pdf"
     history.save_report([info.run_id, tape.run_id], pdf, {"customer": "ACME Backup", "technician": "J. Doe"})
     qtbot.waitUntil(lambda: history.last_report is not None, timeout=60000)
     text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
     assert "ACME Backup" in text
-    serial = info.info["identity"]["serial"]
+    serial = info.info.identity.serial
     assert serial in text
-    for finding in runs.findings("tape-perf", tape.result_dict):  # each phase's verdict, as the run kind words it
+    for finding in findings("tape-perf", tape.result_dict):  # each phase's verdict, as the run kind words it
         assert " ".join(finding.words.split()) in " ".join(text.split()), finding
     wait_idle(qtbot, window)
 

@@ -125,7 +125,7 @@ def test_initialize_element_status_from_the_button_finds_what_changed_by_hand(qt
 
 def test_the_exerciser_runs_to_pass_live_and_lands_in_the_history(qtbot, window, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     from app.history import History
-    from app.runs import headline
+    from app.runs.stored import load
 
     device = _library(tmp_path)
     panel = _panel(qtbot, window, device)
@@ -146,7 +146,7 @@ def test_the_exerciser_runs_to_pass_live_and_lands_in_the_history(qtbot, window,
     assert [r.id for r in runs] == [panel.run_id] and runs[0].device == device
     assert runs[0].results["verdict"] == "PASS" and runs[0].params == {"moves": 6, "slots": [], "drives": [],
                                                                        "unload": True}
-    assert headline("library-test", runs[0].results).startswith("PASS: 8 moves")
+    assert load(runs[0]).headline().startswith("PASS: 8 moves")
     panel.back_to_library()
     def where(rows: dict[str, list[str]]) -> dict[str, str]:
         return {name: row[2] for name, row in rows.items()}
@@ -156,7 +156,7 @@ def test_the_exerciser_runs_to_pass_live_and_lands_in_the_history(qtbot, window,
     panel.drives.setText("slot:1")
     panel.exercise_button.click()
     wait_idle(qtbot, window)
-    assert panel.current_page() == "library" and "--drives: slot:1 is a slot, not a drive" in (panel.last_error or "")
+    assert panel.current_page() == "library" and "drives: slot:1 is a slot, not a drive" in (panel.last_error or "")
     with History.open() as history:
         assert len([r for r in history.list_runs() if r.kind == "library-test"]) == 1
 

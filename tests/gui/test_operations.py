@@ -148,3 +148,66 @@ def test_a_bad_figure_is_refused_alike_by_gui_and_cli(text: str) -> None:
         engines.check_figure(text)
     with pytest.raises(SystemExit):
         _cli_args(["troubleshoot", "--tape-write", text])
+
+
+@pytest.mark.parametrize(("key", "fields"), [
+    ("tapeperf", "app.tapeperf.params:FIELDS"), ("create", "app.disk.params:CreateDataParams.FIELDS"),
+    ("read", "app.disk.params:ReadDataParams.FIELDS"), ("scan", "app.scan.params:ScanParams.FIELDS"),
+    ("assess", "app.assess.engine:AssessParams.FIELDS")])
+def test_each_panels_form_is_its_kinds_field_table(qtbot, window, key: str, fields: str) -> None:  # type: ignore[no-untyped-def]
+    """Issue 26 §4: the form is built from the field table the CLI's options come from: its labels, tooltips and
+    starting values are the table's (so the GUI's defaults are the CLI's), in the table's order."""
+    import importlib
+
+    from PySide6.QtWidgets import QCheckBox, QComboBox
+
+    from ui.widgets import ValidatedField
+
+    module, _, path = fields.partition(":")
+    table = importlib.import_module(module)
+    for part in path.split("."):
+        table = getattr(table, part)
+    panel = window.show_panel(key)
+    shown = [f for f in table if f.gui]
+    assert [name for name in panel.fields if name in {f.name for f in table}] == [f.name for f in shown]
+    for f in shown:
+        widget = panel.fields[f.name]
+        assert widget.toolTip() == f.help, f.name
+        if isinstance(widget, QCheckBox):
+            assert widget.text() == f.label and widget.isChecked() is bool(f.default)
+        elif isinstance(widget, QComboBox):
+            assert widget.currentData() == f.default
+        else:
+            assert isinstance(widget, ValidatedField) and widget.text() == f.default, f.name
+            assert widget.edit.placeholderText() == f.placeholder
+
+
+@pytest.mark.parametrize(("key", "argv"), [("tapeperf", ["tape-perf", "virtual:lto9"]), ("scan", ["scan", "virtual:lto9"]),
+                                           ("assess", ["assess", "virtual:lto9"]), ("create", ["create-data", "{dir}"]),
+                                           ("read", ["read-data", "{dir}"])])
+def test_an_untouched_form_is_the_command_with_no_option(qtbot, window, tmp_path: Path, key: str,  # type: ignore[no-untyped-def]
+                                                           argv: list[str]) -> None:
+    """The GUI's defaults are the CLI's (issue 26 §4: the tape size's were 32G and 1G): one declaration."""
+    import importlib
+
+    from app.assess.engine import AssessParams
+    from app.cli._kind import params_of
+    from app.runs import registry
+    from app.runs.fields import values
+
+    target = str(tmp_path)
+    words = [a.format(dir=target) for a in argv]
+    module = {"tape-perf": "tape_perf", "create-data": "create_data", "read-data": "read_data"}.get(words[0])
+    args = _cli_args(words)
+    if module is not None:
+        cli = importlib.import_module(f"app.cli.{module}").params_from_args(args)
+    else:
+        kind = next(k for k in registry.commands().values() if k.command is not None and k.command.name == words[0])
+        cli = params_of(kind, values(args, kind.fields))
+    panel = window.show_panel(key)
+    if hasattr(panel, "dir_field"):
+        panel.dir_field.setText(target)
+    gui = panel.make_params()
+    if isinstance(gui, AssessParams):
+        assert gui.force is False  # the GUI asks for it on its confirmation page
+    assert gui.to_dict() == cli.to_dict()

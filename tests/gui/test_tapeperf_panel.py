@@ -44,11 +44,14 @@ def test_finish_a_run_then_confirm_before_overwriting(qtbot, window):
     assert panel.outcome == "complete", panel.result_dict
     assert set(panel.runview.plot.phases()) == {"write", "read"}
     assert panel.runview.plot.curve_points("write") > 0 and panel.runview.plot.curve_points("read") > 0
-    assert [line.value() for line in panel.runview.plot._refs] == [400.0, 1000.0]  # LTO-9 rated rates
+    # The one line the headline judges against (2:1 data on LTO-9), not the rated native and compressed rates.
+    assert [(line.value(), line.label.toPlainText()) for line in panel.runview.plot._refs] == [
+        (800.0, "800 MB/s possible for 2:1 data on LTO-9")]
+    assert "of 800 MB/s possible for 2:1 data on LTO-9" in panel.result_label.text()
     label = panel.result_label.text()
     assert "write " in label and "read " in label and "MB/s streaming (overall" in label
     assert panel.result_tree.find_value("generation") == "LTO-9"
-    assert panel.result_tree.find_value("data moved") == "402.65 MB"
+    assert panel.result_tree.find_value("data moved") == "403 MB"  # native.units.size_text, as the CLI and the PDF
     assert panel.run_id is not None
 
     # A second run on the same cartridge: the probe finds our data and asks first.

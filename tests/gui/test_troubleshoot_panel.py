@@ -6,6 +6,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from tests.gui.conftest import wait_idle
+from tests.helpers.kinds import read_data
 
 pytestmark = pytest.mark.gui
 
@@ -56,9 +57,9 @@ def test_latest_runs_file_a_4_stream_read_as_parallel_like_the_cli(qtbot, window
 
     with History.open() as hist:
         one = hist.start_run("read-data", "/srv", {"streams": 1})
-        hist.finish_run(one, "complete", {"mb_s": 105.0})
+        hist.finish_run(one, "complete", read_data(105.0, target="/srv"))
         four = hist.start_run("read-data", "/srv", {"streams": 4})
-        hist.finish_run(four, "complete", {"mb_s": 262.0})
+        hist.finish_run(four, "complete", read_data(262.0, target="/srv"))
         expected = latest_figures(hist)
     assert expected["disk_read"] == one and expected["disk_read_parallel"] == four
     panel = window.show_panel("troubleshoot")
@@ -79,5 +80,5 @@ def test_the_form_takes_what_the_cli_takes_windows_small_file_restore(qtbot, win
     panel.analyse_button.click()
     qtbot.waitUntil(lambda: panel.current_page() == "results", timeout=15000)
     assert "Millions of small files on Windows: restore in a single stream" in panel.recommendation_titles
-    assert panel.diagnosis["input"]["workload"]["os"] == "windows"
+    assert panel.diagnosis is not None and panel.diagnosis.input.workload.os == "windows"
     wait_idle(qtbot, window)

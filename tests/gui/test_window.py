@@ -161,7 +161,10 @@ def show(self):
 
 
 mw.MainWindow.show = show
+from app.__main__ import provide_front_ends
 from app.cli import main
+
+provide_front_ends()  # as the tapediag command does: the desktop app for 'gui' (app.frontends)
 sys.exit(main(["gui"]))
 """
 

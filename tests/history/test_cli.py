@@ -11,6 +11,7 @@ import pytest
 from app.cli import main
 from app.events import Sample
 from app.history import History
+from tests.helpers.kinds import tape_perf
 
 
 @pytest.fixture
@@ -19,7 +20,7 @@ def stored_run() -> int:
         run_id = hist.start_run("tape-perf", "virtual:lto9", {"block_size": 262144})
         hist.add_samples(run_id, [Sample(t=(i + 1) * 0.01, nbytes=1_000_000, latency=0.01, phase="write")
                                   for i in range(200)])
-        hist.finish_run(run_id, "complete", {"write_mb_s": 100.0, "serial": "VL9-0001"})
+        hist.finish_run(run_id, "complete", tape_perf(rates={"write": 100.0}, product="Ultrium VL9-0001"))
         hist.start_run("read-data", "/srv/data", {})  # left incomplete
     return run_id
 
@@ -36,7 +37,7 @@ def test_history_lists_runs_as_table_and_json(stored_run: int, capsys) -> None:
     assert "incomplete" in out and "/srv/data" in out
     assert main(["history", "--json", "--kind", "tape-perf"]) == 0
     runs = json.loads(capsys.readouterr().out)
-    assert [r["id"] for r in runs] == [stored_run] and runs[0]["results"]["write_mb_s"] == 100.0
+    assert [r["id"] for r in runs] == [stored_run] and runs[0]["results"]["phases"][0]["mb_s"] == 100.0
 
 
 def test_history_when_empty(capsys) -> None:
@@ -47,8 +48,8 @@ def test_history_when_empty(capsys) -> None:
 def test_show_prints_params_results_and_rates(stored_run: int, capsys) -> None:
     assert main(["show", str(stored_run)]) == 0
     out = capsys.readouterr().out
-    assert "block_size" in out and "262144" in out and "VL9-0001" in out
-    assert "Samples: 200" in out and "200.0 MB" in out
+    assert "Block size 256 KiB" in out and "VL9-0001" in out  # the parameters (labelled by tape-perf's fields), then the run's text
+    assert "write 100.0 MB/s overall" in out
     assert main(["show", str(stored_run), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert len(data["samples"]) == 200 and data["status"] == "complete"
@@ -73,3 +74,24 @@ def test_export_csv_and_json_to_files(stored_run: int, tmp_path: Path) -> None:
 def test_export_unknown_run_creates_no_file(tmp_path: Path) -> None:
     assert main(["export", "7", "--csv", "-o", str(tmp_path / "x.csv")]) == 2
     assert not (tmp_path / "x.csv").exists()
+
+
+def test_every_history_row_fits_100_columns_and_show_has_the_rest(capsys) -> None:
+    """A tape run's and a troubleshooting session's rows were 300+ characters wide (issue 31): each row now fits
+    100 columns, its device and result shortened with an ellipsis; 'show' prints the whole result."""
+    device = "virtual:lto9?cartridge=/srv/tapediag/cartridges/customer-acme/TD0001L9.cart&realtime=0"
+    long_result = {"verdict": "Backup: the backup achieved 40 MB/s, more than the file system test measured "
+                              "(22.58 MB/s): repeat that test with settings closer to the application's before "
+                              "naming a bottleneck. " * 3}
+    with History.open() as hist:
+        run_id = hist.start_run("troubleshoot", device, {})
+        hist.finish_run(run_id, "complete", long_result)
+    assert main(["history"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert all(len(line) <= 100 for line in lines), [len(line) for line in lines]
+    row = next(line for line in lines if line.startswith(str(run_id)))
+    assert "troubleshoot" in row and "Backup: the backup achieved 40 MB/s" in row and row.endswith("…")
+    shown_device = row.split()[4]
+    assert shown_device.startswith("virtual:") and shown_device.endswith("time=0") and "…" in shown_device
+    assert main(["show", str(run_id)]) == 0
+    assert long_result["verdict"].strip() in capsys.readouterr().out

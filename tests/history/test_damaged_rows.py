@@ -14,6 +14,7 @@ import pytest
 
 from app.cli import main
 from app.history import History, default_path
+from tests.helpers.kinds import tape_perf
 
 
 def _history_with_a_bad_row(capsys: pytest.CaptureFixture[str]) -> tuple[int, int, int]:
@@ -21,7 +22,7 @@ def _history_with_a_bad_row(capsys: pytest.CaptureFixture[str]) -> tuple[int, in
         ids = []
         for n in range(3):
             run_id = hist.start_run("tape-perf", "virtual:lto9", {"n": n})
-            hist.finish_run(run_id, "complete", {"write_mb_s": 26.2 + n})
+            hist.finish_run(run_id, "complete", tape_perf(rates={"write": 26.2 + n}))
             ids.append(run_id)
     with sqlite3.connect(default_path()) as db:  # the middle one's results, damaged as a bad page would
         db.execute("UPDATE runs SET results = ? WHERE id = ?", ('{"write_mb_s": 27.2, "phas', ids[1]))
@@ -35,7 +36,7 @@ def test_history_lists_the_others_and_names_the_damaged_one(capsys: pytest.Captu
     out, err = capsys.readouterr()
     rows = {line.split()[0]: line for line in out.splitlines()[1:]}
     assert set(rows) == {str(good1), str(bad), str(good2)}
-    assert "record damaged: its results are not valid JSON" in rows[str(bad)]
+    assert "record damaged: its results are not valid" in rows[str(bad)]  # in 100 columns (issue 31)
     assert "record damaged" not in rows[str(good1)] + rows[str(good2)]
     assert err.strip().splitlines() == [f"tapediag: note: 1 run ({bad}) has a damaged record in the history: "
                                         "listed without results; 'show' cannot read it"]
@@ -56,3 +57,33 @@ def test_reading_the_damaged_run_is_one_line(argv: list[str], tmp_path: Path,
     assert f"run {bad} in the history" in err[0] and "is damaged: its results are not valid JSON" in err[0]
     assert not (tmp_path / "r.pdf").exists()
     assert main(["show", str(good)]) == 0  # the others still read
+
+
+def test_results_that_do_not_fit_their_kind_are_named_never_shown_empty(tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """Valid JSON of the wrong shape (issue 26 §1): a figure that is text, a required field missing. Every reader
+    reads through the one typed loader, so each says it in one line naming the run; none prints '' or []."""
+    with History.open() as hist:
+        good = hist.start_run("tape-perf", "virtual:lto9", {})
+        hist.finish_run(good, "complete", tape_perf(rates={"write": 26.2}))
+        bad = hist.start_run("tape-perf", "virtual:lto9", {})
+        broken = tape_perf(rates={"write": 27.2})
+        broken["phases"][0]["mb_s"] = "fast"
+        hist.finish_run(bad, "complete", broken)
+        gone = hist.start_run("read-data", "/srv", {})
+        hist.finish_run(gone, "complete", {"mb_s": 50.0})  # no streams, no target: not a read-data result
+    capsys.readouterr()
+    assert main(["history"]) == 0
+    out, err = capsys.readouterr()
+    rows = {line.split()[0]: line for line in out.splitlines()[1:]}
+    assert "write 26.2 MB/s overall" in rows[str(good)]
+    assert f"run {bad} (tape-perf) has results this tapediag cannot read: TapePerfResult.phases[0].mb_s: 'fast' " \
+           "is not float" in rows[str(bad)]
+    assert f"run {gone} (read-data)" in rows[str(gone)] and "ReadDataResult.kind: missing" in rows[str(gone)]
+    assert f"({gone}, {bad})" in err and "damaged record" in err
+    for argv in (["show", str(bad)], ["report", str(good), str(gone), "-o", str(tmp_path / "r.pdf")]):
+        assert main(argv) == 1
+        lines = capsys.readouterr().err.strip().splitlines()
+        assert len(lines) == 1 and "Traceback" not in lines[0] and "cannot read" in lines[0], lines
+    assert not (tmp_path / "r.pdf").exists()
+    assert main(["show", str(good)]) == 0

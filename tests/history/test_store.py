@@ -190,6 +190,7 @@ def test_killed_mid_run_leaves_an_incomplete_run_and_a_sound_database(tmp_path: 
     path = tmp_path / "h.sqlite"
     script = textwrap.dedent(f"""
         import sys, time
+        import app.catalog
         from app.events import Sample
         from app.history import History, record
         hist = History.open({str(path)!r})

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from app.nettest import protocol as proto
-from app.nettest.params import NetTestParams, ServeParams, fields_of
+from app.nettest.params import NetTestParams, ServeParams
 from app.nettest.token import ENV, matches, new_token, normalise, read_token
 from native.errors import InvalidParameter, ProtocolError
 
@@ -99,7 +99,7 @@ def test_the_token_comes_from_a_file_the_environment_or_a_prompt(tmp_path) -> No
 
 
 def test_parameters_are_declared_once_and_checked_against_their_declaration() -> None:
-    names = [f.name for f in fields_of(NetTestParams)]
+    names = [f.name for f in NetTestParams.FIELDS]
     assert names[:3] == ["host", "port", "streams"]
     p = NetTestParams.from_values({"host": "127.0.0.1", "streams": "4", "seconds": "2min", "send_size": "256K"})
     assert (p.streams, p.seconds, p.send_size) == (4, 120.0, 256 << 10)

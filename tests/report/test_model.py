@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -12,7 +13,10 @@ from app.cli import main
 from app.events import Sample
 from app.history import History
 from app.report import build_report
+from app.drive import Supported
+from app.info import MediaState, Performance
 from app.report.build import flatten, value_text
+from tests.helpers.kinds import cartridge, drive_info, read_data, tape_perf
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -28,14 +32,9 @@ def hist() -> History:
         yield h
 
 
-def _drive_info(serial: str, verdict: str, reasons: list[str], alerts: list[dict]) -> dict:
-    """A drive-info run's results: the shape of ``DriveInfo.to_dict()`` (sections trimmed)."""
-    return {"device": "/dev/sg3", "generation": 4,
-            "identity": {"vendor": "HP", "product": "Ultrium 4-SCSI", "revision": "B63W", "serial": serial,
-                         "wwn": None, "device_type": "tape"},
-            "cartridge": {"supported": False, "reason": "no cartridge loaded"},
-            "tapealerts": {"supported": True, "value": alerts},
-            "health": {"verdict": verdict, "reasons": reasons}}
+def _drive_info(serial: str, verdict: str, reasons: list[str], alerts: list[dict], **sections: Any) -> dict:
+    """A drive-info run's results: the shape of ``DriveInfo.to_dict()``."""
+    return drive_info(serial, verdict, tuple(reasons), tuple(alerts), **sections)
 
 
 def test_device_identity_and_health_come_from_the_newest_drive_info_run(hist: History) -> None:
@@ -45,8 +44,8 @@ def test_device_identity_and_health_come_from_the_newest_drive_info_run(hist: Hi
     flag = {"code": 20, "name": "Cleaning required", "severity": "Critical", "text": "The drive needs cleaning."}
     hist.finish_run(new, "complete", _drive_info("HU1234ABCD", "Attention", ["cleaning requested: 14h"], [flag]))
     tape = hist.start_run("tape-perf", "/dev/sg3")
-    hist.finish_run(tape, "complete", {"vendor": "HP", "product": "Ultrium 4-SCSI", "generation": 4,
-                                       "write_mb_s": 80.0, "tapealert": ["TapeAlert 03h Hard error"]})
+    hist.finish_run(tape, "complete", tape_perf("/dev/sg3", {"write": 80.0}, vendor="HP", product="Ultrium 4-SCSI",
+                                                generation=4, tapealert=["TapeAlert 03h Hard error"]))
     report = build_report(hist, [old, new, tape], customer="ACME")
     (dev,) = report.devices
     assert dev.device == "/dev/sg3" and dev.health == "Attention"
@@ -64,7 +63,7 @@ def test_each_tape_run_keeps_its_own_plot_and_verdict(hist: History) -> None:
     for rate in (120.0, 80.0):
         run_id = hist.start_run("tape-perf", "virtual:lto4", {"block_size": 262144})
         hist.add_samples(run_id, _samples("write", rate))
-        hist.finish_run(run_id, "complete", {"phases": [{"phase": "write", "mb_s": rate}], "write_mb_s": rate})
+        hist.finish_run(run_id, "complete", tape_perf("virtual:lto4", {"write": rate}))
         ids.append(run_id)
     report = build_report(hist, ids)
     # Page 1: each run's verdict from its kind, the rate with its unit; no timelines overlaid across runs.
@@ -123,7 +122,7 @@ def test_values_print_for_people() -> None:
 def test_report_command_works_headless_without_qt_platform_set(hist: History, tmp_path: Path) -> None:
     run_id = hist.start_run("read-data", "/srv", {"streams": 1})
     hist.add_samples(run_id, _samples("read-data", 50.0))
-    hist.finish_run(run_id, "complete", {"mb_s": 50.0})
+    hist.finish_run(run_id, "complete", read_data(50.0, target="/srv"))
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
     out = subprocess.run([sys.executable, "-m", "app", "report", str(run_id), "-o", str(tmp_path / "r.pdf")],
                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
@@ -133,13 +132,11 @@ def test_report_command_works_headless_without_qt_platform_set(hist: History, tm
 
 def test_drive_info_section_shows_its_kind_rows_and_leaves_identity_to_the_device_section(hist: History) -> None:
     run_id = hist.start_run("drive-info", "/dev/sg3")
-    res = _drive_info("HU1234ABCD", "Healthy", [], [])
-    res.update(cleaning_required={"supported": True, "value": False},
-               read_errors={"supported": False, "reason": "not supported by this device"},
-               performance={"supported": True, "repositions_per_100mb": 37, "native_mb_s": 120.0},
-               media={"supported": True, "density_code": 0x46, "density_name": "LTO-4", "block_mode": "variable"},
-               cartridge={"supported": True, "barcode": "ABC123L4", "density_code": 0x46, "manufacture_date": "20240131",
-                          "attributes": {"Barcode": "ABC123L4"}})
+    res = _drive_info("HU1234ABCD", "Healthy", [], [], cleaning_required=Supported(False),
+                      performance=Supported(Performance(37, None, None, None, 120.0)),
+                      media=Supported(MediaState(0x46, "LTO-4", 0, False, 1)),
+                      cartridge=Supported(cartridge(barcode="ABC123L4", density_code=0x46, manufacture_date="20240131",
+                                                    attributes={"Barcode": "ABC123L4"})))
     hist.finish_run(run_id, "complete", res)
     report = build_report(hist, [run_id])
     (section,) = report.runs

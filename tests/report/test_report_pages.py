@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app import runs as run_kinds
+from tests.helpers.kinds import findings as kind_findings
 from app.history import History
 from app.runs.words import mb_s
 
@@ -101,7 +101,7 @@ def test_a_tape_run_fits_in_three_pages_with_its_verdicts_on_page_one(session: d
     assert "Details" not in first  # page 2's heading, not a hair of it clipped onto page 1
     rate = session["tape"].results["phases"][0]["streaming_mb_per_s"]
     assert mb_s(rate) in first and mb_s(rate).endswith(" MB/s")  # the headline rate with its unit
-    for finding in run_kinds.findings("tape-perf", session["tape"].results):  # each tape verdict, word for word
+    for finding in kind_findings("tape-perf", session["tape"].results):  # each tape verdict, word for word
         assert " ".join(finding.words.split()) in first, finding
     _every_page_renders(pdf, tmp_path / "png")
 
@@ -113,7 +113,7 @@ def test_a_troubleshooting_session_fits_in_six_pages_with_the_bottleneck_on_page
     first = _page_one(pdf)
     with History.open(session["base"] / "data" / "history.sqlite") as hist:
         res = hist.get_run(session["troubleshoot"], samples=False).results
-    findings = run_kinds.findings("troubleshoot", res)
+    findings = kind_findings("troubleshoot", res)
     assert [f.topic for f in findings][:2] == ["Backup bottleneck", "Restore bottleneck"]
     for finding in findings:  # both bottlenecks and the first recommendation, when there is one
         assert " ".join(finding.words.split()) in first, finding

@@ -7,7 +7,7 @@ import time
 import pytest
 
 from app.drive import TapeDrive
-from app.events import CancelToken, PhaseFinished, PhaseStarted, Progress, RatedRates, SampleBatch
+from app.events import CancelToken, PhaseFinished, PhaseStarted, Progress, RatedRates, SampleBatch, Yardstick
 from app.patterns import Pattern
 from app.tapeperf import TapePerfParams, TapePerfTest
 from native.errors import InvalidParameter, SafetyRefusal
@@ -37,12 +37,14 @@ def test_write_then_verified_read_back(lto9: TapeDrive) -> None:
     assert r.predicted_ratio == pytest.approx(2.0, rel=0.02)
     # The drive's own compression page agrees with the pattern model.
     assert r.drive_ratio == pytest.approx(r.predicted_ratio, rel=0.05)
-    # Events: the drive's rated rates once, before any write; then each phase starts, streams samples,
-    # finishes; samples add up to the bytes moved.
+    # Events: the drive's rated rates once, then the yardstick its verdict judges against, both before any
+    # write; then each phase starts, streams samples, finishes; samples add up to the bytes moved.
     kinds = [type(e) for e in events]
     assert kinds[0] is RatedRates and kinds.count(RatedRates) == 1
     assert events[0] == RatedRates(9, r.rated_native_mb_s, r.rated_compressed_mb_s) and r.rated_native_mb_s
-    assert kinds[1] is PhaseStarted and PhaseFinished in kinds and SampleBatch in kinds and Progress in kinds
+    stored = r.to_dict()
+    assert events[1] == Yardstick(stored["possible_mb_s"], stored["possible_label"]) and kinds.count(Yardstick) == 1
+    assert kinds[2] is PhaseStarted and PhaseFinished in kinds and SampleBatch in kinds and Progress in kinds
     sampled = sum(s.nbytes for e in events if isinstance(e, SampleBatch) for s in e.samples)
     assert sampled == 32 * MiB == sum(s.nbytes for s in r.samples)
     assert all(s.latency > 0 for s in r.samples)

@@ -11,15 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from app import runs as run_kinds
 from app.cli import EXIT_FAILED, EXIT_OK, EXIT_REFUSED, EXIT_USAGE, main
 from app.drive import TapeDrive
 from app.events import Event, Sample, SampleBatch
 from app.history import History
+from app.runs.stored import VERSION_KEY, load
 from app.runs.typed import from_dict
 from app.tapeperf import TapePerfParams
 from app.identity import IDENTITIES
-from app.tapeperf.multi import MultiDriveTest, MultiParams, open_drives
+from app.execute import open_drives
+from app.tapeperf.multi import MultiDriveTest, MultiParams
 from app.tapeperf.multiresult import DriveRun, MultiTapePerfResult, aggregate
 from app.tapeperf.results import PhaseResult, TapePerfResult
 from tests.helpers.tgt import TgtTarget, show_blocks
@@ -65,15 +66,15 @@ def test_two_virtual_drives_from_the_cli_round_trip_through_the_history(tmp_path
         for stage in ("alone", "together"):  # the samples stay in the history's table, not in the result
             assert back[stage].pop("sample_count") == 0 and stored[stage].pop("sample_count") > 0
     # typed and back: the same (the devices' identities are stored beside the result, by the recorder: app.identity)
-    assert again == {k: v for k, v in run.results.items() if k != IDENTITIES}
+    assert again == {k: v for k, v in run.results.items() if k not in (IDENTITIES, VERSION_KEY)}
     assert [i["device"] for i in run.results[IDENTITIES]] == devices
     assert isinstance(typed.drives[0].together, TapePerfResult) and typed.drives[1].alone is not None
-    assert run_kinds.headline(run.kind, run.results).startswith("2 drives: write together")
-    text = run_kinds.text(run.kind, run.results)
+    loaded = load(run)  # as every reader reads it: typed, through the one loader
+    assert loaded.headline().startswith("2 drives: write together")
+    text = loaded.text()
     assert text is not None and "drive 2: " in text and "write together at" in text
-    assert [f.topic for f in run_kinds.findings(run.kind, run.results)] == ["Drives together (write)",
-                                                                            "Drives together (read)"]
-    series = run_kinds.series(run.kind, run.results)
+    assert [f.topic for f in loaded.findings()] == ["Drives together (write)", "Drives together (read)"]
+    series = loaded.series()
     assert series is not None and len(series) == 3
 
 

@@ -125,13 +125,13 @@ def test_to_dict_is_json_and_carries_headline_rates() -> None:
 
 
 def test_history_headline_shows_the_phase_rates_only() -> None:
-    from app.history.summary import headline
+    from app.tapeperf.results import headline
 
     r = TapePerfResult(device="x", params={}, generation=9, predicted_ratio=2.0, compression="on")
     steady = dict(streaming_seconds=60.0, bytes=24_000_000_000)  # a minute of streaming: a verdict may be given
     r.phases = [PhaseResult("write", ios=9, mb_s=100, streaming_mb_per_s=400, per_second_min_mb_s=50, **steady),
                 PhaseResult("read", ios=9, mb_s=200, streaming_mb_per_s=200, **steady)]
-    assert headline("tape-perf", "complete", r.to_dict()) == (
+    assert headline(r) == (
         "write 400.0 MB/s streaming (overall 100.0 MB/s), 50% of 800 MB/s possible for 2:1 data on LTO-9; "
         "read 200.0 MB/s streaming (overall 200.0 MB/s), 25% of 800 MB/s possible for 2:1 data on LTO-9")
 
@@ -195,8 +195,12 @@ def test_a_virtual_drive_behind_its_model_on_slow_storage_names_the_storage() ->
 def test_the_headline_says_when_the_machine_not_the_drive_was_the_limit() -> None:
     from app.tapeperf.results import phase_headline
 
-    pd = {"phase": "write", "streaming_mb_per_s": 243.5, "mb_s": 243.6, "percent_of_possible": 30.0,
-          "possible_label": "800 MB/s possible for 2:1 data on LTO-9", "limited_by": "emulator"}
-    assert phase_headline(pd).endswith("— limited by this machine, not the drive")
-    assert "limited by" not in phase_headline({**pd, "limited_by": "drive"})
-    assert phase_headline({**pd, "limited_by": "not steady"}).endswith("too short to judge the drive: run longer")
+    r = TapePerfResult(device="virtual:lto9", params={}, possible_label="800 MB/s possible for 2:1 data on LTO-9")
+
+    def phase(limited_by: str) -> PhaseResult:  # a stored phase, with the verdict the run gave it
+        return PhaseResult("write", streaming_mb_per_s=243.5, mb_s=243.6, percent_of_possible=30.0,
+                           limited_by=limited_by, limited_why="why")
+
+    assert phase_headline(r, phase("emulator")).endswith("— limited by this machine, not the drive")
+    assert "limited by" not in phase_headline(r, phase("drive"))
+    assert phase_headline(r, phase("not steady")).endswith("too short to judge the drive: run longer")

@@ -228,6 +228,18 @@ def test_unknown_lun_is_device_not_found(tgt_target: TgtTarget) -> None:
         IscsiTransport(tgt_target.url[: -len("/1")] + "/7")
 
 
+def test_a_lun_the_target_lacks_is_named_with_the_luns_it_has(tgt_factory) -> None:
+    """Not a failed login with raw sense ("SENSE KEY:ILLEGAL_REQUEST(5) ASCQ:LOGICAL_UNIT_NOT_SUPPORTED"):
+    the login worked, the target has no such LUN, and REPORT LUNS says which it has (issue 31)."""
+    target = tgt_factory(luns=2)
+    with pytest.raises(DeviceNotFound) as info:
+        IscsiTransport(target.url[: -len("/1")] + "/7")
+    text = str(info.value)
+    assert f"the iSCSI target {target.iqn} at 127.0.0.1:{target.port} has no LUN 7 (it has LUNs 0, 1, 2)" in text
+    assert "SENSE" not in text and "login" not in text.lower() and "\n" not in text
+    assert "one of the target's LUNs" in (info.value.hint or "")
+
+
 def test_wrong_port_is_a_clear_error(tgt_target: TgtTarget) -> None:
     import socket
 

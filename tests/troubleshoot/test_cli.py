@@ -7,6 +7,7 @@ import json
 import pytest
 
 
+from tests.helpers.kinds import read_data
 from app.cli import main
 from app.events import Sample
 from app.history import History
@@ -60,7 +61,7 @@ def test_figures_from_history_runs(capsys) -> None:
 def test_a_run_of_the_wrong_kind_is_refused(capsys) -> None:
     with History.open() as hist:
         disk = hist.start_run("read-data", "/srv/data", {})
-        hist.finish_run(disk, "complete", {"mb_s": 50})
+        hist.finish_run(disk, "complete", read_data(50.0))
     assert main(["troubleshoot", "--tape-write-run", str(disk), "--backup", "40"]) == 2
     err = capsys.readouterr().err
     assert "is a read-data run" in err and err.count("\n") == 1
@@ -85,6 +86,17 @@ def test_interactive_prompts_walk_the_five_steps(monkeypatch, capsys) -> None:
     assert "1. Tape write" in out and "5. What the backup application achieved" in out
     assert "Yes (File system)" in out and "Turn software compression off" not in out
     assert "Use a tape block size of 256 KB or more" in out
+
+
+def test_a_wrong_answer_is_asked_again_in_words(monkeypatch, capsys) -> None:
+    """'256K' typed at the streams prompt (the block size's, one line further down) is said in words and asked
+    again; once it printed Python's "invalid literal for int() with base 10: '256K'" (issue 31)."""
+    answers = ["154", "156", "", "", "10.59", "29.02", "22.98", "", "256K", "4", "256K", "off", "", "yes", "LTO-4"]
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(answers) + "\n"))
+    assert main(["troubleshoot", "--interactive"]) == 0
+    out = capsys.readouterr().out
+    assert "'256K' is not a whole number of streams" in out and "invalid literal" not in out
+    assert out.count("Streams into the drive") == 2  # asked again, then answered with 4
 
 
 def test_show_prints_a_stored_session_as_it_was_printed(capsys) -> None:
@@ -118,7 +130,7 @@ def test_small_files_are_recognised_from_the_read_data_run(capsys) -> None:
     with History.open() as hist:
         disk = hist.start_run("read-data", "/srv/home", {"streams": 1})
         # 2,000,000 files of 8 KB on average: the white paper's "millions of small files".
-        hist.finish_run(disk, "complete", {"mb_s": 10.59, "total_files": 2_000_000, "total_bytes": 2_000_000 * 8192})
+        hist.finish_run(disk, "complete", read_data(10.59, files=2_000_000, seconds=2_000_000 * 8192 / 10.59e6))
     assert main(["troubleshoot", "--tape-write", "154", "--disk-read-run", str(disk), "--backup", "9.8",
                  "--streams", "1", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from app.cli import main
-from app.cli.troubleshoot import format_text
+from app.troubleshoot.text import format_text
 from app.history import History
 from app.tapeperf.results import PhaseResult, TapePerfResult
 from app.troubleshoot.model import TAPE_LIMITS

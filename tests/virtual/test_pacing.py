@@ -228,3 +228,29 @@ def test_the_drive_counts_its_cartridge_file_io_for_the_storage_verdict(tmp_path
     unpaced = open_virtual(f"virtual:lto9?cartridge={tmp_path / 'u.cart'}&realtime=0")
     assert unpaced.emulator_storage is None  # nothing to fall behind: no verdict to give
     unpaced.close()
+
+
+def test_paying_back_a_delay_never_outruns_the_link() -> None:
+    """A 0.2 s stall, then commands the model charges more than their link time (a tape streaming slower than
+    the link) and commands it charges exactly their link time (read-ahead from the buffer): the pacer pays the
+    stall back where the tape left room, and never lets the wall see data cross faster than the link (a scan
+    zone read at 2,101 MB/s on a 1,200 MB/s LTO-9 link, issue 31)."""
+    from native.virtual.pacer import Pacer
+
+    clock = FakeClock()
+    pacer = Pacer(slack=0.004, max_lag=0.25, clock=clock, sleep=clock.sleep)
+    link, size = 1200e6, 1 << 18  # bytes/s, a 256 KiB READ
+    on_link = size / link
+    windows = []
+    for i in range(400):
+        began = clock.t
+        arrival = pacer.now()
+        if i == 10:
+            clock.t += 0.2  # the emulator stalls inside this command
+        pacer.through_link(began, size, link)
+        pacer.finish(arrival + (on_link * 3 if i < 100 else on_link))
+        windows.append((began, clock.t))
+    for first in range(0, 400 - 160, 20):  # every window of 160 commands (42 MB, 35 ms on the link)
+        start, end = windows[first][0], windows[first + 159][1]
+        assert 160 * size / (end - start) <= link * 1.3, (first, 160 * size / (end - start) / 1e6)
+    assert pacer.lost == pytest.approx(0.0, abs=1e-9)  # the stall was paid back where the model had room

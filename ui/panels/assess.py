@@ -13,9 +13,12 @@ from typing import Any
 
 from PySide6.QtWidgets import QCheckBox
 
+from app.assess.engine import AssessParams, AssessResult
+from app.assess.kind import ASSESSMENT
+
 from ui import drivetests
 from ui.panels.verdictpanel import VerdictPanel
-from ui.widgets import ValidatedField
+from ui.form import add_fields, given
 from ui.worker import Job, describe_error
 
 FULL = "Full assessment: self-test, then write, read back and verify on a scratch cartridge"
@@ -32,21 +35,18 @@ class AssessPanel(VerdictPanel):
                    "counters, the drive's self-test, and a write / read-back / verify of incompressible data on a "
                    "scratch cartridge. A cartridge holding data is only written after you confirm.")
     choose_hint = "Load a <b>scratch</b> cartridge for the full assessment; the next page can skip the write step."
-    kind = drivetests.assess_kind()
+    kind = ASSESSMENT
     verdict_title = "Drive assessment"
     presets = [(FULL, {"no_write": False, "size": ""}), (NO_WRITE, {"no_write": True, "size": ""})]
 
     def build_fields(self, form) -> None:
-        no_write = QCheckBox("&Do not write: skip the write, read-back and verify step (a partial assessment)")
-        self.add_field("no_write", "", no_write)
-        size = self.add_field("size", "Data to &write:", ValidatedField(drivetests.check_assess_size, ""),
-                              "empty: 4 drive buffers, at least 2 GiB (enough to stream past the drive's buffer); "
-                              "or a size such as 4G")
+        fields = add_fields(self, AssessParams.FIELDS)  # the CLI's --no-write and --size, declared once
+        no_write, size = fields["no_write"], fields["size"]
+        assert isinstance(no_write, QCheckBox)
         no_write.toggled.connect(lambda on: size.setEnabled(not on))
 
     def make_params(self) -> Any:
-        values = self.values()
-        return drivetests.assess_params(values["size"], no_write=bool(values["no_write"]))
+        return AssessParams.from_values(given(self.values()))
 
     def confirm_text(self, params: Any) -> str:
         from ui.format import human_size
@@ -103,5 +103,5 @@ class AssessPanel(VerdictPanel):
         run = drivetests.run_assessment(job.device, params, sink=job.sink, cancel=job.cancel)
         return run.result, run.results, run.run_id
 
-    def headline_details(self, r: dict) -> list[str]:
-        return [f"Next: {escape(str(r.get('next_action', '')))}"] if r.get("next_action") else []
+    def headline_details(self, r: AssessResult) -> list[str]:
+        return [f"Next: {escape(r.next_action)}"] if r.next_action else []

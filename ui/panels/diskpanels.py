@@ -5,11 +5,13 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from PySide6.QtWidgets import QCheckBox, QFormLayout, QHBoxLayout, QLabel, QVBoxLayout
+from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLabel, QVBoxLayout
 
-from app.disk import CreateDataParams, ReadDataParams
+from app.disk import CleanResult, CreateDataParams, CreateDataResult, ReadDataParams, ReadDataResult
 from ui import engines
-from ui.panels.testpanel import TestPanel, combo, path_picker
+from ui.form import add_fields, given
+from ui.format import human_size
+from ui.panels.testpanel import TestPanel, path_picker
 from ui.widgets import ValidatedField
 from ui.worker import Job
 
@@ -95,38 +97,22 @@ class CreateDataPanel(_DiskPanel):
     ]
 
     def build_fields(self, form) -> None:
-        self.add_field("depth", "Tree &depth:", ValidatedField(engines.check_count, "3"),
-                       "levels of subdirectories under each stream's own directory")
-        self.add_field("breadth", "B&readth (subdirectories):", ValidatedField(engines.check_count, "5"))
-        self.add_field("files_per_dir", "Fi&les per directory:", ValidatedField(engines.check_count, "160"))
-        self.add_field("min_size", "M&inimum file size:", ValidatedField(engines.check_size, "4K"))
-        self.add_field("max_size", "Ma&ximum file size:", ValidatedField(engines.check_size, "16K"))
-        self.add_field("distribution", "Size distrib&ution:",
-                       combo([("Uniform", "uniform"), ("Log-uniform", "log-uniform"), ("Fixed", "fixed")]))
-        self.add_field("pattern", "Data pa&ttern:", ValidatedField(engines.check_pattern, "2:1"))
-        self.add_field("total_size", "T&otal size (0 = fill the tree):",
-                       ValidatedField(engines.check_size_or_zero, "0"))
-        self.add_field("streams", "Parallel &streams:", ValidatedField(engines.check_streams, "4"))
-        self.add_field("allow_non_empty", "", QCheckBox("Allo&w a non-empty directory (files of others are kept)"))
+        add_fields(self, CreateDataParams.FIELDS)  # create-data's options, declared once (app.disk.params)
 
     def make_params(self) -> CreateDataParams:
-        values = self.values()
-        if not engines.check_size_or_zero(values["total_size"]):
-            values["total_size"] = None  # the form's 0 is "fill the tree": no cap, as without --total-size
-        return engines.create_params(values)
+        return engines.create_params(given(self.values()))
 
     def confirm_text(self, params: Any) -> str:
         from app.disk.sizes import format_size
         from native.units import size_text
 
-        v = self.values()
         # The engine's figures, not the typed text with a "B" glued on: "10G" + "B" read as 10 GB, but 10G is
         # 10 GiB (10.74 GB) by the one rule of native.units (issue 12).
         limit = f"up to {size_text(params.total_size, binary=True)}" if params.total_size else "the whole tree"
-        return (f"<p>Creates {limit} of {v['pattern']} files of {format_size(params.min_size)}–"
+        return (f"<p>Creates {limit} of {params.pattern} files of {format_size(params.min_size)}–"
                 f"{format_size(params.max_size)} in "
-                f"<b>{self.directory()}</b> (depth {v['depth']}, breadth {v['breadth']}, {v['files_per_dir']} files "
-                f"per directory) with {v['streams']} parallel streams.</p>"
+                f"<b>{self.directory()}</b> (depth {params.depth}, breadth {params.breadth}, {params.files_per_dir} "
+                f"files per directory) with {params.streams} parallel streams.</p>"
                 "<p>Only new files are written inside this directory; nothing outside it is touched. "
                 "The free space is checked first.</p>")
 
@@ -150,19 +136,19 @@ class CreateDataPanel(_DiskPanel):
         return self.workers.submit(Job(f"disk:{target}", "clean up", lambda job: engines.clean_disk(target),
                                        on_done=self._cleaned, on_error=lambda e: self.show_error(self.title, e)))
 
-    def _cleaned(self, r: dict) -> None:
+    def _cleaned(self, r: CleanResult) -> None:
         self.cleaned = r
-        self.result_label.setText(self.result_label.text() + f"<br>Cleaned up: {r['files_removed']:,} files, "
-                                  f"{r['dirs_removed']:,} directories, {r['bytes_removed'] / 1e6:,.1f} MB removed"
-                                  + (f"; kept {len(r['kept_dirs'])} directories holding others' files"
-                                     if r.get("kept_dirs") else ""))
+        self.result_label.setText(self.result_label.text() + f"<br>Cleaned up: {r.files_removed:,} files, "
+                                  f"{r.dirs_removed:,} directories, {r.bytes_removed / 1e6:,.1f} MB removed"
+                                  + (f"; kept {len(r.kept_dirs)} directories holding others' files"
+                                     if r.kept_dirs else ""))
 
-    def result_headline(self, r: dict) -> str:
+    def result_headline(self, r: CreateDataResult) -> str:
         if hasattr(self, "clean_button"):
             self.clean_button.setEnabled(True)
         return engines.disk_headline(r, "Created")
 
-    def result_sections(self, r: dict):
+    def result_sections(self, r: CreateDataResult):
         from ui.summaries import disk_sections
 
         return disk_sections(r)
@@ -177,36 +163,28 @@ class ReadDataPanel(_DiskPanel):
                    "Works on test data or on the customer's real file system; nothing is written.")
     choose_help = "The directory to read (test data, or real data to be backed up):"
     presets = [
-        ("Backup agent, 1 stream, 1 MB buffer", {"streams": "1", "buffer": "1M", "direct": False}),
-        ("Parallel streams: 4 × 1 MB buffer", {"streams": "4", "buffer": "1M", "direct": False}),
-        ("Direct I/O: 8 streams × 1 MB (O_DIRECT)", {"streams": "8", "buffer": "1M", "direct": True}),
+        ("Backup agent, 1 stream, 1 MB buffer", {"streams": "1", "buffer_size": "1M", "direct": False}),
+        ("Parallel streams: 4 × 1 MB buffer", {"streams": "4", "buffer_size": "1M", "direct": False}),
+        ("Direct I/O: 8 streams × 1 MB (O_DIRECT)", {"streams": "8", "buffer_size": "1M", "direct": True}),
     ]
 
     def build_fields(self, form) -> None:
-        self.add_field("streams", "Parallel &streams:", ValidatedField(engines.check_streams, "4"))
-        self.add_field("buffer", "Read b&uffer:", ValidatedField(engines.check_size, "1M"))
-        self.add_field("direct", "", QCheckBox("&Direct I/O (O_DIRECT, bypasses the page cache entirely)"))
-        rate = self.add_field("device_rate", "Device's ra&w rate:", ValidatedField(engines.check_device_rate, ""),
-                              "what the disk or LUN delivers raw, per second (e.g. 400MB: dd on the host, the "
-                              "array's rating); a read above it is reported as served from a cache")
-        rate.edit.setPlaceholderText("unknown; e.g. 400MB")
+        add_fields(self, ReadDataParams.FIELDS)  # read-data's options, declared once (app.disk.params)
 
     def make_params(self) -> ReadDataParams:
-        values = self.values()
-        return engines.read_params({**values, "buffer_size": values["buffer"]})
+        return engines.read_params(given(self.values()))
 
     def confirm_text(self, params: Any) -> str:
-        v = self.values()
-        return (f"<p>Walks and reads every file under <b>{self.directory()}</b> with {v['streams']} streams "
-                f"and a {v['buffer']}B buffer.</p><p>Nothing is written.</p>")
+        return (f"<p>Walks and reads every file under <b>{self.directory()}</b> with {params.streams} streams "
+                f"and a {human_size(params.buffer_size)} buffer.</p><p>Nothing is written.</p>")
 
     def run_engine(self, job: Job, params: Any, force: bool):
         return engines.run_read(job, params)
 
-    def result_headline(self, r: dict) -> str:
+    def result_headline(self, r: ReadDataResult) -> str:
         return engines.disk_headline(r, "Read")
 
-    def result_sections(self, r: dict):
+    def result_sections(self, r: ReadDataResult):
         from ui.summaries import disk_sections
 
         return disk_sections(r)

@@ -6,6 +6,7 @@ from html import escape
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
+from app.info import DriveInfo
 from ui import engines
 from ui.widgets import SEVERITY_COLOURS, ResultTree, headline
 from ui.wizard import WizardPanel, button_row
@@ -64,7 +65,7 @@ class InfoPanel(WizardPanel):
         lay.addLayout(row)
         self.add_page("results", results, 2)
         self.show_page("choose")
-        self.info: dict | None = None
+        self.info: DriveInfo | None = None
         self.info_device: str | None = None  # the drive self.info was read from
         self.run_id: int | None = None
         self.set_device(None)
@@ -107,22 +108,21 @@ class InfoPanel(WizardPanel):
         self.show_page("choose")
         self.show_error("Drive information", err)
 
-    def _done(self, device: str, outcome: tuple[dict, int | None]) -> None:
-        info, self.run_id = outcome
+    def _done(self, device: str, outcome: engines.DriveInfoRead) -> None:
+        from app.info_kind import reasons as health_reasons
+
+        info, self.run_id = outcome.info, outcome.run_id
         self.info = info
         self.info_device = device
         self.tree.clear()
-        health = info.get("health") or {}
-        verdict = str(health.get("verdict", "unknown"))
-        culprits = {str(f.get("text")): str(f.get("culprit")) for f in health.get("findings") or []
-                    if isinstance(f, dict) and f.get("level") != "Note"}
-        reasons = [f"{r} (culprit: {culprits[r]})" if r in culprits else r for r in health.get("reasons") or []]
+        verdict = info.health.verdict.value
+        reasons = health_reasons(info)  # with their culprits, as the report words them
         colour = SEVERITY_COLOURS.get(verdict.lower())
-        ident = info.get("identity") or {}
+        ident = info.identity
         # A non-tape has no health verdict: say what it is instead of "Health: ...".
         title = verdict if verdict == "Not a tape drive" else f"Health: {verdict}"
-        text = (f"<b>{title}</b> — {ident.get('vendor', '')} {ident.get('product', '')}, "
-                f"firmware {ident.get('revision', '?')}, serial {ident.get('serial') or '?'}")
+        text = (f"<b>{title}</b> — {ident.vendor} {ident.product}, firmware {ident.revision or '?'}, "
+                f"serial {ident.serial or '?'}")
         if reasons:
             text += "<br>" + "<br>".join(f"• {r}" for r in reasons)
         self.verdict.setText(text)
@@ -134,13 +134,10 @@ class InfoPanel(WizardPanel):
             pal.setColor(self.verdict.foregroundRole(), colour)
             self.verdict.setPalette(pal)
         from app import visits
-        from app.info import DriveInfo
         from app.info_view import Row, Section, sections
-        from app.runs.typed import from_dict
 
-        view = sections(from_dict(DriveInfo, info))
-        history = visits.lines_from_dict(info.get("history"))
-        if history:
-            view.append(Section(visits.TITLE, tuple(Row("", line) for line in history)))
+        view = sections(info)
+        if outcome.history:
+            view.append(Section(visits.TITLE, tuple(Row("", line) for line in outcome.history)))
         self.tree.show_view(view)
         self.show_page("results")

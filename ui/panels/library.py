@@ -23,7 +23,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QLineEdit,
     QListWidget,
     QProgressBar,
     QPushButton,
@@ -34,8 +33,12 @@ from PySide6.QtWidgets import (
 )
 
 from app.events import Message, RobotMove
+from app.libtest.kind import LIBRARY_TEST
+from app.libtest.params import LibraryTestParams
+from app.libtest.kind import rows as libtest_rows
 from native.errors import TapediagError
-from ui import drivetests, libraryops
+from ui import libraryops
+from ui.form import line_edit
 from ui.moveplot import MoveTimePlot
 from ui.panels.verdictpanel import verdict_colour
 from ui.widgets import SEVERITY_COLOURS, ResultTree, error_label, headline
@@ -147,15 +150,11 @@ class LibraryPanel(WizardPanel):
         form.addRow(self.move_button)
         exercise_box = QGroupBox("Exerciser")
         form = QFormLayout(exercise_box)
-        self.moves = QLineEdit("10")
+        # library-test's options, declared once (app.libtest.params): labels, defaults, placeholders, tooltips
+        self.moves, self.slots, self.drives = (line_edit(f) for f in LibraryTestParams.FIELDS[:3])
         self.moves.setObjectName("exerciseMoves")
-        self.slots = QLineEdit("")
-        self.slots.setPlaceholderText("every slot, e.g. slot:1,slot:2")
-        self.drives = QLineEdit("")
-        self.drives.setPlaceholderText("every empty drive, e.g. drive:0")
-        form.addRow("Mo&ves:", self.moves)
-        form.addRow("&Slots:", self.slots)
-        form.addRow("&Drives:", self.drives)
+        for field, edit in zip(LibraryTestParams.FIELDS, (self.moves, self.slots, self.drives)):
+            form.addRow(field.label, edit)
         self.exercise_button = QPushButton("Run the &exerciser")
         self.exercise_button.clicked.connect(self.exercise)
         form.addRow(self.exercise_button)
@@ -353,7 +352,8 @@ class LibraryPanel(WizardPanel):
     def exercise(self) -> Job | None:
         device = self.device_string()
         try:
-            params = libraryops.exercise_params(self.moves.text(), self.slots.text(), self.drives.text())
+            params = libraryops.exercise_params({"moves": self.moves.text(), "slots": self.slots.text(),
+                                                 "drives": self.drives.text()})
         except TapediagError as err:  # InvalidParameter: the CLI's one line
             self._say_error(err)
             return None
@@ -410,14 +410,12 @@ class LibraryPanel(WizardPanel):
         self.drain()
         self.timer.stop()
         self.result_dict, self.run_id = outcome.result_dict, outcome.run_id
-        r = outcome.result_dict
-        kind = libraryops.library_test_kind()
-        words = drivetests.headline(kind, r)
-        self.result_label.setText(f"<span style='color:{verdict_colour(kind, r)}'><b>"
-                                  f"Library exerciser: {escape(words)}</b></span>")
-        self.result_subject.setText(f"Results of <b>{escape(str(r.get('device', '')))}</b> (run {self.run_id}, "
+        r = outcome.result
+        self.result_label.setText(f"<span style='color:{verdict_colour(LIBRARY_TEST, r)}'><b>"
+                                  f"Library exerciser: {escape(LIBRARY_TEST.headline(r))}</b></span>")
+        self.result_subject.setText(f"Results of <b>{escape(r.device)}</b> (run {self.run_id}, "
                                     "in History &amp; reports)")
-        self.result_tree.show_sections([(label, value, True) for label, value in drivetests.rows(kind, r)])
+        self.result_tree.show_sections([(label, value, True) for label, value in libtest_rows(r)])
         self.result_plot_holder.addWidget(self.plot)
         self.report_button.setEnabled(True)
         self.show_page("results")

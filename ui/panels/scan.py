@@ -10,10 +10,14 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+from app.scan.kind import MEDIA_SCAN
+from app.scan.params import ScanParams
+from app.scan.results import ScanResult
 from native.errors import SafetyRefusal
 from ui import drivetests
 from ui.panels.verdictpanel import VerdictPanel
-from ui.widgets import SEVERITY_COLOURS, ValidatedField
+from ui.form import add_fields, given
+from ui.widgets import SEVERITY_COLOURS
 from ui.worker import Job
 
 WHOLE = "Whole cartridge: BOT to end of data"
@@ -32,20 +36,16 @@ class ScanPanel(VerdictPanel):
                    "retire), with the drive's and the host's findings apart. A drive left in fixed-block mode is put "
                    "back as found.")
     choose_hint = "The cartridge in the drive is read, never written: a customer's backup tape is safe here."
-    kind = drivetests.scan_kind()
+    kind = MEDIA_SCAN
     verdict_title = ""  # the headline names it: "Cartridge KEEP: 0.54 GB read at 406.8 MB/s"
     presets = [(WHOLE, {"limit": "", "zone": "1GB"}), (QUICK, {"limit": "10GB", "zone": "1GB"}),
                (TEN_MINUTES, {"limit": "10min", "zone": "1GB"})]
 
     def build_fields(self, form) -> None:
-        self.add_field("limit", "Scan &limit:", ValidatedField(drivetests.check_scan_limit, ""),
-                       "empty: the whole cartridge; or a size (20G) or a duration (10min): a partial scan")
-        self.add_field("zone", "Rate per &zone of:", ValidatedField(drivetests.check_zone, "1GB"),
-                       "the read rate is reported per zone of this much data (and per file)")
+        add_fields(self, ScanParams.FIELDS)  # the CLI's --limit and --zone, declared once
 
     def make_params(self) -> Any:
-        values = self.values()
-        return drivetests.scan_params(values["limit"], values["zone"])
+        return ScanParams.from_values(given(self.values()))
 
     def confirm_text(self, params: Any) -> str:
         from ui.format import human_duration, human_size
@@ -68,13 +68,12 @@ class ScanPanel(VerdictPanel):
         run = drivetests.run_scan(job.device, params, sink=job.sink, cancel=job.cancel)
         return run.result, run.results, run.run_id
 
-    def headline_details(self, r: dict) -> list[str]:
-        lines = [f"• {escape(str(reason))}" for reason in r.get("reasons") or []]
-        for f in r.get("findings") or []:
-            action = f" <i>What to do:</i> {escape(str(f['action']))}" if f.get("action") else ""
-            colour = SEVERITY_COLOURS.get(str(f.get("severity")), SEVERITY_COLOURS["information"]).name()
-            lines.append(f"<b style='color:{colour}'>{escape(str(f.get('culprit', '')).capitalize())}:</b> "
-                         f"{escape(str(f.get('text', '')))}" + action)
+    def headline_details(self, r: ScanResult) -> list[str]:
+        lines = [f"• {escape(reason)}" for reason in r.reasons]
+        for f in r.findings:
+            action = f" <i>What to do:</i> {escape(f.action)}" if f.action else ""
+            colour = SEVERITY_COLOURS.get(f.severity, SEVERITY_COLOURS["information"]).name()
+            lines.append(f"<b style='color:{colour}'>{escape(f.culprit.capitalize())}:</b> {escape(f.text)}" + action)
         return lines
 
     def show_refusal(self, err: SafetyRefusal) -> None:

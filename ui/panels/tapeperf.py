@@ -6,16 +6,17 @@ import threading
 from html import escape
 from typing import Any
 
-from PySide6.QtWidgets import QCheckBox, QLabel, QVBoxLayout
+from PySide6.QtWidgets import QComboBox, QLabel, QVBoxLayout
 
 from native.errors import Cancelled
 
-from app.tapeperf import TapePerfParams
-from app.tapeperf.multi import MultiParams
+from app.tapeperf import TapePerfParams, TapePerfResult
+from app.tapeperf.multi import ALONE, MultiParams
+from app.tapeperf.multiresult import MultiTapePerfResult
 from app.tapeperf.session import CartridgeCheck
-from app.tapeperf.sizing import AUTO, AUTO_HELP
 from ui import engines
-from ui.panels.testpanel import TestPanel, combo
+from ui.form import add_fields, given
+from ui.panels.testpanel import TestPanel
 from ui.widgets import ValidatedField
 from ui.worker import Job
 
@@ -73,42 +74,17 @@ class TapePerfPanel(TestPanel):
                                       "presets reproduce the settings technicians know from L&amp;TT and HP-UX.")
 
     def build_fields(self, form) -> None:
-        self.add_field("direction", "&Direction:", combo([("Write, then read back", "write+read"),
-                                                          ("Write only", "write"), ("Read only", "read")]))
-        self.add_field("pattern", "Data pa&ttern:",
-                       ValidatedField(engines.check_pattern, "2:1"),
-                       "random, zeros, or N:1 — the ratio the drive's own compressor (SLDC) will achieve")
-        self.block_field = self.add_field("block_size", "Bloc&k size:", ValidatedField(engines.check_tape_size, "256K"),
-                                          "bytes per tape block, e.g. 256K, 1M")
-        self.mode_field = self.add_field("mode", "Block &mode:", combo([("Fixed", "fixed"), ("Variable", "variable")]))
-        self.io_field = self.add_field("io_size", "&I/O size:", ValidatedField(engines.check_tape_size, "1M"),
-                                       "bytes per WRITE/READ command (a multiple of the block size in fixed mode)")
-        self.add_field("size", "&Amount of data:", ValidatedField(engines.check_amount, AUTO),
-                       f"how much to write (32G), for how long (90s, 10min), or {AUTO_HELP}")
-        self.add_field("filemarks_every", "Fi&lemark every:", ValidatedField(engines.check_tape_size_or_zero, "0"),
-                       "0 = no filemarks (each filemark flushes the drive's buffer)")
-        self.add_field("compression", "Drive &compression:", combo([("On", "on"), ("Off", "off"),
-                                                                    ("Leave as it is", "leave")]))
-        self.add_field("start", "&Start at:", combo([("Beginning of tape (overwrite)", "bot"),
-                                                      ("End of data (append)", "eod")]))
-        self.add_field("verify", "", QCheckBox("&Verify data read back against what was written"))
-        # What only a trainer or a second look needs; blank is the CLI's default (the option left out).
-        for key, label, check, tip, blank in (
-                ("host_rate", "Slo&w the host to:", engines.check_host_rate,
-                 "throttle the host to this many bytes/s to reproduce a slow backup source", "full speed; e.g. 50MB"),
-                ("seed", "Seed &of the pattern:", engines.check_seed,
-                 "a read-only verify needs the seed the data was written with", "0"),
-                ("history", "SLDC histor&y:", engines.check_history_size,
-                 "the compressor history the pattern is made for", "from the generation; or 1K, 16K"),
-                ("others", "Other d&rives at once:", engines.check_other_drives,
-                 "several drives at once: the other drives' device strings, separated by spaces; each drive runs "
-                 "alone first, then all together, and the result says whether the path they share (HBA, port, "
-                 "target) limits them", "none; e.g. /dev/sg4 iscsi://host/iqn/2"),
-                ("alone", "Each drive alone, &up to:", engines.check_alone,
-                 "several drives at once: how long each drive runs alone first (a size or a duration; 0 skips it)",
-                 "the amount of data, at most 20s")):
-            field = self.add_field(key, label, ValidatedField(check, ""), tip)
-            field.edit.setPlaceholderText(blank)
+        fields = add_fields(self, TapePerfParams.FIELDS)  # tape-perf's options, declared once (app.tapeperf.params)
+        block, mode, io = fields["block_size"], fields["mode"], fields["io_size"]
+        assert isinstance(block, ValidatedField) and isinstance(mode, QComboBox) and isinstance(io, ValidatedField)
+        self.block_field, self.mode_field, self.io_field = block, mode, io
+        # Several drives at once: the others (device strings; the CLI names them all as its devices), how long alone.
+        others = self.add_field("others", "Other d&rives at once:", ValidatedField(engines.check_other_drives, ""),
+                                "several drives at once: the other drives' device strings, separated by spaces; each "
+                                "drive runs alone first, then all together, and the result says whether the path they "
+                                "share (HBA, port, target) limits them")
+        others.edit.setPlaceholderText("none; e.g. /dev/sg4 iscsi://host/iqn/2")
+        add_fields(self, (ALONE,))
         self.mode_field.currentIndexChanged.connect(self._mode_changed)
         self._mode_changed()
 
@@ -120,13 +96,10 @@ class TapePerfPanel(TestPanel):
             self.io_field.setText(self.block_field.text())
 
     def make_params(self) -> TapePerfParams | MultiParams:
-        values = self.values()
+        values = given(self.values())  # a blank field: the declared default, as an option left out
         if values["mode"] == "variable":
-            del values["io_size"]  # disabled: one block per command, the conversion's variable-mode default
+            values.pop("io_size", None)  # disabled: one block per command, the conversion's variable-mode default
         others, alone = str(values.pop("others", "") or ""), str(values.pop("alone", "") or "")
-        for key in ("host_rate", "seed", "history"):
-            if not str(values.get(key, "")).strip():
-                values.pop(key, None)  # blank: the default, as when the CLI option is left out
         test = engines.tapeperf_params(values)
         if others.strip() and self.device:  # several drives at once: the selected one first
             return engines.tapeperf_multi_params(self.device, others, test, alone)
@@ -259,12 +232,15 @@ class TapePerfPanel(TestPanel):
                 release.set()
         return engines.run_tapeperf(job, job.device, params, force)
 
-    def result_headline(self, r: dict) -> str:
-        return engines.tapeperf_multi_headline(r) if "drives" in r else engines.tapeperf_headline(r)
+    def result_headline(self, r: TapePerfResult | MultiTapePerfResult) -> str:
+        if isinstance(r, MultiTapePerfResult):
+            return engines.tapeperf_multi_headline(r)
+        return engines.tapeperf_headline(r)
 
-    def result_sections(self, r: dict):
+    def result_sections(self, r: TapePerfResult | MultiTapePerfResult):
+        from app.tapeperf.kind import multi_rows
         from ui.summaries import tapeperf_sections
 
-        if "drives" in r:  # several drives: the run kind's rows, as the report prints them
-            return [("Result", dict(engines.run_kind_rows("tape-perf-multi", r)), True)]
+        if isinstance(r, MultiTapePerfResult):  # several drives: the run kind's rows, as the report prints them
+            return [("Result", dict(multi_rows(r)), True)]
         return tapeperf_sections(r)

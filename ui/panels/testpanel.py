@@ -98,11 +98,13 @@ class TestPanel(WizardPanel):
     def references(self, params: Any) -> list[tuple[str, float]]:
         return []
 
-    def result_headline(self, result: dict) -> str:
+    def result_headline(self, result: Any) -> str:
+        """The typed result's headline (HTML)."""
         return ""
 
-    def result_sections(self, result: dict) -> list[tuple[str, Any, bool]]:
-        return [("Results", result, True)]
+    def result_sections(self, result: Any) -> list[tuple[str, Any, bool]]:
+        """The typed result as (title, data, expanded) sections."""
+        return [("Results", self.result_dict or {}, True)]
 
     # -- pages ---------------------------------------------------------------------------
     def _build_choose(self) -> None:
@@ -357,7 +359,7 @@ class TestPanel(WizardPanel):
 
     def _done(self, outcome: tuple[Any, dict, int | None]) -> None:
         self.result, self.result_dict, self.run_id = outcome
-        status = (self.result_dict or {}).get("status", "complete")
+        status = str(getattr(self.result, "status", "complete"))
         if self.job and self.job.cancel.cancelled:
             status = "cancelled"
         self.outcome = status
@@ -368,7 +370,7 @@ class TestPanel(WizardPanel):
                              "failed": "Failed: partial results below."}.get(status, "Finished."))
         self._show_results()
         if status == "failed":
-            self.show_error(self.title, str((self.result_dict or {}).get("error") or "the test failed"))
+            self.show_error(self.title, str(getattr(self.result, "error", None) or "the test failed"))
 
     def _failed(self, err: BaseException) -> None:
         if isinstance(err, SafetyRefusal):
@@ -402,13 +404,12 @@ class TestPanel(WizardPanel):
         self._update_start()
 
     def _show_results(self) -> None:
-        data = self.result_dict or {}
-        text = self.result_headline(data)
+        text = self.result_headline(self.result)
         if self.outcome in ("cancelled", "failed"):
             text = f"<b>{self.outcome.capitalize()}</b> — partial results. " + text
         self.result_label.setText(text)
         self._label_results()
-        self.result_tree.show_sections(self.result_sections(data))
+        self.result_tree.show_sections(self.result_sections(self.result))
         self.report_button.setEnabled(self.run_id is not None)
         self._plot_to_results_page()
         self.show_page("results")

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.troubleshoot.model import Diagnosis
 from ui import engines
 from ui.settings import load_json, save_json
 from ui.widgets import SEVERITY_COLOURS, ValidatedField, error_label, headline
@@ -148,7 +149,7 @@ class TroubleshootPanel(WizardPanel):
         lay.addLayout(nav_row(again, self.report_button))
         self.add_page("results", results, 2)
         self.show_page("figures")
-        self.diagnosis: dict | None = None
+        self.diagnosis: Diagnosis | None = None
         self.run_id: int | None = None
         self.last_report = None
         self.recommendation_titles: list[str] = []
@@ -194,19 +195,18 @@ class TroubleshootPanel(WizardPanel):
         self.input_error.setText(str(err))
         self.show_error(self.title, err)
 
-    def _done(self, outcome: tuple[dict, int | None]) -> None:
+    def _done(self, outcome: tuple[Diagnosis, int | None]) -> None:
         self.diagnosis, self.run_id = outcome
         d = self.diagnosis
-        self.verdict.setText(f"<b>{d.get('verdict', '')}</b>")
-        rows = [(t["direction"], r) for t in d.get("tables", []) for r in t["rows"]]
+        self.verdict.setText(f"<b>{escape(d.verdict)}</b>")
+        rows = [(t.direction, r) for t in d.tables for r in t.rows]
         self.table.setRowCount(len(rows))
         for i, (direction, r) in enumerate(rows):
-            mb_s = r.get("mb_s")
-            cells = [f"{direction.capitalize()}: {r['test']}", "–" if mb_s is None else f"{mb_s:,.2f}",
-                     r.get("bottleneck_text", ""), r.get("source", "")]
+            cells = [f"{direction.capitalize()}: {r.test}", "–" if r.mb_s is None else f"{r.mb_s:,.2f}",
+                     r.bottleneck_text, r.source]
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
-                if r.get("bottleneck"):
+                if r.bottleneck:
                     font = item.font()
                     font.setBold(True)
                     item.setFont(font)
@@ -215,14 +215,14 @@ class TroubleshootPanel(WizardPanel):
                 self.table.setItem(i, c, item)
         self.table.resizeColumnsToContents()
         self.table.resizeRowsToContents()
-        self.recommendation_titles = [rec["title"] for rec in d.get("recommendations", [])]
+        self.recommendation_titles = [rec.title for rec in d.recommendations]
         html = []
-        for rec in d.get("recommendations", []):
-            colour = REC_COLOURS.get(rec.get("severity", ""), SEVERITY_COLOURS["info"]).name()
+        for rec in d.recommendations:
+            colour = REC_COLOURS.get(rec.severity, SEVERITY_COLOURS["info"]).name()
             html.append(
-                f"<p><span style='color:{colour}; font-weight:bold'>■ {escape(rec.get('severity', '').upper())}</span>"
-                f" &nbsp;<b>{escape(rec['title'])}</b><br>{escape(rec['advice'])}<br>"
-                f"<i>Why:</i> {escape(rec['reason'])} <span style='color:gray'>({escape(rec['source'])})</span></p>")
+                f"<p><span style='color:{colour}; font-weight:bold'>■ {escape(rec.severity.upper())}</span>"
+                f" &nbsp;<b>{escape(rec.title)}</b><br>{escape(rec.advice)}<br>"
+                f"<i>Why:</i> {escape(rec.reason)} <span style='color:gray'>({escape(rec.source)})</span></p>")
         self.recommendations.setHtml("".join(html) or "<p>No rule applies to these figures.</p>")
         self.report_button.setEnabled(self.run_id is not None)
         self.show_page("results")

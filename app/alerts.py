@@ -14,6 +14,19 @@ from dataclasses import dataclass
 from native.scsi.logpages import TapeAlertFlag
 from native.scsi.tapealert import definition
 
+#: What a technician does for each drive-health verdict of ``tapediag info`` (``app.info.Verdict``), and its tone
+#: (``app.runs.TONES``): the one table page 1, the GUI and the assessment's health step take them from.
+HEALTH = {
+    "Healthy": ("good", "None: keep the drive on its cleaning schedule."),
+    "Attention": ("warn", "Clean the drive and repeat with another cartridge; if the reasons stay, open a support "
+                          "case with the drive's vendor."),
+    "Failing": ("bad", "Stop using the drive for backups and open a support case with the drive's vendor, quoting "
+                       "its serial and firmware."),
+    "Not assessed": ("none", "Nothing could be read to judge the drive: load a cartridge and run 'tapediag info' "
+                             "again on a path that passes log pages."),
+    "Not a tape drive": ("none", "Check the device path: this device is not a tape drive."),
+}
+
 
 @dataclass(frozen=True)
 class AlertVerdict:
@@ -27,8 +40,8 @@ class AlertVerdict:
 
     @property
     def tone(self) -> str:
-        """The report's tone (``app.runs.TONES``) for this verdict."""
-        return {"Failing": "bad", "Attention": "warn"}.get(self.verdict, "none")
+        """The report's tone (``app.runs.TONES``) for this verdict (``HEALTH``)."""
+        return HEALTH.get(self.verdict, ("none", ""))[0] if self.verdict != "Healthy" else "none"
 
     @property
     def severity(self) -> str:

@@ -1,0 +1,68 @@
+"""Stored (or ``--json``) results read the way every reader reads them: through the one loader, into the kind's
+typed result (``app.runs.stored``), then worded by the kind's renderers."""
+from __future__ import annotations
+
+from typing import Any
+
+from app import catalog  # noqa: F401  (installs the run kinds)
+from app.runs import Finding, registry
+from app.runs.stored import result_of
+
+
+def typed(kind: str, data: dict[str, Any]) -> Any:
+    """``data`` (a stored result, or a command's ``--json``) as ``kind``'s typed result, strictly."""
+    found = registry.get(kind)
+    assert found is not None, kind
+    return result_of(found, data)
+
+
+def findings(kind: str, data: dict[str, Any]) -> list[Finding]:
+    """``kind``'s page-1 findings for ``data``."""
+    found = registry.get(kind)
+    assert found is not None and found.findings is not None, kind
+    return found.findings(typed(kind, data))
+
+
+def tape_perf(device: str = "virtual:lto9", rates: dict[str, float] | None = None, **fields: Any) -> dict[str, Any]:
+    """A stored tape-perf result (as its ``to_dict`` writes it) with these overall rates per phase, e.g.
+    ``{"write": 100.0}``: a run that never streamed, so no verdict is drawn from it."""
+    from app.tapeperf.results import PhaseResult, TapePerfResult
+
+    phases = [PhaseResult(name, bytes=int(rate * 1e6), ios=10, elapsed=1.0, mb_s=rate)
+              for name, rate in (rates or {}).items()]
+    fields.setdefault("params", {"pattern": "2:1"})
+    return TapePerfResult(device, phases=phases, **fields).to_dict()
+
+
+def read_data(mb_s: float, target: str = "/srv/data", files: int = 8, seconds: float = 1.0,
+              **fields: Any) -> dict[str, Any]:
+    """A stored read-data result whose one stream read ``mb_s`` for ``seconds``."""
+    from app.disk.results import LatencyStats, ReadDataResult, StreamResult
+
+    return ReadDataResult("read-data", target, "complete", [StreamResult(1, files, round(mb_s * 1e6 * seconds), seconds)],
+                          LatencyStats(), fields.pop("params", {}), True, **fields).to_dict()
+
+
+def drive_info(serial: str = "HU1234ABCD", verdict: str = "Healthy", reasons: tuple[str, ...] = (),
+               alerts: tuple[dict[str, Any], ...] = (), device: str = "/dev/sg3", **sections: Any) -> dict[str, Any]:
+    """A stored drive-info result (``DriveInfo.to_dict()``) of an HP LTO-4 with this health; every section the drive
+    did not answer, unless given (typed: ``cartridge=Supported(cartridge(barcode=...))``)."""
+    from dataclasses import replace
+
+    from app.drive import Supported, Unsupported
+    from app.info import Alert, DriveInfo, Health, Identity, Verdict
+
+    none = Unsupported("not supported by this device")
+    info = DriveInfo(device, Identity("HP", "Ultrium 4-SCSI", "B63W", serial, None, "tape"), 4, none, none, none,
+                     Unsupported("no cartridge loaded"), Supported(tuple(Alert(**a) for a in alerts)), none, none,
+                     none, none, none, Health(Verdict(verdict), tuple(reasons)))
+    return replace(info, **sections).to_dict()
+
+
+def cartridge(**given: Any) -> Any:
+    """``app.info.Cartridge`` with these figures, the others not reported."""
+    from dataclasses import fields
+
+    from app.info import Cartridge
+
+    return Cartridge(**{**{f.name: None for f in fields(Cartridge) if f.name != "attributes"}, **given})
