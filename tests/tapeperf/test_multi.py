@@ -22,7 +22,8 @@ from app.identity import IDENTITIES
 from app.execute import open_drives
 from app.tapeperf.multi import MultiDriveTest, MultiParams
 from app.tapeperf.multiresult import DriveRun, MultiTapePerfResult, aggregate
-from app.tapeperf.results import PhaseResult, TapePerfResult
+from app.tapeperf.multiresult import headline as multi_headline
+from app.tapeperf.results import STEADY_SECONDS, PhaseResult, TapePerfResult
 from tests.helpers.tgt import TgtTarget, show_blocks
 from tests.tapeperf.conftest import POOL, blank_at_bot, paced
 
@@ -234,6 +235,28 @@ def test_no_verdict_without_the_drives_alone() -> None:
     agg = aggregate("write", drives)
     assert agg.mb_s == pytest.approx(600.0, rel=0.01) and agg.verdict == "not judged"
     assert "not measured alone" in agg.why
+
+
+def test_drives_that_never_streamed_at_once_carry_no_aggregate_rate() -> None:
+    """No window in which both streamed: no bytes-over-seconds exists, so no rate and no ratio (None, said
+    why), rather than a figure made of two runs one after the other, which would read as "scales"."""
+    drives = [DriveRun(f"d{i}", _run(f"d{i}", 300.0, 20.0 + i * 10.0, 5.0), _run(f"d{i}", 300.0, i * 10.0, 5.0))
+              for i in range(2)]
+    agg = aggregate("write", drives)
+    assert agg.mb_s is None and agg.ratio is None and agg.seconds == 0.0 and agg.verdict == "not judged"
+    assert agg.why == "the drives did not write at the same time"
+    assert multi_headline(MultiTapePerfResult(["d0", "d1"], {}, phases=[agg])) == "2 drives: write not judged"
+
+
+def test_drives_together_too_briefly_carry_their_rate_but_no_verdict() -> None:
+    """A common window shorter than the steady minimum still measured bytes over seconds: the rate and the
+    ratio are facts a technician may read (with the window's length beside them), the verdict is not."""
+    drives = [DriveRun(f"d{i}", _run(f"d{i}", 300.0, 20.0 + i * 9.0, 10.0), _run(f"d{i}", 300.0, i * 10.0, 5.0))
+              for i in range(2)]
+    agg = aggregate("write", drives)
+    assert agg.seconds == pytest.approx(1.0, abs=0.01) and agg.seconds < STEADY_SECONDS
+    assert agg.mb_s == pytest.approx(600.0, rel=0.01) and agg.ratio == pytest.approx(1.0, rel=0.01)
+    assert agg.verdict == "not judged" and "too short to judge" in agg.why
 
 
 def test_a_saturated_host_is_named_beside_the_shared_path() -> None:
