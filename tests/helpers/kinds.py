@@ -45,24 +45,24 @@ def read_data(mb_s: float, target: str = "/srv/data", files: int = 8, seconds: f
 
 def drive_info(serial: str = "HU1234ABCD", verdict: str = "Healthy", reasons: tuple[str, ...] = (),
                alerts: tuple[dict[str, Any], ...] = (), device: str = "/dev/sg3", **sections: Any) -> dict[str, Any]:
-    """A stored drive-info result (``DriveInfo.to_dict()``) of an HP LTO-4 with this health; every section the drive
-    did not answer, unless given (typed: ``cartridge=Supported(cartridge(barcode=...))``)."""
+    """A stored drive-info result (``DriveInfo.to_dict()``) of an HP LTO-4 with this health and these TapeAlert
+    flags (in their stored form); every section the drive did not answer, unless given as its parser type
+    (``cartridge=Supported(section("cartridge", barcode=...))``)."""
     from dataclasses import replace
 
     from app.drive import Supported, Unsupported
-    from app.info import Alert, DriveInfo, Health, Identity, Verdict
+    from app.info import DriveInfo, Health, Identity, Verdict
 
     none = Unsupported("not supported by this device")
     info = DriveInfo(device, Identity("HP", "Ultrium 4-SCSI", "B63W", serial, None, "tape"), 4, none, none, none,
-                     Unsupported("no cartridge loaded"), Supported(tuple(Alert(**a) for a in alerts)), none, none,
+                     Unsupported("no cartridge loaded"), Supported(section("tapealerts", list(alerts))), none, none,
                      none, none, none, Health(Verdict(verdict), tuple(reasons)))
     return replace(info, **sections).to_dict()
 
 
-def cartridge(**given: Any) -> Any:
-    """``app.info.Cartridge`` with these figures, the others not reported."""
-    from dataclasses import fields
+def section(name: str, stored: Any = None, **fields: Any) -> Any:
+    """drive-info's section ``name`` as its parser type (``native.scsi``), read from its stored form
+    (``app.info.stored``): ``stored`` for a listed section, else the stored ``fields`` (the others not reported)."""
+    from app.info.stored import SECTIONS
 
-    from app.info import Cartridge
-
-    return Cartridge(**{**{f.name: None for f in fields(Cartridge) if f.name != "attributes"}, **given})
+    return SECTIONS[name].read(stored if stored is not None else fields)
