@@ -12,7 +12,8 @@ from app.info import NO_CARTRIDGE, Verdict, assess, gather
 from app.info_view import render_text
 from native.scsi import cdb as C
 from native.scsi.vendorlogs import vendor_log_page
-from native.scsi.logpages import ErrorCounters, TapeAlertFlag, error_counters_page, hp_performance_page, parse_log_page
+from native.scsi.logpages import ErrorCounters, TapeAlertFlag, error_counters_page, hp_performance_page
+from native.scsi.logparse import parse_log_page
 from native.scsi.tapealert import Severity, TapeAlertDefinition
 from tests.helpers import faults
 from tests.helpers.faults import FaultyTransport, RecordingTransport, reply

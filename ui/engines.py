@@ -29,7 +29,6 @@ from app.history.export import write_csv
 from app.history.summary import headline
 from app.info import DriveInfo
 from app.info_kind import snapshot
-from app.report.plots import yardstick
 from app.runs.stored import load
 from app.tapeperf import TapePerfParams, TapePerfResult
 from app.tapeperf.results import phase_headline
@@ -168,10 +167,11 @@ def run_curves(run: Run) -> list[tuple[str, list[tuple[float, float]]]] | None:
 def reference_rates_for_run(run: Run) -> list[tuple[str, float]]:
     """The stored run's yardstick, the figure its headline judges against (``app.report.plots``, as the PDF
     draws it); the generation's rated rates only for a tape run stored without one."""
-    stick = yardstick(run.results)
+    loaded = load(run)
+    stick = loaded.yardstick()
     if stick is not None:
         return [stick]
-    result = load(run).result
+    result = loaded.result
     if not isinstance(result, TapePerfResult):
         return []
     return reference_rates(result.rated_native_mb_s, result.rated_compressed_mb_s, result.generation)

@@ -13,7 +13,8 @@ from native.scsi.encryption import PAGE_STATUS as PAGE_ENCRYPTION_STATUS
 from native.scsi.encryption import PAGE_NEXT_BLOCK as PAGE_ENCRYPTION_NEXT_BLOCK
 from native.scsi.encryption import EncryptionCapabilities, EncryptionStatus, NextBlockStatus
 from native.scsi.inquiry import VPD_PARSERS, DeviceIdentification, SupportedVpdPages, UnitSerialNumber
-from native.scsi.logpages import LogPage, SupportedPages, TapeAlertPage, parse_log_page
+from native.scsi.logpages import LogPage, SupportedPages, TapeAlertPage
+from native.scsi.logparse import parse_log_page
 from native.scsi.mam import Attribute, Mam, parse_attribute_list
 from native.scsi.sense import Sense
 from native.scsi.tape import BlockLimits

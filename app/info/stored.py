@@ -29,16 +29,8 @@ from native.scsi.devicelogs import (
     device_statistics_page,
     temperature_page,
 )
-from native.scsi.logpages import (
-    HP_RATE_UNIT_MB_S,
-    PAGE_HP_PERFORMANCE,
-    ErrorCounters,
-    HpPerformance,
-    TapeAlertFlag,
-    counter,
-    error_counters_page,
-    parse_log_page,
-)
+from native.scsi.logpages import HP_RATE_UNIT_MB_S, PAGE_HP_PERFORMANCE, ErrorCounters, HpPerformance, TapeAlertFlag, counter, error_counters_page
+from native.scsi.logparse import parse_log_page
 from native.scsi.mam import ATTRIBUTE_NAMES, MEDIUM_TYPES, AttrFormat, Attribute, Mam
 from native.scsi.mode import BlockDescriptor, CompressionPage, ModeData
 from native.scsi.tape import BlockLimits

@@ -42,9 +42,9 @@ _TOPIC_ORDER = ("Drive health", "Drive alarms during the test", "Drive assessmen
                 "Connection to the drive")
 
 
-def _plot(by_phase: dict[str, list[ThroughputPoint]], title: str, results: dict | None) -> Plot | None:
+def _plot(by_phase: dict[str, list[ThroughputPoint]], title: str, loaded: Loaded[Any]) -> Plot | None:
     series = tuple(SeriesData(phase, tuple((p.t, p.mb_s) for p in points)) for phase, points in by_phase.items())
-    return throughput_plot(title, series, results)
+    return throughput_plot(title, series, loaded.yardstick(), loaded.scale())
 
 
 def _messages(loaded: Loaded[Any]) -> list[str]:
@@ -66,7 +66,7 @@ def _run_section(run: Run, loaded: Loaded[Any], by_phase: dict[str, list[Through
         parameters=_parameters(run, loaded),
         results=tuple(Field(name, value) for name, value in own or ()),
         messages=tuple(_messages(loaded)),
-        plot=_own_plot(loaded) or _plot(by_phase, f"Throughput of run {run.id}", run.results),
+        plot=_own_plot(loaded) or _plot(by_phase, f"Throughput of run {run.id}", loaded),
     )
 
 
@@ -82,7 +82,7 @@ def _parameters(run: Run, loaded: Loaded[Any]) -> tuple[Field, ...]:
 def _own_plot(loaded: Loaded[Any]) -> Plot | None:
     """The curves a run kind carries in its result (each drive and their aggregate), when it has any."""
     series = tuple(SeriesData(label, tuple(points)) for label, points in loaded.series() or () if points)
-    return throughput_plot(f"Throughput of run {loaded.run.id}", series, loaded.run.results)
+    return throughput_plot(f"Throughput of run {loaded.run.id}", series, loaded.yardstick(), loaded.scale())
 
 
 def _referenced_runs(run: Run) -> list[int]:

@@ -11,7 +11,7 @@ what lies above is marked at the top edge by the renderer.
 """
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Iterable
 
 from .model import Plot, SeriesData
 
@@ -19,27 +19,6 @@ from .model import Plot, SeriesData
 HEADROOM = 1.25
 #: The share of the readings that always fits under the scale's top (the rest may be marked above it).
 BULK = 0.9
-
-
-def yardstick(results: Any) -> tuple[str, float] | None:
-    """(label, MB/s) of what a run's verdict judges its rate against, or None: a tape run's "possible"."""
-    if not isinstance(results, dict):
-        return None
-    value, label = results.get("possible_mb_s"), results.get("possible_label")
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 and label:
-        return str(label), float(value)
-    return None
-
-
-def ceiling(results: Any) -> float | None:
-    """What the drives a run used can do together (several drives: the sum of each one's possible rate),
-    for the scale only: their verdict judges against their rates alone, which no single line shows."""
-    if not isinstance(results, dict) or not isinstance(results.get("drives"), list):
-        return None
-    rates = [yardstick(d.get("together")) for d in results["drives"] if isinstance(d, dict)]
-    if not rates or not all(rates):  # a drive of unknown generation: no sum to scale to
-        return None
-    return sum(r[1] for r in rates if r)
 
 
 def scale_top(values: Iterable[float], reference: float | None) -> float | None:
@@ -52,17 +31,18 @@ def scale_top(values: Iterable[float], reference: float | None) -> float | None:
     return max(reference * HEADROOM, bulk * 1.1)
 
 
-def throughput_plot(title: str, series: tuple[SeriesData, ...], results: Any) -> Plot | None:
-    """The plot of ``series`` with the run's yardstick and a scale that spikes cannot squash; None when no
+def throughput_plot(title: str, series: tuple[SeriesData, ...], stick: tuple[str, float] | None,
+                    ceiling: float | None = None) -> Plot | None:
+    """The plot of ``series`` with the run's yardstick (``Loaded.yardstick()``: label, MB/s) and a scale that
+    spikes cannot squash, made for ``ceiling`` when there is no yardstick (``Loaded.scale()``); None when no
     series has a point (a run of a few milliseconds: an empty frame says nothing)."""
     series = tuple(s for s in series if s.points)
     if not series:
         return None
     values = [y for s in series for _, y in s.points]
-    stick = yardstick(results)
     if stick is not None:
         return Plot(title, series, reference=stick[1], reference_label=stick[0], y_top=scale_top(values, stick[1]))
-    return Plot(title, series, y_top=scale_top(values, ceiling(results)))
+    return Plot(title, series, y_top=scale_top(values, ceiling))
 
 
-__all__ = ["BULK", "HEADROOM", "ceiling", "scale_top", "throughput_plot", "yardstick"]
+__all__ = ["BULK", "HEADROOM", "scale_top", "throughput_plot"]

@@ -140,6 +140,10 @@ class RunKind(Generic[P, R]):
     rows: Callable[[R], Rows] | None = None  # the report's rows; None: the report's generic listing
     findings: Callable[[R], list[Finding]] | None = None  # page 1's verdicts; None: the headline stands
     series: Callable[[R], Series] | None = None  # the curves it carries; None: the stored samples by phase
+    #: (label, MB/s) its verdict judges the rate against: the plot's one reference line (``app.report.plots``).
+    yardstick: Callable[[R], tuple[str, float] | None] | None = None
+    #: The rate its plot's scale is made for when it has no yardstick (several drives: their sum); None: the readings.
+    scale: Callable[[R], float | None] | None = None
     exit_code: Callable[[R], int] = _no_exit_code  # the documented exit status of a finished run
     command: Command | None = None
     #: What a refused second run on the device names a run of this kind by (``app.claims``); "": its command.

@@ -93,6 +93,19 @@ class Loaded(Generic[R]):
         return self.kind.series(self.result)
 
 
+    def yardstick(self) -> tuple[str, float] | None:
+        """(label, MB/s) the verdict judged against, drawn on the run's plot; None: the kind draws none."""
+        if self.kind is None or self.kind.yardstick is None or self.result is None:
+            return None
+        return self.kind.yardstick(self.result)
+
+    def scale(self) -> float | None:
+        """The rate the plot's scale is made for without a yardstick (``RunKind.scale``); None: the readings'."""
+        if self.kind is None or self.kind.scale is None or self.result is None:
+            return None
+        return self.kind.scale(self.result)
+
+
 def result_of(kind: RunKind[Any, R], data: dict[str, Any]) -> R | None:
     """``data`` as stored (any version) read into ``kind``'s result; ``DamagedResult`` when it does not fit."""
     version = data.get(VERSION_KEY, 0)

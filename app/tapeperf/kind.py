@@ -204,11 +204,12 @@ def _multi_engine(ctx: RunContext[MultiParams]) -> MultiDriveTest:
 TAPE_PERF: RunKind[TapePerfParams, TapePerfResult] = RunKind(
     "tape-perf", "Tape performance", Target.DRIVE, TapePerfParams, TapePerfResult, _engine,
     headline=headline, text=lambda r: "\n".join(summary_lines(r)), rows=rows, findings=findings, exit_code=exit_code,
-    command=Command("tape-perf", "measure a tape drive's write/read rate"))
+    yardstick=lambda r: r.yardstick, command=Command("tape-perf", "measure a tape drive's write/read rate"))
 
 TAPE_PERF_MULTI: RunKind[MultiParams, MultiTapePerfResult] = RunKind(
     "tape-perf-multi", "Tape performance, several drives", Target.DRIVES, MultiParams, MultiTapePerfResult,
     _multi_engine, headline=multi_headline, text=lambda r: "\n".join(multi_lines(r)), rows=multi_rows,
-    findings=multi_findings, series=multi_series, exit_code=multi_exit_code, claim="tape-perf")
+    findings=multi_findings, series=multi_series, exit_code=multi_exit_code, scale=lambda r: r.ceiling,
+    claim="tape-perf")
 
 __all__ = ["TAPE_PERF", "TAPE_PERF_MULTI", "exit_code", "findings", "rows", "tapealert_findings"]

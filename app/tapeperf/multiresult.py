@@ -94,6 +94,15 @@ class MultiTapePerfResult:
     def phase(self, name: str) -> AggregatePhase | None:
         return next((p for p in self.phases if p.phase == name), None)
 
+    @property
+    def ceiling(self) -> float | None:
+        """What the drives can do together (the sum of each one's possible rate), for the plot's scale only: their
+        verdict judges each against its own rate, which no single line shows. None: a drive of unknown generation."""
+        sticks = [d.together.yardstick for d in self.drives]
+        if not sticks or any(s is None for s in sticks):
+            return None
+        return sum(s[1] for s in sticks if s is not None)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "devices": list(self.devices), "params": dict(self.params), "status": self.status, "error": self.error,

@@ -104,7 +104,7 @@ FIELDS: tuple[Field, ...] = (
     Field("host_rate", "Slo&w the host to:", "throttle the host to this many bytes/s (e.g. 50MB) to reproduce a "
           "slow source", parse=lambda t: float(parse_size(t, "host rate")), placeholder="full speed; e.g. 50MB",
           stored=("host_rate_limit",), unit="bytes/s"),
-    Field("seed", "Seed &of the pattern:", "pattern seed (a read-only --verify needs the writer's seed)", default="0",
+    Field("seed", "Seed &of the pattern:", "pattern seed (a read that verifies the data needs the seed it was written with)", default="0",
           parse=lambda t: _seed(t), placeholder="0"),
     Field("history", "SLDC histor&y:", "SLDC history for the pattern (1K or 16K; default from the generation)",
           option="--history-size", parse=lambda t: parse_size(t, "history size"),

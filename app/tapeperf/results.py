@@ -364,6 +364,7 @@ class TapePerfResult:
     samples: list[Sample] = field(default_factory=list, repr=False)
     #: What was possible for this drive with this data, as stored with the run (None: a run not yet stored).
     possible_label: str | None = None
+    possible_mb_s: float | None = None
 
     def phase(self, name: str) -> PhaseResult | None:
         return next((p for p in self.phases if p.phase == name), None)
@@ -383,6 +384,15 @@ class TapePerfResult:
     def possible(self) -> Possible | None:
         """What this drive can do with this data (``app.tapeperf.rated.possible``)."""
         return possible(self.generation, self.predicted_ratio, compression_on=self.compression != "off")
+
+    @property
+    def yardstick(self) -> tuple[str, float] | None:
+        """(label, MB/s) the verdict judged the rate against, as stored with the run (its plot's one line), else by
+        the rate table now; None when the drive's generation or the data's ratio is unknown."""
+        if self.possible_label and self.possible_mb_s:
+            return self.possible_label, self.possible_mb_s
+        ref = self.possible
+        return (ref.label, ref.mb_s) if ref else None
 
     @property
     def possible_words(self) -> str | None:

@@ -17,7 +17,7 @@ def summary_lines(result: TapePerfResult) -> list[str]:
     predicted = f"{result.predicted_ratio:.2f}:1" if result.predicted_ratio else "-"
     drive = f"{result.drive_ratio:.2f}:1" if result.drive_ratio else "not reported"
     model = (f"model predicts {predicted}" if result.generates_data else
-             f"taken as {predicted} (a read without --verify makes no data)")
+             f"taken as {predicted} (a read that does not verify makes no data)")
     lines.append(f"pattern {result.pattern}: {model}, drive reports {drive}")
     plan = result.size_plan
     if plan is not None and (plan.auto or plan.capped):

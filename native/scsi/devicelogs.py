@@ -38,7 +38,7 @@ from dataclasses import dataclass
 
 from native.scsi._bytes import ascii_field, bit
 from native.scsi.asc import asc_text
-from native.scsi.logpages import LogPage, LogParameter, TapeAlertFlag, register_typed
+from native.scsi.logpages import LogPage, LogParameter, TapeAlertFlag
 from native.scsi.sensekeys import sense_key_name
 from native.scsi.tapealert import definition
 
@@ -516,10 +516,3 @@ class PowerConditions(LogPage):
 def power_conditions_page(counts: dict[str, int]) -> bytes:
     codes = {name: code for code, name in POWER_TRANSITIONS.items()}
     return _page(PAGE_POWER_CONDITIONS, [_param(codes[n], v.to_bytes(4, "big"), 0x02) for n, v in counts.items()])
-
-
-for _code, _cls in ((PAGE_NON_MEDIUM_ERRORS, NonMediumErrors), (PAGE_TEMPERATURE, Temperature),
-                    (PAGE_DT_DEVICE_STATUS, DeviceStatus), (PAGE_TAPEALERT_RESPONSE, TapeAlertResponse),
-                    (PAGE_DEVICE_STATISTICS, DeviceStatistics), (PAGE_TAPE_DIAGNOSTIC, TapeDiagnostic),
-                    (PAGE_PROTOCOL_PORT, ProtocolPort), (PAGE_POWER_CONDITIONS, PowerConditions)):
-    register_typed(_code, _cls)

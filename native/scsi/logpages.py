@@ -1,12 +1,11 @@
 """LOG SENSE pages (SPC-4 7.3, SSC-4 8.2): a generic parameter list and typed pages.
 
-``parse_log_page(data)`` decodes any page into ``LogPage`` (page code, subpage,
-parameters) and returns the typed subclass for the pages tapediag interprets:
-0x00 supported pages, 0x02/0x03 write/read error counters, 0x0C sequential access,
-0x17 volume statistics, 0x1B data compression, 0x2E TapeAlert (and, registered by
-``native.scsi.devicelogs``, the drive-wide pages 0x06 0x0D 0x11 0x12 0x14 0x16 0x18 0x1A). Typed pages expose
-their values as properties (None when the drive omits a parameter); the raw
-parameters stay available for anything vendor-specific.
+``LogPage`` is any page (page code, subpage, parameters); the typed subclasses here are the pages
+of a tape's own data path: 0x00 supported pages, 0x02/0x03 write/read error counters, 0x0C
+sequential access, 0x17 volume statistics, 0x1B data compression, 0x2E TapeAlert (the drive-wide
+pages are ``native.scsi.devicelogs``'; ``native.scsi.logparse.parse_log_page`` picks the class of
+either). Typed pages expose their values as properties (None when the drive omits a parameter); the
+raw parameters stay available for anything vendor-specific.
 
 Vendor pages are not typed by ``parse_log_page``: page 0x34 is HP's performance
 page but IBM's "read forward errors" page, so ``HpPerformance.from_page`` is applied
@@ -426,42 +425,8 @@ def hp_performance_page(repositions: int, buffer_in: int, max_possible: int, cur
     return bytes([PAGE_HP_PERFORMANCE, 0]) + len(body).to_bytes(2, "big") + body
 
 
-_TYPED: dict[int, type[LogPage]] = {
-    PAGE_WRITE_ERRORS: ErrorCounters,
-    PAGE_READ_ERRORS: ErrorCounters,
-    PAGE_SEQUENTIAL_ACCESS: SequentialAccess,
-    PAGE_VOLUME_STATISTICS: VolumeStatistics,
-    PAGE_DATA_COMPRESSION: CompressionStatistics,
-    PAGE_TAPEALERT: TapeAlertPage,
-}
-
-
-def register_typed(page_code: int, cls: type[LogPage]) -> None:
-    """Let ``parse_log_page`` return ``cls`` for a page (``native.scsi.devicelogs`` registers the drive-wide pages)."""
-    _TYPED[page_code] = cls
-
-
-def parse_log_page(data: bytes) -> LogPage:
-    """Decode any log page; the typed subclass when tapediag knows the page."""
-    data = bytes(data)
-    need(data, 4, "log page header")
-    code, subpage, spf = data[0] & 0x3F, data[1], bit(data[0], 6)
-    if code == PAGE_SUPPORTED and not spf:
-        return SupportedPages.parse(data)
-    generic = LogPage.parse(data)
-    cls = _TYPED.get(code) if subpage == 0 else None
-    if cls is None:
-        return generic
-    return cls(page_code=generic.page_code, subpage=generic.subpage, ds=generic.ds, spf=generic.spf, parameters=generic.parameters)
-
-
 def tapealert_page(active: set[int] | frozenset[int]) -> bytes:
     """A full 64-flag TapeAlert page with the given flags set (test transports, virtual drive)."""
     params = tuple(LogParameter(code=c, du=False, tsd=False, etc=False, tmc=0, format_linking=0, value=bytes([1 if c in active else 0]))
                    for c in range(1, 0x41))
     return LogPage(PAGE_TAPEALERT, 0, False, False, params).build()
-
-
-# The drive-wide pages live in their own module and register themselves here; imported last so
-# that ``parse_log_page`` knows them whichever of the two modules a caller imports first.
-from native.scsi import devicelogs as _devicelogs  # noqa: F401

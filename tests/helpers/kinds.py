@@ -45,24 +45,23 @@ def read_data(mb_s: float, target: str = "/srv/data", files: int = 8, seconds: f
 
 def drive_info(serial: str = "HU1234ABCD", verdict: str = "Healthy", reasons: tuple[str, ...] = (),
                alerts: tuple[dict[str, Any], ...] = (), device: str = "/dev/sg3", **sections: Any) -> dict[str, Any]:
-    """A stored drive-info result (``DriveInfo.to_dict()``) of an HP LTO-4 with this health and these TapeAlert
-    flags (in their stored form); every section the drive did not answer, unless given as its parser type
-    (``cartridge=Supported(section("cartridge", barcode=...))``)."""
-    from dataclasses import replace
-
-    from app.drive import Supported, Unsupported
+    """A stored drive-info result (``DriveInfo.to_dict()``) of an HP LTO-4 with this health; every section the drive
+    did not answer, unless given in its stored form (``media={"supported": True, "density_code": 0x46, ...}``).
+    The result is read back through ``DriveInfo.from_dict`` and written again, so it is exactly what ``info``
+    would store: a section given in a shape the loader does not read fails here, not in the code under test."""
+    from app.drive import Unsupported
     from app.info import DriveInfo, Health, Identity, Verdict
 
     none = Unsupported("not supported by this device")
     info = DriveInfo(device, Identity("HP", "Ultrium 4-SCSI", "B63W", serial, None, "tape"), 4, none, none, none,
-                     Unsupported("no cartridge loaded"), Supported(section("tapealerts", list(alerts))), none, none,
-                     none, none, none, Health(Verdict(verdict), tuple(reasons)))
-    return replace(info, **sections).to_dict()
+                     Unsupported("no cartridge loaded"), none, none, none, none, none, none,
+                     Health(Verdict(verdict), tuple(reasons)))
+    stored = info.to_dict()
+    stored["tapealerts"] = {"supported": True, "value": [dict(a) for a in alerts]}
+    stored.update(sections)
+    return DriveInfo.from_dict(stored).to_dict()
 
 
-def section(name: str, stored: Any = None, **fields: Any) -> Any:
-    """drive-info's section ``name`` as its parser type (``native.scsi``), read from its stored form
-    (``app.info.stored``): ``stored`` for a listed section, else the stored ``fields`` (the others not reported)."""
-    from app.info.stored import SECTIONS
-
-    return SECTIONS[name].read(stored if stored is not None else fields)
+def cartridge(**given: Any) -> dict[str, Any]:
+    """A cartridge memory as ``info`` stores it: these figures, the others not reported."""
+    return {"supported": True, **given}

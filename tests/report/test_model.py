@@ -13,10 +13,8 @@ from app.cli import main
 from app.events import Sample
 from app.history import History
 from app.report import build_report
-from app.drive import Supported
 from app.report.build import flatten, value_text
-from tests.helpers.kinds import drive_info, read_data, tape_perf
-from tests.helpers.kinds import section as stored_section
+from tests.helpers.kinds import cartridge, drive_info, read_data, tape_perf
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -132,13 +130,13 @@ def test_report_command_works_headless_without_qt_platform_set(hist: History, tm
 
 def test_drive_info_section_shows_its_kind_rows_and_leaves_identity_to_the_device_section(hist: History) -> None:
     run_id = hist.start_run("drive-info", "/dev/sg3")
-    res = _drive_info("HU1234ABCD", "Healthy", [], [], cleaning_required=Supported(False),
-                      performance=Supported(stored_section("performance", repositions_per_100mb=37, buffer_in_mb_s=None,
-                                                           max_possible_mb_s=None, current_mb_s=None, native_mb_s=120.0)),
-                      media=Supported(stored_section("media", density_code=0x46, block_size=0, write_protected=False,
-                                                     buffered_mode=1)),
-                      cartridge=Supported(stored_section("cartridge", barcode="ABC123L4", density_code=0x46,
-                                                         manufacture_date="20240131", attributes={"Barcode": "ABC123L4"})))
+    res = _drive_info("HU1234ABCD", "Healthy", [], [], cleaning_required={"supported": True, "value": False},
+                      performance={"supported": True, "repositions_per_100mb": 37, "buffer_in_mb_s": None,
+                                   "max_possible_mb_s": None, "current_mb_s": None, "native_mb_s": 120.0},
+                      media={"supported": True, "density_code": 0x46, "density_name": "LTO-4", "block_size": None,
+                             "write_protected": False, "buffered_mode": 1, "block_mode": "variable"},
+                      cartridge=cartridge(barcode="ABC123L4", density_code=0x46, manufacture_date="20240131",
+                                          attributes={"Barcode": "ABC123L4"}))
     hist.finish_run(run_id, "complete", res)
     report = build_report(hist, [run_id])
     (section,) = report.runs

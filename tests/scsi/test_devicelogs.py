@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from native.scsi import devicelogs as D
-from native.scsi.logpages import parse_log_page
+from native.scsi.logparse import parse_log_page
 from native.errors import ParseError
 from tests.virtual.conftest import sg_inhex
 

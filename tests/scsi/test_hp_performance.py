@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from native.scsi.logpages import (HP_PERFORMANCE, PAGE_HP_PERFORMANCE, HpPerformance, LogPage, hp_performance_page,
-                               parse_log_page)
+from native.scsi.logpages import HP_PERFORMANCE, PAGE_HP_PERFORMANCE, HpPerformance, LogPage, hp_performance_page
+from native.scsi.logparse import parse_log_page
 from native.errors import ParseError
 
 # Written out byte by byte from the manual's layout, independently of hp_performance_page:

@@ -15,7 +15,7 @@ import pytest
 
 from native.scsi.asc_table import ASC_ASCQ
 from native.scsi.inquiry import DeviceIdentification, Inquiry, SupportedVpdPages, UnitSerialNumber
-from native.scsi.logpages import parse_log_page
+from native.scsi.logparse import parse_log_page
 from native.scsi.mam import Mam
 from native.scsi.sense import Sense, build_descriptor, build_fixed
 from tests.scsi import samples

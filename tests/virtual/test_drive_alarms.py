@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from native.errors import InvalidParameter
-from native.scsi.logpages import parse_log_page
+from native.scsi.logparse import parse_log_page
 from native.virtual.options import options_help, parse_device
 from tests.virtual.conftest import decode_sense, sg_inhex
 

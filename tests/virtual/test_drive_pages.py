@@ -5,7 +5,7 @@ import re
 import struct
 from pathlib import Path
 
-from native.scsi.logpages import parse_log_page
+from native.scsi.logparse import parse_log_page
 from tests.virtual.conftest import sg_inhex
 
 

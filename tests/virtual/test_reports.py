@@ -139,7 +139,8 @@ def test_lto10_reads_and_writes_lto10_media_only(open_drive) -> None:
 
 
 def test_hp_performance_page_reports_the_model_figures(open_drive) -> None:
-    from native.scsi.logpages import HpPerformance, parse_log_page
+    from native.scsi.logpages import HpPerformance
+    from native.scsi.logparse import parse_log_page
 
     d = open_drive(capacity="1G")
     _traffic(d)

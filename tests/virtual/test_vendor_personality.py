@@ -18,7 +18,7 @@ from app.drive import Supported, TapeDrive
 from app.info import gather
 from native.errors import InvalidParameter
 from native.scsi.inquiry import Inquiry
-from native.scsi.logpages import parse_log_page
+from native.scsi.logparse import parse_log_page
 from native.scsi.vendorlogs import HP, IBM, decode_vendor_page
 from native.virtual.options import parse_device
 from tests.virtual.conftest import sg_inhex
