@@ -77,13 +77,14 @@ def test_results_that_do_not_fit_their_kind_are_named_never_shown_empty(tmp_path
     out, err = capsys.readouterr()
     rows = {line.split()[0]: line for line in out.splitlines()[1:]}
     assert "write 26.2 MB/s overall" in rows[str(good)]
-    assert f"run {bad} (tape-perf) has results this tapediag cannot read: TapePerfResult.phases[0].mb_s: 'fast' " \
-           "is not float" in rows[str(bad)]
-    assert f"run {gone} (read-data)" in rows[str(gone)] and "ReadDataResult.kind: missing" in rows[str(gone)]
+    for run_id, kind in ((bad, "tape-perf"), (gone, "read-data")):  # each row in 100 columns (issue 31)
+        assert f"record damaged: run {run_id} ({kind})" in rows[str(run_id)] and len(rows[str(run_id)]) <= 100
     assert f"({gone}, {bad})" in err and "damaged record" in err
-    for argv in (["show", str(bad)], ["report", str(good), str(gone), "-o", str(tmp_path / "r.pdf")]):
+    for argv, why in ((["show", str(bad)], "TapePerfResult.phases[0].mb_s: 'fast' is not float"),
+                      (["show", str(gone)], "ReadDataResult.kind: missing"),
+                      (["report", str(good), str(gone), "-o", str(tmp_path / "r.pdf")], "ReadDataResult.kind: missing")):
         assert main(argv) == 1
-        lines = capsys.readouterr().err.strip().splitlines()
-        assert len(lines) == 1 and "Traceback" not in lines[0] and "cannot read" in lines[0], lines
+        lines = capsys.readouterr().err.strip().splitlines()  # the whole reason, in the one line
+        assert len(lines) == 1 and "Traceback" not in lines[0] and "cannot read" in lines[0] and why in lines[0], lines
     assert not (tmp_path / "r.pdf").exists()
     assert main(["show", str(good)]) == 0

@@ -12,6 +12,7 @@ import pytest
 
 from app.events import Sample
 from app.history import History
+from tests.helpers.kinds import tape_perf
 
 EXE = str(Path(sys.executable).with_name("tapediag"))
 
@@ -22,7 +23,7 @@ def big_run(isolated_data_dir: Path) -> int:
     with History.open() as hist:
         run_id = hist.start_run("tape-perf", "virtual:lto9", {"size": 1 << 30})
         hist.add_samples(run_id, [Sample(t=i * 1e-4, nbytes=262144, latency=1e-4, phase="write") for i in range(40_000)])
-        hist.finish_run(run_id, "complete", {"phases": [{"phase": "write", "mb_s": 100.0}]})
+        hist.finish_run(run_id, "complete", tape_perf(rates={"write": 100.0}))
     return run_id
 
 
