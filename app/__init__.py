@@ -1,8 +1,25 @@
 """tapediag's Qt-free core: SCSI command set, drive model, tests, rules, reports, CLI."""
 
 import os
+import sys
 
 __version__ = "0.1.0"
+
+
+def _cancelled_while_loading(kind: type[BaseException], value: BaseException, tb: object) -> None:
+    """A Ctrl-C while Python is still importing tapediag (before ``app.__main__.run`` can catch it): one line
+    and exit 130, as any other cancel, not a traceback through ``typing``. Installed first thing, so only an
+    interrupt in the interpreter's own start-up, before any line of tapediag runs, is left to Python; nothing
+    has been opened or written at import time, so ending the process here leaves nothing half done."""
+    if issubclass(kind, KeyboardInterrupt):
+        sys.stderr.write("tapediag: cancelled\n")
+        sys.stderr.flush()
+        os._exit(130)
+    sys.__excepthook__(kind, value, tb)  # type: ignore[arg-type]
+
+
+if sys.excepthook is sys.__excepthook__:  # a host that set its own (a test runner, an IDE) keeps it
+    sys.excepthook = _cancelled_while_loading
 
 # numpy (the engines' sample arrays, pyqtgraph) starts OpenBLAS's worker threads at import, one
 # per core, and they spin when woken: on a two-core box that is the core a local target or the

@@ -12,8 +12,10 @@ from typing import Any
 
 from app.assess.kind import ASSESSMENT
 from app.disk.kind import CREATE_DATA, READ_DATA
+from app.erase.kind import ERASE
 from app.info_kind import DRIVE_INFO
 from app.libtest.kind import LIBRARY_TEST
+from app.nettest.kind import NET_TEST
 from app.runs import registry
 from app.runs.kind import RunKind
 from app.scan.kind import MEDIA_SCAN
@@ -30,6 +32,8 @@ KINDS: tuple[RunKind[Any, Any], ...] = (
     MEDIA_SCAN,
     ASSESSMENT,
     LIBRARY_TEST,
+    ERASE,
+    NET_TEST,
 )
 
 registry.install(KINDS)

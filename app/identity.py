@@ -13,9 +13,9 @@ results under the one key ``IDENTITIES`` ("identities"), a list of ``DeviceIdent
 its end has no barcode); a run recorded before issue 25 has no list at all. The report
 says "not recorded" for either (``app.report.devices``). Only read-only queries are
 sent: INQUIRY, its serial page (80h) and READ ATTRIBUTE (the cartridge memory's barcode
-0806h and medium serial 0401h), before the run on one drive (a run that fails is a visit
-too: ``app.history.keys`` keys the history by them) and after it where a run moves
-cartridges itself.
+0806h, medium serial 0401h and the LTFS volume it names, ``native.scsi.ltfs.from_mam``), before
+the run on one drive (a run that fails is a visit too: ``app.history.keys`` keys the history by
+them) and after it where a run moves cartridges itself.
 """
 from __future__ import annotations
 
@@ -50,6 +50,10 @@ class DeviceIdentity:
     firmware: str | None = None
     barcode: str | None = None  # the cartridge in the drive (MAM 0806h); a library: the cartridges it moved
     cartridge_serial: str | None = None  # the cartridge memory's medium serial (MAM 0401h)
+    #: The LTFS volume the cartridge memory names (``native.scsi.ltfs.LtfsVolume.describe``), read with the barcode,
+    #: and its UUID (what tells one volume from another when two readings word it differently).
+    ltfs: str | None = None
+    ltfs_uuid: str | None = None
 
     def to_dict(self) -> dict[str, str | None]:
         return asdict(self)
@@ -89,6 +93,7 @@ def with_cartridge(ident: DeviceIdentity, drive: "TapeDrive") -> DeviceIdentity:
     ATTENTION (a load, a reset) is taken by the first try; what cannot be read (no cartridge, no cartridge
     memory, the connection gone) is not recorded: identifying a run must never stop it."""
     from native.errors import UnitAttention
+    from native.scsi.ltfs import from_mam
 
     for _ in range(2):
         try:
@@ -97,7 +102,10 @@ def with_cartridge(ident: DeviceIdentity, drive: "TapeDrive") -> DeviceIdentity:
             continue
         except TapediagError:
             return ident
-        return replace(ident, barcode=_text(mam.barcode), cartridge_serial=_text(mam.serial))
+        volume = from_mam(mam)
+        return replace(ident, barcode=_text(mam.barcode), cartridge_serial=_text(mam.serial),
+                       ltfs=volume.describe() if volume is not None else None,
+                       ltfs_uuid=(volume.volume_uuid or None) if volume is not None else None)
     return ident
 
 

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from app.history.keys import RunKeys
-from app.scan.results import CORRECTED_PER_GB_MONITOR
+from app.scan.thresholds import CORRECTED_PER_GB_MONITOR
 from native.errors import InvalidParameter
 from native.units import plural
 

@@ -7,7 +7,7 @@ Paths: ``loopback`` (this machine's 127.0.0.1, unshaped: the tools themselves ar
 limit) and ``shaped`` (a private namespace whose loopback the kernel shapes to 100 Mbit/s,
 ``tests/helpers/netns.py``; needs root). For each path, stream count and direction the
 two tools run as pairs, alternating which goes first (the machine's load drifts), each
-as its own server and client processes: ``python -m app.nettest serve|test`` with its
+as its own server and client processes: ``tapediag net-serve``/``net-test`` with its
 default pattern (2:1, every 4 KiB stamped) and ``iperf3 -s -1`` / ``iperf3 -c [-R] -P N``.
 Both figures are the receiver's: tapediag's phase rate, iperf3's ``sum_received``.
 
@@ -26,6 +26,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +39,8 @@ from tests.helpers.netns import Namespace, shaped_namespace, unavailable_reason 
 from tests.helpers.nettest import client_argv, start_server  # noqa: E402
 
 GOAL = 0.95
+#: net-test records each run: in a history of the benchmark's own, never the user's.
+DATA_DIR = tempfile.mkdtemp(prefix="tapediag-bench-net-")
 
 
 @dataclass
@@ -61,8 +64,8 @@ def free_port() -> int:
 
 def tapediag_mb_s(r: Runner, streams: int, direction: str, seconds: float) -> float:
     server = start_server(ns=r.ns)
-    env = {**os.environ, "TAPEDIAG_NET_TOKEN": server.token, "PYTHONPATH": str(ROOT)}
-    argv = client_argv(server.port, "--streams", str(streams), "--direction", direction, "--seconds", str(seconds),
+    env = {**os.environ, "TAPEDIAG_NET_TOKEN": server.token, "PYTHONPATH": str(ROOT), "TAPEDIAG_DATA_DIR": DATA_DIR}
+    argv = client_argv(server.port, "--streams", str(streams), "--direction", direction, "--time", str(seconds),
                        "--json")
     got = r.run(argv, capture_output=True, text=True, env=env, timeout=seconds * 4 + 60, stdin=subprocess.DEVNULL)
     rc, err = server.finish()
@@ -122,7 +125,7 @@ def main() -> int:
     streams = [int(s) for s in args.streams.split(",")]
     directions = args.directions.split(",")
     version = subprocess.run(["iperf3", "--version"], capture_output=True, text=True).stdout.splitlines()[0]
-    print(f"{version}; python -m app.nettest, pattern 2:1; {args.seconds:g} s a run", flush=True)
+    print(f"{version}; tapediag net-test, pattern 2:1; {args.seconds:g} s a run", flush=True)
     for path in args.paths.split(","):
         if path == "loopback":
             for n in streams:

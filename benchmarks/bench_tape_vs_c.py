@@ -1,66 +1,81 @@
-"""The tape engine against a bare C libiscsi loop, write and read, on one tgtd tape LUN (issue 19, goal 1).
+"""The tape engine against bare loops it did not write, write and read, on one tgtd tape LUN (issues 19, 32 §2).
 
-Run: .venv/bin/python benchmarks/bench_tape_vs_c.py [--rounds 7] [--size 256M] [--cases ...] [--callgrind]
+Run: .venv/bin/python benchmarks/bench_tape_vs_c.py [--pairs 7] [--size 256M] [--cases ...] [--patterns 2:1,random]
+         [--anchor NAME=COMMAND ...] [--target tuned|default|both] [--backing disk|tmpfs] [--json FILE]
+     .venv/bin/python benchmarks/anchor_cmd.py     (the placeholders and what an anchor must print)
 
-Against one tgtd tape LUN on 127.0.0.1 (cartridge file on disk, 256 KiB iSCSI data
-segments), for each case {256 KiB, 1 MiB I/Os} x {variable, fixed}, a round is one
-engine run and one C loop run, order alternating between rounds (the machine's load
-drifts), each writing ``--size`` from BOT and reading it back:
+Sides. Every side is a fresh process per run, started after ``os.sync()``:
 
-* engine: ``tapediag tape-perf --direction write,read`` as the CLI runs it
-  (``TapePerfParams.from_text`` and ``app.tapeperf.session.run_on_device``: drive
-  open, safety probe, settings, the write phase with its pattern fill, the read-back,
-  the history record), default pattern (2:1);
-* anchor: ``benchmarks/iscsi_bare_loop.c write+read filemark`` on the same LUN: the
-  same WRITE(6)/READ(6) CDBs from/into one static buffer through libiscsi's public API;
-* second write anchor, same round: the C loop with ``copy`` (each WRITE's buffer refilled
-  by memcpy from a 32 MiB pool first): what any tool writing fresh data must do at least,
-  since the engine generates its pattern into every I/O and the static loop does not. (The
-  engine's own pattern pool is 1 MiB, in the core's cache, and it fills the next buffer
-  while a WRITE is in flight: it can beat this anchor, and the static loop is the goal's.)
+* the engine: ``tapediag tape-perf --direction write,read --force`` as the CLI runs it
+  (``TapePerfParams.from_text`` and ``app.tapeperf.session.run_on_device``: drive open, safety probe,
+  settings, the write phase generating a unique block per WRITE, the read-back, the history record),
+  in a child of this script (``--engine-side``) that prints its figures as an anchor does;
+* the anchors (``--anchor``, repeatable; default ``plain`` and ``project``): any command line, with
+  the placeholders of ``benchmarks/anchor_cmd.py``. ``plain`` is ``benchmarks/plain_iscsi_loop.c``,
+  written independently of the project's code (libiscsi's synchronous API, one static buffer, queue
+  depth 1); ``project`` is the project's own ``benchmarks/iscsi_bare_loop.c``.
 
-Fixed mode uses ``--fixed-block`` (256 KiB) blocks: a 256 KiB I/O is one block, a 1 MiB
-I/O four, as the CLI's default shape. Figures, each side timed the same way:
+Pairs. One uncounted warm-up round of every side, then ``--pairs`` rounds, the order of the sides
+reversed every other round: each anchor is paired with the engine run of its own round, and a pair's
+ratio is engine / anchor. The pairs where the engine ran first and those where the anchor did are
+also reported apart (reads favoured whichever side ran second in issue 32's runs).
 
-* data I/Os only: from the start of the first WRITE/READ to the end of the last;
-* with the closing filemark: plus the WRITE FILEMARKS after the write (the buffer flush),
-  plus the READ that meets the filemark after the read.
+Configurations: {256 KiB, 1 MiB I/Os} x {variable, fixed blocks} (``--cases``) x the engine's pattern
+(``--patterns``; the anchors write their one static buffer whatever it is), on tgtd set up ``tuned``
+(256 KiB data segments, FirstBurstLength 256 KiB, InitialR2T=No: what this project's benchmarks used
+before issue 32) and/or ``default`` (tgtd as installed: 8 KiB data segments, FirstBurstLength 64 KiB,
+InitialR2T=Yes, which is also what LIO ships: the customer-like target), the cartridge file on disk or
+on tmpfs. Fixed mode uses ``--fixed-block`` blocks (256 KiB): a 1 MiB I/O is four blocks.
 
-Each run starts after ``os.sync()`` (no write-back of the previous run's data during it), and
-one uncounted run of each side comes first (the engine's first run builds its pattern pool).
+Figures, each side timed the same way (from the start of its first data command to the end of its last):
 
-Printed per case and direction: medians of the engine's and the C loop's MB/s, the ratio
-of the medians and the median of the per-round ratios. ``--callgrind`` adds the
-load-independent figure: user-space instructions per READ(6) (and per WRITE(6)) of the C
-loop and of each Python layer (transport, drive, engine phase), each the difference of two
-runs that differ only in I/O count. Asserts nothing: a shared 2-core machine makes
-throughput noisy, so the instruction counts are the evidence of the per-command cost.
+* write, data I/Os only; write with the closing filemark (plus the WRITE FILEMARKS that flushes);
+* read, data I/Os only; read with the closing filemark (plus the READ that meets the filemark).
+
+Printed per configuration and anchor: the median of the paired ratios, their min-max and n, the same
+for engine-first and anchor-first pairs, each side's median MB/s and CPU per command, and the load
+average at the configuration's start and end; at the end a summary table. ``--callgrind`` adds the
+load-independent figure: user-space instructions per READ(6) and WRITE(6) of the two C loops and of
+each Python layer (transport, drive, engine phase). Asserts nothing: the machine is shared.
 """
 from __future__ import annotations
 
 import argparse
-import itertools
+import json
 import os
+import signal
 import statistics
 import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.anchor_cmd import (BUILT_IN, Anchor, AnchorError, Shape, Timing, parse_anchor,  # noqa: E402
+                                   parse_timings, run_argv, sync_now)
+
+if TYPE_CHECKING:
+    from app.drive import TapeDrive
+    from tests.helpers.tgt import TgtTarget
+
 KIB, MIB = 1 << 10, 1 << 20
+#: How much slower a process runs under callgrind, about (the engine's publishing is slowed as much).
+CALLGRIND_SLOWDOWN = 50
 CASES = ("256K-variable", "256K-fixed", "1M-variable", "1M-fixed")
-
-
-@dataclass
-class Figures:
-    """One side's data-only and with-filemark MB/s per direction, one entry per round."""
-
-    data: dict[str, list[float]] = field(default_factory=lambda: {"write": [], "read": []})
-    with_fm: dict[str, list[float]] = field(default_factory=lambda: {"write": [], "read": []})
-    cpu: dict[str, list[float]] = field(default_factory=lambda: {"write": [], "read": []})
+FIGURES = (("write", "data"), ("write", "fm"), ("read", "data"), ("read", "fm"))
+FIGURE_LABEL = {("write", "data"): "write, data I/Os only ", ("write", "fm"): "write + closing filemark",
+                ("read", "data"): "read, data I/Os only  ", ("read", "fm"): "read + closing filemark "}
+#: tgtd's session parameters per target kind (``tgtadm --op update --mode target``); "default": none.
+TARGETS: dict[str, tuple[tuple[str, str], ...]] = {
+    "tuned": (("MaxRecvDataSegmentLength", "262144"), ("MaxXmitDataSegmentLength", "262144"),
+              ("FirstBurstLength", "262144"), ("MaxBurstLength", "16776192"), ("InitialR2T", "No")),
+    "default": (),
+}
+SHOWN_PARAMS = ("MaxRecvDataSegmentLength", "MaxXmitDataSegmentLength", "FirstBurstLength", "MaxBurstLength",
+                "InitialR2T", "ImmediateData", "MaxOutstandingR2T")
 
 
 def case_shape(case: str, fixed_block: int) -> tuple[bool, int, int]:
@@ -71,17 +86,21 @@ def case_shape(case: str, fixed_block: int) -> tuple[bool, int, int]:
     return fixed, (fixed_block if fixed else io), io
 
 
-def engine_round(url: str, fixed: bool, block: int, io: int, size: int, pattern: str) -> dict[str, tuple[float, float, float]]:
-    """The engine, as the CLI runs it: per direction (data-only MB/s, with-filemark MB/s, CPU us per I/O)."""
+# -- the engine's side: a child process that prints what an anchor prints ---------------------------------
+
+
+def engine_side(url: str, mode: str, block: int, io: int, count: int, pattern: str) -> None:
+    """One ``tape-perf --direction write,read`` as the CLI runs it; prints ``op=... seconds=...`` lines."""
     from app.events import PhaseFinished, PhaseStarted
     from app.tapeperf import TapePerfParams
     from app.tapeperf.session import run_on_device
 
     params = TapePerfParams.from_text({
-        "direction": "write,read", "mode": "fixed" if fixed else "variable", "block_size": str(block),
-        "io_size": str(io), "size": str(size), "pattern": pattern, "force": True,
+        "direction": "write,read", "mode": mode, "block_size": str(block), "io_size": str(io),
+        "size": str(io * count), "pattern": pattern, "force": True,
     })
     cpu: dict[str, float] = {}
+    in_bursts = burst_cpu_meter()
 
     def sink(event: object) -> None:
         if isinstance(event, PhaseStarted):
@@ -91,77 +110,219 @@ def engine_round(url: str, fixed: bool, block: int, io: int, size: int, pattern:
 
     _, result = run_on_device(url, params, sink=sink)
     if result.status != "complete":
-        raise RuntimeError(f"the engine's run ended {result.status}: {result.error}")
-    out: dict[str, tuple[float, float, float]] = {}
+        raise SystemExit(f"the engine's run ended {result.status}: {result.error}")
     for ph in result.phases:
         samples = [s for s in result.samples if s.phase == ph.phase]
         nbytes = sum(s.nbytes for s in samples)
         data = samples[-1].t - (samples[0].t - samples[0].latency)  # first command's start to last one's end
         if ph.phase == "write":
-            closing = data + (ph.flush_seconds or 0.0)
-        else:  # to the end of the read loop: the READ that met the filemark included
+            fm = ph.flush_seconds or 0.0
+        else:  # to the end of the read loop: the READ that met the filemark
             assert ph.time_to_first_byte is not None
-            closing = ph.elapsed - ph.time_to_first_byte + samples[0].latency
-        out[ph.phase] = (nbytes / data / 1e6, nbytes / closing / 1e6, cpu[ph.phase] / max(ph.ios, 1) * 1e6)
-    return out
+            fm = ph.elapsed - ph.time_to_first_byte + samples[0].latency - data
+        burst_cpu, burst_ios = in_bursts[ph.phase]
+        print(f"op={ph.phase} bytes={nbytes} seconds={data:.6f} MBps={nbytes / data / 1e6:.1f} "
+              f"cpu_us_per_cmd={burst_cpu / max(burst_ios, 1) * 1e6:.1f} "
+              f"phase_cpu_us_per_cmd={cpu[ph.phase] / max(ph.ios, 1) * 1e6:.1f} fm_seconds={fm:.6f}")
 
 
-def c_round(url: str, fixed: bool, block: int, io: int, size: int, copy: bool = False
-            ) -> dict[str, tuple[float, float, float]]:
-    from benchmarks.bench_iscsi_anchor import c_loop_phases
+def burst_cpu_meter() -> dict[str, list[float]]:
+    """Process CPU seconds and commands inside the engine's bursts (``TapeDrive.write_burst``/``read_burst``), per
+    direction: the figure comparable with a C loop's CPU over its timed loop. The phase's own figure also holds
+    its set-up and its summary (samples, percentiles), which come after the last command."""
+    from app.drive import TapeDrive
 
-    phases = c_loop_phases(url, fixed=fixed, block=block, io=io, count=size // io, op="write" if copy else "write+read",
-                           copy=copy)
-    return {op: (f["bytes"] / f["seconds"] / 1e6, f["bytes"] / (f["seconds"] + f["fm_seconds"]) / 1e6,
-                 f["cpu_us_per_cmd"]) for op, f in phases.items()}
+    meter: dict[str, list[float]] = {"write": [0.0, 0], "read": [0.0, 0]}
+
+    def metered(direction: str, method: Callable[..., Any]) -> Callable[..., Any]:
+        def burst(self: TapeDrive, *args: Any, **kwargs: Any) -> Any:
+            c0 = time.process_time()
+            done = method(self, *args, **kwargs)
+            meter[direction][0] += time.process_time() - c0
+            meter[direction][1] += done.clean + (done.tail is not None)
+            return done
+        return burst
+
+    TapeDrive.write_burst = metered("write", TapeDrive.write_burst)  # type: ignore[method-assign]
+    TapeDrive.read_burst = metered("read", TapeDrive.read_burst)  # type: ignore[method-assign]
+    return meter
 
 
-def run_case(url: str, case: str, rounds: int, size: int, fixed_block: int, pattern: str) -> None:
-    fixed, block, io = case_shape(case, fixed_block)
-    sides = {"engine": Figures(), "c": Figures(), "copy": Figures()}
+@dataclass
+class EngineSide:
+    """The engine as a side: the same interface as ``Anchor``."""
 
-    def one(side: str) -> dict[str, tuple[float, float, float]]:
-        # Every run starts with the last one's data on disk: tgtd's backing file is in the page
-        # cache, and the kernel writing back the previous run's 256 MiB during the next one
-        # slowed whichever side ran second (per-round ratios alternated 0.66-0.9 / 1.2-1.4).
-        os.sync()
-        return (engine_round(url, fixed, block, io, size, pattern) if side == "engine"
-                else c_round(url, fixed, block, io, size, copy=side == "copy"))
+    pattern: str
+    name: str = "engine"
 
-    for side in ("engine", "c", "copy"):  # warm-up, not counted: the first engine run builds its pattern pool
-        one(side)
-    for i in range(rounds):
-        for side in (("engine", "c", "copy") if i % 2 == 0 else ("copy", "c", "engine")):
-            got = one(side)
-            for direction, (data, with_fm, cpu) in got.items():
-                sides[side].data[direction].append(data)
-                sides[side].with_fm[direction].append(with_fm)
-                sides[side].cpu[direction].append(cpu)
-    med = statistics.median
-    e, c = sides["engine"], sides["c"]
-    shape = f"{block // KIB} KiB fixed blocks, {io // KIB} KiB I/Os" if fixed else f"{io // KIB} KiB variable blocks"
-    print(f"  {case}: {shape}")
+    def run(self, shape: Shape, sync: bool = True) -> dict[str, Timing]:
+        if sync:
+            sync_now()
+        argv = [sys.executable, str(Path(__file__).resolve()), "--engine-side", shape.url,
+                "fixed" if shape.fixed else "variable", str(shape.block), str(shape.io), str(shape.count), self.pattern]
+        out, _ = run_argv(argv, "the engine")
+        got = parse_timings(out, shape.io * shape.count)
+        if set(got) != {"write", "read"}:
+            raise AnchorError(f"the engine's side printed no figures: {out.strip()[-300:]}")
+        return got
+
+
+# -- pairs ---------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Runs:
+    """Every counted run of one configuration: per side, one {direction: Timing} per round, and the
+    1-minute load average each round started at."""
+
+    sides: list[str]
+    rounds: list[dict[str, dict[str, Timing]]] = field(default_factory=list)
+    loads: list[float] = field(default_factory=list)
+
+    def reference_first(self, i: int) -> bool:
+        """Whether the reference side (the first) ran before the others in round ``i`` (orders alternate)."""
+        return i % 2 == 0
+
+    def figure(self, side: str, i: int, key: tuple[str, str]) -> float | None:
+        t = self.rounds[i][side][key[0]]
+        return t.mb_s if key[1] == "data" else t.with_fm_mb_s
+
+    def load_text(self) -> str:
+        return f"{min(self.loads):.1f}–{max(self.loads):.1f}" if self.loads else "?"
+
+
+@dataclass(frozen=True)
+class Quiet:
+    """Before each round, wait until the machine's 1-minute load average is at most ``below`` (None: do not
+    wait), for ``patience`` seconds at most: on a shared machine a round taken during another job's burst
+    says more about that job than about the sides."""
+
+    below: float | None = None
+    patience: float = 600.0
+
+    def wait(self) -> float:
+        """The load average the round starts at."""
+        load = os.getloadavg()[0]
+        deadline = time.monotonic() + self.patience
+        while self.below is not None and load > self.below and time.monotonic() < deadline:
+            time.sleep(5)
+            load = os.getloadavg()[0]
+        return load
+
+
+def run_config(sides: list[Anchor | EngineSide], shape: Shape, pairs: int, quiet: Quiet = Quiet()) -> Runs:
+    """One uncounted warm-up round, then ``pairs`` rounds in alternating order."""
+    runs = Runs([s.name for s in sides])
+    for side in sides:  # warm-up: the target's first session, the page cache, the built loops
+        side.run(shape)
+    for i in range(pairs):
+        runs.loads.append(quiet.wait())
+        got: dict[str, dict[str, Timing]] = {}
+        for side in (sides if i % 2 == 0 else list(reversed(sides))):
+            got[side.name] = side.run(shape)
+        runs.rounds.append(got)
+    return runs
+
+
+def med(values: list[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+def shown(values: list[float]) -> str:
+    """A median as printed, or a dash for no values."""
+    return f"{med(values):5.3f}" if values else "  —  "
+
+
+def ratio_lines(runs: Runs, anchor: str) -> list[str]:
+    """The paired ratios of the reference side against ``anchor``, per figure."""
+    ref, lines = runs.sides[0], []
+    n = len(runs.rounds)
+    for key in FIGURES:
+        pairs = [(i, runs.figure(ref, i, key), runs.figure(anchor, i, key)) for i in range(n)]
+        pairs = [(i, a, b) for i, a, b in pairs if a is not None and b is not None]
+        if not pairs:
+            lines.append(f"      {FIGURE_LABEL[key]}  (not timed by {anchor})")
+            continue
+        ratios = [a / b for _, a, b in pairs]
+        first = [a / b for i, a, b in pairs if runs.reference_first(i)]
+        second = [a / b for i, a, b in pairs if not runs.reference_first(i)]
+        lines.append(
+            f"      {FIGURE_LABEL[key]}  ratio {med(ratios):5.3f} (min {min(ratios):5.3f}, max {max(ratios):5.3f}, "
+            f"n {len(ratios)}); {ref} first {shown(first)} (n {len(first)}), {anchor} first {shown(second)} "
+            f"(n {len(second)}); {ref} {med([a for _, a, _ in pairs]):6.0f} MB/s, {anchor} "
+            f"{med([b for _, _, b in pairs]):6.0f} MB/s")
+    return lines
+
+
+def cpu_line(runs: Runs) -> str:
+    parts = []
     for direction in ("write", "read"):
-        for label, e_runs, c_runs in (("data I/Os only    ", e.data[direction], c.data[direction]),
-                                      ("with the filemark ", e.with_fm[direction], c.with_fm[direction])):
-            paired = med(a / b for a, b in zip(e_runs, c_runs))
-            print(f"    {direction:5s} {label} engine {med(e_runs):7.0f} MB/s   C loop {med(c_runs):7.0f} MB/s   "
-                  f"ratio {med(e_runs) / med(c_runs):4.2f} (per-round median {paired:4.2f})")
-        if direction == "write":  # the C loop refilling its buffer from a pool first: call cost + fresh data
-            k = sides["copy"]
-            for label, e_runs, c_runs in (("data I/Os only    ", e.data["write"], k.data["write"]),
-                                          ("with the filemark ", e.with_fm["write"], k.with_fm["write"])):
-                paired = med(a / b for a, b in zip(e_runs, c_runs))
-                print(f"    write {label} engine {med(e_runs):7.0f} MB/s   C+copy {med(c_runs):7.0f} MB/s   "
-                      f"ratio {med(e_runs) / med(c_runs):4.2f} (per-round median {paired:4.2f})")
-        print(f"    {direction:5s} initiator CPU per command (median): engine {med(e.cpu[direction]):5.0f} us,"
-              f" C loop {med(c.cpu[direction]):5.0f} us"
-              + (f", C+copy {med(sides['copy'].cpu['write']):5.0f} us" if direction == "write" else ""))
-        print(f"    {direction:5s} runs (data only)  engine {', '.join(f'{v:.0f}' for v in e.data[direction])}")
-        print(f"    {direction:5s} runs (data only)  C loop {', '.join(f'{v:.0f}' for v in c.data[direction])}")
+        per_side = []
+        for side in runs.sides:
+            values = [r[side][direction].cpu_us_per_cmd for r in runs.rounds]
+            known = [v for v in values if v is not None]
+            per_side.append(f"{side} {med(known):.0f}" if known else f"{side} -")
+        parts.append(f"{direction}: " + ", ".join(per_side))
+    return "      CPU us per command (medians; the engine's inside its bursts): " + "; ".join(parts)
 
 
-# -- callgrind: instructions per command, load-independent ---------------------------------------------
+def report(title: str, runs: Runs, whole: dict[str, bool]) -> None:
+    print(f"  {title}: {len(runs.rounds)} pairs, load average {runs.load_text()} at the rounds' starts")
+    for anchor in runs.sides[1:]:
+        note = " (timed as a whole process by the benchmark: login and set-up included)" if whole.get(anchor) else ""
+        print(f"    {runs.sides[0]} / {anchor}{note}")
+        for line in ratio_lines(runs, anchor):
+            print(line)
+    print(cpu_line(runs))
+    for direction in ("write", "read"):
+        for side in runs.sides:
+            print(f"      {direction:5s} runs MB/s {side:8s} "
+                  + ", ".join(f"{r[side][direction].mb_s:.0f}" for r in runs.rounds))
+    sys.stdout.flush()
+
+
+def summary(results: list[tuple[str, Runs]]) -> None:
+    """One line per configuration and anchor: median paired ratio (min-max) of the four figures."""
+    print("\nsummary: median paired ratio (min-max), n pairs, load average at the rounds' starts (min-max)")
+    print("| configuration | anchor | write, data | write + filemark | read, data | read + filemark | n | load |")
+    print("|---|---|---|---|---|---|---|---|")
+    for title, runs in results:
+        ref = runs.sides[0]
+        for anchor in runs.sides[1:]:
+            cells = []
+            for key in FIGURES:
+                r = [a / b for i in range(len(runs.rounds))
+                     if (a := runs.figure(ref, i, key)) is not None and (b := runs.figure(anchor, i, key)) is not None]
+                cells.append(f"{med(r):.2f} ({min(r):.2f}–{max(r):.2f})" if r else "—")
+            print(f"| {title} | {anchor} | " + " | ".join(cells)
+                  + f" | {len(runs.rounds)} | {runs.load_text()} |")
+
+
+def dump(path: Path, results: list[tuple[str, Runs]]) -> None:
+    data = [{"configuration": title, "sides": runs.sides, "loads": runs.loads,
+             "rounds": [{side: {d: vars(t) for d, t in got.items()} for side, got in r.items()} for r in runs.rounds]}
+            for title, runs in results]
+    path.write_text(json.dumps(data, indent=1))
+
+
+# -- the target ----------------------------------------------------------------------------------------------
+
+
+def configure_target(target: "TgtTarget", kind: str) -> str:
+    """Set the target kind's session parameters; returns the parameters as tgtadm shows them."""
+    import subprocess
+
+    control = str(target.control)
+    for name, value in TARGETS[kind]:
+        subprocess.run(["tgtadm", "-C", control, "--lld", "iscsi", "--op", "update", "--mode", "target", "--tid", "1",
+                        "-n", name, "-v", value], check=True, capture_output=True, text=True)
+    shown = subprocess.run(["tgtadm", "-C", control, "--lld", "iscsi", "--op", "show", "--mode", "target", "--tid", "1"],
+                           check=True, capture_output=True, text=True).stdout
+    kept = [line.strip() for line in shown.splitlines() if line.strip().split("=")[0] in SHOWN_PARAMS]
+    return ", ".join(kept)
+
+
+# -- callgrind: instructions per command, load-independent ---------------------------------------------------
 
 
 def child(mode: str, url: str, count: int, case: str, fixed_block: int) -> None:
@@ -178,21 +339,26 @@ def child(mode: str, url: str, count: int, case: str, fixed_block: int) -> None:
     fixed, block, io = case_shape(case, fixed_block)
     layer, direction = mode.split("-")
     if layer == "engine":
-        # Under callgrind everything runs ~50x slower: a clock advancing 0.25 ms a reading keeps the
-        # 10 Hz sample publishing at its native share of the I/Os and makes the count repeatable.
-        # A C-level callable (count's __next__), so it costs about what time.perf_counter costs.
-        tick = itertools.count(0.0, 0.00025).__next__
+        # Under callgrind everything runs ~50x slower, so the 10 Hz publishing (where a burst ends) is
+        # slowed as much to keep its native share of the I/Os. The engine keeps its own clock: another
+        # clock would take the transport's generic loop instead of the C burst the engine streams with.
+        from app.tapeperf import engine
+
+        engine.PUBLISH_INTERVAL *= CALLGRIND_SLOWDOWN
         params = TapePerfParams.from_text({
             "direction": direction, "mode": "fixed" if fixed else "variable", "block_size": str(block),
             "io_size": str(io), "size": str(count * io), "force": True,
         })
         with TapeDrive.open(url) as drive:
-            TapePerfTest(drive, params, clock=tick).run()
+            TapePerfTest(drive, params).run()
         return
     with TapeDrive.open(url) as drive:
         drive.rewind()
         drive.set_block_size(block if fixed else 0)
         buf = memoryview(bytearray(io))  # one view reused, as the engine's loops pass it
+        if layer == "burst":
+            burst(drive, direction, fixed, block, io, count)
+            return
         if layer == "drive":
             op = drive.read if direction == "read" else drive.write
             for _ in range(count):
@@ -209,7 +375,28 @@ def child(mode: str, url: str, count: int, case: str, fixed_block: int) -> None:
                 execute(cdb, data_out=buf)
 
 
+def burst(drive: "TapeDrive", direction: str, fixed: bool, block: int, io: int, count: int) -> None:
+    """``count`` commands as one burst of the engine's (``TapeDrive.read_burst``/``write_burst``: one C
+    loop, the pattern fill into the spare buffer while a WRITE is in flight), without the engine around it."""
+    from app.patterns import Pattern
+    from app.tapeperf.engine import BurstTimes
+    from native import sldc
+
+    times, buf = BurstTimes(count), bytearray(io)
+    if direction == "read":
+        done = drive.read_burst(memoryview(buf), block_size=block if fixed else None, count=count, until=float("inf"),
+                                starts=times.starts, ends=times.ends)
+    else:
+        gen = Pattern.parse("2:1").generator(block, sldc.HISTORY_LTO1_5, 0)
+        done = drive.write_burst(buf, block_size=block if fixed else None, count=count, until=float("inf"),
+                                 starts=times.starts, ends=times.ends, fill=gen.filler, step=io // block if fixed else 1,
+                                 spare=bytearray(io))
+    if done.clean != count:
+        raise SystemExit(f"the burst stopped after {done.clean} of {count} commands: {done.error or done.tail}")
+
+
 def callgrind_figures(url: str, case: str, fixed_block: int, directions: tuple[str, ...]) -> None:
+    from benchmarks.anchor_cmd import argv_of
     from benchmarks.bench_iscsi_anchor import c_loop_argv, c_loop_phases, instructions_per_io
 
     fixed, block, io = case_shape(case, fixed_block)
@@ -221,32 +408,80 @@ def callgrind_figures(url: str, case: str, fixed_block: int, directions: tuple[s
     for direction in directions:
         c = instructions_per_io(lambda n, d=direction: c_loop_argv(url, fixed=fixed, block=block, io=io, count=n, op=d),
                                 counts=(low, high))
-        print(f"    {direction:5s} C loop (libiscsi, static buffer)   {c:9.0f}")
-        for layer in ("transport", "drive", "engine"):
+        plain = instructions_per_io(
+            lambda n, d=direction: [*argv_of(BUILT_IN["plain"], Shape(url, fixed, block, io, n), d), "--filemark", "no"],
+            counts=(low, high))
+        print(f"    {direction:5s} C loop, the project's (static buffer) {c:9.0f}")
+        print(f"    {direction:5s} C loop, plain (independent)          {plain:9.0f}")
+        for layer in ("transport", "drive", "burst", "engine"):
             n = instructions_per_io(
                 lambda k, m=f"{layer}-{direction}": [sys.executable, script, "--child", m, url, str(k), case,
                                                      str(fixed_block)],
                 counts=(low, high), env=env)
-            print(f"    {direction:5s} {layer:9s} loop {'':21s} {n:9.0f}  ({n / c:5.2f} x the C loop, +{n - c:.0f})")
+            print(f"    {direction:5s} {layer:9s} loop {'':26s} {n:9.0f}  ({n / plain:5.2f} x the plain loop, "
+                  f"+{n - plain:.0f})")
 
 
-def main() -> None:
+# -- main ------------------------------------------------------------------------------------------------------
+
+
+def arguments() -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--rounds", type=int, default=7, help="paired engine/C rounds per case (>= 7 for the report)")
+    ap.add_argument("--pairs", "--rounds", type=int, default=7, help="counted rounds per configuration (>= 7)")
     ap.add_argument("--size", default="256M", help="bytes written and read back per run")
     ap.add_argument("--fixed-block", default="256K", help="the block size of the fixed-mode cases")
     ap.add_argument("--cases", default=",".join(CASES), help=f"comma-separated subset of {', '.join(CASES)}")
-    ap.add_argument("--pattern", default="2:1", help="the engine's write pattern (the CLI's default: 2:1)")
+    ap.add_argument("--patterns", "--pattern", default="2:1,random", help="the engine's write patterns")
+    ap.add_argument("--anchor", action="append", default=[], metavar="[NAME=]COMMAND",
+                    help=f"an anchor command (repeatable; default: {', '.join(BUILT_IN)}); "
+                         "placeholders: python benchmarks/anchor_cmd.py")
+    ap.add_argument("--no-engine", action="store_true",
+                    help="no engine: the first anchor is the reference the others are held against (factor studies)")
+    ap.add_argument("--target", choices=("tuned", "default", "both"), default="both")
+    ap.add_argument("--backing", choices=("disk", "tmpfs"), default="disk", help="where tgtd's cartridge file lives")
+    ap.add_argument("--json", type=Path, help="also write every run's figures here")
+    ap.add_argument("--max-load", type=float, help="before each round, wait until the 1-minute load average is at "
+                                                   "most this (at most --patience seconds)")
+    ap.add_argument("--patience", type=float, default=600.0, help="seconds a round waits for --max-load at most")
     ap.add_argument("--callgrind", action="store_true", help="also count instructions per command (slow)")
     ap.add_argument("--callgrind-only", action="store_true", help="only the instruction counts")
     ap.add_argument("--callgrind-directions", default="read,write")
     ap.add_argument("--child", nargs=5, metavar=("MODE", "URL", "COUNT", "CASE", "FIXED_BLOCK"), help=argparse.SUPPRESS)
-    args = ap.parse_args()
+    ap.add_argument("--engine-side", nargs=6, metavar=("URL", "MODE", "BLOCK", "IO", "COUNT", "PATTERN"),
+                    help=argparse.SUPPRESS)
+    return ap.parse_args()
+
+
+def anchors_of(args: argparse.Namespace) -> list[Anchor]:
+    """The anchors of the command line (checked before any target starts), or the built-in ones."""
+    anchors = [parse_anchor(text) for text in (args.anchor or list(BUILT_IN))]
+    names = [a.name for a in anchors]
+    if len(set(names)) != len(names) or "engine" in names:
+        raise AnchorError("every anchor needs its own name, and not 'engine'")
+    if args.no_engine and len(anchors) < 2:
+        raise AnchorError("--no-engine holds the first anchor against the others: give two at least")
+    return anchors
+
+
+def main() -> None:
+    args = arguments()
     if args.child:
         mode, url, count, case, fixed_block = args.child
         child(mode, url, int(count), case, int(fixed_block))
         return
+    if args.engine_side:
+        url, mode, block, io, count, pattern = args.engine_side
+        engine_side(url, mode, int(block), int(io), int(count), pattern)
+        return
+    # SIGTERM unwinds like Ctrl-C, so the tgtd this run started is stopped and its files removed.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    try:
+        run(args)
+    except AnchorError as err:
+        raise SystemExit(f"bench_tape_vs_c: {err}") from None
 
+
+def run(args: argparse.Namespace) -> None:
     from native.units import parse_size
     from tests.helpers.tgt import TgtTarget, tgt_available
 
@@ -256,32 +491,52 @@ def main() -> None:
     cases = [c.strip() for c in args.cases.split(",") if c.strip()]
     unknown = [c for c in cases if c not in CASES]
     if unknown:
-        raise SystemExit(f"unknown case {unknown[0]!r}: the cases are {', '.join(CASES)}")
+        raise AnchorError(f"unknown case {unknown[0]!r}: the cases are {', '.join(CASES)}")
     size, fixed_block = parse_size(args.size), parse_size(args.fixed_block)
     if size < MIB or fixed_block < 1 or MIB % fixed_block or (256 * KIB) % fixed_block:
-        raise SystemExit("--size must be at least 1M and --fixed-block divide 256K")
-    with tempfile.TemporaryDirectory(prefix="tapediag-bench-") as tmp:
-        os.environ.setdefault("TAPEDIAG_DATA_DIR", str(Path(tmp) / "data"))  # the engine's history records go here
-        os.environ.setdefault("TAPEDIAG_LOCK_DIR", str(Path(tmp) / "claims"))  # every tgtd serves one WWN: 
-        # a machine-wide claim would refuse another engineer's run on their own tgtd
-        with TgtTarget(Path(tmp) / "tgt", size_mb=(size >> 20) + 128, large_segments=True) as target:
-            load = os.getloadavg()
-            if not args.callgrind_only:
-                print(f"tgtd {target.url}, cartridge file on disk ({target.cartridge_path.parent}), 256 KiB iSCSI "
-                      f"segments; {size >> 20} MiB written and read back per run; {args.rounds} rounds per case, "
-                      f"engine and C loop alternating; load average at start {load[0]:.1f} on {os.cpu_count()} CPUs")
-                for case in cases:
-                    run_case(target.url, case, max(1, args.rounds), size, fixed_block, args.pattern)
-            if args.callgrind or args.callgrind_only:
-                from benchmarks.bench_iscsi_anchor import callgrind_available
+        raise AnchorError("--size must be at least 1M and --fixed-block divide 256K")
+    patterns = [p.strip() for p in args.patterns.split(",") if p.strip()]
+    anchors = anchors_of(args)
+    kinds = ("tuned", "default") if args.target == "both" else (args.target,)
+    base = Path("/dev/shm") if args.backing == "tmpfs" else None
+    results: list[tuple[str, Runs]] = []
+    print(f"{size >> 20} MiB written and read back per run, cartridge file on {args.backing}; {args.pairs} pairs per "
+          f"configuration after one uncounted round; load average at start {os.getloadavg()[0]:.1f} on "
+          f"{os.cpu_count()} CPUs")
+    # With --backing tmpfs the engine's history goes there too: nothing of a run waits on the shared disk
+    # (a full disk once failed the engine's history with "disk I/O error" mid-run).
+    with tempfile.TemporaryDirectory(prefix="tapediag-bench-", dir=base) as tmp, \
+            tempfile.TemporaryDirectory(prefix="tapediag-bench-tgt-", dir=base) as tgt_dir:
+        os.environ.setdefault("TAPEDIAG_DATA_DIR", str(Path(tmp) / "data"))  # the engine's history records
+        os.environ.setdefault("TAPEDIAG_LOCK_DIR", str(Path(tmp) / "claims"))  # not another engineer's claims
+        for kind in kinds:
+            with TgtTarget(Path(tgt_dir) / kind, size_mb=(size >> 20) + 128) as target:
+                print(f"\ntgtd {kind}: {configure_target(target, kind)}")
+                if not args.callgrind_only:
+                    for case in cases:
+                        fixed, block, io = case_shape(case, fixed_block)
+                        shape = Shape(target.url, fixed, block, io, size // io)
+                        for pattern in (patterns if not args.no_engine else patterns[:1]):
+                            sides: list[Anchor | EngineSide] = (list(anchors) if args.no_engine
+                                                                else [EngineSide(pattern), *anchors])
+                            runs = run_config(sides, shape, max(1, args.pairs), Quiet(args.max_load, args.patience))
+                            title = f"{kind}, {case}" + ("" if args.no_engine else f", {pattern}")
+                            report(title, runs, {s.name: bool(getattr(s, "whole_process", False)) for s in sides})
+                            results.append((title, runs))
+                            if args.json:  # after every configuration: a run that stops keeps what it measured
+                                dump(args.json, results)
+                if args.callgrind or args.callgrind_only:
+                    from benchmarks.bench_iscsi_anchor import callgrind_available
 
-                if not callgrind_available():
-                    print("callgrind figures skipped: valgrind is not installed")
-                    return
-                directions = tuple(d.strip() for d in args.callgrind_directions.split(",") if d.strip())
-                for case in cases:
-                    callgrind_figures(target.url, case, fixed_block, directions)
-            print(f"load average at the end {os.getloadavg()[0]:.1f}")
+                    if not callgrind_available():
+                        print("callgrind figures skipped: valgrind is not installed")
+                    else:
+                        directions = tuple(d.strip() for d in args.callgrind_directions.split(",") if d.strip())
+                        for case in cases:
+                            callgrind_figures(target.url, case, fixed_block, directions)
+    if results:
+        summary(results)
+    print(f"load average at the end {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

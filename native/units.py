@@ -185,6 +185,14 @@ def rate_text(mb_s: float | None, *, mib: bool = False) -> str:
     return f"{text} ({mb_s * MB / MiB:,.1f} MiB/s)" if mib else text
 
 
+def bit_rate_text(mb_s: float | None) -> str:
+    """A network rate as links are rated, from decimal MB/s: '899 Mbit/s', '99.8 Mbit/s' (tenths below 100)."""
+    if mb_s is None or not math.isfinite(mb_s):
+        return "-"
+    mbit = mb_s * 8
+    return f"{mbit:,.0f} Mbit/s" if abs(mbit) >= 100 else f"{mbit:,.1f} Mbit/s"
+
+
 def size_text(nbytes: float | None, *, binary: bool = False) -> str:
     """Decimal amounts to three significant figures, '1.07 GB', '44.3 MB', '443 MB' (below 1 kB, '512 bytes');
     with ``binary`` also '1.07 GB (1.00 GiB)'. The one rounding of amounts: the report's words call it too."""
@@ -218,6 +226,16 @@ def block_text(nbytes: int) -> str:
         if nbytes >= scale and nbytes % scale == 0:
             return f"{nbytes // scale:,} {unit}"
     return plural(nbytes, "byte")
+
+
+def size_input_text(nbytes: int) -> str:
+    """A size as a person types it, exactly and read back by ``parse_size`` to the same bytes: '128M', '4G', '1GB',
+    else the bytes ('80000'). A form filled from a stored run (Repeat this run) shows this, not '134217728'."""
+    for suffix, scale in (("T", 1 << 40), ("G", GiB), ("M", MiB), ("K", 1 << 10),
+                          ("TB", 10**12), ("GB", GB), ("MB", MB), ("KB", 10**3)):
+        if nbytes >= scale and nbytes % scale == 0:
+            return f"{nbytes // scale}{suffix}"
+    return str(nbytes)
 
 
 def duration_text(seconds: float | None) -> str:
@@ -261,5 +279,26 @@ def percent(fraction: float | None) -> str:
     return f"{fraction * 100:.0f}%"
 
 
+
+def change_text(fraction: float | None) -> str:
+    """A relative change with its sign, in the one percent style: '+104%', '-3%', '±0%' (a comparison's column)."""
+    if fraction is None or not math.isfinite(fraction):
+        return "-"
+    text = percent(abs(fraction))
+    if text == "0%":
+        return "±0%"
+    return ("+" if fraction > 0 else "-") + text
+
+
+def per_gb_text(count: int, nbytes: float) -> str:
+    """A count over an amount of data, as errors and back-hitches are compared: '94 (299 per GB)' (decimal GB, as
+    ``size_text``); '94' when the amount is unknown or none."""
+    if count == 0 or nbytes <= 0 or not math.isfinite(nbytes):
+        return f"{count:,}"
+    rate = count / (nbytes / GB)
+    return f"{count:,} ({rate:,.0f} per GB)" if rate >= 10 or rate == 0 else f"{count:,} ({rate:,.2f} per GB)"
+
+
 __all__ = ["MAX_BYTES", "LTO_GENERATIONS", "parse_size", "parse_duration", "parse_amount", "is_duration",
-           "parse_on_off", "parse_generation", "plural", "rate_text", "size_text", "block_text", "date_text", "duration_text", "percent"]
+           "parse_on_off", "parse_generation", "plural", "rate_text", "bit_rate_text", "size_text", "block_text", "date_text", "duration_text", "percent",
+           "change_text", "per_gb_text", "size_input_text"]

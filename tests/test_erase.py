@@ -143,14 +143,23 @@ def test_data_in_another_partition_needs_the_confirmation_too(tmp_path: Path) ->
 
 
 def _erase_cli(url: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "app.erase", url, *args], capture_output=True, text=True, timeout=300)
+    """``tapediag erase`` in a process of its own, as a technician runs it (``--read-only`` stays in that process)."""
+    return subprocess.run([sys.executable, "-m", "app", "erase", url, *args], capture_output=True, text=True,
+                          timeout=300)
+
+
+def _runs() -> list[tuple[str, str]]:
+    from app.history import History
+
+    with History.open() as hist:
+        return [(r.kind, r.status) for r in hist.list_runs()]
 
 
 @pytest.mark.tgt
 def test_erase_on_tgt(tmp_path: Path, tgt_target) -> None:  # type: ignore[no-untyped-def]
     """tgt 1.0.85 does not implement ERASE (05/20/00): the short erase ends the data with a filemark at BOT, the
     long erase is refused with nothing written; data needs --force; a read-only session sends nothing that
-    writes (tgtd's own log of the commands it queued)."""
+    writes (tgtd's own log of the commands it queued). Each ``tapediag erase`` is one run in the history."""
     from app.cli import main
     from tests.helpers.wire import CommandLog
 
@@ -170,6 +179,98 @@ def test_erase_on_tgt(tmp_path: Path, tgt_target) -> None:  # type: ignore[no-un
     assert short.returncode == 0, short.stderr
     assert "WRITE FILEMARKS(6) at BOT (the drive does not implement ERASE)" in short.stdout
     assert [r.type for r in tgt_target.show_blocks()] == ["BOT", "FILEMARK", "EOD"]
+    # The long erase refused as bad input left no run (a typo is not a run); the others are one run each.
+    assert _runs() == [("erase", "complete"), ("erase", "refused"), ("erase", "refused"), ("tape-perf", "complete")]
+
+
+def test_the_command_refuses_data_without_force_records_once_and_renders_everywhere(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``tapediag erase`` is the run kind: refused on data (exit 3, nothing written, one ``refused`` run), then
+    erased with --force (one ``complete`` run) whose words ``show``, ``history`` and the PDF print."""
+    from app.cli import main
+
+    dev = _virtual(tmp_path)
+    _with_data(dev)
+    before = _records(tmp_path / "c.cart")
+    assert main(["erase", dev]) == 2  # which erase: never a default
+    assert "--short" in capsys.readouterr().err and _runs() == []
+    assert main(["erase", dev, "--short"]) == 3
+    err = capsys.readouterr().err
+    assert "refused: the cartridge holds data: a 65536-byte block at BOT" in err and "--force" in err
+    assert _records(tmp_path / "c.cart") == before and _runs() == [("erase", "refused")]
+    assert main(["erase", dev, "--short", "--force"]) == 0
+    out = capsys.readouterr().out
+    assert "Short erase on" in out and "The tape now: end of data at BOT" in out and "barcode TD" in out
+    assert _runs() == [("erase", "complete"), ("erase", "refused")] and _first_read(dev) == "blank"
+    assert main(["show", "2"]) == 0
+    shown = capsys.readouterr().out
+    assert "parameters: Erase short" in shown and "Cartridge before:" in shown and "holds data (a 65536-byte block at BOT)" in shown
+    assert main(["history"]) == 0
+    assert "short erase of TD" in capsys.readouterr().out
+    pdf = tmp_path / "erase.pdf"
+    assert main(["report", "2", "-o", str(pdf)]) == 0
+    text = " ".join(subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True, check=True).stdout.split())
+    assert "Short erase" in text and "The tape now end of data at BOT" in text and "Erase: short" in text
+
+
+def test_another_cartridge_than_the_one_confirmed_is_never_erased(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    from app.cli import main
+
+    dev = _virtual(tmp_path)
+    _with_data(dev)
+    before = _records(tmp_path / "c.cart")
+    assert main(["erase", dev, "--short", "--force", "--barcode", "OTHER1L9"]) == 3
+    assert "not 'OTHER1L9', the one the erase was confirmed for" in capsys.readouterr().err
+    assert _records(tmp_path / "c.cart") == before
+
+
+def test_the_read_only_option_refuses_the_erase_with_nothing_written(tmp_path: Path) -> None:
+    dev = _virtual(tmp_path)
+    _with_data(dev)
+    before = _records(tmp_path / "c.cart")
+    got = _erase_cli(dev, "--long", "--force", "--read-only")
+    assert got.returncode == 3 and "read-only session: a long erase was not started" in got.stderr, got.stderr
+    assert _records(tmp_path / "c.cart") == before
+
+
+@pytest.mark.parametrize("when", ["at the warning", "a tenth in"])
+def test_ctrl_c_during_a_long_erase(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                    monkeypatch: pytest.MonkeyPatch, when: str) -> None:
+    """The warning comes before anything is written, saying how long and that the erase cannot be stopped once
+    started: Ctrl-C then (a real SIGINT, through the CLI's own signal policy) writes nothing. Ctrl-C a tenth in
+    stops tapediag waiting, and the result says the drive erases on (exit 130, recorded as cancelled)."""
+    import os
+    import signal
+
+    from app.cli import erase as cli_erase
+    from app.cli import main
+
+    dev = _virtual(tmp_path)
+    _with_data(dev)
+    before = _records(tmp_path / "c.cart")
+
+    class CtrlC(cli_erase.ProgressLines):
+        def __call__(self, event: object) -> None:
+            super().__call__(event)  # type: ignore[arg-type]
+            warned = when == "at the warning" and isinstance(event, Message)
+            if warned or (isinstance(event, Progress) and event.done_bytes >= 100 and when == "a tenth in"):
+                os.kill(os.getpid(), signal.SIGINT)
+
+    monkeypatch.setattr(cli_erase, "ProgressLines", CtrlC)
+    assert main(["erase", dev, "--long", "--force", "--poll", "0"]) == 130
+    out, err = capsys.readouterr()
+    warning = err.splitlines()[0]
+    assert warning.startswith("tapediag: warning: a long erase takes about ") and "0001h" in warning
+    assert "cannot be stopped: a cancel (Ctrl-C) then only stops tapediag waiting" in warning
+    assert _runs() == [("erase", "cancelled")]
+    if when == "at the warning":
+        assert "nothing was written: the tape is as it was" in out and "erasing:" not in err
+        assert _records(tmp_path / "c.cart") == before
+    else:
+        shown = [int(line.split()[1].rstrip("%,")) for line in err.splitlines() if line.startswith("erasing: ")]
+        assert shown == sorted(shown) and shown[-1] >= 10  # progress as the drive reports it, up to the Ctrl-C
+        assert "cancelled at" in out and "the drive goes on erasing to the end of the partition" in out
 
 
 def test_the_params_refuse_a_nonsense_poll() -> None:

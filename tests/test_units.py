@@ -15,7 +15,7 @@ from app.cli import EXIT_USAGE, main
 from app.scan.params import ScanParams
 from app.tapeperf import TapePerfParams
 from native.errors import InvalidParameter
-from native.units import (parse_amount, parse_duration, parse_generation, parse_on_off, parse_size, percent, plural,
+from native.units import (size_input_text, parse_amount, parse_duration, parse_generation, parse_on_off, parse_size, percent, plural,
                           rate_text, size_text)
 from native.virtual.options import parse_device
 
@@ -206,3 +206,9 @@ def test_one_duration_format_for_every_front_end(seconds: float | None, text: st
     assert duration_text(seconds) == text
     if seconds is not None and seconds == seconds:
         assert duration(seconds) == human_duration(seconds) == text
+
+
+@pytest.mark.parametrize(("nbytes", "typed"), [(134217728, "128M"), (4 << 30, "4G"), (10**9, "1GB"), (262144, "256K"),
+                                               (80_000, "80KB"), (80_001, "80001"), (3 << 40, "3T")])
+def test_a_stored_size_is_shown_as_typed_and_reads_back_to_the_same_bytes(nbytes: int, typed: str) -> None:
+    assert size_input_text(nbytes) == typed and parse_size(typed) == nbytes

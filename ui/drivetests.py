@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from app.assess import AssessParams
+    from app.erase import EraseCheck, EraseParams
     from app.events import CancelToken, EventSink
     from app.runs.kind import RunKind
     from app.scan import ScanParams
@@ -64,6 +65,22 @@ def run_scan(device: str, params: ScanParams, *, sink: EventSink, cancel: Cancel
     from app.scan.kind import MEDIA_SCAN
 
     run = execute(MEDIA_SCAN, params, device, sink=sink, cancel=cancel)
+    return Recorded(run.result, run.result.to_dict(), run.run_id)
+
+
+def erase_check(device: str, params: EraseParams) -> EraseCheck:
+    """The erase's own checks (no write; the drive claimed meanwhile): what the confirmation names and decides on."""
+    from app.erase import check_cartridge
+
+    return check_cartridge(device, params)
+
+
+def run_erase(device: str, params: EraseParams, *, sink: EventSink, cancel: CancelToken) -> Recorded:
+    """``tapediag erase``: the run through ``app.execute``, as the CLI records it."""
+    from app.erase.kind import ERASE
+    from app.execute import execute
+
+    run = execute(ERASE, params, device, sink=sink, cancel=cancel)
     return Recorded(run.result, run.result.to_dict(), run.run_id)
 
 

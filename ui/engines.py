@@ -24,11 +24,17 @@ from app.disk.kind import CREATE_DATA, READ_DATA
 from app.disk.results import CreateDataResult, DiskResult, ReadDataResult
 from app.drive import TapeDrive, set_read_only_session
 from app.execute import execute
+from app.compare.model import REPORT_TITLE, Comparison
 from app.history import History, Run
 from app.history.export import write_csv
 from app.history.summary import headline
 from app.info import DriveInfo
 from app.info_kind import snapshot
+from app.nettest.kind import NET_TEST
+from app.nettest.params import NetTestParams, ServeParams
+from app.nettest.result import NetTestResult
+from app.nettest.server import NetServer, ServeOutcome
+from app.nettest.token import Token, normalise
 from app.runs.stored import load
 from app.tapeperf import TapePerfParams, TapePerfResult
 from app.tapeperf.results import phase_headline
@@ -38,9 +44,9 @@ from app.tapeperf.session import CartridgeCheck, check_cartridge, run_on_device,
 from app.troubleshoot.fromhistory import latest_figures as newest_figures
 from app.troubleshoot.model import Diagnosis
 from app.troubleshoot.parse import Link, parse_block_size, parse_generation, parse_link
-from app.troubleshoot.request import (RunRef, TroubleshootRequest, diagnose_recorded, parse_figure,
+from app.troubleshoot.request import (RunRef, TroubleshootRequest, diagnose_recorded, parse_figure, parse_run,
                                       parse_file_count, parse_rate, parse_streams)
-from native.errors import SafetyRefusal, TapediagError
+from native.errors import InvalidParameter, SafetyRefusal, TapediagError
 from native.iscsi_url import display_device
 from native.units import plural
 from ui.worker import Job
@@ -188,7 +194,25 @@ def reference_rates(native: float | None, compressed: float | None, generation: 
     return refs
 
 
-def save_report(run_ids: list[int], path: Path, meta: dict) -> Path:
+def repeat_values(run: Run) -> dict[str, str | bool]:
+    """A recorded run's parameters as its kind's form is filled in (``app.runs.fields.typed_values``): "Repeat this
+    run" asks again for what needs asking (``force`` is never carried over)."""
+    from app.runs import registry
+    from app.runs.fields import typed_values
+
+    kind = registry.get(run.kind)
+    return typed_values(kind.fields if kind is not None else (), run.params)
+
+
+def compare_runs(before: int, after: int) -> Comparison:
+    """Two recorded runs compared (``app.compare``): the history's "Compare with…"."""
+    from app.compare import compare_runs as compare
+
+    with History.open() as hist:
+        return compare(hist, before, after)
+
+
+def save_report(run_ids: list[int], path: Path, meta: dict, comparison: Comparison | None = None) -> Path:
     """Build the report model (``app.report``) from the history and draw it (``ui.pdf``).
 
     Data flows ui -> app only: the model comes from the core, the drawing is ours; the
@@ -201,10 +225,11 @@ def save_report(run_ids: list[int], path: Path, meta: dict) -> Path:
         return str(meta.get(key) or "")
 
     check_report_path(Path(path))
+    titled: dict[str, Any] = {"title": REPORT_TITLE, "comparison": comparison} if comparison is not None else {}
     with History.open() as hist:
         report = build_report(hist, list(run_ids), customer=field("customer"), site=field("site"),
                               technician=field("technician"), ticket=field("ticket"),
-                              host=host_name() if meta.get("host_name") is True else "")
+                              host=host_name() if meta.get("host_name") is True else "", **titled)
     render_pdf(report, Path(path))
     return Path(path)
 
@@ -253,6 +278,11 @@ def check_optional_link(text: str) -> Link | None:
 
 def check_optional_generation(text: str) -> tuple[int, bool] | None:
     return parse_generation(text) if text.strip() else None
+
+
+def check_optional_run(text: str) -> int | None:
+    """A history run as typed ('run 12', '#12', '12'), or nothing."""
+    return parse_run(text) if text.strip() else None
 
 
 
@@ -418,3 +448,32 @@ def disk_headline(r: DiskResult, verb: str) -> str:
     if r.status not in ("complete", "cancelled"):
         text += f" — <b>{r.status}</b>: {r.error or ''}"
     return text
+
+
+# -- the network test (app.nettest) ------------------------------------------------------------------------------
+def net_test_params(values: Mapping[str, object], token: str) -> NetTestParams:
+    """NetTestParams from the form, by the conversion ``tapediag net-test`` uses, with the token (typed in the
+    masked field, never saved) hidden in them (``app.nettest.token.Token``)."""
+    params = NetTestParams.from_values(values)
+    params.validate()
+    if not normalise(token):
+        raise InvalidParameter("enter the token the server shows")
+    return dataclasses.replace(params, token=Token(token.strip()))
+
+
+def run_net_test(job: Job[Any], params: NetTestParams) -> tuple[NetTestResult, dict, int]:
+    """Run net-test recorded in the history, as the CLI does (``app.execute``)."""
+    run = execute(NET_TEST, params, params.where, sink=job.sink, cancel=job.cancel)
+    return run.result, run.result.to_dict(), run.run_id
+
+
+def serve_params(values: Mapping[str, object]) -> ServeParams:
+    """ServeParams from the form, by the conversion ``tapediag net-serve`` uses."""
+    params = ServeParams.from_values(values)
+    params.validate()
+    return params
+
+
+def serve_network(job: Job[Any], params: ServeParams) -> ServeOutcome:
+    """``tapediag net-serve``: one session, then it ends (its Listening and messages go to the job's events)."""
+    return NetServer(params, job.sink).serve(job.cancel)  # type: ignore[arg-type]

@@ -6,7 +6,8 @@ import logging
 
 from PySide6.QtCore import QByteArray, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
-from PySide6.QtWidgets import QApplication, QLabel, QMainWindow, QMessageBox, QSplitter, QTabWidget, QWidget
+from PySide6.QtWidgets import (QApplication, QDialog, QLabel, QMainWindow, QMessageBox, QSplitter, QTabWidget,
+                               QVBoxLayout, QWidget)
 
 from app import __version__
 from ui import engines, gcthread
@@ -36,6 +37,25 @@ def _panel_classes() -> list[type[WizardPanel]]:
             HistoryPanel, LibraryPanel]
 
 
+def _window_panel_classes() -> list[type[WizardPanel]]:
+    """Panels in a window of their own (Panels menu, Ctrl+0): a tenth tab does not fit a 1024-pixel window with
+    its title whole. The network test is one: the troubleshooting panel opens it too."""
+    from ui.panels.network import NetworkPanel
+
+    return [NetworkPanel]
+
+
+class PanelWindow(QDialog):
+    """A panel in its own window, not modal: the main window stays usable (the troubleshooting form beside it)."""
+
+    def __init__(self, panel: WizardPanel, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.panel = panel
+        self.setWindowTitle(f"{panel.title} — tapediag")
+        QVBoxLayout(self).addWidget(panel)
+        self.resize(880, 640)
+
+
 def device_pane_width(window_width: int) -> int:
     """The device pane's first width: a quarter of the window less 16, 240-480 pixels (room for
     "iscsi://host:port/iqn…" on a large screen, and for the nine tabs at 1024 pixels)."""
@@ -63,6 +83,11 @@ class MainWindow(QMainWindow):
             # tabs have Ctrl+1…9 (and the Panels menu, where their mnemonics live).
             self.tabs.addTab(panel, without_mnemonic(cls.tab_title))
             self.tabs.setTabToolTip(self.tabs.count() - 1, f"{cls.title} (Ctrl+{self.tabs.count()})")
+        self.windows: dict[str, PanelWindow] = {}
+        for cls in _window_panel_classes():
+            panel = cls(self.workers)
+            self.panels[cls.key] = panel
+            self.windows[cls.key] = PanelWindow(panel, self)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.devices)
         self.splitter.addWidget(self.tabs)
@@ -73,6 +98,10 @@ class MainWindow(QMainWindow):
         self.splitter.setChildrenCollapsible(False)
         self.setCentralWidget(self.splitter)
         self.devices.device_selected.connect(self._device_selected)
+        history = self.panels.get("history")
+        if history is not None:  # "Repeat this run": the run's kind's panel, on its drive, with its parameters
+            history.can_repeat = lambda kind: self._repeat_panel(kind) is not None  # type: ignore[attr-defined]
+            history.repeat_requested.connect(self.repeat_run)  # type: ignore[attr-defined]
         self.workers.busy_changed.connect(self._busy_changed)
         self.busy_label = QLabel("Ready")
         self.statusBar().addPermanentWidget(self.busy_label)
@@ -107,9 +136,14 @@ class MainWindow(QMainWindow):
         file_menu.addAction(quit_action)
         self.quit_action = quit_action
         view = self.menuBar().addMenu("&Panels")
-        for i, panel in enumerate(self.panels.values()):
+        for i, panel in enumerate(p for p in self.panels.values() if p.key not in self.windows):
             action = QAction(type(panel).tab_title, self, shortcut=QKeySequence(f"Ctrl+{i + 1}"))
             action.triggered.connect(lambda _=False, p=panel: self.show_panel(p.key))
+            view.addAction(action)
+        view.addSeparator()
+        for key in self.windows:
+            action = QAction(f"{type(self.panels[key]).tab_title}…", self, shortcut=QKeySequence("Ctrl+0"))
+            action.triggered.connect(lambda _=False, k=key: self.show_panel(k))
             view.addAction(action)
         help_menu = self.menuBar().addMenu("&Help")
         about = QAction("&About tapediag", self)
@@ -134,7 +168,30 @@ class MainWindow(QMainWindow):
 
     def show_panel(self, key: str) -> WizardPanel:
         panel = self.panels[key]
+        if key in self.windows:  # a panel in its own window: shown and brought to the front
+            window = self.windows[key]
+            window.show()
+            window.raise_()
+            window.activateWindow()
+            return panel
         self.tabs.setCurrentWidget(panel)
+        return panel
+
+    def _repeat_panel(self, kind: str) -> WizardPanel | None:
+        return next((p for p in self.panels.values() if getattr(p, "repeat_kind", "") == kind), None)
+
+    def repeat_run(self, run) -> WizardPanel | None:
+        """Open the panel of ``run``'s kind on its drive with its parameters, at the confirm page (``TestPanel.repeat``):
+        it starts from there like any run. A drive not in the device list (a virtual drive with options, a target
+        since forgotten) is given to the panel directly, and the status bar says so."""
+        panel = self._repeat_panel(run.kind)
+        if panel is None or self.workers.selection_holder() is not None:
+            return None
+        if not self.devices.select(run.device):
+            panel.set_device(run.device)
+            self.statusBar().showMessage(f"Repeating run {run.id} on {run.device} (not in the device list)", 8000)
+        self.show_panel(panel.key)
+        panel.repeat(engines.repeat_values(run))  # type: ignore[attr-defined]
         return panel
 
     def _device_selected(self, device: str) -> None:

@@ -33,6 +33,8 @@ PHASE_COLOURS = {
     "create": "#9467bd",
     "read-data": "#ff7f0e",
     "tree-walk": "#8c564b",
+    "backup": "#d62728",  # the network test's directions (app.nettest): client to server ...
+    "restore": "#17becf",  # ... and server to client
 }
 PHASE_LABELS = {
     "write": "Write",
@@ -40,6 +42,8 @@ PHASE_LABELS = {
     "create": "Create files",
     "read-data": "Read files",
     "tree-walk": "Tree walk",
+    "backup": "Backup (client to server)",
+    "restore": "Restore (server to client)",
 }
 
 

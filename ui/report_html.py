@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from html import escape
 
+from app.compare.model import Comparison
 from app.report import BarChart, Field, Headline, Plot, Report
 
 NAVY = "#1f3a5f"
@@ -96,6 +97,34 @@ def _headline(h: Headline) -> str:
             f'<td bgcolor="{tint}">{"".join(parts)}</td></tr></table>')
 
 
+def _comparison(c: Comparison) -> list[str]:
+    """Page 1 of a comparison: what differs besides the figures, in words, then each figure of both runs with its
+    judgement in its tone's colour (``app.compare``), then how noise was judged."""
+    a, b = c.before, c.after
+    parts = [SPACER + "<h2>Before and after</h2>",
+             f"<p>Run #{a.run_id} ({_e(a.started_at)}) before, run #{b.run_id} ({_e(b.started_at)}) after: "
+             f"<b>{_e(c.summary)}</b>.</p>"]
+    if c.same_test:
+        parts.append("<p>Same test, drive and cartridge in both runs.</p>")
+    else:
+        parts.append("<p><b>What differs besides the figures:</b><br>" + "<br>".join(
+            f"• {_e(d.what)}: {_e(d.before)} / {_e(d.after)}: {_e(d.words)}" for d in c.differences) + "</p>")
+    out = ['<table class="grid" border="0.5" cellspacing="0" cellpadding="3" width="100%"><thead><tr>'
+           + "".join(f"<th{w}>{_e(h)}</th>" for h, w in (("Figure", ' width="27%"'), (f"Run #{a.run_id}", ' width="22%"'),
+                                                       (f"Run #{b.run_id}", ' width="22%"'), ("Change", ' width="11%"'),
+                                                       ("Judgement", ' width="18%"'))) + "</tr></thead>"]
+    for n, r in enumerate(c.rows):
+        ink = TONES.get(r.tone, TONES["none"])[0]
+        bg = ' bgcolor="#f4f6f9"' if n % 2 else ""
+        out.append(f"<tr{bg}><td>{_e(r.figure)}</td><td>{_e(r.before)}</td><td>{_e(r.after)}</td>"
+                   f"<td>{_e(r.change or '—')}</td><td><span style=\"color:{ink}; font-weight:bold;\">"
+                   f"{_e(r.judgement)}</span></td></tr>")
+    parts.append("".join(out) + "</table>")
+    notes = [f"{r.figure}: {r.basis}" for r in c.rows if r.basis and r.judgement != "same"]
+    parts.append('<p class="muted">' + "<br>".join(_e(x) for x in (*notes, *c.noise, *c.notes)) + "</p>")
+    return parts
+
+
 def _page_one(report: Report) -> list[str]:
     c = report.cover
     parts = [f'<table width="100%" cellpadding="8" cellspacing="0" bgcolor="{NAVY}"><tr><td>'
@@ -111,6 +140,8 @@ def _page_one(report: Report) -> list[str]:
     if report.devices:
         devices = "; ".join(d.line for d in report.devices)  # vendor, product, serial, firmware, cartridge
         parts.append(f'<p><span class="muted">Devices</span>&nbsp;&nbsp;<b>{_e(devices)}</b></p>')
+    if report.comparison is not None:
+        parts.extend(_comparison(report.comparison))
     parts.append(SPACER + "<h2>Verdicts</h2>")
     if not report.headlines:
         parts.append(f"<p>{_e(c.summary or 'No run in this report gives a verdict.')}</p>")

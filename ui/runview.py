@@ -61,6 +61,7 @@ class RunView(QWidget):
         self.cancel_button = QPushButton("&Cancel")
         self.cancel_button.clicked.connect(self._on_cancel)
         self.figures: dict[str, QLabel] = {}
+        self.captions: dict[str, QLabel] = {}  # a panel may name a figure in its own words ("Samples" for "I/Os")
         grid = QGridLayout()
         for i, (key, title) in enumerate(
             [("bytes", "Transferred"), ("current", "Current rate"), ("average", "Average rate"), ("eta", "Time left"),
@@ -76,6 +77,7 @@ class RunView(QWidget):
             widest = max(value.fontMetrics().horizontalAdvance(t) for t in _WIDEST[key])
             value.setFixedSize(max(110, widest + 8), value.sizeHint().height())
             self.figures[key] = value
+            self.captions[key] = caption
             grid.addWidget(caption, i // 3, (i % 3) * 2)
             grid.addWidget(value, i // 3, (i % 3) * 2 + 1)
         self.messages = QListWidget()
@@ -103,6 +105,7 @@ class RunView(QWidget):
         self.job: Job | None = None
         self._recent: deque[tuple[float, int]] = deque()
         self._recent_bytes = 0
+        self._recent_phase: str | None = None
         self._started = 0.0
         self._ios = 0
         self.events_seen = 0
@@ -125,6 +128,7 @@ class RunView(QWidget):
         self.progress.setFormat("%p%")
         self._recent.clear()
         self._recent_bytes = 0
+        self._recent_phase = None
         self._ios = 0
         self.events_seen = 0
         self._started = time.monotonic()
@@ -195,8 +199,15 @@ class RunView(QWidget):
             self._ios += len(samples)
             # The last second's bytes as a running sum: summing the window again every tick
             # cost ~10,000 additions a tick at virtual:null's rate.
-            self._recent.extend((s.t, s.nbytes) for s in samples)
-            self._recent_bytes += sum(s.nbytes for s in samples)
+            # Each phase's clock starts at 0: the window holds the newest phase's samples only (a read's first
+            # second once reached back to the write's last, showing 3,006,760 MB/s).
+            if samples[-1].phase != self._recent_phase:
+                self._recent.clear()
+                self._recent_bytes = 0
+                self._recent_phase = samples[-1].phase
+            newest = [s for s in samples if s.phase == self._recent_phase]
+            self._recent.extend((s.t, s.nbytes) for s in newest)
+            self._recent_bytes += sum(s.nbytes for s in newest)
             horizon = samples[-1].t - CURRENT_WINDOW_S
             while self._recent and self._recent[0][0] < horizon:
                 self._recent_bytes -= self._recent.popleft()[1]

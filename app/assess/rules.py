@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import enum
 
-from app.scan.results import CORRECTED_PER_GB_MONITOR, REPOSITIONS_MONITOR
+from app.scan.thresholds import CORRECTED_PER_GB_MONITOR, REPOSITIONS_MONITOR
 
 
 class Outcome(str, enum.Enum):

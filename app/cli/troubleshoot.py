@@ -62,6 +62,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         steps.add_argument(f"--{name}-run", type=int, action="append", default=[], metavar="RUN_ID",
                            help=f"take the {name.replace('-', ' ')} rate from a {kind} run"
                                 + (" (single or parallel by its stream count; repeatable)" if "disk" in name else ""))
+    steps.add_argument("--network-run", type=int, action="append", default=[], metavar="RUN_ID",
+                       help="take the network's figure from a net-test run (each direction it measured: client to "
+                            "server is the backup's way); it outranks --network-rate and the link's nominal rate")
     app = p.add_argument_group("what the backup application achieved")
     app.add_argument("--backup", type=_mb_s, metavar="MB/s", help="backup throughput")
     app.add_argument("--restore", type=_mb_s, metavar="MB/s", help="restore throughput")
@@ -94,7 +97,7 @@ def _has_figures(args: argparse.Namespace) -> bool:
     keys = ("tape_write", "tape_read", "disk_read", "disk_read_parallel", "disk_write", "disk_write_parallel",
             "backup", "restore")
     return any(getattr(args, k) is not None for k in keys) or any(
-        getattr(args, f"{k}_run") for k in ("tape_write", "tape_read", "disk_read", "disk_write"))
+        getattr(args, f"{k}_run") for k in ("tape_write", "tape_read", "disk_read", "disk_write", "network"))
 
 
 def _ask(prompt: str, parse: Callable[[str], Any], default: Any = None) -> Any:
@@ -143,6 +146,10 @@ def _prompt(args: argparse.Namespace) -> None:
     args.software_compression = _ask("   Software compression (on/off)", lambda s: (parse_on_off(s), s)[1],
                                      args.software_compression)
     args.network = _ask("   Network link (blank: local; 1GbE, 10GbE...)", lambda s: (parse_link(s), s)[1], args.network)
+    if args.network and not args.network_run:  # the data crosses a network: its measured figure, if there is one
+        measured = _ask("   Network measured by net-test ('#ID' of its run; blank: none)", _figure_or_run, None)
+        if isinstance(measured, int) and not isinstance(measured, bool):
+            args.network_run.append(measured)
     args.small_files = _ask("   Millions of small files (yes/no)", parse_on_off, args.small_files)
     if not args.drive and not args.drive_run:
         args.drive = _ask("   Drive generation (e.g. LTO-4)", lambda s: (parse_generation(s), s)[1], None)

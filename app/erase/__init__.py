@@ -3,11 +3,11 @@
 ``Erase(drive, EraseParams(long=...)).run(sink, cancel)`` returns an ``EraseResult``. The safety rules are
 the tape test's (``app.tapeperf.safety``): never write-protected or WORM media, a cartridge holding data
 (LTFS named as such) only with the confirmation a data overwrite needs, nothing in a read-only session.
-Not yet a ``tapediag`` command or a registered run kind: ``python -m app.erase DEVICE --short|--long``
-until the run model wires it.
+The run kind is ``app.erase.kind.ERASE`` (``tapediag erase DEVICE --short|--long``); ``check_cartridge`` is what
+a confirmation shows before it asks.
 """
-from app.erase.engine import Erase
+from app.erase.engine import Erase, EraseCheck, check_cartridge
 from app.erase.params import EraseParams
 from app.erase.result import EraseResult
 
-__all__ = ["Erase", "EraseParams", "EraseResult"]
+__all__ = ["Erase", "EraseCheck", "EraseParams", "EraseResult", "check_cartridge"]

@@ -16,16 +16,22 @@ before the erase starts.
 On an LTFS cartridge (erased only with ``force``), the Volume Coherency Information LTFS keeps in the
 cartridge memory (080Ch, each partition) is cleared afterwards, so the memory no longer names a volume
 the tape does not hold; the partitions stay (``mkltfs --wipe`` or a FORMAT MEDIUM removes them).
+
+The checks before anything is written are one function, ``inspect`` (the media fit, the data overwrite's
+probe of every partition, whether the drive has ERASE, the estimate), and the decision one, ``decide``:
+the engine runs both, and a confirmation (the GUI's) shows what ``check_cartridge`` found before it asks.
+Confirmed for a named cartridge (``EraseParams.barcode``), the erase refuses any other one loaded since.
 """
 from __future__ import annotations
 
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Callable
 
 from native.errors import DeviceError, IllegalRequest, InvalidParameter, NotReady, ParseError, SafetyRefusal
 
 from app import ltfs, media
+from app.claims import claimed
 from app.drive import ReadOnlyRefusal, Supported, TapeDrive, is_not_supported, supported
 from app.erase.params import EraseParams
 from app.erase.result import EraseResult
@@ -34,18 +40,13 @@ from app.tapeperf import safety
 from native.scsi import cdb as C
 from native.scsi.ltfs import VOLUME_COHERENCY
 from native.scsi.mam import AttrFormat, Attribute
+from native.units import duration_text, percent, rate_text, size_text
 
 #: NOT READY with these ASC/ASCQ means "still erasing" (04/07 operation in progress, 00/18 erase in progress).
 ERASING = {(0x04, 0x07), (0x00, 0x18), (0x04, 0x04)}
-
-
-def duration_words(seconds: float) -> str:
-    """'12.5 hours', '3.2 minutes', '21 seconds'."""
-    if seconds >= 5400:
-        return f"{seconds / 3600:,.1f} hours"
-    if seconds >= 90:
-        return f"{seconds / 60:,.1f} minutes"
-    return f"{seconds:,.0f} seconds"
+#: What a cancel does once a long erase has started: said before it starts, and again in the result.
+CANNOT_STOP = ("once the drive has started it, it cannot be stopped: a cancel (Ctrl-C) then only stops tapediag "
+               "waiting, and the drive erases on to the end of the tape, busy until then")
 
 
 def estimate(drive: TapeDrive, partitions: int) -> tuple[float | None, str]:
@@ -62,13 +63,108 @@ def estimate(drive: TapeDrive, partitions: int) -> tuple[float | None, str]:
     sizes = [m.value.maximum_capacity_mib for m in mib if isinstance(m, Supported)]
     if sizes and all(s is not None for s in sizes):
         capacity = sum(s for s in sizes if s is not None) * (1 << 20)
-        basis = f"{capacity / 1e9:,.1f} GB (cartridge memory 0001h, maximum capacity)"
+        basis = f"{size_text(capacity)}, the cartridge memory's maximum capacity (0001h)"
     else:
         native = native_capacity_gb(generation)
         if native is None:
             return None, f"no published capacity for LTO-{generation}"
-        capacity, basis = native * 1e9, f"{native:,.0f} GB (LTO-{generation}'s native capacity)"
-    return capacity / rate, f"{basis} at {rate / 1e6:,.0f} MB/s (LTO-{generation}'s native rate)"
+        capacity, basis = native * 1e9, f"{size_text(native * 1e9)}, LTO-{generation}'s native capacity"
+    return capacity / rate, f"{basis}, at {rate_text(rate / 1e6)}, LTO-{generation}'s native rate"
+
+
+@dataclass(frozen=True)
+class EraseCheck:
+    """What the erase's own checks found, before anything is written: what a confirmation shows (the GUI's) and
+    what the engine decides on. ``refusal``: the decision without ``force`` (None: the erase may go ahead);
+    ``listed``: whether the drive lists ERASE (None: it does not say); ``estimate_seconds``: a long erase's time."""
+
+    state: safety.CartridgeState
+    refusal: SafetyRefusal | None
+    partitions: int = 1
+    listed: bool | None = None
+    estimate_seconds: float | None = None
+    estimate_basis: str = ""
+
+    def cannot(self, long: bool) -> str:
+        """Why this erase cannot run on this drive ("" when it can): a long erase needs ERASE, which a drive that does
+        not list it (tgt) does not have."""
+        if long and self.listed is False:
+            return ("the drive does not implement ERASE (REPORT SUPPORTED OPERATION CODES does not list it): a long "
+                    "erase cannot run there")
+        return ""
+
+    def announcement(self) -> str:
+        """A long erase's warning, said before it starts: how long, and that it cannot be stopped mid-way."""
+        took = f"about {duration_text(self.estimate_seconds)}" if self.estimate_seconds else "an unknown time"
+        return f"a long erase takes {took} ({self.estimate_basis}); {CANNOT_STOP}"
+
+
+def _other_partitions(drive: TapeDrive, count: int) -> str:
+    """What the start of partition 1 and beyond holds ("" when blank); the tape is left at BOT."""
+    try:
+        for number in range(1, count):
+            drive.locate(0, partition=number)
+            out = drive.read(bytearray(safety.PROBE_BYTES))
+            if out.nbytes or out.filemark:
+                what = f"a {out.nbytes}-byte block" if out.nbytes else "a filemark"
+                return f"{what} at the start of partition {number}"
+    finally:
+        drive.rewind()
+    return ""
+
+
+def _erase_listed(drive: TapeDrive) -> bool | None:
+    """Whether the drive lists ERASE(6) in REPORT SUPPORTED OPERATION CODES; None when it does not say."""
+    try:
+        commands = drive.supported_commands()
+    except (DeviceError, ParseError):  # a drive that cannot answer the list just does not say
+        return None
+    return any(c.opcode == C.ERASE_6 for c in commands.commands)
+
+
+def decide(check: EraseCheck, params: EraseParams) -> SafetyRefusal | None:
+    """The erase's one decision: another cartridge than the one confirmed (``params.barcode``) is never erased;
+    then the data overwrite's rules (``app.tapeperf.safety.decide``: write-protect and WORM never, data only
+    with ``force``)."""
+    state = check.state
+    if params.barcode and state.barcode != params.barcode:
+        loaded = f"'{state.barcode}'" if state.barcode else "a cartridge without a barcode in its memory"
+        return SafetyRefusal(f"the loaded cartridge is {loaded}, not '{params.barcode}', the one the erase was "
+                             "confirmed for: nothing was written", reason="another cartridge", overridable=False,
+                             hint="load the cartridge you meant, and confirm the erase of that one")
+    refusal = safety.decide(state, force=params.force)
+    if refusal is not None and refusal.overridable:
+        return SafetyRefusal(refusal.message, reason=refusal.reason, overridable=True,
+                             hint="load a scratch cartridge, or erase it with --force")
+    return refusal
+
+
+def inspect(drive: TapeDrive, params: EraseParams) -> EraseCheck:
+    """The checks before an erase, writing nothing: the media fit (``MediaRefusal``), the pre-write probe of every
+    partition (it rewinds: the tape is left at BOT), whether the drive has ERASE, a long erase's estimate; the
+    decision without ``force``."""
+    drive.require_tape()
+    drive.wait_ready(timeout=300.0)
+    media.check_loaded(drive, writes=True, doing=f"a {params.kind} erase")
+    state = safety.probe(drive, at_bot=True)
+    partitions = ltfs.partition_count(drive) or 1
+    if not state.holds_data and not state.write_protected and not state.worm:  # the probe looks at partition 0
+        found = _other_partitions(drive, partitions)
+        if found:
+            state = replace(state, found=found)
+    listed = _erase_listed(drive)
+    seconds, basis = estimate(drive, partitions) if params.long else (None, "")
+    check = EraseCheck(state, None, partitions, listed, seconds, basis)
+    return replace(check, refusal=decide(check, replace(params, force=False)))
+
+
+def check_cartridge(device: str, params: EraseParams) -> EraseCheck:
+    """``inspect`` on ``device``, for a confirmation to show (the GUI's): the drive is claimed meanwhile, since the
+    probe rewinds and must never move the tape under another run. Refused at once in a read-only session."""
+    with TapeDrive.open(device) as drive, claimed(drive, "erase (checking the cartridge)"):
+        if drive.read_only:
+            raise ReadOnlyRefusal(drive.device, f"a {params.kind} erase was not started (it writes to the tape)")
+        return inspect(drive, params)
 
 
 class Erase:
@@ -78,17 +174,16 @@ class Erase:
     def run(self, sink: EventSink = discard, cancel: CancelToken | None = None) -> EraseResult:
         cancel = cancel or CancelToken()
         drive, p = self.drive, self.params
-        result = EraseResult(device=drive.device, params=p.to_dict(), kind=p.kind)
+        result = EraseResult(device=drive.device, kind=p.kind)
         if drive.read_only:
             raise ReadOnlyRefusal(drive.device, f"a {p.kind} erase was not started (it writes to the tape)")
-        drive.require_tape()
-        drive.wait_ready(timeout=300.0)
-        media.check_loaded(drive, writes=True, doing=f"a {p.kind} erase")
-        self._check(result)
-        result.partitions = ltfs.partition_count(drive) or 1
-        listed = self._erase_listed()
+        check = inspect(drive, p)
+        result.cartridge, result.partitions = check.state, check.partitions
+        refusal = decide(check, p)
+        if refusal is not None:
+            raise refusal
         if p.long:
-            self._announce(result, sink, listed)
+            self._announce(result, sink, check)
         if cancel.cancelled:
             result.status, result.state_after = "cancelled", "nothing was written: the tape is as it was"
             return result
@@ -96,7 +191,7 @@ class Erase:
         sink(PhaseStarted("erase"))
         for number in range(result.partitions):
             self._to_start(number)
-            done = self._long(result, number, sink, cancel, t0) if p.long else self._short(result, number, listed)
+            done = self._long(result, number, sink, cancel, t0) if p.long else self._short(result, number, check.listed)
             if not done:
                 break
         result.seconds = self.clock() - t0
@@ -107,53 +202,14 @@ class Erase:
         sink(PhaseFinished("erase", result.to_dict()))
         return result
 
-    def _check(self, result: EraseResult) -> None:
-        """The pre-write probe and the one safety decision (``app.tapeperf.safety``). The probe looks at
-        partition 0; an erase reaches every partition, so the others' first blocks are read too."""
-        state = safety.probe(self.drive, at_bot=True)
-        if not state.holds_data and not state.write_protected and not state.worm:
-            found = self._other_partitions()
-            if found:
-                state = replace(state, found=found)
-        result.cartridge = state.to_dict()
-        refusal = safety.decide(state, force=self.params.force)
-        if refusal is not None:
-            hint = "load a scratch cartridge, or erase it with --force" if refusal.overridable else refusal.hint
-            raise SafetyRefusal(refusal.message, reason=refusal.reason, overridable=refusal.overridable, hint=hint)
-
-    def _other_partitions(self) -> str:
-        """What the start of partition 1 and beyond holds ("" when blank); the tape is left at BOT."""
-        count = ltfs.partition_count(self.drive) or 1
-        try:
-            for number in range(1, count):
-                self.drive.locate(0, partition=number)
-                out = self.drive.read(bytearray(safety.PROBE_BYTES))
-                if out.nbytes or out.filemark:
-                    what = f"a {out.nbytes}-byte block" if out.nbytes else "a filemark"
-                    return f"{what} at the start of partition {number}"
-        finally:
-            self.drive.rewind()
-        return ""
-
-    def _erase_listed(self) -> bool | None:
-        """Whether the drive lists ERASE(6) in REPORT SUPPORTED OPERATION CODES; None when it does not say."""
-        try:
-            commands = self.drive.supported_commands()
-        except (DeviceError, ParseError):  # a drive that cannot answer the list just does not say
-            return None
-        return any(c.opcode == C.ERASE_6 for c in commands.commands)
-
-    def _announce(self, result: EraseResult, sink: EventSink, listed: bool | None) -> None:
+    def _announce(self, result: EraseResult, sink: EventSink, check: EraseCheck) -> None:
         """A long erase: refused on a drive without ERASE; else its estimate and that it cannot be stopped."""
-        if listed is False:
-            raise InvalidParameter(f"{self.drive.device} does not implement ERASE (REPORT SUPPORTED OPERATION CODES "
-                                   "does not list it): a long erase cannot run there; nothing was written",
+        cannot = check.cannot(long=True)
+        if cannot:
+            raise InvalidParameter(f"{self.drive.device}: {cannot}; nothing was written",
                                    hint="a short erase ends the data at BOT with a filemark instead")
-        result.estimate_seconds, result.estimate_basis = estimate(self.drive, result.partitions)
-        took = f"about {duration_words(result.estimate_seconds)}" if result.estimate_seconds else "an unknown time"
-        sink(Message("warning", f"a long erase takes {took} ({result.estimate_basis}); once the drive has started it, "
-                                "it cannot be stopped: a cancel stops tapediag waiting, the drive erases on to the "
-                                "end of the tape"))
+        result.estimate_seconds, result.estimate_basis = check.estimate_seconds, check.estimate_basis
+        sink(Message("warning", check.announcement()))
 
     def _to_start(self, number: int) -> None:
         if number == 0:
@@ -199,7 +255,7 @@ class Erase:
                           (total * (1 - progress)) if total else None))
             if cancel.cancelled or cancel.wait(self.params.poll_seconds):
                 result.status = "cancelled"
-                result.state_after = (f"cancelled at {progress:.0%} of partition {number}: tapediag stopped waiting, "
+                result.state_after = (f"cancelled at {percent(progress)} of partition {number}: tapediag stopped waiting, "
                                       "the drive goes on erasing to the end of the partition (SSC has no command to "
                                       "stop it) and answers NOT READY until then; the tape already reads as blank "
                                       "from where the erase began (end of data was written there first)")
@@ -217,8 +273,7 @@ class Erase:
 
     def _forget_ltfs(self, result: EraseResult) -> None:
         """An erased LTFS volume's coherency information is cleared, partition by partition (WRITE ATTRIBUTE)."""
-        volume = (result.cartridge or {}).get("ltfs")
-        if not volume:
+        if result.cartridge is None or result.cartridge.ltfs is None:
             return
         cleared = Attribute(VOLUME_COHERENCY, False, AttrFormat.BINARY, b"")
         try:

@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
 from app.events import Checkpoint, Event, EventSink, Sample, SampleBatch, SampleColumns, discard
-from native.errors import Cancelled, InvalidParameter, SafetyRefusal
+from native.errors import Cancelled, InvalidParameter, SafetyRefusal, TapediagError
 from native.iscsi_url import display_device
 
 from .keys import RunKeys, keys_from_results
@@ -113,21 +113,28 @@ def record(kind: str, device: str, params: dict | None = None, *, history: Histo
         try:
             yield rec
         except (Cancelled, KeyboardInterrupt) as err:
-            _finish(rec, "cancelled", str(err) or "cancelled by the user")
+            _finish(rec, "cancelled", _stored(err) or "cancelled by the user")
             raise
         except InvalidParameter:
             hist.delete_run(run_id)
             raise
         except SafetyRefusal as err:
-            _finish(rec, "refused", str(err))
+            _finish(rec, "refused", _stored(err))
             raise
         except BaseException as err:
-            _finish(rec, "failed", str(err) or type(err).__name__)
+            _finish(rec, "failed", _stored(err) or type(err).__name__)
             raise
         _finish(rec, rec.status, rec.error)
     finally:
         if own:
             hist.close()
+
+
+def _stored(err: BaseException) -> str:
+    """What the history keeps of an error: its sentence, not the command line's hint. The hint was said when the run
+    ended ("use --force to overwrite it"); stored, it would reach the PDF and the GUI, where there is no option to
+    give (issue 31), and it can name a path on this machine."""
+    return err.message if isinstance(err, TapediagError) else str(err)
 
 
 def _finish(rec: Recorder, status: str, error: str | None) -> None:

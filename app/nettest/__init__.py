@@ -9,8 +9,9 @@ kernel's round-trip time and retransmissions (Linux TCP_INFO).
 Modules: ``params`` (what is asked, declared once), ``token`` (the one-time token),
 ``protocol`` (the wire format), ``gate`` (who the server lets in), ``streams`` (the stream
 threads, both ends), ``server``, ``client``, ``result``, ``text`` (what a technician reads).
-``python -m app.nettest serve|test`` is the interim front end until the run model wires
-``net-serve``/``net-test`` into ``tapediag``; its exit codes are the CLI's:
+``tapediag net-serve`` (``app.cli.net_serve``, not recorded: the server keeps no state) and
+``tapediag net-test`` (``app.cli.net_test``, the ``net-test`` run kind, ``kind``) are the front
+ends; their exit codes are the CLI's:
 
 * 0 the session ran complete;
 * 1 it did not: nothing listens, the server refused (wrong token, busy, limits,

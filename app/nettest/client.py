@@ -24,9 +24,9 @@ from app.nettest.params import NetTestParams
 from app.nettest.result import MB, NetPhase, NetStream, NetTestResult
 from app.nettest.server import describe_host
 from app.nettest.streams import StreamSet, end_wait
-from app.nettest.token import normalise
+from app.nettest.token import ENV, normalise
 from native import netio
-from native.errors import Cancelled, NetRefused, NetTestError
+from native.errors import Cancelled, InvalidParameter, NetRefused, NetTestError
 
 CONNECT_TIMEOUT = 10.0
 #: SampleBatch and Progress at least this often (12.5 Hz: "10 Hz or more" with room for a late tick).
@@ -78,18 +78,41 @@ class _PhaseBroke(NetTestError):
 
 
 class NetTest:
-    """``NetTest(params, token).run(sink, cancel) -> NetTestResult`` (see the module docstring)."""
+    """``NetTest(params, token).run(sink, cancel) -> NetTestResult`` (see the module docstring).
 
-    def __init__(self, params: NetTestParams, token: str) -> None:
+    ``open()`` (which ``run`` calls if it was not called) connects and is admitted, before anything is
+    measured: ``app.nettest.kind`` calls it while the engine is built, so a server that is not there or
+    refuses the token leaves no run in the history, only its one line. The token is ``token``, else the
+    parameters' own (``NetTestParams.token``)."""
+
+    def __init__(self, params: NetTestParams, token: str | None = None) -> None:
+        if token is None and params.token is not None:
+            token = params.token.reveal()
+        if not token:
+            raise InvalidParameter("no token given", hint=f"use --token-file FILE or {ENV}, or type it when asked")
         self.params, self._token = params, token
+        self._session: tuple[proto.Channel, proto.Accept, content_mod.Content] | None = None
+
+    def open(self) -> "NetTest":
+        """Check the parameters, make the data, connect and be admitted (raises ``NetTestError``/``NetRefused``)."""
+        if self._session is None:
+            p = self.params
+            p.validate()
+            content = content_mod.load(p.pattern, seed=p.seed)  # before the clock starts: the pool takes ~1 s
+            channel, accept = self._open_session()
+            self._session = (channel, accept, content)
+        return self
+
+    def close(self) -> None:
+        """The session's control connection closed (a session opened and never run ends here)."""
+        if self._session is not None:
+            self._session[0].sock.close()
 
     def run(self, sink: EventSink = discard, cancel: CancelToken | None = None) -> NetTestResult:
         p, cancel = self.params, cancel or CancelToken()
-        p.validate()
-        content = content_mod.load(p.pattern, seed=p.seed)  # before the clock starts: the pool takes ~1 s
+        channel, accept, content = self.open()._session  # type: ignore[misc]
         result = NetTestResult(f"{p.host} port {p.port}", p.to_dict(), pattern=content.name,
                                predicted_ratio=content.predicted_ratio, native=netio.NATIVE, client=describe_host())
-        channel, accept = self._open_session()
         result.server_info = proto.printable(accept.server, 64)
         try:
             for index, phase in enumerate(p.phases):

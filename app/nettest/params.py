@@ -3,15 +3,17 @@
 Each field is declared once with its help, unit and range (``FIELDS``, the run model's field table,
 ``app.runs.fields``: its defaults are the dataclass's own), so a front end builds its options or form
 from the declaration (``python -m app.nettest`` its options), and ``validate`` checks the same ranges.
-The token is no parameter: it is a secret, read by ``app.nettest.token`` and never recorded with a run.
+The token is a secret, read by ``app.nettest.token``: it rides in ``NetTestParams.token`` as a ``Token`` (hidden
+by its ``repr``) and is left out of ``to_dict()``, so it is never recorded, shown or exported with a run.
 """
 from __future__ import annotations
 
 import ipaddress
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, ClassVar, Mapping
 
 from app.patterns import Pattern
+from app.nettest.token import Token
 from app.runs.fields import Field, check_ranges, from_values, with_defaults
 from native.errors import InvalidParameter
 
@@ -35,6 +37,8 @@ class NetTestParams:
     pattern: str = "2:1"
     send_size: int = 128 << 10
     seed: int = 0
+    #: The one-time token (a secret: never in ``to_dict()``, hidden by its repr); None: not given yet.
+    token: Token | None = field(default=None, repr=False, compare=False)
 
     FIELDS: ClassVar[tuple[Field, ...]] = ()  # below: the defaults are the dataclass's
 
@@ -53,21 +57,29 @@ class NetTestParams:
         check_ranges(self, self.FIELDS)
         Pattern.parse(self.pattern)  # the pattern generator's own parser and message
 
+    @property
+    def where(self) -> str:
+        """'127.0.0.1:5210', '[::1]:5210': the server as ``net-test`` is given it (the run's device in the history)."""
+        return f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"
+
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """What the history records: every parameter but the token."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "token"}
 
 
 NetTestParams.FIELDS = with_defaults(NetTestParams, (
-    Field("host", "&Server:", "the server's address: where net-serve runs and what it printed", option=""),
-    Field("port", "&Port:", "the server's TCP port", low=1, high=65535),
+    Field("host", "Ser&ver:", "the server's address: where net-serve runs and what it printed", option=None),
+    Field("port", "P&ort:", "the server's TCP port", low=1, high=65535, option=None, unit="id"),
     Field("streams", "&Streams:", "parallel TCP connections (a backup's parallel streams)", low=1, high=MAX_STREAMS),
-    Field("seconds", "&Time per direction:", "how long each direction runs", low=1, high=MAX_SECONDS, unit="s"),
-    Field("direction", "&Direction:", "backup: client to server; restore: server to client; both: backup, then restore",
+    Field("seconds", "T&ime per direction:", "how long each direction runs: 10s, 1m", default="10s", low=1,
+          high=MAX_SECONDS,
+          unit="s", option="--time", metavar="DURATION"),
+    Field("direction", "Di&rection:", "backup: client to server; restore: server to client; both: backup, then restore",
           choices=tuple((d, d) for d in DIRECTIONS)),
     Field("pattern", "Data pa&ttern:", "data sent: zeros, random or N:1 (as the tape and disk tests), so a compressing "
           "link is not flattered"),
-    Field("send_size", "Send si&ze:", "bytes per send call", low=4 << 10, high=4 << 20, unit="size"),
-    Field("seed", "S&eed:", "seed of the data (reproducible streams)", low=0, high=2**31 - 1),
+    Field("send_size", "Send si&ze:", "bytes per send call", default="128K", low=4 << 10, high=4 << 20, unit="size"),
+    Field("seed", "See&d:", "seed of the data (reproducible streams)", low=0, high=2**31 - 1),
 ))
 
 
@@ -76,7 +88,7 @@ class ServeParams:
     """What the server (``net-serve``) accepts. ``bind`` has no default on purpose: the server
     listens only where it is told, and on every interface only when told so (``0.0.0.0``, ``::``)."""
 
-    bind: str
+    bind: str = ""  # none: validate() refuses, naming what is missing
     port: int = DEFAULT_PORT
     wait_seconds: float = 300.0
     max_seconds: float = 60.0
@@ -109,15 +121,43 @@ class ServeParams:
         return asdict(self)
 
 
+def parse_address(text: str, default_port: int | None = DEFAULT_PORT) -> tuple[str, int]:
+    """'127.0.0.1:5210', '[::1]:5210', 'localhost:5210' -> (host, port); without a port, ``default_port`` (None: a
+    port is required). A bare IPv6 address ('::1') is a host without a port."""
+    text = text.strip()
+    if text.startswith("["):
+        host, sep, rest = text[1:].partition("]")
+        port_text = rest.removeprefix(":") if sep and rest.startswith(":") else None
+        if not sep or (rest and port_text is None):
+            raise InvalidParameter(f"'{text}' is not an address: write [IPv6]:PORT, e.g. [::1]:{DEFAULT_PORT}")
+    elif text.count(":") == 1:
+        host, port_text = text.split(":")
+    else:
+        host, port_text = text, None
+    if not host:
+        raise InvalidParameter(f"'{text}' names no host: write ADDRESS:PORT, e.g. 127.0.0.1:{DEFAULT_PORT}")
+    if port_text is None:
+        if default_port is None:
+            raise InvalidParameter(f"'{text}' names no port: write ADDRESS:PORT, e.g. 127.0.0.1:{DEFAULT_PORT}")
+        return host, default_port
+    if not port_text.isdigit() or not 0 <= int(port_text) <= 65535:
+        raise InvalidParameter(f"'{port_text}' is not a TCP port (0 to 65535)")
+    return host, int(port_text)
+
+
 ServeParams.FIELDS = with_defaults(ServeParams, (
-    Field("bind", "&Listen on:", "the one local address to listen on (0.0.0.0 or :: = every interface)"),
-    Field("port", "&Port:", "TCP port to listen on (0: any free port, printed)", low=0, high=65535),
-    Field("wait_seconds", "&Wait:", "exit when no session has started after this long", low=1, high=86400, unit="s"),
-    Field("max_seconds", "Longest &direction:", "the longest a direction may run", low=1, high=MAX_SECONDS, unit="s"),
+    Field("bind", "&Listen on:", "the one local address to listen on (0.0.0.0 or :: = every interface)",
+          option=None),  # the CLI's --listen ADDR:PORT gives both
+    Field("port", "P&ort:", "TCP port to listen on (0: any free port, printed)", low=0, high=65535, option=None,
+          unit="id"),
+    Field("wait_seconds", "&Wait for a client:", "exit when no session has started after this long", default="5min",
+          low=1, high=86400, unit="s"),
+    Field("max_seconds", "Longest &direction:", "the longest a direction may run", default="60s", low=1,
+          high=MAX_SECONDS, unit="s"),
     Field("max_streams", "Most &streams:", "the most parallel connections a session may use", low=1, high=MAX_STREAMS),
     Field("max_bytes", "Most &data:", "the most data a session may move, both directions", low=1 << 20, high=10**15,
           unit="bytes"),
     Field("handshake_seconds", "&Handshake:", "how long a connection may take to introduce itself before it is "
-          "dropped", low=0.1, high=120, unit="s"),
+          "dropped", default="10s", low=0.1, high=120, unit="s"),
     Field("max_wrong_tokens", "Wrong &tokens:", "wrong tokens before the server gives up and exits", low=1, high=100),
 ))

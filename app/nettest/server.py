@@ -94,7 +94,7 @@ def listen(params: ServeParams) -> socket.socket:
         sock.close()
         if err.errno in _IN_USE or getattr(err, "winerror", None) in _IN_USE:
             raise NetTestError(f"cannot listen on {where}: the port is in use",
-                               hint="another net-serve or program has it: choose another with --port") from None
+                               hint="another net-serve or program has it: choose another port in --listen") from None
         if err.errno in _NOT_HERE or getattr(err, "winerror", None) in _NOT_HERE:
             raise InvalidParameter(f"cannot listen on {where}: {params.bind} is not an address of this machine") from None
         raise NetTestError(f"cannot listen on {where}: {err.strerror or err}") from None

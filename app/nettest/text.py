@@ -10,11 +10,8 @@ import sys
 
 from app.nettest.result import ARROWS, NetPhase, NetTestResult
 from app.nettest.server import Listening
-from native.units import plural, rate_text, size_text
-
-
-def _mbit(mb_s: float) -> str:
-    return f"{mb_s * 8:,.0f} Mbit/s" if mb_s * 8 >= 100 else f"{mb_s * 8:,.1f} Mbit/s"
+from app.nettest.token import ENV
+from native.units import bit_rate_text, plural, rate_text, size_text
 
 
 def _rtt(ms: float | None) -> str:
@@ -39,16 +36,16 @@ def phase_line(phase: NetPhase, pattern: str) -> str:
     RTT 0.45 ms (min 0.12 ms), 0 retransmits, 10.0 s, pattern 2:1'."""
     n = len(phase.streams)
     each = f" ({' / '.join(rate_text(s.mb_s).removesuffix(' MB/s') for s in phase.streams)} MB/s)" if n > 1 else ""
-    line = (f"{phase.phase} ({ARROWS.get(phase.phase, phase.phase)}): {rate_text(phase.mb_s)} = {_mbit(phase.mb_s)}, "
+    line = (f"{phase.phase} ({ARROWS.get(phase.phase, phase.phase)}): {rate_text(phase.mb_s)} = {bit_rate_text(phase.mb_s)}, "
             f"{plural(n, 'stream')}{each}, {kernel_words(phase)}, {phase.seconds:.1f} s, pattern {pattern}")
     return f"{line}; {phase.note}" if phase.note else line
 
 
 def headline(result: NetTestResult) -> str:
     """One short line for a history list: each direction's rate."""
-    parts = [f"{p.phase} {rate_text(p.mb_s)} ({_mbit(p.mb_s)})" for p in result.phases]
-    streams = result.params.get("streams", 1)
-    text = f"{', '.join(parts) or 'no figure'}, {plural(int(streams), 'stream')}, {result.pattern}"
+    parts = [f"{p.phase} {rate_text(p.mb_s)} ({bit_rate_text(p.mb_s)})" for p in result.phases]
+    streams = max((len(p.streams) for p in result.phases), default=0)
+    text = f"{', '.join(parts) or 'no figure'}, {plural(streams, 'stream')}, {result.pattern}"
     return text if result.status == "complete" else f"{text} ({result.status})"
 
 
@@ -76,6 +73,10 @@ def render(result: NetTestResult) -> str:
     return "\n".join(lines)
 
 
+def _address(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
+
+
 def listening_lines(ev: Listening) -> list[str]:
     """What net-serve prints when it starts: where it listens, the token, how long it waits, its limits."""
     p = ev.params
@@ -87,7 +88,8 @@ def listening_lines(ev: Listening) -> list[str]:
         f"  token: {ev.token}   (net-test asks for it; it opens one session only)",
         f"  waits up to {p.wait_seconds:g} s for the client; then each direction may run up to {p.max_seconds:g} s "
         f"with up to {p.max_streams} streams, {size_text(p.max_bytes)} in all; it exits when the session ends",
-        f"  on the client: net-test {ev.address if not p.all_interfaces else 'THIS-MACHINE'} --port {ev.port}",
+        f"  on the client: tapediag net-test {_address(ev.address) if not p.all_interfaces else 'THIS-MACHINE'}:{ev.port} "
+        f"--token-file FILE (or {ENV}=TOKEN, or type it when asked)",
     ]
     if sys.platform == "win32":
         lines.append("  Windows Firewall may now ask whether tapediag may accept connections: allow it on the network "

@@ -16,7 +16,11 @@ How the client gets it, in order (``read_token``), and what each costs:
   history may keep it if it was typed as ``VAR=... command``;
 * a prompt on the terminal (not echoed): leaves no trace, but needs a person there.
 
-There is no command-line option for it: ``ps`` shows every user a process's arguments.
+``tapediag net-test --token TOKEN`` works too, and is the least safe: ``ps`` shows every
+user of the machine a process's arguments for as long as it runs (the command says so).
+
+In memory the token is a ``Token``: its ``repr`` and ``str`` hide it, so a parameters object,
+an error or a log line that shows one never shows the secret; ``reveal()`` is the one way in.
 """
 from __future__ import annotations
 
@@ -36,6 +40,23 @@ GROUP = 4
 ENV = "TAPEDIAG_NET_TOKEN"
 #: The longest token the wire format carries (``app.nettest.protocol``); a typed token is normalised first.
 MAX_WIRE = 64
+
+
+class Token:
+    """The client's token as it is held (module docstring): ``reveal()`` gives it, nothing else shows it."""
+
+    __slots__ = ("_text",)
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+
+    def reveal(self) -> str:
+        return self._text
+
+    def __repr__(self) -> str:
+        return "Token(hidden)"
+
+    __str__ = __repr__
 
 
 def new_token() -> str:
@@ -58,9 +79,13 @@ def matches(given: bytes, expected: str) -> bool:
 
 
 def read_token(token_file: str | None = None, environ: Mapping[str, str] = os.environ,
-               prompt: Callable[[str], str] | None = None, interactive: bool | None = None) -> str:
-    """The client's token: from ``token_file``, else ``TAPEDIAG_NET_TOKEN``, else a prompt on a terminal."""
-    if token_file:
+               prompt: Callable[[str], str] | None = None, interactive: bool | None = None,
+               given: str | None = None) -> str:
+    """The client's token: ``given`` (the ``--token`` option), else from ``token_file``, else
+    ``TAPEDIAG_NET_TOKEN``, else a prompt on a terminal."""
+    if given is not None:
+        text = given
+    elif token_file:
         try:
             lines = Path(token_file).read_text(encoding="utf-8", errors="replace").splitlines()
         except OSError as err:

@@ -15,6 +15,7 @@ from typing import Any
 
 from app import __version__
 from app.catalog import KINDS  # noqa: F401  (installs the run kinds the report words)
+from app.compare.model import Comparison
 from app.history import History, Run, ThroughputPoint
 from app.runs import registry
 from app.runs.fields import stored_rows
@@ -241,12 +242,14 @@ def _tested(runs: list[Run]) -> str:
 
 def build_report(history: History, run_ids: list[int], *, customer: str = "", site: str = "", technician: str = "",
                  ticket: str = "", date: str | None = None, title: str = "Tape and disk diagnostics report",
-                 include_referenced: bool = True, appendix: bool = False, host: str = "") -> Report:
+                 include_referenced: bool = True, appendix: bool = False, host: str = "",
+                 comparison: Comparison | None = None) -> Report:
     """The report for ``run_ids`` (in the order given; unknown ids raise InvalidParameter).
 
     A troubleshooting session brings along the runs its figures came from (``include_referenced``),
     so the customer sees the measurements behind the verdict, not only the verdict. ``host`` names the
     machine in the sign-off (``host_name()``, only when asked: a host name can be the customer's secret).
+    ``comparison``: the two runs' comparison (``app.compare``), which page 1 shows before the verdicts.
     """
     runs = _load(history, run_ids, include_referenced)
     loaded = {r.id: load(r) for r in runs}  # each run's typed result, once (a damaged one stops here, named)
@@ -272,4 +275,4 @@ def build_report(history: History, run_ids: list[int], *, customer: str = "", si
                   bottlenecks=tuple(bottlenecks), bar_charts=tuple(charts), headlines=headlines, verdict=verdict,
                   recommendations=tuple(recommendations), notes=tuple(dict.fromkeys(notes)),
                   runs=tuple(_run_section(r, loaded[r.id], series[r.id]) for r in runs),
-                  appendix=tuple(_appendix(history, r) for r in runs) if appendix else ())
+                  appendix=tuple(_appendix(history, r) for r in runs) if appendix else (), comparison=comparison)

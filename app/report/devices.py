@@ -9,15 +9,19 @@ so a support case sees that the serial is missing rather than that there is none
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from app.assess.engine import AssessResult
+from app.erase.result import EraseResult
 from app.health_rules import Finding as HealthFinding
 from app.identity import LIBRARY, TAPE_DRIVE
 from app.info import DriveInfo
 from app.runs.kind import Target
 from app.runs.stored import Loaded
 from app.runs.words import density
+from app.scan.results import ScanResult
+from native.scsi.ltfs import LtfsVolume
 from app.troubleshoot.fromhistory import drive_from_run
 
 from .model import DeviceSection, Field
@@ -77,6 +81,59 @@ def _recorded(device: str, runs: list[Loaded[Any]], fields: dict[str, str]) -> t
             if ident.barcode:
                 barcodes.append((ident.barcode, loaded.run.id))
     return role, barcodes
+
+
+def _volume_of(result: Any) -> LtfsVolume | None:
+    """The LTFS volume a run's own result names: a media scan's and an erase's from the labels on tape (what was there
+    when the erase began), a drive-info run's from the cartridge memory."""
+    if isinstance(result, (ScanResult, DriveInfo)):
+        return result.ltfs
+    if isinstance(result, EraseResult) and result.cartridge is not None:
+        return result.cartridge.ltfs
+    return None
+
+
+@dataclass(frozen=True)
+class _Seen:
+    """An LTFS volume one run found on the device's cartridge: ``key`` tells volumes apart (the UUID), ``read`` says
+    the run's own result named it (its words the fullest: the labels' creator), ``erased``: the run erased it."""
+
+    key: str
+    words: str
+    run: int
+    read: bool
+    erased: bool = False
+
+
+def _ltfs(device: str, runs: list[Loaded[Any]]) -> list[_Seen]:
+    """The LTFS volumes the runs found on ``device``'s cartridge (newest first): the run's own result's, else the one
+    the cartridge memory named when the run began (``app.identity``)."""
+    found: list[_Seen] = []
+    for loaded in runs:
+        result, run = loaded.result, loaded.run
+        volume = _volume_of(result) if run.device == device else None
+        if volume is not None:
+            erased = isinstance(result, EraseResult) and result.status == "complete"
+            found.append(_Seen(volume.volume_uuid or volume.describe(), volume.describe(), run.id, True, erased))
+            continue
+        ident = next((i for i in loaded.identities or () if i.device == device and i.ltfs), None)
+        if ident is not None and ident.ltfs:
+            found.append(_Seen(ident.ltfs_uuid or ident.ltfs, ident.ltfs, run.id, False))
+    return found
+
+
+def _ltfs_field(found: list[_Seen]) -> dict[str, str]:
+    """The "LTFS volume" field beside the cartridge's barcode: each volume once, in the fullest words a run had for it,
+    with the runs that saw it when there were several volumes, and the run that erased it."""
+    values = []
+    keys = list(dict.fromkeys(s.key for s in found))
+    for key in keys:
+        seen = [s for s in found if s.key == key]
+        words = next((s.words for s in seen if s.read), seen[0].words)
+        runs = f" (run {', '.join(str(s.run) for s in seen)})" if len(keys) > 1 else ""
+        erased = [s.run for s in seen if s.erased]
+        values.append(words + runs + (f"; erased by run {erased[0]}" if erased else ""))
+    return {"LTFS volume": "; ".join(values)} if values else {}
 
 
 def _touched(device: str, runs: list[Loaded[Any]]) -> str | None:
@@ -153,7 +210,8 @@ def device_section(device: str, runs: list[Loaded[Any]]) -> DeviceSection:
         barcodes.sort(key=lambda b: -b[1])
     _from_other_runs(device, runs, identity, alerts)
     _not_recorded(identity, role or _touched(device, runs), barcodes)
-    order = ("Vendor", "Product", "Drive", "Serial", "Firmware", "Generation", "Cartridge barcode",
+    identity.update(_ltfs_field(_ltfs(device, runs)))
+    order = ("Vendor", "Product", "Drive", "Serial", "Firmware", "Generation", "Cartridge barcode", "LTFS volume",
              "Cartridge density", "WWN")
     fields = tuple(Field(k, identity[k]) for k in order if k in identity)
     return DeviceSection(device, fields, health, tuple(details), tuple(alerts))

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
+from app.compare.model import Comparison
+
 
 @dataclass(frozen=True)
 class Cover:
@@ -55,11 +57,13 @@ class DeviceSection:
     @property
     def line(self) -> str:
         """Page 1's words for the device: "virtual:lto9: HPE Ultrium 9-SCSI, serial TDV9..., firmware V9A0,
-        cartridge TD0001L9" (what a support case quotes; "not recorded" where no run recorded it)."""
+        cartridge TD0001L9" and the LTFS volume it holds (what a support case quotes; "not recorded" where no run
+        recorded it)."""
         fields = {f.label: f.value for f in self.identity}
         what = " ".join(fields[k] for k in ("Vendor", "Product") if k in fields and fields[k] != "not recorded")
         parts = [what or fields.get("Drive", "")] + [f"{word} {fields[k]}" for k, word in (
             ("Serial", "serial"), ("Firmware", "firmware"), ("Cartridge barcode", "cartridge")) if k in fields]
+        parts += [fields["LTFS volume"]] if "LTFS volume" in fields else []  # the cartridge holds a volume: named
         text = ", ".join(p for p in parts if p)
         return f"{self.device}: {text}" if text else self.device
 
@@ -169,6 +173,8 @@ class Report:
     notes: tuple[str, ...] = ()
     runs: tuple[RunSection, ...] = ()
     appendix: tuple[AppendixBlock, ...] = field(default_factory=tuple)
+    #: Two runs before and after (``tapediag compare ... -o``): their comparison, on page 1 before the verdicts.
+    comparison: Comparison | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)

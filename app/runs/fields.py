@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, TypeVar
 
 from native.errors import InvalidParameter
-from native.units import block_text, duration_text, parse_duration, parse_size, rate_text, size_text
+from native.units import (block_text, duration_text, parse_duration, parse_size, rate_text, size_input_text,
+                          size_text)
 
 T = TypeVar("T")
 
@@ -41,8 +42,9 @@ class Field:
     placeholder: str = ""  # what a blank field means, in the GUI
     gui: bool = True  # in the GUI's form (False: the CLI's alone, or set elsewhere, e.g. a confirmation)
     stored: tuple[str, ...] = ()  # the keys of the parameters' ``to_dict()`` this field fills (default: its name)
-    #: How a stored value is written: "size" (binary: 256 KiB), "bytes" (decimal: 1.07 GB), "s", "bytes/s", "MB/s" or
-    #: "" (as it is); one per stored key when they differ (a limit stored as bytes or as seconds).
+    #: How a stored value is written: "size" (binary: 256 KiB), "bytes" (decimal: 1.07 GB), "s", "bytes/s", "MB/s",
+    #: "id" (a number that names something, a port: no thousands separator) or "" (as it is); one per stored key when
+    #: they differ (a limit stored as bytes or as seconds).
     unit: str | tuple[str, ...] = ""
     low: float | None = None  # the range ``check_ranges`` holds a number to
     high: float | None = None
@@ -91,7 +93,8 @@ def _size(value: float) -> str:
 
 
 _UNITS: dict[str, Callable[[Any], str]] = {"size": _size, "bytes": size_text, "s": duration_text,
-                                           "bytes/s": lambda v: rate_text(v / 1e6), "MB/s": rate_text}
+                                           "bytes/s": lambda v: rate_text(v / 1e6), "MB/s": rate_text,
+                                           "id": str}  # a number that names something (a TCP port): as it is
 
 
 def _number(value: float) -> str:
@@ -221,10 +224,37 @@ def stored_rows(fields: Iterable[Field], params: Mapping[str, Any]) -> list[tupl
     return rows
 
 
+def typed_values(fields: Iterable[Field], params: Mapping[str, Any]) -> dict[str, str | bool]:
+    """Stored parameters back as a person types them, field by field: what the GUI's form is filled with to repeat a
+    run (the history's "Repeat this run"), which ``from_values`` reads back to the same parameters. A field stored
+    as nothing is blank (its default, as when it was left out); a duration gets its unit ("600s"); a size as typed
+    ("128M", exact: ``native.units.size_input_text``). ``force`` is never carried over: a repeat asks again."""
+    out: dict[str, str | bool] = {}
+    for f in fields:
+        if f.name == "force":
+            continue
+        if f.flag:
+            out[f.name] = bool(params.get(f.keys[0]))
+            continue
+        key = next((k for k in f.keys if params.get(k) not in (None, "")), None)
+        value = params.get(key) if key is not None else None
+        if key is None:
+            out[f.name] = ""
+        elif f.unit_of(key) == "s" and isinstance(value, (int, float)):
+            out[f.name] = f"{value:g}s"
+        elif f.unit_of(key) in ("size", "bytes") and isinstance(value, int) and not isinstance(value, bool):
+            out[f.name] = size_input_text(value)
+        elif isinstance(value, float) and value.is_integer():
+            out[f.name] = str(int(value))
+        else:
+            out[f.name] = f.words(value, key) if isinstance(value, (list, tuple)) else str(value)
+    return out
+
+
 def _raw(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:,.3f}".rstrip("0").rstrip(".") if abs(value) < 1000 else f"{value:,.1f}"
     return value if isinstance(value, str) else str(value)
 
 
-__all__ = ["Field", "add_options", "check_ranges", "from_values", "given", "stored_rows", "values", "with_defaults"]
+__all__ = ["Field", "add_options", "check_ranges", "from_values", "given", "stored_rows", "typed_values", "values", "with_defaults"]

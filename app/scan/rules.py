@@ -27,9 +27,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from app.alerts import flag_code, judge_alerts
-from app.scan.results import (CORRECTED_PER_GB_MONITOR, MB, MEDIA_FLAGS_RETIRE, REPOSITIONS_MONITOR,
-                              SLOW_ZONE_MIN_SECONDS, SLOW_ZONE_MIN_ZONES, CartridgeVerdict, ScanFinding, ScanResult,
-                              record_size, where)
+from app.scan.results import MB, CartridgeVerdict, ScanFinding, ScanResult, record_size, where
+from app.scan.thresholds import (CORRECTED_PER_GB_MONITOR, MEDIA_FLAGS_RETIRE, REPOSITIONS_MONITOR, SLOW_ZONE_MIN_SECONDS,
+                                 SLOW_ZONE_MIN_ZONES)
 from native.units import plural
 
 if TYPE_CHECKING:

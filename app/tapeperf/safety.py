@@ -41,15 +41,31 @@ class CartridgeState:
     mam_mb_written: int | None = None
     probe_error: str = ""
     ltfs: LtfsVolume | None = None
+    barcode: str = ""  # the cartridge memory's (0806h): what a confirmation names the cartridge by
 
     @property
     def holds_data(self) -> bool:
         return bool(self.found) or bool(self.probe_error) or self.ltfs is not None
 
+    def held(self) -> str:
+        """What the probe found, as a confirmation says it: "a 80-byte block at BOT", "blank at the start of the
+        tape", with the cartridge memory's lifetime figure where it has one."""
+        mam = f"; MAM says {self.mam_mb_written:,} MB written in its life" if self.mam_mb_written else ""
+        what = self.found or self.probe_error or ("" if self.holds_data else "blank at the start of the tape")
+        return (what + mam) if what else mam.lstrip("; ")
+
+    def words(self) -> str:
+        """What the cartridge holds, as a result says it: "LTFS volume 'ARCHIVE01' (...): holds data (a 80-byte
+        block at BOT; MAM says 1,024 MB written in its life)", "blank at the start of the tape"."""
+        if not self.holds_data:
+            return self.held()
+        named = f"{self.ltfs.describe()}: holds data" if self.ltfs is not None else "holds data"
+        return f"{named} ({self.held()})" if self.held() else named
+
     def to_dict(self) -> dict:
         return {"write_protected": self.write_protected, "worm": self.worm, "found": self.found,
                 "mam_mb_written": self.mam_mb_written, "probe_error": self.probe_error, "holds_data": self.holds_data,
-                "ltfs": self.ltfs.to_dict() if self.ltfs is not None else None}
+                "ltfs": self.ltfs.to_dict() if self.ltfs is not None else None, "barcode": self.barcode}
 
 
 def _mam(drive: TapeDrive) -> "Mam | None":
@@ -75,8 +91,9 @@ def probe(drive: TapeDrive, *, at_bot: bool, probe_bytes: int = PROBE_BYTES) -> 
     worm = bool(mam is not None and mam.medium_type == "WORM") or _worm_from_logs(drive)
     mb_written = mam.mb_written_total if mam is not None else None
     in_memory = from_mam(mam) if mam is not None else None
+    barcode = (mam.barcode or "").strip() if mam is not None else ""
     if wp or worm or not at_bot:
-        return CartridgeState(wp, worm, "", mb_written, ltfs=in_memory)
+        return CartridgeState(wp, worm, "", mb_written, ltfs=in_memory, barcode=barcode)
     found, error, volume = "", "", None
     drive.rewind()
     fixed = drive.block_size() or 0
@@ -103,7 +120,7 @@ def probe(drive: TapeDrive, *, at_bot: bool, probe_bytes: int = PROBE_BYTES) -> 
         error = f"the read at BOT failed ({err.message})"
     finally:
         drive.rewind()
-    return CartridgeState(wp, worm, found, mb_written, error, ltfs=volume)
+    return CartridgeState(wp, worm, found, mb_written, error, ltfs=volume, barcode=barcode)
 
 
 def decide(state: CartridgeState, *, force: bool) -> SafetyRefusal | None:

@@ -53,13 +53,16 @@ class _Side:
     single: Figure | None
     parallel: Figure | None
     achieved: float | None
+    network: Figure | None = None  # measured by net-test this direction's way
 
     @classmethod
     def of(cls, inp: TroubleshootInput, direction: str) -> "_Side":
         m, w = inp.measurements, inp.workload
         if direction == "backup":
-            return cls(direction, m.tape_write, m.disk_read_single, m.disk_read_parallel, w.backup_mb_s)
-        return cls(direction, m.tape_read, m.disk_write_single, m.disk_write_parallel, w.restore_mb_s)
+            return cls(direction, m.tape_write, m.disk_read_single, m.disk_read_parallel, w.backup_mb_s,
+                       m.network_backup)
+        return cls(direction, m.tape_read, m.disk_write_single, m.disk_write_parallel, w.restore_mb_s,
+                   m.network_restore)
 
     @property
     def backup(self) -> bool:
@@ -94,7 +97,7 @@ def _direction(inp: TroubleshootInput, direction: str) -> tuple[BottleneckTable 
         candidates.append(("network", link_rate))
     bottleneck, verdict, limit, share = _verdict(inp, side, candidates)
     if side.achieved is not None and candidates:
-        notes += _overmeasured(side.direction, side.achieved, candidates, link_rate)
+        notes += _overmeasured(side.direction, side.achieved, candidates, link_rate, side.network is not None)
     table_rows = [TableRow(test, rate, comp, comp == bottleneck, src) for test, rate, comp, src in rows]
     if side.achieved is not None:
         app = w.application or "Backup application"
@@ -114,6 +117,11 @@ def _measured_rows(side: _Side, link_text: str | None, network_mb_s: float | Non
         rows.append((f"Disk {side.disk_verb}, single stream", side.single.mb_s, "disk", side.single.source))
     if side.parallel:
         rows.append((f"Disk {side.disk_verb}, parallel streams", side.parallel.mb_s, "disk", side.parallel.source))
+    if side.network:  # measured by net-test: the figure of this path, whatever the link's name says
+        way = "client to server" if side.backup else "server to client"
+        label = f" ({parse_link(link_text).label})" if link_text else ""
+        rows.append((f"Network{label}, {way}", side.network.mb_s, "network", f"{side.network.source}, net-test"))
+        return rows, side.network.mb_s
     if not link_text:
         return rows, None
     link = parse_link(link_text)
@@ -164,13 +172,16 @@ def _verdict(inp: TroubleshootInput, side: _Side,
 
 
 def _overmeasured(direction: str, achieved: float, candidates: list[tuple[str, float]],
-                  link_rate: float | None) -> list[str]:
+                  link_rate: float | None, measured: bool = False) -> list[str]:
     """A component test the application beat under-measured it: said, so that its figure is not trusted."""
     over = thresholds()["overmeasured_share"]
     notes = [f"The {direction} achieved {fmt(achieved)} MB/s, more than the {COMPONENT_LABELS[comp].lower()} test "
              f"measured ({fmt(rate)} MB/s): that test under-measured the component."
              for comp, rate in candidates if achieved > rate * over and comp != "network"]
-    if link_rate is not None and achieved > link_rate * over:
+    if link_rate is not None and achieved > link_rate * over and measured:
+        notes.append(f"The {direction} achieved {fmt(achieved)} MB/s, more than the network test measured "
+                     f"({fmt(link_rate)} MB/s): did the backup cross the path that was measured, in this direction?")
+    elif link_rate is not None and achieved > link_rate * over:
         notes.append(f"The {direction} achieved {fmt(achieved)} MB/s, more than the network "
                      f"limit assumed ({fmt(link_rate)} MB/s): is the data really crossing that link?")
     return notes
@@ -210,7 +221,7 @@ def bottleneck_tables(inp: TroubleshootInput) -> tuple[tuple[BottleneckTable, ..
 
 def facts(inp: TroubleshootInput, tables: tuple[BottleneckTable, ...], notes: tuple[str, ...]) -> dict:
     """The flat, JSON-safe facts the rules are written against (unknown facts are None)."""
-    f = {**_measured_facts(inp), **_drive_facts(inp), **_link_facts(inp.workload.link, inp.workload.network_mb_s)}
+    f = {**_measured_facts(inp), **_drive_facts(inp), **_link_facts(inp)}
     w = inp.workload
     achieved = [v for v in (w.backup_mb_s, w.restore_mb_s) if v is not None]
     f["best_app_mb_s"] = max(achieved) if achieved else None
@@ -247,7 +258,7 @@ def _measured_facts(inp: TroubleshootInput) -> dict:
         "streams": w.streams,
         "block_size_kb": w.block_size / 1024 if w.block_size else None,
         "software_compression": w.software_compression,
-        "remote": w.link is not None,
+        "remote": w.link is not None or _network_figure(inp) is not None,
         "small_files": _small_files(inp),
     }
 
@@ -268,11 +279,23 @@ def _drive_facts(inp: TroubleshootInput) -> dict:
     }
 
 
-def _link_facts(link_text: str | None, network_mb_s: float | None) -> dict:
+def _network_figure(inp: TroubleshootInput) -> Figure | None:
+    """The slower of the directions net-test measured (None: no recorded network test)."""
+    measured = [f for f in (inp.measurements.network_backup, inp.measurements.network_restore) if f]
+    return min(measured, key=lambda f: f.mb_s) if measured else None
+
+
+def _link_facts(inp: TroubleshootInput) -> dict:
+    """The network's name and rate: as net-test measured it, else the rate typed in, else the link's practical rate."""
+    link_text, measured = inp.workload.link, _network_figure(inp)
+    if measured is not None:
+        where = f"{parse_link(link_text).label} as net-test measured it ({measured.source})" if link_text else \
+            f"The network path net-test measured ({measured.source})"
+        return {"link_label": where, "link_mb_s": measured.mb_s}
     if not link_text:
         return {"link_label": None, "link_mb_s": None}
     link = parse_link(link_text)
-    return {"link_label": link.label, "link_mb_s": network_mb_s or link.practical_mb_s}
+    return {"link_label": link.label, "link_mb_s": inp.workload.network_mb_s or link.practical_mb_s}
 
 
 def _table_facts(tables: tuple[BottleneckTable, ...]) -> dict:

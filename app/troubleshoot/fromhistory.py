@@ -22,6 +22,8 @@ STEP_SOURCES = {
     "tape_read": ("tape-perf", ("read",)),
     "disk_read": ("read-data", ("read-data", "read")),
     "disk_write": ("create-data", ("create", "write")),
+    "network_backup": ("net-test", ("backup",)),  # client -> server: the backup's way
+    "network_restore": ("net-test", ("restore",)),
 }
 _RATE_KEYS = ("mb_s", "rate_mb_s", "throughput_mb_s", "average_mb_s", "avg_mb_s")
 
@@ -69,7 +71,8 @@ def rate_from_samples(run: Run, phases: tuple[str, ...]) -> float | None:
 
 
 def figure_from_run(history: History, run_id: int, step: str) -> Figure:
-    """The MB/s of ``step`` ("tape_write", "tape_read", "disk_read", "disk_write") in run ``run_id``."""
+    """The MB/s of ``step`` (a ``STEP_SOURCES`` key: "tape_write", "disk_read", "network_backup" ...) in run
+    ``run_id``."""
     kind, phases = STEP_SOURCES[step]
     run = history.get_run(run_id)
     if run.kind != kind:
@@ -82,6 +85,20 @@ def figure_from_run(history: History, run_id: int, step: str) -> Figure:
         raise InvalidParameter(f"run {run_id} has no {'/'.join(phases)} rate in its results or samples")
     who, why = limit_of(run.results, phases)
     return Figure(mb_s=round(rate, 2), source=f"run {run_id}", run_id=run_id, limited_by=who, limited_why=why)
+
+
+def network_figures(history: History, run_id: int) -> dict[str, Figure]:
+    """The directions a net-test run measured, as ``Measurements``' ``network_backup``/``network_restore``."""
+    run = history.get_run(run_id, samples=False)
+    if run.kind != "net-test":
+        raise InvalidParameter(f"run {run_id} is a {run.kind} run; the network figure comes from a net-test run")
+    if run.status != "complete":
+        raise InvalidParameter(f"run {run_id} did not complete ({run.status}); its figures are not comparable")
+    measured = {f"network_{p['phase']}" for p in (run.results or {}).get("phases", [])
+                if isinstance(p, dict) and p.get("phase") in ("backup", "restore")}
+    if not measured:
+        raise InvalidParameter(f"run {run_id} measured no direction")
+    return {step: figure_from_run(history, run_id, step) for step in sorted(measured)}
 
 
 def limit_of(results: dict | None, phases: tuple[str, ...]) -> tuple[str, str]:
@@ -145,7 +162,8 @@ def drive_from_run(run: Run) -> DriveContext | None:
 
 
 def latest_figures(history: "History") -> dict[str, int]:
-    """The newest complete run for each figure of the troubleshooting form: field -> run id.
+    """The newest complete run for each figure of the troubleshooting form: field -> run id (``network_run``: the
+    newest net-test).
 
     A disk run is filed by its stream count exactly as the CLI files it (``streams_of``):
     one stream is the single-stream figure, more the parallel one.
@@ -159,6 +177,8 @@ def latest_figures(history: "History") -> dict[str, int]:
             for phase in ("write", "read"):
                 if phase in phases:
                     out.setdefault(f"tape_{phase}", run.id)
+        elif run.kind == "net-test":
+            out.setdefault("network_run", run.id)
         elif run.kind in ("read-data", "create-data"):
             side = "disk_read" if run.kind == "read-data" else "disk_write"
             streams = streams_of(run) or 1

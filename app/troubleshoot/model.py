@@ -53,6 +53,10 @@ class Measurements:
     disk_read_parallel: Figure | None = None  # several readers at once
     disk_write_single: Figure | None = None  # the restore target
     disk_write_parallel: Figure | None = None
+    #: The network as ``net-test`` measured it (a recorded run): client -> server is the backup's way, server ->
+    #: client the restore's. It outranks a link's nominal rate and a rate typed in (``Workload.network_mb_s``).
+    network_backup: Figure | None = None
+    network_restore: Figure | None = None
 
 
 @dataclass(frozen=True)
@@ -65,7 +69,7 @@ class Workload:
     block_size: int | None = None  # bytes
     software_compression: bool | None = None
     link: str | None = None  # None: drive attached to the host that holds the data
-    network_mb_s: float | None = None  # a measured network rate (iperf...), overrides the link's practical rate
+    network_mb_s: float | None = None  # a network rate typed in (iperf...), overrides the link's practical rate
     small_files: bool | None = None
     file_count: int | None = None
     avg_file_kb: float | None = None

@@ -20,7 +20,7 @@ from app.execute import execute
 from app.history import History
 
 from .kind import TROUBLESHOOT
-from .fromhistory import drive_from_run, figure_from_run, streams_of
+from .fromhistory import drive_from_run, figure_from_run, network_figures, streams_of
 from .model import Diagnosis, DriveContext, Figure, Measurements, TroubleshootInput, Workload
 from .parse import parse_block_size, parse_generation, parse_link
 
@@ -28,8 +28,9 @@ from .parse import parse_block_size, parse_generation, parse_link
 MAX_RATE_MB_S = 100_000
 #: The figures of the white paper's steps 1-4, as the CLI's flags and the GUI's fields name them.
 FIGURES = ("tape_write", "tape_read", "disk_read", "disk_read_parallel", "disk_write", "disk_write_parallel")
-#: The steps a history run can stand for (a disk run is single or parallel by its own stream count).
-RUN_STEPS = ("tape_write", "tape_read", "disk_read", "disk_write")
+#: The steps a history run can stand for (a disk run is single or parallel by its own stream count; a net-test run
+#: is the network, each direction it measured).
+RUN_STEPS = ("tape_write", "tape_read", "disk_read", "disk_write", "network")
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,19 @@ def parse_figure(text: str) -> float | RunRef:
     except ValueError:
         raise InvalidParameter(f"{text!r} is neither MB/s nor 'run N'") from None
     return parse_rate(text)
+
+
+def parse_run(value: object) -> int:
+    """A history run's id as given: 12, '12', 'run 12' or '#12' (a form's field, an option's value)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    text = str(value).strip()
+    if text.isdigit():
+        return int(text)
+    figure = parse_figure(text) if re.fullmatch(r"(?i)\s*(?:run\s*|#)\d+\s*", text) else None
+    if not isinstance(figure, RunRef):
+        raise InvalidParameter(f"{text!r} is not a history run: write 'run N' (e.g. run 12)")
+    return figure.run_id
 
 
 def parse_file_count(text: str) -> int:
@@ -154,7 +168,7 @@ class TroubleshootRequest:
         req = cls()
         for step in RUN_STEPS:
             ids = values.get(f"{step}_run") or []
-            req.runs[step] = [int(i) for i in ids] if isinstance(ids, (list, tuple)) else [int(str(ids))]
+            req.runs[step] = [parse_run(i) for i in (ids if isinstance(ids, (list, tuple)) else [ids])]
         for key in FIGURES:
             value = given(key)
             figure = value if isinstance(value, (int, float)) else parse_figure(str(value)) if value is not None else None
@@ -197,7 +211,9 @@ def build_input(req: TroubleshootRequest, hist: History) -> tuple[TroubleshootIn
         m[key if key.startswith("tape") or key.endswith("_parallel") else f"{key}_single"] = Figure(value)
     drive_ctx = DriveContext()
     source_files: tuple[int, float] | None = None
-    for step in RUN_STEPS:
+    for run_id in req.runs.get("network", []):
+        m.update(network_figures(hist, run_id))
+    for step in RUN_STEPS[:-1]:
         for run_id in req.runs.get(step, []):
             fig = figure_from_run(hist, run_id, step)
             run = hist.get_run(run_id, samples=False)
@@ -251,4 +267,4 @@ def diagnose_recorded(req: TroubleshootRequest, history: History | None = None) 
 
 
 __all__ = ["FIGURES", "RUN_STEPS", "RunRef", "TroubleshootRequest", "build_input", "diagnose_recorded",
-           "parse_figure", "parse_file_count", "parse_rate", "parse_ratio", "parse_streams"]
+           "parse_figure", "parse_file_count", "parse_run", "parse_rate", "parse_ratio", "parse_streams"]

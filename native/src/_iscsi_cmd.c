@@ -317,7 +317,19 @@ typedef struct {
     TapediagFill *cfill;     /* or this, without the GIL, into ``bytes`` (``len`` of them) */
     unsigned char *bytes;
     Py_ssize_t len;
+    struct Drains *drains;   /* overlapped: when the WRITE in flight has sent all it will send (wait_done) */
 } Prefill;
+
+/* When a WRITE has sent everything: libiscsi has nothing left to send ("drains") once after the command
+ * PDU with its immediate and unsolicited data, then once more after the Data-Out each R2T asks for. A
+ * target that wants its data in R2T rounds (tgtd and LIO as installed: InitialR2T=Yes, 256 KiB bursts)
+ * asks again while the first drain's fill would still run, and its R2T would wait for the fill; so the
+ * fill waits for the drain after which the previous WRITE of the same size was answered, and a stream of
+ * equal WRITEs (a burst) fills while the target stores the last of the data. */
+typedef struct Drains {
+    int expect; /* drains before the fill: what the previous WRITE of the burst had (1 before the first) */
+    int seen;   /* drains of the WRITE in flight so far */
+} Drains;
 
 static void prefill_run(Prefill *p)
 {
@@ -441,26 +453,48 @@ static int abandon(RunnerObject *r, void *ctx, void *task, AsyncState *st, Watch
     return ISSUE_ABORTED;
 }
 
-/* Drive the context until the command ends (``st``), refilling ``next`` once the command and its data
- * have left (the target is then busy storing them, and the fill costs no wall time). While the command
- * is outstanding, a look after every WATCH_SLICE without an event from the target (and at once after a
- * signal): given up, it is abandoned. A target still sending is not stuck, and the clock is read only
- * then, so a streaming command costs one clock reading more than libiscsi's own loop. */
+/* Whether libiscsi still has bytes to send: a PDU queued, or the one it is writing (which has already
+ * left the out-queue, so iscsi_out_queue_length says 0 while a large Data-Out is still half written). */
+static int sending(RunnerObject *r, void *ctx) { return (r->which_events(ctx) & POLLOUT) != 0; }
+
+/* Drive the context until the command ends (``st``), refilling ``next`` once the command has sent all its
+ * data (``Drains``: the target is then busy storing it, and the fill costs no wall time). What libiscsi has
+ * to send (the command, an R2T's Data-Out) is written at once, without a poll() first: the socket almost
+ * always takes it, and libiscsi's own loop spends one poll() per command learning so; only what the socket
+ * did not take waits for poll(). While the command is outstanding, a look after every WATCH_SLICE without
+ * an event from the target (and at once after a signal): given up, it is abandoned. A target still
+ * sending is not stuck, and the clock is read only then, so a streaming command costs one clock reading
+ * more than libiscsi's own loop. */
 static int wait_done(RunnerObject *r, void *ctx, void *task, int opcode, AsyncState *st, Watcher *w, Prefill *next,
                      int *filled)
 {
     double start = now();
-    int interrupted = 0, idle;
+    int interrupted = 0, idle, out = 1, tried = 0;
+    Drains first = {1, 0}; /* a fill without a burst's history: at the first drain */
+    Drains *d = next == NULL ? NULL : next->drains != NULL ? next->drains : &first;
+    if (d != NULL) d->seen = 0;
     while (!st->finished) {
-        if (!*filled && r->out_queue_length(ctx) == 0) {
+        int still = sending(r, ctx);
+        if (d != NULL) { /* a write with a fill: its drains are counted to the end, for the next WRITE */
+            d->seen += out && !still;
+            out = still;
+        }
+        if (still && !tried) { /* once per poll(): what the socket does not take now waits for POLLOUT */
+            tried = 1;
+            if (r->service(ctx, POLLOUT) < 0) return ISSUE_FAILED;
+            continue;
+        }
+        if (d != NULL && !*filled && !still && d->seen >= d->expect) {
             *filled = 1;
             prefill_run(next);
             continue;
         }
+        tried = 0;
         if (service_once(r, ctx, (int)(WATCH_SLICE * 1000), &interrupted, &idle) < 0) return ISSUE_FAILED;
         if ((idle || interrupted) && !st->finished && watch_says_stop(w, opcode, now() - start))
             return abandon(r, ctx, task, st, w);
     }
+    if (d != NULL) d->expect = d->seen > 0 ? d->seen : 1;
     return ISSUE_DONE;
 }
 
@@ -643,7 +677,8 @@ static int loop_plain(RunnerObject *r, Loop *L, Watcher *w, PyThreadState **save
 {
     for (; *i < L->count; (*i)++) {
         if (L->fill != NULL) {
-            Prefill p = {L->fill, L->buf_obj, L->first + (long long)*i * L->step, save, 0, L->cfill, L->buf, L->length};
+            Prefill p = {L->fill, L->buf_obj, L->first + (long long)*i * L->step, save, 0, L->cfill, L->buf, L->length,
+                         NULL};
             prefill_run(&p);
             if (p.failed) return -1;
         }
@@ -669,7 +704,8 @@ static int loop_overlapped(RunnerObject *r, Loop *L, Watcher *w, PyThreadState *
 {
     unsigned char *bufs[2] = {L->buf, L->spare};
     PyObject *objs[2] = {L->buf_obj, L->spare_obj};
-    Prefill p = {L->fill, objs[0], L->first, save, 0, L->cfill, bufs[0], L->length};
+    Drains drains = {1, 0};
+    Prefill p = {L->fill, objs[0], L->first, save, 0, L->cfill, bufs[0], L->length, NULL};
     if (L->count > 0) prefill_run(&p); /* the first buffer, as the plain loop fills it */
     if (p.failed) return -1;
     int cur = 0;
@@ -677,7 +713,7 @@ static int loop_overlapped(RunnerObject *r, Loop *L, Watcher *w, PyThreadState *
         double a = now();
         if (a >= L->until) return 0;
         Prefill next = {L->fill, objs[cur ^ 1], L->first + (long long)(*i + 1) * L->step, save, 0, L->cfill,
-                        bufs[cur ^ 1], L->length};
+                        bufs[cur ^ 1], L->length, &drains};
         *how = issue(r, L->ctx, L->lun, L->cdb, L->cdb_len, XFER_WRITE, bufs[cur], L->length, o, sense, sense_len, w,
                      *i + 1 < L->count ? &next : NULL);
         L->t_start[*i] = a;

@@ -13,7 +13,10 @@ PANELS = ["info", "tapeperf", "assess", "scan", "create", "read", "troubleshoot"
 
 
 def test_every_panel_is_there_and_reachable_by_keyboard(qtbot, window):
-    assert list(window.panels) == PANELS
+    assert list(window.panels) == PANELS + ["network"]  # the network test: in a window of its own (Ctrl+0)
+    qtbot.keyClick(window, Qt.Key.Key_0, Qt.KeyboardModifier.ControlModifier)
+    assert window.windows["network"].isVisible() and window.windows["network"].panel is window.panels["network"]
+    window.windows["network"].close()
     for i, key in enumerate(PANELS):
         qtbot.keyClick(window, Qt.Key.Key_1 + i, Qt.KeyboardModifier.ControlModifier)
         assert window.tabs.currentWidget() is window.panels[key]

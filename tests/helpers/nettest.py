@@ -1,7 +1,7 @@
 """The network test's two ends for tests: a real server process, a real client process, or a
 server in a thread of the test's own process. Only loopback addresses.
 
-``start_server()`` runs ``python -m app.nettest serve --bind 127.0.0.1 --port 0`` (or
+``start_server()`` runs ``tapediag net-serve --listen 127.0.0.1:0`` (``python -m app``; or
 inside a ``tests.helpers.netns`` namespace) and reads the port and token it prints;
 ``wait_line`` follows its console, so a test moves on when the server *said* something,
 never after a sleep. ``run_client`` runs the client process with the token in its
@@ -97,7 +97,7 @@ class ServerProcess:
 
 
 def server_argv(*extra: str, bind: str = "127.0.0.1") -> list[str]:
-    return [sys.executable, "-m", "app.nettest", "serve", "--bind", bind, "--port", "0", *extra]
+    return [sys.executable, "-m", "app", "net-serve", "--listen", f"{bind}:0", *extra]
 
 
 def start_server(*extra: str, ns: Namespace | None = None, cwd: Path | None = None,
@@ -116,14 +116,14 @@ def start_server(*extra: str, ns: Namespace | None = None, cwd: Path | None = No
 def run_server(*extra: str, timeout: float = 120.0) -> subprocess.CompletedProcess:
     """A server process to its end (for what makes it stop at once, like a port in use)."""
     argv = server_argv()
-    if "--port" in extra:  # the caller's port instead of a free one
+    if "--listen" in extra:  # the caller's address and port instead of a free one
         argv = argv[:-2]
     return subprocess.run([*argv, *extra], capture_output=True, text=True, cwd=ROOT, env=child_env(), timeout=timeout,
                           stdin=subprocess.DEVNULL)
 
 
 def client_argv(port: int, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "app.nettest", "test", "127.0.0.1", "--port", str(port), *extra]
+    return [sys.executable, "-m", "app", "net-test", f"127.0.0.1:{port}", *extra]
 
 
 def run_client(port: int, token: str | None, *extra: str, ns: Namespace | None = None,

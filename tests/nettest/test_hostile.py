@@ -1,4 +1,4 @@
-"""Hostile input against the real processes (``python -m app.nettest serve|test`` on 127.0.0.1):
+"""Hostile input against the real processes (``tapediag net-serve|net-test`` on 127.0.0.1):
 one clear line each, the documented exit code (``app.nettest``: 1 failed or refused, 2 bad
 input, 130 cancelled), never a traceback, and a server that keeps no state.
 
@@ -40,7 +40,7 @@ def _closed(sock: socket.socket) -> bool:
 
 def _quick(port: int, token: str) -> None:
     """A correct client, afterwards: the server still serves."""
-    ok = run_client(port, token, "--seconds", "1", "--direction", "backup")
+    ok = run_client(port, token, "--time", "1", "--direction", "backup")
     assert ok.returncode == 0, ok.stderr
 
 
@@ -67,7 +67,7 @@ def test_too_many_wrong_tokens_end_the_server() -> None:
 
 def test_a_second_client_during_a_test_is_refused_busy() -> None:
     server = start_server()
-    first = start_client(server.port, server.token, "--seconds", "60", "--direction", "backup")
+    first = start_client(server.port, server.token, "--time", "60", "--direction", "backup")
     first.err.wait_line(r"^  backup: ")  # data flows
     second = run_client(server.port, server.token)
     assert second.returncode == EXIT_FAILED
@@ -141,7 +141,7 @@ def test_another_protocol_version_is_told_so() -> None:
 
 def test_a_server_that_vanishes_mid_test_is_one_line() -> None:
     server = start_server()
-    client = start_client(server.port, server.token, "--seconds", "60", "--direction", "restore")
+    client = start_client(server.port, server.token, "--time", "60", "--direction", "restore")
     client.err.wait_line(r"^  restore: ")
     server.proc.kill()
     rc, out, err = client.finish()
@@ -166,10 +166,10 @@ def test_garbage_from_a_server_is_one_line() -> None:
 def test_a_port_in_use_is_one_line() -> None:
     taken = socket.create_server(("127.0.0.1", 0))
     port = taken.getsockname()[1]
-    got = run_server("--port", str(port))
+    got = run_server("--listen", f"127.0.0.1:{port}")
     assert got.returncode == EXIT_FAILED
     assert _one_line(got.stderr) == (f"tapediag: error: cannot listen on 127.0.0.1 port {port}: the port is in use "
-                                     "(another net-serve or program has it: choose another with --port)")
+                                     "(another net-serve or program has it: choose another port in --listen)")
     taken.close()
 
 

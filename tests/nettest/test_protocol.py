@@ -114,8 +114,8 @@ def test_parameters_are_declared_once_and_checked_against_their_declaration() ->
 
 
 def test_the_server_listens_only_where_told() -> None:
-    with pytest.raises(InvalidParameter, match="no bind given"):
-        ServeParams.from_values({"port": 5210})
+    with pytest.raises(InvalidParameter, match="no address to listen on given"):
+        ServeParams.from_values({"port": 5210}).validate()
     assert ServeParams("0.0.0.0").all_interfaces and ServeParams("::").all_interfaces
     assert not ServeParams("127.0.0.1").all_interfaces
 

@@ -29,6 +29,7 @@ import pytest
 from app import __version__
 from app.history import History
 from app.report import build_report
+from tests.helpers.nettest import start_server
 from tests.helpers.words import unexpected
 from ui.report_pages import LAST_ROWS
 
@@ -36,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[2]
 EXE = str(ROOT / ".venv" / "bin" / "tapediag")
 MM = 72 / 25.4  # PDF points per millimetre
 KINDS = ("drive-info", "tape-perf", "tape-perf-multi", "media-scan", "assessment", "library-test", "create-data",
-         "read-data", "troubleshoot")
+         "read-data", "net-test", "troubleshoot", "erase")
 PEOPLE = ["--customer", "ACME", "--site", "Hall 3", "--technician", "J. Doe", "--ticket", "4711"]
 
 pytestmark = pytest.mark.skipif(not all(shutil.which(t) for t in ("pdftotext", "pdftoppm", "pdfinfo")),
@@ -55,12 +56,17 @@ def _runs_of_every_kind(base: Path, env: dict) -> dict[str, int]:
     _tapediag(["info", dev, "--json"], env)
     _tapediag(["tape-perf", dev, "--size", "96M", "--direction", "write,read"], env)
     _tapediag(["scan", f"{dev}&realtime=0"], env)
+    _tapediag(["erase", f"{dev}&realtime=0", "--short", "--force"], env)  # after the scan: the tape test's data erased
     _tapediag(["assess", f"virtual:lto9?realtime=0&cartridge={base / 'a.cart'}", "--size", "8M"], env,
               ok=(0, 10, 11, 12))
     _tapediag(["library-test", f"virtual:library?dir={base / 'lib'}&realtime=0", "--moves", "2"], env)
     tree = str(base / "tree")
     _tapediag(["create-data", tree, "--depth", "1", "--breadth", "2", "--files-per-dir", "8"], env)
     _tapediag(["read-data", tree], env)
+    server = start_server()  # net-serve on 127.0.0.1, a free port; the token by the environment
+    _tapediag(["net-test", f"127.0.0.1:{server.port}", "--time", "1", "--streams", "2"],
+              {**env, "TAPEDIAG_NET_TOKEN": server.token})
+    assert server.finish()[0] == 0
     _tapediag(["tape-perf", f"virtual:lto9?realtime=0&cartridge={base / 'm1.cart'}",
                f"virtual:lto8?realtime=0&cartridge={base / 'm2.cart'}", "--size", "16M", "--direction", "write,read"],
               env)
@@ -68,6 +74,7 @@ def _runs_of_every_kind(base: Path, env: dict) -> dict[str, int]:
         ids = {r.kind: r.id for r in reversed(hist.list_runs())}  # the first run of each kind
     _tapediag(["troubleshoot", "--tape-write-run", str(ids["tape-perf"]), "--tape-read-run", str(ids["tape-perf"]),
                "--disk-read-run", str(ids["read-data"]), "--disk-write-run", str(ids["create-data"]),
+               "--network-run", str(ids["net-test"]),
                "--backup", "40", "--restore", "35", "--streams", "2", "--no-interactive"], env)
     with History.open(base / "data" / "history.sqlite") as hist:
         ids = {r.kind: r.id for r in reversed(hist.list_runs())}

@@ -7,6 +7,7 @@ base, and a dead session as an error value after the clean commands it did count
 """
 from __future__ import annotations
 
+import os
 import time
 from array import array
 
@@ -229,3 +230,52 @@ def test_a_refused_time_buffer_leaves_no_buffer_locked(transport: IscsiTransport
     for buf in (data, spare):
         buf.append(0)  # not locked
         del buf[-1]
+
+
+def _bytes_handed_to_tcp(fd: int) -> int:
+    """Every byte the initiator has written to its socket so far: sent (``tcpi_bytes_sent``, Linux 4.19+)
+    plus not yet sent (``tcpi_notsent_bytes``), from TCP_INFO (``linux/tcp.h`` offsets)."""
+    import socket
+    import struct
+
+    with socket.socket(fileno=os.dup(fd)) as sock:
+        info = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 232)
+    if len(info) < 208:
+        pytest.skip("this kernel's TCP_INFO has no tcpi_bytes_sent")
+    return struct.unpack_from("=Q", info, 200)[0] + struct.unpack_from("=I", info, 144)[0]
+
+
+def test_an_overlapped_fill_waits_until_the_write_has_sent_all_its_data(tgt_factory) -> None:
+    # tgtd as installed asks for a WRITE's data in R2T rounds (InitialR2T=Yes, 8 KiB segments, 256 KiB
+    # bursts): 1 MiB goes out as the command with 8 KiB of immediate data, then four rounds of Data-Out.
+    # A fill run after the first round would hold up the target's next R2T; from the second WRITE of a
+    # burst on, the loop fills only once the WRITE in flight has handed all its data to the socket.
+    if not hasattr(__import__("socket"), "TCP_INFO"):
+        pytest.skip("no TCP_INFO on this platform")
+    size, count = 1 << 20, 6
+    target = tgt_factory(size_mb=32)
+    transport = IscsiTransport(target.url)
+    try:
+        fd = transport._lib.iscsi_get_fd(transport._ctx)
+        base = _bytes_handed_to_tcp(fd)
+        handed: dict[int, int] = {}
+
+        def fill(buf: bytearray, index: int) -> None:
+            handed[index] = _bytes_handed_to_tcp(fd) - base
+            stamp(buf, index)
+
+        starts, ends = times(count)
+        got = transport.repeat(write6(size), data_out=bytearray(size), count=count, until=time.perf_counter() + 60,
+                               starts=starts, ends=ends, fill=fill, spare=bytearray(size))
+        assert (got.clean, got.tail, got.error) == (count, None, None)
+        assert sorted(handed) == list(range(count))
+        # The fill of block k+1 runs during WRITE k: WRITEs 0..k must all be on the socket whole by then.
+        late = [k for k in range(1, count - 1) if handed[k + 1] < (k + 1) * size]
+        assert not late, {k: handed[k + 1] for k in late}
+        assert transport.execute(REWIND).good
+        back = bytearray(size)
+        for i in range(count):
+            assert transport.execute(read6(size), data_in=back).good
+            assert back == i.to_bytes(8, "big") * (size // 8), f"block {i}"
+    finally:
+        transport.close()

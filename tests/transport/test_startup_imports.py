@@ -46,3 +46,13 @@ def test_devices_does_not_import_the_iscsi_transport_or_spawn_a_library_search()
     assert not {"native.iscsi", "native.iscsi_discovery", "socket"} & modules
     if found_by_name:
         assert not {"ctypes.util", "subprocess"} & modules
+
+
+def test_info_on_a_virtual_drive_loads_no_test_engine(tmp_path, monkeypatch) -> None:
+    """``info`` reads a threshold of the media scan for the drive's earlier visits; that must not load the
+    scan's results, the scan engine or the tape performance engine (issue 32 §3)."""
+    monkeypatch.setenv("TAPEDIAG_DATA_DIR", str(tmp_path))
+    _imported("info", "virtual:lto9")  # a first run records a snapshot: the second has an earlier visit to read
+    modules = _imported("info", "virtual:lto9")
+    assert "app.visits" in modules and "app.scan.thresholds" in modules  # the path that used to load them ran
+    assert not {"app.scan.engine", "app.scan.results", "app.tapeperf", "app.tapeperf.engine"} & modules

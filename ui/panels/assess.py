@@ -28,6 +28,7 @@ NO_WRITE = "No-write assessment: evidence and self-test only (partial; nothing i
 class AssessPanel(VerdictPanel):
     key = "assess"
     tab_title = "&Assessment"
+    repeat_kind = "assessment"  # the history's "Repeat this run"
     title = "Drive assessment"
     description = ("PASS, PASS WITH WARNINGS, ATTENTION, FAIL or NOT ASSESSED, each step with its reason and the next "
                    "action; what the host caused is noted apart, never held against the drive. "

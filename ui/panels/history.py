@@ -3,8 +3,9 @@ from __future__ import annotations
 
 from html import escape
 from pathlib import Path
+from typing import Callable
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFileDialog,
@@ -20,7 +21,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.compare.model import Comparison
 from ui import engines
+from ui.compareview import ComparePicker, ComparisonView
 from ui.plot import ThroughputPlot
 from ui.widgets import SEVERITY_COLOURS, ResultTree
 from ui.wizard import WizardPanel
@@ -40,9 +43,14 @@ class HistoryPanel(WizardPanel):
     description = ("Every test run is recorded with its parameters, results and samples. "
                    "Select runs to review them, export the samples, or save a PDF report.")
     steps = ("Choose runs", "Review", "Report")
+    #: "Repeat this run": the run, for the main window to hand to its kind's panel (``TestPanel.repeat``).
+    repeat_requested = Signal(object)
 
     def __init__(self, workers, parent: QWidget | None = None) -> None:
         super().__init__(workers, parent)
+        #: Whether runs of a kind can be repeated (a panel runs that kind): the main window says.
+        self.can_repeat: Callable[[str], bool] = lambda kind: False
+        self.comparison: Comparison | None = None
         self.table = QTableWidget(0, 6)
         self.table.setObjectName("runTable")
         self.table.setHorizontalHeaderLabels(["Run", "Kind", "Device", "Status", "Started (UTC)", "Result"])
@@ -74,8 +82,16 @@ class HistoryPanel(WizardPanel):
         self.report_button.clicked.connect(self.ask_save_report)
         self.delete_button = QPushButton("&Delete")
         self.delete_button.clicked.connect(self.delete_selected)
+        self.repeat_button = QPushButton("Rep&eat this run")
+        self.repeat_button.setToolTip("The same test with the same parameters on the same drive, from its panel: "
+                                      "the same checks and confirmations as any run")
+        self.repeat_button.clicked.connect(self.repeat_selected)
+        self.compare_button = QPushButton("Compare &with…")
+        self.compare_button.setToolTip("Compare the selected run with another (or the two selected runs): "
+                                       "what differs, and each figure improved, worse or within noise")
+        self.compare_button.clicked.connect(self.ask_compare)
         row = QHBoxLayout()
-        for b in (self.refresh_button, self.csv_button, self.delete_button):
+        for b in (self.refresh_button, self.csv_button, self.delete_button, self.repeat_button, self.compare_button):
             row.addWidget(b)
         row.addStretch(1)
         row.addWidget(self.report_button)
@@ -97,12 +113,30 @@ class HistoryPanel(WizardPanel):
         layout.addWidget(split, 1)
         layout.addLayout(row)
         self.add_page("runs", page, 0)
+        self.add_page("compare", self._compare_page(), 1)
         self.show_page("runs")
         self.runs: list = []
         self.current_run = None
         self.last_report: Path | None = None
         self._update_buttons()
         self.refresh()
+
+    def _compare_page(self) -> QWidget:
+        page = QWidget()
+        self.compare_view = ComparisonView()
+        back = QPushButton("&Back to the runs")
+        back.clicked.connect(lambda: self.show_page("runs"))
+        self.compare_report_button = QPushButton("Save comparison &report…")
+        self.compare_report_button.clicked.connect(self.ask_save_comparison)
+        row = QHBoxLayout()
+        row.addWidget(back)
+        row.addStretch(1)
+        row.addWidget(self.compare_report_button)
+        layout = QVBoxLayout(page)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.compare_view, 1)
+        layout.addLayout(row)
+        return page
 
     def showEvent(self, event) -> None:  # noqa: N802 (Qt)
         super().showEvent(event)
@@ -189,6 +223,62 @@ class HistoryPanel(WizardPanel):
         self.csv_button.setEnabled(n == 1)
         self.delete_button.setEnabled(n >= 1)
         self.report_button.setEnabled(n >= 1)
+        self.compare_button.setEnabled(n in (1, 2))
+        run = self._selected_run() if n == 1 else None
+        self.repeat_button.setEnabled(run is not None and not run.damaged and self.can_repeat(run.kind))
+
+    def _selected_run(self):
+        ids = self.selected_ids()
+        return next((r for r in self.runs if ids and r.id == ids[0]), None)
+
+    # -- repeat and compare ----------------------------------------------------------------
+    def repeat_selected(self) -> None:
+        """Hand the selected run to the main window, which opens its kind's panel on its drive with its parameters."""
+        run = self._selected_run()
+        if run is not None and self.can_repeat(run.kind):
+            self.repeat_requested.emit(run)
+
+    def ask_compare(self) -> None:
+        """Two runs selected: compare them; one: pick the other (``ComparePicker``). The older is *before*."""
+        ids = self.selected_ids()
+        if len(ids) == 1:
+            run = self._selected_run()
+            picker = ComparePicker(run, self.runs, self)
+            other = picker.chosen() if picker.exec() else None
+            if other is None:
+                return
+            ids = [ids[0], other]
+        if len(ids) == 2:
+            self.compare(min(ids), max(ids))
+
+    def compare(self, before: int, after: int) -> Job:
+        return self.workers.submit(Job(HISTORY_KEY, "compare", lambda job: engines.compare_runs(before, after),
+                                       on_done=self._compared, on_error=lambda e: self.show_error("Compare", e)))
+
+    def _compared(self, comparison: Comparison) -> None:
+        self.comparison = comparison
+        self.compare_view.show_comparison(comparison)
+        self.show_page("compare")
+
+    def ask_save_comparison(self) -> None:
+        c = self.comparison
+        if c is None:
+            return
+        from ui.reportdialog import ask_report
+
+        answer = ask_report(self, f"tapediag-compare-{c.before.run_id}-{c.after.run_id}.pdf")
+        if answer:
+            self.save_comparison(*answer)
+
+    def save_comparison(self, path: Path, meta: dict | None = None) -> Job | None:
+        """One PDF with both runs and the comparison on page 1 (``tapediag compare A B -o FILE``)."""
+        c = self.comparison
+        if c is None:
+            return None
+        ids = [c.before.run_id, c.after.run_id]
+        return self.workers.submit(Job(HISTORY_KEY, "report",
+                                       lambda job: engines.save_report(ids, path, meta or {}, comparison=c),
+                                       on_done=self._report_saved, on_error=lambda e: self.show_error("Report", e)))
 
     # -- actions --------------------------------------------------------------------------
     def export_csv(self) -> None:

@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWi
 
 from app.info import DriveInfo
 from ui import engines
+from ui.erasedialog import EraseDialog
 from ui.widgets import SEVERITY_COLOURS, ResultTree, headline
 from ui.wizard import WizardPanel, button_row
 from ui.worker import Job
@@ -21,7 +22,7 @@ class InfoPanel(WizardPanel):
                    "and error counters, the drive's temperature, status, lifetime statistics and SAS link counters, "
                    "and gives a health verdict. TapeAlert is read from the response page (0x12) where the drive "
                    "has it, which leaves the flags set; otherwise page 0x2E is read once, which clears them. "
-                   "Nothing is written to the tape.")
+                   "Nothing is written to the tape; Erase cartridge… shows what is on it and asks before it erases.")
     steps = ("Choose", "Read", "Results")
 
     def __init__(self, workers, parent: QWidget | None = None) -> None:
@@ -32,9 +33,18 @@ class InfoPanel(WizardPanel):
         self.run_button = QPushButton("&Read drive information")
         self.run_button.setDefault(True)
         self.run_button.clicked.connect(self.start)
+        # Erasing is the drive's own action on the cartridge in it (issue 30 §3): here, beside what is read of both.
+        self.erase_buttons = (QPushButton("&Erase cartridge…"), QPushButton("&Erase cartridge…"))
+        for button in self.erase_buttons:
+            button.setToolTip("Erase the cartridge in this drive (short or long); you see what is on it and "
+                              "confirm before anything is written")
+            button.clicked.connect(self.ask_erase)
+        self.erase_dialog: EraseDialog | None = None
         lay = QVBoxLayout(choose)
         lay.addWidget(self.device_label)
-        lay.addLayout(button_row(self.run_button))
+        row = button_row(self.run_button)
+        row.insertWidget(0, self.erase_buttons[0])
+        lay.addLayout(row)
         lay.addStretch(1)
         self.add_page("choose", choose, 0)
         running = QWidget()
@@ -61,6 +71,7 @@ class InfoPanel(WizardPanel):
         row = QHBoxLayout()
         row.addWidget(self.back_button)
         row.addStretch(1)
+        row.addWidget(self.erase_buttons[1])
         row.addWidget(self.again_button)
         lay.addLayout(row)
         self.add_page("results", results, 2)
@@ -75,10 +86,21 @@ class InfoPanel(WizardPanel):
         shown green under an unreachable target's name); it stays in the History."""
         super().set_device(device)
         self.run_button.setEnabled(device is not None)
+        for button in self.erase_buttons:
+            button.setEnabled(device is not None)
         if device:
             self.device_label.setText(f"Drive: <b>{escape(device)}</b>")
         if self.info_device is not None and device != self.info_device:
             self.clear_results()
+
+    def ask_erase(self) -> EraseDialog | None:
+        """The erase's confirmation for the selected drive's cartridge (``ui.erasedialog``): nothing is written
+        before it is confirmed there."""
+        if not self.device:
+            return None
+        self.erase_dialog = EraseDialog(self.workers, self.device, self)
+        self.erase_dialog.open()
+        return self.erase_dialog
 
     def clear_results(self) -> None:
         if self.info_device is not None:

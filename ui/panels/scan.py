@@ -28,6 +28,7 @@ TEN_MINUTES = "Ten minutes of reading"
 class ScanPanel(VerdictPanel):
     key = "scan"
     tab_title = "&Media scan"
+    repeat_kind = "media-scan"  # the history's "Repeat this run"
     title = "Media scan"
     description = ("Reads the loaded cartridge from the beginning to the end of its data without writing anything: "
                    "the files and block sizes the backup application wrote, the read rate, where the drive "

@@ -41,6 +41,7 @@ def _size_words(check: CartridgeCheck) -> str:
 class TapePerfPanel(TestPanel):
     key = "tapeperf"
     tab_title = "&Tape perf."  # short: nine tabs fit 1024 pixels; the heading and tooltip say it whole
+    repeat_kind = "tape-perf"  # the history's "Repeat this run"
     title = "Tape performance"
     description = ("Writes data with a known compression ratio to the cartridge and reads it back, measuring "
                    "throughput on the host side (no drive polling while streaming, which would disturb it). "

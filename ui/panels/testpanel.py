@@ -40,6 +40,9 @@ class TestPanel(WizardPanel):
     """Subclasses set ``presets`` and implement the ``_``-less hooks below."""
 
     presets: list[tuple[str, dict[str, Any]]] = []
+    #: The run kind (``app.runs``) this panel runs, whose recorded runs the history's "Repeat this run" brings here;
+    #: "" for a panel that does not repeat runs.
+    repeat_kind = ""
 
     def __init__(self, workers, parent: QWidget | None = None) -> None:
         super().__init__(workers, parent)
@@ -300,6 +303,20 @@ class TestPanel(WizardPanel):
 
     def save_settings(self) -> None:
         save_json(f"{self.key}/params", self.values())
+
+    def repeat(self, values: dict[str, Any]) -> None:
+        """Fill the form with a recorded run's parameters (``engines.repeat_values``; every other field blank, its
+        default) and go to the confirm page: the run starts only from there, after the same checks and the same
+        confirmation as any run (a cartridge that holds data: the overwrite box)."""
+        self.preset.setCurrentIndex(0)
+        self._applying = True
+        for name, field in self.fields.items():
+            if name not in values and isinstance(field, ValidatedField):
+                field.setText("")
+        self.apply_values(values)
+        self._applying = False
+        self.show_page("params")
+        self.go_confirm()
 
     # -- flow -------------------------------------------------------------------------
     def go_params(self) -> None:

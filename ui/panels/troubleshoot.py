@@ -10,6 +10,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
     QGroupBox,
+    QHBoxLayout,
     QHeaderView,
     QLabel,
     QPushButton,
@@ -57,6 +58,8 @@ class TroubleshootPanel(WizardPanel):
         box = QGroupBox("Measured figures (leave blank what was not measured)")
         form = QFormLayout(box)
         for key, label, tip in FIGURES:
+            if key == "backup":  # the components measured first, then what the application achieved
+                self._network_row(form)
             application = key in ("backup", "restore")  # what the backup job reported: a rate, never a run
             f = ValidatedField(engines.check_rate if application else engines.check_figure, "")
             f.setToolTip(tip)
@@ -170,6 +173,28 @@ class TroubleshootPanel(WizardPanel):
     def save_settings(self) -> None:
         save_json("troubleshoot/values", {k: v for k, v in self.values().items()
                                           if k not in ("software_compression", "small_files", "os")})
+
+    def _network_row(self, form: QFormLayout) -> None:
+        """The network, measured by tapediag's own net-test (a recorded run), or one run now in its window."""
+        self.fields["network_run"] = ValidatedField(engines.check_optional_run, "")
+        self.fields["network_run"].setToolTip("a recorded net-test run: its backup (client to server) and restore "
+                                              "(server to client) figures are the network's")
+        self.fields["network_run"].edit.setPlaceholderText("run N of a network test")
+        self.measure_network = QPushButton("Measure the networ&k…")
+        self.measure_network.setToolTip("Open the Network test (Ctrl+0); 'Use the latest recorded runs' then "
+                                        "takes its run")
+        self.measure_network.clicked.connect(self.open_network_test)
+        row = QHBoxLayout()
+        row.addWidget(self.fields["network_run"])
+        row.addWidget(self.measure_network)
+        row.addStretch(1)
+        form.addRow("Network (net-test run):", row)
+
+    def open_network_test(self) -> None:
+        """The Network test's window (the main window's, beside this form)."""
+        show = getattr(self.window(), "show_panel", None)
+        if callable(show):
+            show("network")
 
     def fill_from_history(self) -> Job:
         return self.workers.submit(Job("history", "latest runs", lambda job: engines.latest_figures(),
