@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import os
+import shutil
+from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -15,19 +18,45 @@ pytest_plugins = ["tests.helpers.tgt", "tests.helpers.tgt_library"]
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 
+#: Each test's reports (setup, call), for its own directories' teardown (``_tidy``).
+_REPORTS = pytest.StashKey[dict[str, pytest.TestReport]]()
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
+    report = yield
+    item.stash.setdefault(_REPORTS, {})[report.when] = report
+    return report
+
+
+def _tidy(request: pytest.FixtureRequest, path: Path) -> None:
+    """A test's own directory goes when the test passed, as pytest does with ``tmp_path`` under
+    ``tmp_path_retention_policy`` ("failed" in pyproject.toml): the data directories hold the virtual
+    cartridges, up to a GiB a test, and kept to the session's end they made a run take 5-7 GB of /tmp."""
+    policy = request.config.getini("tmp_path_retention_policy")
+    reports = request.node.stash.get(_REPORTS, {})
+    passed = all(r.passed for r in reports.values()) and "call" in reports
+    if policy == "none" or (policy == "failed" and passed):
+        shutil.rmtree(path, ignore_errors=True)
+
+
 @pytest.fixture(autouse=True)
-def isolated_data_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
+def isolated_data_dir(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
+                      monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """Every test gets its own data directory: history, virtual cartridges, settings."""
     path = tmp_path_factory.mktemp("tapediag-data")
     monkeypatch.setenv("TAPEDIAG_DATA_DIR", str(path))
-    return path
+    yield path
+    _tidy(request, path)
 
 
 @pytest.fixture(autouse=True)
-def isolated_claims(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
+def isolated_claims(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
+                    monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """Every test gets its own directory of device claims (``app.claims``): every tgtd of every run on
     this machine serves the same WWN for target 1 LUN 1, so a shared directory would make tests of
     different runs refuse each other."""
     path = tmp_path_factory.mktemp("tapediag-claims")
     monkeypatch.setenv("TAPEDIAG_LOCK_DIR", str(path))
-    return path
+    yield path
+    _tidy(request, path)

@@ -27,9 +27,11 @@ def test_a_healthy_drive_passes_every_step_when_the_run_streams(tmp_path: Path) 
         result = DriveAssessment(drive, AssessParams(size=576 * MiB)).run()
     assert result.verdict is Verdict.PASS, result.steps
     for step in result.steps:
-        # On a loaded machine the host may not keep up with the drive, or the virtual drive fall behind its
-        # model: those steps are HOST notes with the rate the host managed (never a drive warning).
-        assert step.outcome is Outcome.PASS or (step.outcome is Outcome.HOST and "managed" in step.reason), result.steps
+        # On a loaded machine the host may not keep up with the drive (a HOST note with the rate it managed),
+        # or the virtual drive fall behind its model (a HOST note naming this machine; a back-hitch it made has
+        # no host rate to give): never a drive warning.
+        assert step.outcome is Outcome.PASS or (step.outcome is Outcome.HOST and (
+            "managed" in step.reason or "this machine" in step.reason)), result.steps
     assert "log/page_00h" in result.evidence and result.next_action == "No action needed."
 
 

@@ -56,17 +56,25 @@ def test_a_host_that_does_not_keep_up_is_a_host_note_and_the_healthy_drive_passe
     assert busy["left"] == 0
     assert result.verdict is Verdict.PASS and result.exit_code == 0, result.steps
     assert not [s for s in result.steps if s.outcome in (Outcome.WARN, Outcome.FAIL)]
+    # Each HOST note names who: the host, with the rate it managed, or this machine (the virtual drive fell
+    # behind its own model, by the lag it measured in this same run: on a loaded machine it may have lagged
+    # across the very gaps the test made, and its lag is then the first cause, app.tapeperf.results.stall_cause).
     host = [s for s in result.steps if s.outcome is Outcome.HOST]
-    assert host and all("managed" in s.reason for s in host), result.steps
+    assert host and all("managed" in s.reason or "this machine" in s.reason for s in host), result.steps
     assert steps["back-hitches while the host kept up"].outcome is Outcome.PASS
     stalls = [s for ph in result.tape["phases"] for s in ph["stalls"]]  # type: ignore[index]
-    assert stalls and all(s["cause"] == "host" for s in stalls if s["t"] < 5)
+    assert stalls and all(s["cause"] in ("host", "emulator") for s in stalls if s["t"] < 5), stalls
+    if any(s["cause"] == "host" for s in stalls):
+        assert "the host did not keep up: it managed" in steps["back-hitches the host caused"].reason
+    else:  # every stall came while the virtual drive lagged: this machine's, said so
+        assert "this machine" in steps["back-hitches the host caused"].reason
     assert main(["show", str(run_id)]) == 0
     shown = capsys.readouterr().out
     assert "assessment: PASS" in shown and "[HOST]" in shown and "WARN" not in shown
     page = _page_one(run_id, tmp_path, capsys)
-    assert "PASS" in page and "HOST (DURING THE ASSESSMENT)" in page and "did not keep up" in page
-    assert "it managed" in page and " MB/s" in page and " mb/s" not in page
+    assert "PASS" in page and "HOST (DURING THE ASSESSMENT)" in page
+    assert "did not keep up" in page or "fell behind its own model" in page  # who, as the steps say it
+    assert ("it managed" in page) == any("managed" in s.reason for s in host) and " mb/s" not in page
     assert "PASS WITH WARNINGS" not in page
 
 

@@ -120,12 +120,24 @@ def test_a_worn_stretch_of_tape_is_found_seen_once_then_monitored(written: Path,
     dev = f"virtual:lto9?cartridge={written}&buffer=64M&badtape=1000MB-1500MB"
     assert main(["scan", dev, "--zone", ZONE]) == 13
     text = capsys.readouterr().out
-    assert "cartridge: CHECK AGAIN" in text and "seen once: 1 slow zone: the drive read 1.0-1.5 GB at" in text
+    assert "cartridge: CHECK AGAIN" in text and "drive: " not in text  # never the head while the tape may be it
+    if "seen once: 1 slow zone" not in text:
+        # The load of this machine, measured in the same scan (the virtual drive's lag, the host's share), hid the
+        # drive's own rate in the worn zone: whether the errors came with a slow stretch is not known, said so.
+        assert " not judged: this machine slowed" in text or " not judged: the host" in text, text
+        assert "whether a slow stretch of tape came with them is not known" in text, text
+        return
+    assert "seen once: 1 slow zone: the drive read 1.0-1.5 GB at" in text
     assert "scan again (in another drive if there is one) to confirm" in text
     first = int(text.rsplit("Recorded as run ", 1)[1].split()[0])
     assert "Check again" in _page_one(first, tmp_path, capsys)
-    assert main(["scan", dev, "--zone", ZONE, "--json"]) == 10
+    code = main(["scan", dev, "--zone", ZONE, "--json"])
     out = json.loads(capsys.readouterr().out)
+    if not out["slow_zones"]:  # this scan's worn zone hidden by the load, as above
+        assert any(z["left_out"] in ("machine", "host") for z in out["zones"]), out["zones"]
+        assert code == 13 and "whether a slow stretch of tape came with them is not known" in out["reasons"][0], out
+        return
+    assert code == 10
     (zone,) = out["slow_zones"]
     assert out["verdict"] == "monitor" and abs(zone["start_byte"] - 1_000_000_000) < 1 << 20  # zones end on blocks
     assert f"seen before in run {first} (" in out["reasons"][-1] and "in the same drive each time" in out["reasons"][-1]

@@ -10,6 +10,8 @@ line names (retire the cartridge, clean the drive, tune the host). So:
   and this machine's share removed: ``app.scan.results.slow_zones``, ``stall_cause``) may
   be the tape, a dirty head or chance: seen in one scan it is CHECK AGAIN; seen again in
   an earlier scan of the same cartridge (the history, by barcode) it is MONITOR;
+* corrected read errors where zones could not be judged (the host or this machine hid the drive's
+  own rate there) are CHECK AGAIN: "no slow stretch" is not known, so neither the head nor the tape is named;
 * corrected read errors spread over the whole read with no slow stretch are the mark of a
   dirty or worn head, or of a cartridge worn all over: only another drive or another cartridge
   tells them apart, so the history's visits decide (``app.visits``, counts in the rules file):
@@ -170,6 +172,12 @@ def _corrected(result: ScanResult, reasons: list[tuple[CartridgeVerdict, str]], 
     figure = f"{corrected:,} corrected read errors in {size_text(gb * 1e9)} ({corrected / gb:,.1f} per GB)"
     if slow:
         reasons.append((CHECK, figure + ", together with the slow stretch"))
+        return
+    unjudged = [z for z in result.zones if z.left_out in ("machine", "host")]
+    if unjudged:  # "no slow stretch" is not known where the host or this machine hid the drive's own rate
+        reasons.append((CHECK, f"{figure}; whether a slow stretch of tape came with them is not known: "
+                               f"{plural(len(unjudged), 'zone')} could not be judged (the host or this machine, "
+                               "see below). Scan again on a less loaded host to tell the tape from the drive's head"))
         return
     elsewhere = before.cartridge_erred_elsewhere(result.serial or None)
     if len(elsewhere) + 1 >= needed("cartridge_erred_in_drives"):

@@ -116,6 +116,7 @@ def test_a_cartridge_holding_data_needs_the_confirmation_and_read_only_refuses(q
     device = f"virtual:lto9?realtime=0&cartridge={cart}"
     assert cli(["tape-perf", device, "--size", "8M", "--direction", "write"]) == 0  # it holds data now
     before = _records(cart)
+    wait_idle(qtbot, window)  # the initial device listing selects a drive for every panel: choose ours after it
     panel = window.show_panel("assess")
     panel.set_device(device)
     _to_confirm(qtbot, panel, {"no_write": False, "size": "8M"})
@@ -166,6 +167,7 @@ def _run_refused(qtbot, panel) -> None:  # type: ignore[no-untyped-def]
 def test_a_failing_self_test_is_shown_as_fail_in_red_with_the_next_action(qtbot, window, tmp_path):
     from ui.panels.verdictpanel import verdict_colour
 
+    wait_idle(qtbot, window)  # the initial device listing selects a drive for every panel: choose ours after it
     panel = window.show_panel("assess")
     panel.set_device(f"virtual:lto9?realtime=0&cartridge={tmp_path / 'c.img'}&selftest=fail")
     _to_confirm(qtbot, panel, {"no_write": True})

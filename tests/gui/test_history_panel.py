@@ -88,7 +88,9 @@ def test_a_run_over_several_drives_is_listed_and_plotted_per_drive(qtbot, window
     """Recorded by ``tapediag tape-perf DEV1 DEV2``: the GUI's history shows it from its run kind alone."""
     from app.cli import main
 
-    devices = [f"virtual:lto9?realtime=0&cartridge={tmp_path / n}.cart" for n in "ab"]
+    from tests.tapeperf.conftest import paced
+
+    devices = [paced(tmp_path, n) for n in "ab"]  # paced: the drives write at the same time on a loaded machine
     assert main(["tape-perf", *devices, "--size", "16M", "--alone", "8M", "--json"]) == 0
     history = window.show_panel("history")
     history.refresh()

@@ -139,3 +139,27 @@ class Frozen:
 def grown(path: Path, size: int, by: int) -> Callable[[], bool]:
     """A trigger: the file has grown ``by`` bytes past ``size`` (bytes on the tape)."""
     return lambda: path.stat().st_size >= size + by
+
+
+@contextmanager
+def kill_when(target: TgtTarget, trigger: Callable[[], bool], timeout: float = 60.0) -> Iterator[None]:
+    """SIGKILL ``target`` from a thread as soon as ``trigger()`` (bytes on its tape), polled every 10 ms:
+    a target that dies mid-write, whenever a loaded machine gets the write going (a fixed delay could
+    fire before the first byte). Joined on leaving; it fires at ``timeout`` anyway so that nothing hangs."""
+    import threading
+
+    done = threading.Event()
+
+    def watch() -> None:
+        deadline = time.monotonic() + timeout
+        while not done.is_set() and not trigger() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        target.kill()
+
+    killer = threading.Thread(target=watch, name="kill-when", daemon=True)
+    killer.start()
+    try:
+        yield
+    finally:
+        done.set()
+        killer.join()

@@ -19,6 +19,7 @@ import gzip
 import os
 import shutil
 import subprocess
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -115,6 +116,16 @@ class GuestRun:
     out: Path  # the share the scenario wrote its results into
     console: str
     returncode: int | None  # the scenario's exit status, None if it never finished
+    #: Seconds qemu's threads ran on a CPU and waited for one (runnable, the machine busy) while the guest ran:
+    #: how much of the CPU the emulated guest wanted this machine withheld (Linux schedstat; 0.0 where unknown).
+    cpu_seconds: float = 0.0
+    waited_seconds: float = 0.0
+
+    @property
+    def withheld(self) -> float:
+        """The share of the CPU time the guest wanted that it waited for instead (0 to 1)."""
+        wanted = self.cpu_seconds + self.waited_seconds
+        return self.waited_seconds / wanted if wanted > 0 else 0.0
 
     def log(self) -> str:
         path = self.out / "guest.log"
@@ -139,8 +150,45 @@ def run_guest(scenario: Path, workdir: Path, *, timeout: float = 1000.0, memory_
         "-device", "virtio-9p-pci,fsdev=out,mount_tag=out",
     ]
     env = {k: v for k, v in os.environ.items() if k != "DISPLAY"}
-    got = subprocess.run(argv, capture_output=True, text=True, errors="replace", timeout=timeout, env=env,
-                         stdin=subprocess.DEVNULL)
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
+                          env=env, stdin=subprocess.DEVNULL) as proc, _Schedstat(proc.pid) as sched:
+        try:
+            console, _ = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            raise
     rc_path = out / "scenario.rc"
     rc = int(rc_path.read_text()) if rc_path.exists() and rc_path.read_text().strip() else None
-    return GuestRun(out, got.stdout + got.stderr, rc)
+    return GuestRun(out, console, rc, *sched.totals())
+
+
+class _Schedstat:
+    """Polls a process's threads' schedstat (ns on a CPU, ns runnable but waiting) until it ends: the last
+    values seen per thread, added up (a thread's count is kept when the thread or the process ends)."""
+
+    def __init__(self, pid: int) -> None:
+        self._task = Path(f"/proc/{pid}/task")
+        self._seen: dict[str, tuple[int, int]] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._poll, name="guest-schedstat", daemon=True)
+
+    def _poll(self) -> None:
+        while not self._stop.wait(0.2):
+            try:
+                for task in self._task.iterdir():
+                    on_cpu, waiting = (task / "schedstat").read_text().split()[:2]
+                    self._seen[task.name] = (int(on_cpu), int(waiting))
+            except (OSError, ValueError):
+                continue  # a thread (or the process) ended between the listing and the read
+
+    def totals(self) -> tuple[float, float]:
+        return (sum(c for c, _ in self._seen.values()) / 1e9, sum(w for _, w in self._seen.values()) / 1e9)
+
+    def __enter__(self) -> "_Schedstat":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        self._thread.join()

@@ -1,6 +1,7 @@
 """Shared helpers of the tape performance tests."""
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Iterator
 
 import pytest
@@ -11,6 +12,14 @@ from app.tapeperf import TapePerfParams, TapePerfResult, TapePerfTest
 
 #: Pools smaller than the 32 MiB default: the tests write tens of MiB at most.
 POOL = 8 << 20
+
+
+def paced(directory: Path, name: str) -> str:
+    """A virtual LTO-9 in real time behind a 50 MB/s link, for the tests that need several drives' phases
+    to overlap: each phase then lasts its model's time (48 MiB: 1 s). Unpaced (``realtime=0``), a phase is
+    over in milliseconds, and on a loaded machine a drive whose thread starts late finds the other one
+    done: no window in common, so rightly no aggregate rate ("the drives did not read at the same time")."""
+    return f"virtual:lto9?interface=50&cartridge={directory / name}.cart"
 
 
 def run_test(drive: TapeDrive, params: TapePerfParams, events: list[Event] | None = None, cancel=None) -> TapePerfResult:

@@ -84,18 +84,17 @@ def test_bad_parameters_leave_the_tape_untouched(tgt_target, kwargs: dict, words
 
 
 def test_a_target_that_dies_mid_write_ends_the_run_cleanly(tgt_factory) -> None:
-    import threading
     import time
 
+    from tests.helpers.stopping import grown, kill_when
+
     target = tgt_factory(size_mb=4096)
-    with TapeDrive.open(target.url) as drive:
-        timer = threading.Timer(0.8, target.kill)
-        timer.start()
+    size = target.cartridge_path.stat().st_size
+    with TapeDrive.open(target.url) as drive, kill_when(target, grown(target.cartridge_path, size, 4 * MiB)):
         t0 = time.monotonic()
         r = run_test(drive, TapePerfParams(direction="write+read", size=None, duration=30.0, block_size=64 * KiB,
                                            io_size=64 * KiB, mode="variable", pattern=Pattern.parse("random")))
         took = time.monotonic() - t0
-        timer.join()
     w = r.phase("write")
     assert r.status == "failed" and w.end_reason == "error" and w.bytes > 0
     assert "lost" in r.error.lower() or "connection" in r.error.lower(), r.error

@@ -1,6 +1,7 @@
 """`tapediag tape-perf` on several drives at once: virtual drives, tgtd LUNs behind one target, bad input.
 
-Real drives throughout (the virtual LTO-9 without its pacing, tgtd on 127.0.0.1); the one test with
+Real drives throughout (the virtual LTO-9 without its pacing, or paced behind a slow link where drives
+must stream at the same time; tgtd on 127.0.0.1); the one test with
 hand-made figures is the verdict's arithmetic, which needs a shared path this machine does not have.
 """
 from __future__ import annotations
@@ -21,9 +22,10 @@ from app.identity import IDENTITIES
 from app.execute import open_drives
 from app.tapeperf.multi import MultiDriveTest, MultiParams
 from app.tapeperf.multiresult import DriveRun, MultiTapePerfResult, aggregate
-from app.tapeperf.results import PhaseResult, TapePerfResult
+from app.tapeperf.multiresult import headline as multi_headline
+from app.tapeperf.results import STEADY_SECONDS, PhaseResult, TapePerfResult
 from tests.helpers.tgt import TgtTarget, show_blocks
-from tests.tapeperf.conftest import POOL, blank_at_bot
+from tests.tapeperf.conftest import POOL, blank_at_bot, paced
 
 
 def virtual(tmp_path: Path, name: str) -> str:
@@ -36,7 +38,7 @@ def blank(device: str) -> bool:
 
 
 def test_two_virtual_drives_from_the_cli_round_trip_through_the_history(tmp_path: Path, capsys) -> None:
-    devices = [virtual(tmp_path, "a"), virtual(tmp_path, "b")]
+    devices = [paced(tmp_path, "a"), paced(tmp_path, "b")]
     code = main(["tape-perf", *devices, "--size", "48M", "--alone", "16M", "--direction", "write,read", "--verify",
                  "--json"])
     out = capsys.readouterr()
@@ -49,7 +51,7 @@ def test_two_virtual_drives_from_the_cli_round_trip_through_the_history(tmp_path
         assert [p["bytes"] for p in d["together"]["phases"]] == [48 << 20, 48 << 20]
         assert d["together"]["phases"][1]["verified_blocks"] == 48 * 4 and d["together"]["phases"][1]["verify_errors"] == 0
     for ph in printed["phases"]:  # both drives streamed at once, and their sum alone is known
-        assert ph["mb_s"] > 0 and ph["seconds"] > 0 and ph["sum_alone_mb_s"] > 0 and ph["ratio"] > 0
+        assert all(ph[k] is not None and ph[k] > 0 for k in ("mb_s", "seconds", "sum_alone_mb_s", "ratio")), ph
     labels = [c["label"] for c in printed["curves"]]
     assert labels == ["drive 1", "drive 2", "all 2 drives together"]
     assert all(len(c["t"]) == len(c["mb_s"]) > 0 for c in printed["curves"])
@@ -93,7 +95,7 @@ def test_the_report_credits_no_one_drive_with_a_run_on_two(tmp_path: Path, capsy
 
 
 def test_four_virtual_drives_each_write_their_own_data(tmp_path: Path) -> None:
-    devices = [virtual(tmp_path, f"d{i}") for i in range(4)]
+    devices = [paced(tmp_path, f"d{i}") for i in range(4)]
     test = TapePerfParams(direction="write+read", mode="variable", block_size=256 << 10, io_size=256 << 10,
                           size=24 << 20, verify=True, seed=7)
     events: list[Event] = []
@@ -233,6 +235,28 @@ def test_no_verdict_without_the_drives_alone() -> None:
     agg = aggregate("write", drives)
     assert agg.mb_s == pytest.approx(600.0, rel=0.01) and agg.verdict == "not judged"
     assert "not measured alone" in agg.why
+
+
+def test_drives_that_never_streamed_at_once_carry_no_aggregate_rate() -> None:
+    """No window in which both streamed: no bytes-over-seconds exists, so no rate and no ratio (None, said
+    why), rather than a figure made of two runs one after the other, which would read as "scales"."""
+    drives = [DriveRun(f"d{i}", _run(f"d{i}", 300.0, 20.0 + i * 10.0, 5.0), _run(f"d{i}", 300.0, i * 10.0, 5.0))
+              for i in range(2)]
+    agg = aggregate("write", drives)
+    assert agg.mb_s is None and agg.ratio is None and agg.seconds == 0.0 and agg.verdict == "not judged"
+    assert agg.why == "the drives did not write at the same time"
+    assert multi_headline(MultiTapePerfResult(["d0", "d1"], {}, phases=[agg])) == "2 drives: write not judged"
+
+
+def test_drives_together_too_briefly_carry_their_rate_but_no_verdict() -> None:
+    """A common window shorter than the steady minimum still measured bytes over seconds: the rate and the
+    ratio are facts a technician may read (with the window's length beside them), the verdict is not."""
+    drives = [DriveRun(f"d{i}", _run(f"d{i}", 300.0, 20.0 + i * 9.0, 10.0), _run(f"d{i}", 300.0, i * 10.0, 5.0))
+              for i in range(2)]
+    agg = aggregate("write", drives)
+    assert agg.seconds == pytest.approx(1.0, abs=0.01) and agg.seconds < STEADY_SECONDS
+    assert agg.mb_s == pytest.approx(600.0, rel=0.01) and agg.ratio == pytest.approx(1.0, rel=0.01)
+    assert agg.verdict == "not judged" and "too short to judge" in agg.why
 
 
 def test_a_saturated_host_is_named_beside_the_shared_path() -> None:

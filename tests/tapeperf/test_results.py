@@ -164,6 +164,20 @@ def test_a_virtual_drive_never_names_the_drive_when_its_model_alone_was_at_the_l
     assert r.limiter(hardware).who == "drive"  # a real drive (no lag figure) is judged as before
 
 
+def test_a_virtual_drive_behind_its_model_that_the_host_held_back_names_the_host() -> None:
+    # Seen under stress-ng: tape-perf --host-rate 60MB on a virtual LTO-5 read "limited by: this machine"
+    # for a 0.9 s lag in 12.5 s, though the model fed the host's own gaps alone ran at 50.7 MB/s of 140.
+    r = TapePerfResult(device="virtual:lto5", params={}, generation=5, predicted_ratio=1.0, compression="on")
+    held = PhaseResult("write", bytes=587_202_560, ios=560, streaming_mb_per_s=47.0, streaming_seconds=12.5,
+                       host_share=0.85, emulator_lag_seconds=0.9)
+    lim = r.limiter(held)
+    assert lim.who == "host" and "85% of the streaming time passed between commands" in lim.why
+    # The same lag with a host that kept up: the machine, never the drive.
+    kept_up = PhaseResult("write", bytes=587_202_560, ios=560, streaming_mb_per_s=47.0, streaming_seconds=12.5,
+                          host_share=0.05, emulator_lag_seconds=0.9)
+    assert r.limiter(kept_up).who == "emulator"
+
+
 def test_a_virtual_drive_behind_its_model_on_slow_storage_names_the_storage() -> None:
     # Issue 19.2: the cartridge file's I/O took most of the streaming time: the figure is the host's storage's.
     r = TapePerfResult(device="virtual:lto9", params={}, generation=9, predicted_ratio=2.0, compression="on")

@@ -1,13 +1,12 @@
 """Leave the drive's settings as found (issue 11 §2): block mode and compression put back after a tape test."""
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
 import pytest
 
 from app.drive import TapeDrive
-from app.events import CancelToken
+from app.events import CancelToken, Event, SampleBatch
 from app.patterns import Pattern
 from app.tapeperf import TapePerfParams
 from app.tapeperf.engine import TapePerfTest
@@ -53,9 +52,13 @@ def test_settings_are_put_back_after_a_failure_or_a_cancel(tmp_path: Path, how: 
     with TapeDrive(faulty) as drive:
         drive.wait_ready(timeout=10)
         params = dict(FIXED_NO_COMPRESSION, size=None, duration=30.0) if how == "cancel" else FIXED_NO_COMPRESSION
-        if how == "cancel":
-            threading.Timer(0.3, cancel.cancel).start()
-        result = TapePerfTest(drive, TapePerfParams(**params)).run(cancel=cancel)
+
+        def sink(event: Event) -> None:  # cancelled once samples show data written (the settings were changed)
+            if how == "cancel" and isinstance(event, SampleBatch):
+                cancel.cancel()
+
+        result = TapePerfTest(drive, TapePerfParams(**params)).run(sink, cancel=cancel)
+        assert result.phases and result.phases[0].bytes > 0
         assert result.status == ("failed" if how == "medium error" else "cancelled")
         assert _state(drive) == (0, True)
     assert "put back" in result.settings

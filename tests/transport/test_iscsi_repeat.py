@@ -8,7 +8,6 @@ base, and a dead session as an error value after the clean commands it did count
 from __future__ import annotations
 
 import os
-import threading
 import time
 from array import array
 
@@ -17,6 +16,7 @@ import pytest
 from native.errors import ConnectionLost, InvalidParameter
 from native.iscsi import IscsiTransport
 from native.transport import GOOD, Transport
+from tests.helpers.stopping import grown, kill_when
 from tests.helpers.tgt import TgtTarget
 from tests.transport._cdb import REWIND, FixedSense, read6, write6, write_filemarks
 
@@ -116,10 +116,9 @@ def test_a_dead_session_is_an_error_value_after_the_clean_writes(tgt_factory) ->
     target = tgt_factory(large_segments=True)
     transport = IscsiTransport(target.url)
     starts, ends = times(4096)
-    killer = threading.Timer(0.3, target.kill)
-    killer.start()
     clean = 0
-    try:
+    size = target.cartridge_path.stat().st_size
+    with kill_when(target, grown(target.cartridge_path, size, 4 << 20)):  # dies once 4 MiB are on its tape
         for _ in range(100_000):
             got = transport.repeat(write6(64 << 10), data_out=bytearray(64 << 10), count=4096,
                                    until=time.perf_counter() + 60, starts=starts, ends=ends)
@@ -128,8 +127,6 @@ def test_a_dead_session_is_an_error_value_after_the_clean_writes(tgt_factory) ->
                 break
             if got.tail is not None:  # the early warning of the small cartridge: start over
                 assert transport.execute(REWIND).good
-    finally:
-        killer.join()
     assert isinstance(got.error, ConnectionLost) and got.tail is None
     assert clean > 0 and got.executed == got.clean + 1  # the clean WRITEs before the failure are counted
     with pytest.raises(ConnectionLost):  # and the session stays dead: nothing is re-sent
