@@ -1,15 +1,21 @@
 """One guest boot for the whole test session (loaded by ``tests/conftest.py`` via ``pytest_plugins``).
 
 Booting Debian's kernel under software emulation and warming the interpreter in it is the slow part of
-every real-kernel test, so the modules that need a guest share one boot: a module marks itself
-``pytest.mark.guest_scenario("NAME")`` (a name of ``tests/kernel/guest.SCENARIOS``) and asks the
-session fixture ``kernel_guest`` for its scenario's results. The first ask boots the guest with every
-scenario the session's selected tests mark (so ``pytest tests/nettest/test_shaped_guest.py`` boots for
-its own scenario only); each scenario still starts from a clean guest (``scenarios.sh``). The marked
-modules also carry ``xdist_group("kernel")``, so under ``pytest -n 2 --dist loadgroup`` they all run on
-one worker and that worker boots once.
+every real-kernel test, so the modules that need a guest share one boot: each scenario of
+``tests/kernel/guest.SCENARIOS`` names the test module that reads its results, and that module asks the
+session fixture ``kernel_guest`` for them. The first ask boots the guest with the scenarios of every
+selected module (so ``pytest tests/nettest/test_shaped_guest.py`` boots for its own scenario only); each
+scenario still starts from a clean guest (``scenarios.sh``).
+
+Under pytest-xdist (``scripts/test.sh``: ``-n 2 --dist loadgroup``) the guest's tests are one unit of
+work, so one worker boots once while the other runs the rest of the suite. The unit is made here
+(``pytest_xdist_make_scheduler``) from the scenario table, not by ``xdist_group`` marks: pytest-xdist 3.8
+groups those by rewriting node ids, which pytest 9.2 no longer lets it do (pytest-xdist issue 1386), and
+the tests then silently spread over both workers, each booting its own guest.
 """
 from __future__ import annotations
+
+from typing import Any
 
 import pytest
 
@@ -17,6 +23,9 @@ from tests.kernel.guest import BOOT_SECONDS, SCENARIOS, GuestRun, GuestUnavailab
 
 #: pytest-timeout for a test that may pay for the boot: the boot's own limit, and a margin to collect its results.
 KERNEL_TIMEOUT = BOOT_SECONDS + sum(s.seconds for s in SCENARIOS.values()) + 120
+#: Test module (as in a node id) -> the scenario it reads.
+SCENARIO_OF_MODULE = {s.tests: s.name for s in SCENARIOS.values()}
+GROUP = "kernel-guest"
 
 
 class KernelGuest:
@@ -42,18 +51,32 @@ class KernelGuest:
         return self._runs[name]
 
 
+def _module(item: pytest.Item) -> str:
+    return item.nodeid.split("::", 1)[0]
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The guest's tests first (in their order), so that its boot (minutes, one core) overlaps the rest of the
-    suite on the other pytest-xdist worker instead of starting late."""
-    items[:] = sorted(items, key=lambda item: item.get_closest_marker("guest_scenario") is None)
+    """The guest's tests first (in their order), so that its boot (minutes, one core) starts at once."""
+    items[:] = sorted(items, key=lambda item: _module(item) not in SCENARIO_OF_MODULE)
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "guest_scenario(name): reads that scenario's results from the session's guest")
-    config.addinivalue_line("markers", "xdist_group(name): runs on the same pytest-xdist worker as its group")
+@pytest.hookimpl(tryfirst=True, optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """For ``--dist loadgroup``: the guest's tests as one unit of work, every other test (or its own
+    ``xdist_group``) as pytest-xdist would have it."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadGroupScheduling  # only under pytest-xdist, which calls this hook
+
+    class GuestGroupScheduling(LoadGroupScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            return GROUP if nodeid.split("::", 1)[0] in SCENARIO_OF_MODULE else super()._split_scope(nodeid)
+
+    return GuestGroupScheduling(config, log)
 
 
 @pytest.fixture(scope="session")
 def kernel_guest(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> KernelGuest:
-    wanted = {m.args[0] for item in request.session.items for m in item.iter_markers("guest_scenario")}
-    return KernelGuest(wanted, tmp_path_factory)
+    modules = {_module(item) for item in request.session.items}
+    return KernelGuest({name for module, name in SCENARIO_OF_MODULE.items() if module in modules}, tmp_path_factory)
+

@@ -18,8 +18,7 @@ from tests.kernel.guest import GuestRun
 from tests.kernel.session import KERNEL_TIMEOUT, KernelGuest
 
 # The session's one boot runs in the setup of the first test that asks for it, so every test may need the time.
-pytestmark = [pytest.mark.kernel, pytest.mark.slow, pytest.mark.timeout(KERNEL_TIMEOUT),
-              pytest.mark.guest_scenario("passthrough"), pytest.mark.xdist_group("kernel")]
+pytestmark = [pytest.mark.kernel, pytest.mark.slow, pytest.mark.timeout(KERNEL_TIMEOUT)]
 
 
 @pytest.fixture(scope="module")

@@ -16,8 +16,7 @@ import pytest
 from tests.kernel.guest import GuestRun
 from tests.kernel.session import KERNEL_TIMEOUT, KernelGuest
 
-pytestmark = [pytest.mark.kernel, pytest.mark.slow, pytest.mark.timeout(KERNEL_TIMEOUT),
-              pytest.mark.guest_scenario("watch"), pytest.mark.xdist_group("kernel")]
+pytestmark = [pytest.mark.kernel, pytest.mark.slow, pytest.mark.timeout(KERNEL_TIMEOUT)]
 
 MiB, MB = 1 << 20, 1e6
 

@@ -17,8 +17,7 @@ import pytest
 
 from tests.kernel.session import KERNEL_TIMEOUT, KernelGuest
 
-pytestmark = [pytest.mark.kernel, pytest.mark.slow, pytest.mark.timeout(KERNEL_TIMEOUT),
-              pytest.mark.guest_scenario("netem"), pytest.mark.xdist_group("kernel")]
+pytestmark = [pytest.mark.kernel, pytest.mark.slow, pytest.mark.timeout(KERNEL_TIMEOUT)]
 RATE_MBIT, DELAY_MS, TOLERANCE = 100.0, 5.0, 0.10
 
 
