@@ -27,6 +27,7 @@ while read -r name seconds; do
   clean
   echo "scenarios: $name starts at $(now) s"
   mount --bind "/out/$name" /out
+  ps -e -o pid,stat,time,comm > /out/processes.before  # what the scenario shares the guest's one CPU with
   timeout -s KILL "$seconds" sh /out/scenario.sh > /out/guest.log 2>&1
   echo $? > /out/scenario.rc
   umount -l /out
