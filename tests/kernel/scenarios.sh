@@ -15,10 +15,22 @@ pids_of() {  # pids_of NAME: the guest's live processes of that command name (zo
     [ "$comm" = "($1)" ] && [ "$state" != Z ] && echo "$pid"
   done
 }
+SID=/run/scenario.sid  # the session id of the scenario that ran last (each runs in a session of its own)
+kill_session() {  # kill_session SID: its processes but iscsid and tgtd (the logout needs them), killed or not
+  for f in /proc/[0-9]*/stat; do
+    read -r pid comm state ppid pgrp session rest 2> /dev/null < "$f" || continue
+    [ "$session" = "$1" ] && [ "$comm" != "(iscsid)" ] && [ "$comm" != "(tgtd)" ] && kill -9 "$pid" 2> /dev/null
+  done
+}
 clean() {  # what one scenario leaves that the next one would otherwise find
+  # Its processes first (one killed at its time limit leaves its jobs running, and a job holding /dev/nst0 open
+  # keeps the old tape device, so the next scenario's drive would be nst1), then its sessions, then the daemons.
+  if [ -f $SID ]; then read -r sid < $SID; kill_session "$sid"; rm -f $SID; fi
   [ -n "$(pids_of iscsid)" ] && iscsiadm -m node --logoutall=all > /dev/null 2>&1
   for pid in $(pids_of iscsid) $(pids_of tgtd); do kill -9 "$pid"; done
   for i in $(seq 100); do [ -z "$(pids_of iscsid)$(pids_of tgtd)" ] && break; sleep 0.1; done
+  for i in $(seq 100); do [ -z "$(ls /sys/class/scsi_tape 2> /dev/null)" ] && break; sleep 0.1; done
+  [ -z "$(ls /sys/class/scsi_tape 2> /dev/null)" ] || echo "scenarios: a tape device is left: $(ls /sys/class/scsi_tape)"
   command -v dmsetup > /dev/null && DM_DISABLE_UDEV=1 dmsetup remove_all --noudevsync > /dev/null 2>&1
   userdel techuser > /dev/null 2>&1
   rm -rf /tmp/* /etc/iscsi /var/lib/iscsi /run/lock/iscsi /run/tgtd /var/run/tgtd
@@ -28,7 +40,7 @@ while read -r name seconds; do
   echo "scenarios: $name starts at $(now) s"
   mount --bind "/out/$name" /out
   ps -e -o pid,stat,time,comm > /out/processes.before  # what the scenario shares the guest's one CPU with
-  timeout -s KILL "$seconds" sh /out/scenario.sh > /out/guest.log 2>&1
+  timeout -s KILL "$seconds" setsid -w sh -c "echo \$\$ > $SID; exec sh /out/scenario.sh" > /out/guest.log 2>&1
   echo $? > /out/scenario.rc
   umount -l /out
   echo "scenarios: $name ends at $(now) s"
