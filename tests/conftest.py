@@ -13,7 +13,7 @@ from app.__main__ import provide_front_ends
 
 provide_front_ends()  # the PDF writer and the desktop app, as the tapediag command has them
 
-pytest_plugins = ["tests.helpers.tgt", "tests.helpers.tgt_library"]
+pytest_plugins = ["tests.helpers.tgt", "tests.helpers.tgt_library", "tests.kernel.session"]
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 

@@ -89,6 +89,7 @@ import os, sys, time
 import app.catalog  # the run kinds, as every entry point installs them
 from app.history import History
 go = sys.argv[2]
+open(sys.argv[3], "w").close()  # imports done: waiting on the go file
 while not os.path.exists(go):
     time.sleep(0.0005)
 with History.open(sys.argv[1]) as hist:
@@ -96,13 +97,22 @@ with History.open(sys.argv[1]) as hist:
 """
 
 
+def _until_ready(ready: list[Path], procs: list[subprocess.Popen]) -> None:
+    """Until every opener has said it waits on the go file (or one of them ended)."""
+    deadline = time.monotonic() + 120
+    while not all(path.exists() for path in ready) and all(p.poll() is None for p in procs):
+        assert time.monotonic() < deadline, "the openers never got past their imports"
+        time.sleep(0.005)
+
+
 def test_two_processes_opening_a_fresh_history_at_once_both_succeed(tmp_path: Path) -> None:
     failures = []
     for round_no in range(20):
         path, go = tmp_path / f"h{round_no}.sqlite", tmp_path / f"go{round_no}"
-        procs = [subprocess.Popen([sys.executable, "-c", _OPENER, str(path), str(go)], cwd=ROOT,
-                                  stderr=subprocess.PIPE, text=True) for _ in range(2)]
-        time.sleep(0.6)  # both are waiting on the go file, imports done
+        ready = [tmp_path / f"ready{round_no}.{n}" for n in range(2)]
+        procs = [subprocess.Popen([sys.executable, "-c", _OPENER, str(path), str(go), str(r)], cwd=ROOT,
+                                  stderr=subprocess.PIPE, text=True) for r in ready]
+        _until_ready(ready, procs)  # both are waiting on the go file, imports done
         go.touch()
         for proc in procs:
             _, err = proc.communicate(timeout=60)

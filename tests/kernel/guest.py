@@ -7,8 +7,9 @@ loads ``sg``, ``st``, ``iscsi_tcp`` and 9p, and the host's root shared read-only
 guest runs this checkout's ``.venv``, tgt and open-iscsi binaries. Inside the guest a
 tgtd on the guest's own 127.0.0.1 serves the LUNs and the kernel's iSCSI initiator
 logs in to them, so the kernel makes real ``st``/``sg`` nodes. There is no network
-device (``-nic none``). A scenario script runs in the guest and leaves its results in
-a writable 9p share.
+device (``-nic none``). Scenario scripts (``SCENARIOS``) run in the guest one after the
+other, in one boot (``scenarios.sh``: each from a clean guest, with its own tgtd and tape
+images), and each leaves its results in its own directory of a writable 9p share.
 
 Figures measured in the guest are never performance figures (software emulation).
 """
@@ -112,9 +113,40 @@ def build_initramfs(kernel: Kernel, dest: Path) -> Path:
 
 
 @dataclass(frozen=True)
+class Scenario:
+    """A script the guest runs, whose results one test module reads."""
+
+    name: str
+    script: Path
+    tests: str  # the test module that reads its results, as pytest names it (relative to the checkout)
+    seconds: float  # its limit inside the guest, only against a hang: under emulation on a loaded machine a run
+    # takes several times a quiet one (beside stress-ng and a second pytest worker: pass-through over 900 s)
+    tools: tuple[str, ...] = ()  # what it needs beyond the guest's own (check_available)
+
+
+#: Every scenario, in the order one boot runs them. Quiet-machine durations: passthrough about three
+#: minutes, watch about ninety seconds, netem about a minute.
+SCENARIOS = {s.name: s for s in (
+    Scenario("passthrough", HERE / "scenario.sh", "tests/kernel/test_real_kernel.py", 1800),
+    Scenario("watch", HERE / "watch_scenario.sh", "tests/kernel/test_watch_kernel.py", 1200,
+             ("tapestat", "dmsetup", "tar", "mt")),
+    Scenario("netem", ROOT / "tests" / "nettest" / "guest_netem.sh", "tests/nettest/test_shaped_guest.py", 1200),
+)}
+BOOT_SECONDS = 300  # booting and powering off, beyond the scenarios' own limits
+
+
+def missing_tool(scenario: Scenario) -> str | None:
+    """Why ``scenario`` cannot run here, or None."""
+    for tool in scenario.tools:
+        if shutil.which(tool) is None:
+            return f"{tool} is not installed (scripts/setup.sh --tests installs it)"
+    return None
+
+
+@dataclass(frozen=True)
 class GuestRun:
     out: Path  # the share the scenario wrote its results into
-    console: str
+    console: str  # the boot's console, shared by every scenario of the boot
     returncode: int | None  # the scenario's exit status, None if it never finished
     #: Seconds qemu's threads ran on a CPU and waited for one (runnable, the machine busy) while the guest ran:
     #: how much of the CPU the emulated guest wanted this machine withheld (Linux schedstat; 0.0 where unknown).
@@ -132,13 +164,24 @@ class GuestRun:
         return path.read_text(errors="replace") if path.exists() else ""
 
 
-def run_guest(scenario: Path, workdir: Path, *, timeout: float = 1000.0, memory_mb: int = 2048) -> GuestRun:
-    """Boot the guest, run ``scenario`` (a shell script) in it, return its results."""
+def _returncode(out: Path) -> int | None:
+    path = out / "scenario.rc"
+    text = path.read_text().strip() if path.exists() else ""
+    return int(text) if text else None
+
+
+def run_scenarios(names: list[str], workdir: Path, *, memory_mb: int = 2048) -> dict[str, GuestRun]:
+    """Boot the guest once, run the scenarios ``names`` in it in ``SCENARIOS``' order, return each one's results."""
     kernel = check_available()
+    ordered = [SCENARIOS[name] for name in SCENARIOS if name in names]
     out = workdir / "out"
     out.mkdir(parents=True, exist_ok=True)
-    shutil.copy(scenario, out / "scenario.sh")
-    (out / "checkout").write_text(str(ROOT))
+    shutil.copy(HERE / "scenarios.sh", out / "scenario.sh")
+    (out / "scenarios").write_text("".join(f"{s.name} {s.seconds:.0f}\n" for s in ordered))
+    for scenario in ordered:
+        (out / scenario.name).mkdir(exist_ok=True)
+        shutil.copy(scenario.script, out / scenario.name / "scenario.sh")
+        (out / scenario.name / "checkout").write_text(str(ROOT))
     initramfs = build_initramfs(kernel, workdir)
     argv = [
         QEMU, "-accel", "tcg", "-cpu", "max",  # "max": the host's Python and numpy use instructions qemu64 lacks
@@ -150,6 +193,9 @@ def run_guest(scenario: Path, workdir: Path, *, timeout: float = 1000.0, memory_
         "-device", "virtio-9p-pci,fsdev=out,mount_tag=out",
     ]
     env = {k: v for k, v in os.environ.items() if k != "DISPLAY"}
+    timeout = BOOT_SECONDS + sum(s.seconds for s in ordered)
+    # One boot, so one measure of what this machine withheld from the guest: it covers every scenario of the
+    # boot (a scenario's own share would need the start and end times scenarios.sh prints).
     with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
                           env=env, stdin=subprocess.DEVNULL) as proc, _Schedstat(proc.pid) as sched:
         try:
@@ -158,9 +204,8 @@ def run_guest(scenario: Path, workdir: Path, *, timeout: float = 1000.0, memory_
             proc.kill()
             proc.communicate()
             raise
-    rc_path = out / "scenario.rc"
-    rc = int(rc_path.read_text()) if rc_path.exists() and rc_path.read_text().strip() else None
-    return GuestRun(out, console, rc, *sched.totals())
+    cpu, waited = sched.totals()
+    return {s.name: GuestRun(out / s.name, console, _returncode(out / s.name), cpu, waited) for s in ordered}
 
 
 class _Schedstat:

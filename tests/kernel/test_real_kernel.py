@@ -1,36 +1,29 @@
 """The OS pass-through on a real Linux kernel (issue 13): st/sg nodes made by the kernel's
 own SCSI stack, in a guest under qemu (``tests/kernel/guest.py``).
 
-One boot runs ``scenario.sh`` (about three minutes under software emulation on a quiet machine: some
-fifty tapediag runs of 2-5 s each, most of it the interpreter starting); each test below reads what one
-of its steps recorded. Nothing here is a performance figure.
+The session's one boot (``tests/kernel/session.py``) runs ``scenario.sh`` (about three minutes under
+software emulation on a quiet machine: some fifty tapediag runs of 2-5 s each, most of it the interpreter
+starting); each test below reads what one of its steps recorded. Nothing here is a performance figure.
 """
 from __future__ import annotations
 
 import json
 import re
 import zipfile
-from pathlib import Path
 
 import pytest
 
 from app.drive import STATE_CHANGING_OPCODES
-from tests.kernel.guest import GuestRun, GuestUnavailable, check_available, run_guest
+from tests.kernel.guest import GuestRun
+from tests.kernel.session import KERNEL_TIMEOUT, KernelGuest
 
-# The guest boots under software emulation: about two minutes on a quiet machine, several on a
-# loaded one. The module's one boot runs in the first test's setup, so that test gets the time.
-pytestmark = [pytest.mark.kernel, pytest.mark.slow, pytest.mark.timeout(1200)]
-
-HERE = Path(__file__).resolve().parent
+# The session's one boot runs in the setup of the first test that asks for it, so every test may need the time.
+pytestmark = [pytest.mark.kernel, pytest.mark.slow, pytest.mark.timeout(KERNEL_TIMEOUT)]
 
 
 @pytest.fixture(scope="module")
-def guest(tmp_path_factory: pytest.TempPathFactory) -> GuestRun:
-    try:
-        check_available()
-    except GuestUnavailable as err:
-        pytest.skip(str(err))
-    run = run_guest(HERE / "scenario.sh", tmp_path_factory.mktemp("guest"))
+def guest(kernel_guest: KernelGuest) -> GuestRun:
+    run = kernel_guest.run("passthrough")
     assert run.returncode == 0, f"the guest scenario did not finish:\n{run.console[-3000:]}\n{run.log()[-3000:]}"
     return run
 

@@ -3,37 +3,28 @@ iscsi_tcp to tgtd, in the guest of ``tests/kernel/guest.py``), watched by ``tape
 technician types: each watch a ``backup-watch`` run recorded in the history), with sysstat's tapestat beside it as
 the oracle.
 
-Its own boot runs ``watch_scenario.sh`` (about 90 s under software emulation on a quiet machine; the existing
-real-kernel test's boot is untouched). The figures are the guest's, never performance figures: the same dd
+The session's one boot (``tests/kernel/session.py``) runs ``watch_scenario.sh`` (about 90 s under software
+emulation on a quiet machine) from a clean guest, after the pass-through scenario. The figures are the guest's, never performance figures: the same dd
 job reads a device-mapper device that holds each read 40 ms (a few MB/s), or the same device without the delay,
 which the target then cannot keep up with.
 """
 from __future__ import annotations
 
 import json
-import shutil
-from pathlib import Path
 
 import pytest
 
-from tests.kernel.guest import GuestRun, GuestUnavailable, check_available, run_guest
+from tests.kernel.guest import GuestRun
+from tests.kernel.session import KERNEL_TIMEOUT, KernelGuest
 
-pytestmark = [pytest.mark.kernel, pytest.mark.slow, pytest.mark.timeout(1200)]
+pytestmark = [pytest.mark.kernel, pytest.mark.slow, pytest.mark.timeout(KERNEL_TIMEOUT)]
 
-HERE = Path(__file__).resolve().parent
 MiB, MB = 1 << 20, 1e6
 
 
 @pytest.fixture(scope="module")
-def guest(tmp_path_factory: pytest.TempPathFactory) -> GuestRun:
-    try:
-        check_available()
-    except GuestUnavailable as err:
-        pytest.skip(str(err))
-    for tool in ("tapestat", "dmsetup", "tar", "mt"):
-        if shutil.which(tool) is None:
-            pytest.skip(f"{tool} is not installed (scripts/setup.sh --tests installs it)")
-    run = run_guest(HERE / "watch_scenario.sh", tmp_path_factory.mktemp("watch-guest"))
+def guest(kernel_guest: KernelGuest) -> GuestRun:
+    run = kernel_guest.run("watch")  # skips when tapestat, dmsetup, tar or mt is missing
     assert run.returncode == 0, f"the guest scenario did not finish:\n{run.console[-3000:]}\n{run.log()[-3000:]}"
     return run
 

@@ -2,8 +2,8 @@
 on a real Debian kernel under qemu (``tests/kernel/guest.py``), because this machine's kernel
 may have no netem (the namespace helper then shapes with tbf, rate only).
 
-One boot (about a minute and a half under software emulation) runs ``guest_netem.sh``: the
-guest loads ``sch_netem`` from the unpacked Debian kernel and measures, inside a namespace of
+The session's one boot (``tests/kernel/session.py``) runs ``guest_netem.sh`` (about a minute under
+software emulation) from a clean guest: the guest loads ``sch_netem`` from the unpacked Debian kernel and measures, inside a namespace of
 its own, 1 and 4 streams in both directions. Expected: about 100 Mbit/s within 10 %, and a
 minimum RTT of at least the two 5 ms delays (data and ACKs both leave through the
 namespace's lo). The guest's CPU is emulated, so nothing here is about the tool's speed:
@@ -15,24 +15,18 @@ counted on this machine for the same run (``GuestRun.withheld``); never above th
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
-from tests.kernel.guest import GuestUnavailable, check_available, run_guest
+from tests.kernel.session import KERNEL_TIMEOUT, KernelGuest
 
-pytestmark = [pytest.mark.kernel, pytest.mark.slow, pytest.mark.timeout(1500)]
-HERE = Path(__file__).resolve().parent
+pytestmark = [pytest.mark.kernel, pytest.mark.slow, pytest.mark.timeout(KERNEL_TIMEOUT)]
 RATE_MBIT, DELAY_MS, TOLERANCE = 100.0, 5.0, 0.10
 
 
 @pytest.fixture(scope="module")
-def measured(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    try:
-        check_available()
-    except GuestUnavailable as err:
-        pytest.skip(str(err))
-    run = run_guest(HERE / "guest_netem.sh", tmp_path_factory.mktemp("guest-netem"), timeout=1400)
+def measured(kernel_guest: KernelGuest) -> dict:
+    run = kernel_guest.run("netem")
     rc = (run.out / "netem.rc").read_text().strip() if (run.out / "netem.rc").exists() else "none"
     assert run.returncode == 0 and rc == "0", (f"the guest did not measure (rc {rc}):\n{run.console[-2000:]}\n"
                                                f"{(run.out / 'netem.err').read_text()[-3000:]}")
