@@ -137,7 +137,7 @@ def test_data_in_another_partition_needs_the_confirmation_too(tmp_path: Path) ->
         drive.write(bytes(4096))
         with pytest.raises(SafetyRefusal) as refused:
             Erase(drive, EraseParams()).run()
-        assert "a 4096-byte block at the start of partition 1" in str(refused.value)
+        assert "a block at the start of partition 1 of 4 KiB" in str(refused.value)
         drive.locate(0, partition=1)
         assert drive.read(bytearray(8192)).nbytes == 4096
 

@@ -40,7 +40,7 @@ from app.tapeperf import safety
 from native.scsi import cdb as C
 from native.scsi.ltfs import VOLUME_COHERENCY
 from native.scsi.mam import AttrFormat, Attribute
-from native.units import duration_text, percent, rate_text, size_text
+from native.units import block_text, duration_text, percent, rate_text, size_text
 
 #: NOT READY with these ASC/ASCQ means "still erasing" (04/07 operation in progress, 00/18 erase in progress).
 ERASING = {(0x04, 0x07), (0x00, 0x18), (0x04, 0x04)}
@@ -105,9 +105,10 @@ def _other_partitions(drive: TapeDrive, count: int) -> str:
         for number in range(1, count):
             drive.locate(0, partition=number)
             out = drive.read(bytearray(safety.PROBE_BYTES))
-            if out.nbytes or out.filemark:
-                what = f"a {out.nbytes}-byte block" if out.nbytes else "a filemark"
-                return f"{what} at the start of partition {number}"
+            if out.nbytes:  # worded as the probe at BOT words it (``app.tapeperf.safety``)
+                return f"a block at the start of partition {number} of {block_text(out.nbytes)}"
+            if out.filemark:
+                return f"a filemark at the start of partition {number}"
     finally:
         drive.rewind()
     return ""

@@ -49,15 +49,15 @@ class CartridgeState:
         return bool(self.found) or bool(self.probe_error) or self.ltfs is not None
 
     def held(self) -> str:
-        """What the probe found, as a confirmation says it: "a 80-byte block at BOT", "blank at the start of the
+        """What the probe found, as a confirmation says it: "a block at BOT of 80 bytes", "blank at the start of the
         tape", with the cartridge memory's lifetime figure where it has one."""
         mam = f"; MAM says {self.mam_mb_written:,} MB written in its life" if self.mam_mb_written else ""
         what = self.found or self.probe_error or ("" if self.holds_data else "blank at the start of the tape")
         return (what + mam) if what else mam.lstrip("; ")
 
     def words(self) -> str:
-        """What the cartridge holds, as a result says it: "LTFS volume 'ARCHIVE01' (...): holds data (a 80-byte
-        block at BOT; MAM says 1,024 MB written in its life)", "blank at the start of the tape"."""
+        """What the cartridge holds, as a result says it: "LTFS volume 'ARCHIVE01' (...): holds data (a block at
+        BOT of 80 bytes; MAM says 1,024 MB written in its life)", "blank at the start of the tape"."""
         if not self.holds_data:
             return self.held()
         named = f"{self.ltfs.describe()}: holds data" if self.ltfs is not None else "holds data"

@@ -59,7 +59,7 @@ def test_cancel_writes_nothing_and_a_confirmed_erase_erases(qtbot, window, tmp_p
     dialog = _dialog(qtbot, window, device)
     text = dialog.cartridge.text()
     assert "Cartridge: <b>TD0001</b>" in text and f"LTFS volume '{VOLUME_NAME}'" in text
-    assert "Holds data: a 80-byte block at BOT" in text and "will be lost" in dialog.warning.text()
+    assert "Holds data: a block at BOT of 80 bytes" in text and "will be lost" in dialog.warning.text()
     assert dialog.typed.isVisible() and dialog.tick.isVisible() and not dialog.erase_button.isEnabled()
     dialog.tick.setChecked(True)
     assert not dialog.erase_button.isEnabled()  # ticked, but the barcode not typed
@@ -131,7 +131,7 @@ def test_on_tgt_a_cartridge_without_a_barcode_is_confirmed_by_the_word(qtbot, wi
     assert main(["tape-perf", tgt_target.url, "--size", "1M", "--direction", "write"]) == 0
     data = tgt_target.data_blocks()
     dialog = _dialog(qtbot, window, tgt_target.url)
-    assert "no barcode in its memory" in dialog.cartridge.text() and "Holds data: a 262144-byte block" in \
+    assert "no barcode in its memory" in dialog.cartridge.text() and "Holds data: a block at BOT of 256 KiB" in \
         dialog.cartridge.text()
     assert "type the word <b>ERASE</b>" in dialog.typed_label.text()
     dialog.kind.setCurrentIndex(dialog.kind.findData("long"))
