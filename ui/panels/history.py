@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.compare.model import Comparison
+from app.runs import registry
 from ui import engines
 from ui.compareview import ComparePicker, ComparisonView
 from ui.plot import ThroughputPlot
@@ -152,7 +153,7 @@ class HistoryPanel(WizardPanel):
         self.runs = runs
         self.table.setRowCount(len(runs))
         for r, run in enumerate(runs):
-            cells = [str(run.id), run.kind, run.device, run.status, run.started_at.replace("T", " ")[:19],
+            cells = [str(run.id), registry.title(run.kind), run.device, run.status, run.started_at.replace("T", " ")[:19],
                      engines.run_headline(run)]
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
@@ -201,7 +202,7 @@ class HistoryPanel(WizardPanel):
 
     def _loaded(self, run) -> None:
         self.current_run = run
-        self.summary.setText(f"<b>Run {run.id}</b> — {escape(run.kind)} on <b>{escape(run.device)}</b>, "
+        self.summary.setText(f"<b>Run {run.id}</b> — {escape(registry.title(run.kind))} on <b>{escape(run.device)}</b>, "
                              f"{escape(run.status)}: {escape(engines.run_headline(run))}")
         self.details.clear()
         self.details.add_section("Run", {"id": run.id, "kind": run.kind, "device": run.device, "status": run.status,
