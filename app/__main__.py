@@ -7,17 +7,16 @@ and the desktop app (``app.frontends``), each imported only when a command uses 
 A Ctrl-C while Python is still loading the command line, before ``app.cli.main`` has installed the
 signal policy (``app.stop``), is answered as any other cancel: one line and exit 130, no traceback.
 (Only one in the interpreter's own start-up, before this module runs, is Python's: it exits by the
-signal, which a shell reports as 130 too.) So this module's own body, which runs before ``run()``'s
-``try``, imports nothing that is not loaded already: a Ctrl-C under load landed in its ``from typing
-import`` and printed a traceback. The names below are for the type checker only.
+signal, which a shell reports as 130 too.) One that lands in this module's own imports, before ``run()``'s
+``try``, is answered by the hook ``app/__init__.py`` installs first thing (``_cancelled_while_loading``).
 """
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING, Callable, Sequence
 
-if False:  # the type checker's imports, never run (``typing.TYPE_CHECKING`` would itself be an import)
+if TYPE_CHECKING:
     from pathlib import Path
-    from typing import Callable, Sequence
 
     from app.report.model import Report
 
