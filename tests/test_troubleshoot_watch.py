@@ -17,9 +17,7 @@ from app.history import History
 from app.report import build_report
 from app.troubleshoot.fromhistory import latest_figures
 from app.troubleshoot.request import TroubleshootRequest, diagnose_recorded
-from app.watch.drivequery import QueriesOnly
-from native import open_transport
-from tests.helpers.fakesys import FakeKernel, Job, build_tree, watch_on
+from tests.helpers.fakesys import Job, watched_kernel
 
 WATCHED = "run 1: the drive waited for data 75% of the time"
 
@@ -27,11 +25,8 @@ WATCHED = "run 1: the drive waited for data 75% of the time"
 @pytest.fixture
 def watched(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> int:
     """A recorded watch of a backup at 40 MB/s, its drive waiting for data 75% of the time (run 1)."""
-    kernel = FakeKernel(build_tree(tmp_path / "root"))
-    kernel.publish()
+    kernel = watched_kernel(tmp_path, monkeypatch)
     kernel.jobs.append(Job(mb_s=40, busy=0.25, disk_busy=0.97))
-    drive = f"virtual:lto9?realtime=0&cartridge={tmp_path / 'c.img'}"
-    monkeypatch.setattr("app.watch.kind.Watch", watch_on(kernel, opener=lambda sg: QueriesOnly(open_transport(drive))))
     assert main(["watch", "nst0", "--for", "10s", "--source", "sdb", "--json"]) == 0
     run_id = int(json.loads(capsys.readouterr().out)["run_id"])
     assert run_id == 1

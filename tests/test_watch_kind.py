@@ -18,19 +18,13 @@ import pytest
 from app.cli import main
 from app.history import History
 from app.runs.stored import load
-from app.watch.drivequery import QueriesOnly
-from native import open_transport
-from tests.helpers.fakesys import FakeKernel, Job, build_tree, watch_on
+from tests.helpers.fakesys import FakeKernel, Job, watch_on, watched_kernel
 from tests.helpers.words import unexpected
 
 
 @pytest.fixture
 def kernel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeKernel:
-    k = FakeKernel(build_tree(tmp_path / "root"))
-    k.publish()
-    drive = f"virtual:lto9?realtime=0&cartridge={tmp_path / 'c.img'}"
-    monkeypatch.setattr("app.watch.kind.Watch", watch_on(k, opener=lambda sg: QueriesOnly(open_transport(drive))))
-    return k
+    return watched_kernel(tmp_path, monkeypatch)
 
 
 def _only_run() -> int:

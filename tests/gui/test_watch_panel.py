@@ -12,10 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from app.watch.drivequery import QueriesOnly
-from native import open_transport
 from tests.gui.conftest import wait_idle
-from tests.helpers.fakesys import FakeKernel, Job, build_tree, watch_on
+from tests.helpers.fakesys import FakeKernel, Job, watched_kernel
 
 pytestmark = pytest.mark.gui
 
@@ -24,11 +22,7 @@ DEVICE = "/dev/nst0"
 
 @pytest.fixture
 def kernel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeKernel:
-    k = FakeKernel(build_tree(tmp_path / "root"))
-    k.publish()
-    drive = f"virtual:lto9?realtime=0&cartridge={tmp_path / 'c.img'}"
-    monkeypatch.setattr("app.watch.kind.Watch", watch_on(k, opener=lambda sg: QueriesOnly(open_transport(drive))))
-    return k
+    return watched_kernel(tmp_path, monkeypatch)
 
 
 def _panel(qtbot, window, device: str):  # type: ignore[no-untyped-def]

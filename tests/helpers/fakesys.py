@@ -170,3 +170,17 @@ def watch_on(kernel: FakeKernel, opener: Callable[[str], Any] | None = None,
         return Watch(params, paths=kernel.paths, clock=lambda: kernel.now, wait=wait, opener=opener)
 
     return build
+
+
+def watched_kernel(tmp_path: Path, monkeypatch: Any) -> FakeKernel:
+    """A fake kernel tree under ``tmp_path`` that ``tapediag watch`` reads in place of the machine's (``watch_on``),
+    its drive queried before and after through ``QueriesOnly`` on a virtual LTO-9: the set-up of every test that
+    runs the watch through the CLI or the GUI."""
+    from app.watch.drivequery import QueriesOnly
+    from native import open_transport
+
+    kernel = FakeKernel(build_tree(tmp_path / "root"))
+    kernel.publish()
+    drive = f"virtual:lto9?realtime=0&cartridge={tmp_path / 'c.img'}"
+    monkeypatch.setattr("app.watch.kind.Watch", watch_on(kernel, opener=lambda sg: QueriesOnly(open_transport(drive))))
+    return kernel
