@@ -69,6 +69,9 @@ def test_a_refused_burst_is_an_error_value_not_an_exception(drive: TapeDrive) ->
     starts, ends = times()
     drive.set_block_size(0)
     drive.rewind()
+    drive.write(bytearray(BLOCK))  # a block of its own: tgt answers a fixed READ at EOD of a blank tape GOOD, 0 bytes
+    drive.write_filemarks(1)
+    drive.rewind()
     got = drive.read_burst(memoryview(bytearray(BLOCK)), block_size=BLOCK, count=4, until=time.perf_counter() + 60,
                            starts=starts, ends=ends)  # fixed-block READ while the drive is in variable mode
     # (ILLEGAL REQUEST from the virtual drive, MEDIUM ERROR 31/00 from tgt: refused either way)

@@ -66,6 +66,13 @@ class Wine:
             input="", capture_output=True, text=True, encoding="utf-8", errors="replace", timeout=timeout,
         )
 
+    def wait_idle(self, timeout: float = 300) -> None:
+        """Until no program runs in this prefix and its wineserver has ended (``wineserver -w``), so that the
+        next program starts a fresh wineserver and desktop with its own environment (its DISPLAY)."""
+        server = shutil.which("wineserver")
+        if server is not None:
+            subprocess.run([server, "-w"], env=self.env(), timeout=timeout, check=False)
+
     def popen(self, program: str, args: list[str], env: dict[str, str] | None = None) -> subprocess.Popen[str]:
         wine = wine_binary()
         assert wine, "wine is not installed"

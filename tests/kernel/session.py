@@ -26,6 +26,10 @@ KERNEL_TIMEOUT = BOOT_SECONDS + sum(s.seconds for s in SCENARIOS.values()) + 120
 #: Test module (as in a node id) -> the scenario it reads.
 SCENARIO_OF_MODULE = {s.tests: s.name for s in SCENARIOS.values()}
 GROUP = "kernel-guest"
+#: Test modules that run programs in the one Wine prefix the Windows build leaves (tests/helpers/wine.py): one
+#: unit of work too, so they never share its wineserver at once (a windowed program must get a desktop of its
+#: own, on the X server its test started, not one a display-less Windows pytest run opened beside it).
+WINE_MODULES = frozenset({"tests/packaging/test_windows_bundle.py", "tests/packaging/test_windows_tests.py"})
 
 
 class KernelGuest:
@@ -62,15 +66,18 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.hookimpl(tryfirst=True, optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    """For ``--dist loadgroup``: the guest's tests as one unit of work, every other test (or its own
-    ``xdist_group``) as pytest-xdist would have it."""
+    """For ``--dist loadgroup``: the guest's tests as one unit of work, the Wine tests as another, every
+    other test (or its own ``xdist_group``) as pytest-xdist would have it."""
     if config.getvalue("dist") != "loadgroup":
         return None
     from xdist.scheduler import LoadGroupScheduling  # only under pytest-xdist, which calls this hook
 
     class GuestGroupScheduling(LoadGroupScheduling):  # type: ignore[misc]
         def _split_scope(self, nodeid: str) -> str:
-            return GROUP if nodeid.split("::", 1)[0] in SCENARIO_OF_MODULE else super()._split_scope(nodeid)
+            module = nodeid.split("::", 1)[0]
+            if module in SCENARIO_OF_MODULE:
+                return GROUP
+            return "wine" if module in WINE_MODULES else super()._split_scope(nodeid)
 
     return GuestGroupScheduling(config, log)
 

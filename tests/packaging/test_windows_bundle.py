@@ -149,6 +149,45 @@ def _xvfb() -> tuple[subprocess.Popen[bytes], str]:
     return server, f":{number}"
 
 
+#: CPU seconds tapediag.exe and Wine's own processes may use before a missing window is a failure (a quiet
+#: start-up, the self-test's window included, takes about 10).
+WINDOW_CPU_S = 120
+WINDOW_WALL_S = 900
+
+
+def _prefix_processes(wine: Wine) -> list[Path]:
+    """/proc entries of the processes running in ``wine``'s prefix (by their WINEPREFIX)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and f"WINEPREFIX={wine.prefix}".encode() in (entry / "environ").read_bytes().split(b"\0"):
+                found.append(entry)
+        except OSError:
+            continue
+    return found
+
+
+def _cpu_seconds(wine: Wine) -> float:
+    total = 0
+    for entry in _prefix_processes(wine):
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def _programs(wine: Wine) -> str:
+    names = []
+    for entry in _prefix_processes(wine):
+        try:
+            names.append((entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip())
+        except OSError:
+            continue
+    return "; ".join(names) or "none"
+
+
 def _window_names(display: str) -> str:
     # LANG: the main window's title has an em dash, which xwininfo prints only in a UTF-8 locale.
     tree = subprocess.run(["xwininfo", "-root", "-tree"], env={"DISPLAY": display, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
@@ -171,6 +210,7 @@ def test_gui_under_xvfb(wine: Wine, place: Path, cli) -> None:
         pytest.skip("needs Xvfb and xwininfo (Debian packages xvfb, x11-utils)")
     server, display = _xvfb()
     env = {"TAPEDIAG_DATA_DIR": wine.windows_path(place / "data"), "DISPLAY": display}
+    wine.wait_idle()  # the programs of the tests before have ended: ours start a desktop on this X server
     try:
         # The console executable's `gui --self-test`: the window is shown, devices listed, exit 0.
         selftest = wine.run(wine.windows_path(place / "tapediag" / "tapediag-cli.exe"), ["gui", "--self-test"],
@@ -181,13 +221,18 @@ def test_gui_under_xvfb(wine: Wine, place: Path, cli) -> None:
         # tapediag.exe (windowed: no console to print to): wait for its main window, then look.
         gui = wine.popen(wine.windows_path(place / "tapediag" / "tapediag.exe"), ["--device", "virtual:lto9"], env=env)
         try:
-            deadline = time.monotonic() + 180
+            # Ended by the program's progress, not the clock: on a loaded machine its start-up takes longer,
+            # and only a program that has used WINDOW_CPU_S of CPU (several times a quiet start-up's) without
+            # showing its window has failed. The wall-clock limit is the backstop for one that hangs idle.
+            deadline = time.monotonic() + WINDOW_WALL_S
             SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
             while f"tapediag {app.__version__}" not in (names := _window_names(display)):
                 assert gui.poll() is None, f"tapediag.exe exited {gui.returncode}: {gui.communicate()[1]}"
-                if time.monotonic() > deadline:
+                used = _cpu_seconds(wine)
+                if used > WINDOW_CPU_S or time.monotonic() > deadline:
                     _grab(display, SCREENSHOT.with_name("windows-gui-failed.png"))
-                    pytest.fail(f"no main window within 180 s; windows: {names}")
+                    pytest.fail(f"no main window after {used:.0f} CPU seconds of the prefix's programs; "
+                                f"programs: {_programs(wine)}; windows: {names}")
                 time.sleep(1)
             time.sleep(5)  # first paint of the panels
             _grab(display, SCREENSHOT)
