@@ -26,10 +26,16 @@ KERNEL_TIMEOUT = BOOT_SECONDS + sum(s.seconds for s in SCENARIOS.values()) + 120
 #: Test module (as in a node id) -> the scenario it reads.
 SCENARIO_OF_MODULE = {s.tests: s.name for s in SCENARIOS.values()}
 GROUP = "kernel-guest"
-#: Test modules that run programs in the one Wine prefix the Windows build leaves (tests/helpers/wine.py): one
-#: unit of work too, so they never share its wineserver at once (a windowed program must get a desktop of its
-#: own, on the X server its test started, not one a display-less Windows pytest run opened beside it).
-WINE_MODULES = frozenset({"tests/packaging/test_windows_bundle.py", "tests/packaging/test_windows_tests.py"})
+#: Other test modules that must run as one unit of work each, on one worker, and why:
+UNITS = {
+    # builds dist/tapediag once per process (TAPEDIAG_BUILD_BUNDLE=1): two workers would build and archive the
+    # same directory at once, each removing what the other is reading
+    "tests/packaging/test_bundle.py": "linux-bundle",
+    # programs in the one Wine prefix the Windows build leaves (tests/helpers/wine.py) never share its
+    # wineserver at once: a windowed program must get a desktop of its own, on the X server its test started
+    "tests/packaging/test_windows_bundle.py": "wine",
+    "tests/packaging/test_windows_tests.py": "wine",
+}
 
 
 class KernelGuest:
@@ -66,7 +72,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.hookimpl(tryfirst=True, optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    """For ``--dist loadgroup``: the guest's tests as one unit of work, the Wine tests as another, every
+    """For ``--dist loadgroup``: the guest's tests as one unit of work, each of ``UNITS`` as one, every
     other test (or its own ``xdist_group``) as pytest-xdist would have it."""
     if config.getvalue("dist") != "loadgroup":
         return None
@@ -77,7 +83,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
             module = nodeid.split("::", 1)[0]
             if module in SCENARIO_OF_MODULE:
                 return GROUP
-            return "wine" if module in WINE_MODULES else super()._split_scope(nodeid)
+            return UNITS.get(module) or super()._split_scope(nodeid)
 
     return GuestGroupScheduling(config, log)
 
