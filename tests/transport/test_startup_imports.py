@@ -7,6 +7,15 @@ import sys
 
 HEAVY = ("numpy", "sqlite3", "PySide6")
 
+#: What starting the command line and listing the devices never needs (issue 32 §3): the run model and the
+#: events' dataclasses (``app.runs.kind``, ``app.events``: the signal policy needs only ``app.cancel``), the
+#: command watch's timeouts table, the virtual drive's options table (``devices --help`` only) and a changer's
+#: codecs (a library's inventory only).
+NOT_AT_START = {"app.runs.kind", "app.events", "app.timeouts", "native.virtual.options", "native.virtual.specs",
+                "native.scsi.smc"}
+#: ... and, while nothing is probed, the CDB layouts (a probe sends INQUIRY: ``native.scsi.cdb``).
+CDB_LAYOUTS = {"native.scsi.cdb", "native.scsi.layout"}
+
 
 def _imported(*args: str) -> set[str]:
     proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "app", *args],
@@ -29,6 +38,15 @@ def test_help_and_devices_import_only_their_own_command() -> None:
         assert not {"app.tapeperf", "app.history", "app.disk", "app.scan", "app.assess"} & modules, args
     assert "app.discovery" in _imported("devices", "--no-probe")  # the command's own module did run
     assert "app.discovery" not in _imported("--help")
+
+
+def test_starting_and_listing_devices_load_neither_the_run_model_nor_the_cdb_layouts() -> None:
+    for args in (("--help",), ("devices", "--no-probe")):
+        modules = _imported(*args)
+        assert "app.stop" in modules and "app.cancel" in modules  # the signal policy was installed
+        assert not (NOT_AT_START | CDB_LAYOUTS) & modules, args
+    assert "native.sgpt" in _imported("devices", "--no-probe")  # it said which transports work
+    assert not NOT_AT_START & _imported("devices")  # probing: what a probe needs, no more
 
 
 def test_devices_does_not_import_the_iscsi_transport_or_spawn_a_library_search() -> None:
