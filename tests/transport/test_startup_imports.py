@@ -1,4 +1,4 @@
-"""``tapediag --version`` imports nothing heavy (issue 13.4): a structural check, not a timed one."""
+"""What each command imports at start-up (issues 13.4 and 32 §3): structural checks, not timed ones (the timing is `benchmarks/bench_startup.py`)."""
 
 from __future__ import annotations
 
@@ -74,3 +74,8 @@ def test_info_on_a_virtual_drive_loads_no_test_engine(tmp_path, monkeypatch) -> 
     modules = _imported("info", "virtual:lto9")
     assert "app.visits" in modules and "app.scan.thresholds" in modules  # the path that used to load them ran
     assert not {"app.scan.engine", "app.scan.results", "app.tapeperf", "app.tapeperf.engine"} & modules
+    # ... nor what only an error, a label, a lock or a buffer needs: the sense decoder (no CHECK CONDITION came),
+    # the XML parser (LTFS labels and indexes), OpenSSL's digests and tempfile (a claimed drive's lock file, a
+    # drive buffer's bytes), a changer's codecs (issue 32 §3)
+    assert "app.drive" in modules and "app.claims" in modules and "native.virtual.buffers" in modules
+    assert not {"native.scsi.sense", "xml.etree.ElementTree", "hashlib", "tempfile", "native.scsi.smc"} & modules
