@@ -65,12 +65,13 @@ def open_transport(device: str, *, chap_secret: str | None = None) -> Transport:
 __all__ = ["open_transport", "device_kind", "Transport"]
 
 
-def __getattr__(name: str) -> Any:
-    """``Transport`` on first use (PEP 562): every module of ``native`` imports this package first, and
-    ``tapediag --version`` and ``--help`` (``native.errors``) need no transport (issue 32 §3)."""
-    if name != "Transport":
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from native.transport import Transport
+if not TYPE_CHECKING:  # hidden from mypy, which checks the name against the import above
+    def __getattr__(name: str) -> Any:
+        """``Transport`` on first use (PEP 562): every module of ``native`` imports this package first, and
+        ``tapediag --version`` and ``--help`` (``native.errors``) need no transport (issue 32 §3)."""
+        if name != "Transport":
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        from native.transport import Transport
 
-    return Transport
+        return Transport
 

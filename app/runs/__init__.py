@@ -30,7 +30,8 @@ __all__ = ["Call", "Command", "Engine", "Finding", "RunContext", "RunKind", "Row
            "commands", "get", "install", "kinds", "known", "register", "title", "unregister"]
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _KIND:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(import_module("app.runs.kind"), name)
+if not TYPE_CHECKING:  # hidden from mypy, which checks each name against the imports above
+    def __getattr__(name: str) -> Any:
+        if name not in _KIND:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        return getattr(import_module("app.runs.kind"), name)

@@ -9,10 +9,10 @@ HEAVY = ("numpy", "sqlite3", "PySide6")
 
 #: What starting the command line and listing the devices never needs (issue 32 §3): the run model and the
 #: events' dataclasses (``app.runs.kind``, ``app.events``: the signal policy needs only ``app.cancel``), the
-#: command watch's timeouts table, the virtual drive's options table (``devices --help`` only) and a changer's
-#: codecs (a library's inventory only).
+#: command watch's timeouts table, the virtual drive's options table (``devices --help`` only), a changer's
+#: codecs (a library's inventory only), nor the layouts of the commands that act (a probe only asks).
 NOT_AT_START = {"app.runs.kind", "app.events", "app.timeouts", "native.virtual.options", "native.virtual.specs",
-                "native.scsi.smc"}
+                "native.scsi.smc", "native.scsi.cdb_actions"}
 #: ... and, while nothing is probed, the CDB layouts (a probe sends INQUIRY: ``native.scsi.cdb``).
 CDB_LAYOUTS = {"native.scsi.cdb", "native.scsi.layout"}
 
@@ -76,6 +76,8 @@ def test_info_on_a_virtual_drive_loads_no_test_engine(tmp_path, monkeypatch) -> 
     assert not {"app.scan.engine", "app.scan.results", "app.tapeperf", "app.tapeperf.engine"} & modules
     # ... nor what only an error, a label, a lock or a buffer needs: the sense decoder (no CHECK CONDITION came),
     # the XML parser (LTFS labels and indexes), OpenSSL's digests and tempfile (a claimed drive's lock file, a
-    # drive buffer's bytes), a changer's codecs (issue 32 §3)
+    # drive buffer's bytes), a changer's codecs (issue 32 §3) ...
     assert "app.drive" in modules and "app.claims" in modules and "native.virtual.buffers" in modules
     assert not {"native.scsi.sense", "xml.etree.ElementTree", "hashlib", "tempfile", "native.scsi.smc"} & modules
+    # ... nor the layouts of the commands that act (move the tape, write, change a state): info only asks
+    assert "native.scsi.cdb" in modules and "native.scsi.cdb_actions" not in modules
