@@ -44,12 +44,10 @@ from __future__ import annotations
 
 import contextlib
 import datetime
-import hashlib
 import json
 import os
 import re
 import sys
-import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -135,6 +133,8 @@ def lock_dir() -> Path:
     for base in ("/run/lock", "/var/lock"):
         if os.path.isdir(base) and os.access(base, os.W_OK | os.X_OK):
             return Path(base) / "tapediag"
+    import tempfile  # here: ``info`` on a virtual drive claims nothing (issue 32 §3)
+
     return Path(tempfile.gettempdir()) / "tapediag-locks"
 
 
@@ -243,6 +243,8 @@ class Claim:
 
 
 def _lock_path(identity: Identity) -> Path:
+    import hashlib  # here: loading OpenSSL's digests costs ~2 ms, and ``info`` on a virtual drive claims nothing
+
     return lock_dir() / f"{hashlib.sha256(identity.key.encode()).hexdigest()[:32]}.lock"
 
 

@@ -20,11 +20,11 @@ after a moment (``native.transport.Watch``: iSCSI in its own wait loop, an OS pa
 from __future__ import annotations
 
 import time
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
-from app.events import CancelToken, EventSink, Message, discard
-from app.timeouts import notice_after as default_notice_after
-from native.scsi.cdb import opcode_name
+if TYPE_CHECKING:  # the events load when a drive is watched, not when the command line installs the default
+    from app.cancel import CancelToken
+    from app.events import EventSink
 
 #: Seconds a command outstanding at a cancel may still take before it is given up: a healthy drive
 #: ends any READ or WRITE well within it (a back-hitch is 2-3 s on LTO, and the command that triggers
@@ -36,13 +36,22 @@ ABORT_GRACE = 2.0
 DATA_TRANSFER = frozenset({0x08, 0x0A, 0x28, 0x2A, 0x88, 0x8A})
 
 
+def default_notice_after(opcode: int) -> float:
+    """``app.timeouts.notice_after``, imported when a command is first watched: the command line installs
+    the default watch before every command (``app.stop``), and most (``devices``, ``--help``) never send
+    a command long enough to ask it, while the timeouts' table loads every CDB layout (issue 32 §3)."""
+    from app.timeouts import notice_after
+
+    return notice_after(opcode)
+
+
 class CommandWatch:
     """``native.transport.Watch`` for one drive: ``watch(opcode, seconds) -> give it up?``.
 
-    ``cancel`` is the run's token (None: nothing to give up for); ``sink`` receives the notice;
+    ``cancel`` is the run's token (None: nothing to give up for); ``sink`` receives the notice (None: nobody);
     ``notice_after(opcode)`` and ``timeout_of(opcode)`` are the drive's figures (``app.timeouts``)."""
 
-    def __init__(self, cancel: CancelToken | None, sink: EventSink = discard, *, device: str = "",
+    def __init__(self, cancel: CancelToken | None, sink: EventSink | None = None, *, device: str = "",
                  notice_after: Callable[[int], float] = default_notice_after,
                  timeout_of: Callable[[int], float] | None = None, grace: float = ABORT_GRACE,
                  clock: Callable[[], float] = time.monotonic) -> None:
@@ -57,7 +66,10 @@ class CommandWatch:
         self._last_waited = waited
         if not self._noticed and waited >= self.notice_after(opcode):
             self._noticed = True
-            self.sink(Message("warning", self.notice(opcode, waited)))
+            if self.sink is not None:
+                from app.events import Message  # loaded with the run that watches; not for ``set_default``
+
+                self.sink(Message("warning", self.notice(opcode, waited)))
         return self.give_up(opcode, waited)
 
     def give_up(self, opcode: int, waited: float) -> bool:
@@ -73,6 +85,8 @@ class CommandWatch:
 
     def notice(self, opcode: int, waited: float) -> str:
         """The one line: which command, for how long, what is still being done, what to do."""
+        from native.scsi.cdb import opcode_name  # only for a notice (see ``default_notice_after``)
+
         name = opcode_name(opcode)
         limit = self.timeout_of(opcode) if self.timeout_of is not None else None
         until = f" (its timeout is {_duration(limit)})" if limit else ""

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 import time
-from typing import ClassVar, NoReturn, TypeVar
+from typing import TYPE_CHECKING, ClassVar, NoReturn, TypeVar
 
 from app.commandwatch import CommandWatch, default_watch
 from app.events import CancelToken, EventSink, discard
@@ -32,9 +32,12 @@ from native.errors import Cancelled, CheckCondition, InvalidParameter, ParseErro
 from native.iscsi_url import display_device
 from native.scsi import cdb as C
 from native.scsi.inquiry import Inquiry, UnitSerialNumber
-from native.scsi.sense import RECOVERED_ERROR, Sense
+from native.scsi.sensekeys import RECOVERED_ERROR
 from native.transport import CHECK_CONDITION, CONDITION_MET, DEFAULT_TIMEOUT, GOOD, STATUS_NAMES, CommandResult, \
     Transport, WritableBuffer
+
+if TYPE_CHECKING:  # the sense decoder (and its ASC table) loads with the first CHECK CONDITION (issue 32 §3)
+    from native.scsi.sense import Sense
 
 #: Commands that write data or change a state the backup application relies on (SPC-5, SSC-5, SMC-3
 #: opcodes; their names are ``native.scsi.cdb.OPCODE_NAMES``'). In a read-only session none of them is sent;
@@ -246,6 +249,8 @@ class ScsiDevice:
     def _decode_sense(self, raw: bytes, cdb: bytes) -> Sense | None:
         if not raw:
             return None
+        from native.scsi.sense import Sense
+
         try:
             return Sense.parse(raw)
         except ParseError:

@@ -11,12 +11,12 @@ so that publishing never costs more than the I/O it describes.
 """
 from __future__ import annotations
 
-import threading
-import time
 from array import array
 from dataclasses import dataclass, field, replace
 from itertools import repeat
 from typing import Callable, Iterator, Union
+
+from app.cancel import CancelToken as CancelToken  # its own module: the command line's signal policy needs only it
 
 
 @dataclass(frozen=True)
@@ -183,34 +183,3 @@ EventSink = Callable[[Event], None]
 
 def discard(_event: Event) -> None:
     """A sink for callers that do not watch progress."""
-
-
-class CancelToken:
-    """Set from any thread; engines check it between I/Os and stop within one I/O.
-
-    Every front end cancels through one: the CLI's signals (``app.stop``), the GUI's Cancel
-    button. Each request is timed (``requested_at``): a command still outstanding when one
-    came is given up soon after if the drive does not answer it (``app.commandwatch``),
-    while the commands a run sends afterwards to put things back get their normal time."""
-
-    def __init__(self) -> None:
-        self._event = threading.Event()
-        self._requested_at: float | None = None
-
-    def cancel(self) -> None:
-        """Ask the run to stop (again: a command outstanding since the last request is given up too)."""
-        self._requested_at = time.monotonic()
-        self._event.set()
-
-    @property
-    def requested_at(self) -> float | None:
-        """``time.monotonic()`` of the latest request, None before the first."""
-        return self._requested_at
-
-    @property
-    def cancelled(self) -> bool:
-        return self._event.is_set()
-
-    def wait(self, seconds: float) -> bool:
-        """Sleep up to ``seconds``; True if cancelled meanwhile."""
-        return self._event.wait(seconds)

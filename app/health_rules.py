@@ -28,10 +28,12 @@ import string
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from native.errors import TapediagError
-from native.scsi.sense import Sense
+
+if TYPE_CHECKING:  # the sense decoder (and its ASC table) loads with the first error a drive returns
+    from native.scsi.sense import Sense
 
 RULES_FILE = Path(__file__).resolve().parents[1] / "resources" / "rules" / "drive-health.json"
 

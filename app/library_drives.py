@@ -14,11 +14,13 @@ through the little it needs of one (``Inventory``), so neither imports the other
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable, Protocol
+from typing import TYPE_CHECKING, Any, Iterable, Protocol
 
 from app.discovery import DeviceEntry
 from native.errors import DeviceBusy, TapediagError
-from native.scsi.smc import ElementType
+
+if TYPE_CHECKING:  # imported where an inventory is read: ``devices`` lists libraries without one (issue 32 §3)
+    from native.scsi.smc import ElementType
 
 
 class Inventory(Protocol):
@@ -114,6 +116,8 @@ def matched(inv: Inventory, tape_drives: list[DeviceEntry]) -> DriveMatch:
             serials[tape.device] = serial
         elif in_use:
             unidentified.append(tape.device)
+    from native.scsi.smc import ElementType
+
     drives = []
     for element in inv.of(ElementType.DATA_TRANSFER):
         device = match_drive(element.identifier, serials)

@@ -27,9 +27,12 @@ import sys
 import threading
 from contextlib import contextmanager
 from types import FrameType
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
-from app.events import CancelToken, Event, Message
+from app.cancel import CancelToken
+
+if TYPE_CHECKING:  # the events' dataclasses load with a run, not on every start (issue 32 §3)
+    from app.events import Event
 
 #: The signals that cancel, by name (those this platform has: Windows has SIGINT and SIGTERM only).
 CANCEL_SIGNALS = tuple(name for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
@@ -116,6 +119,8 @@ def cancelling() -> Iterator[CancelToken]:
 
 def print_notice(event: Event) -> None:
     """Where a drive watched outside a run tells the technician it is not answering: stderr."""
+    from app.events import Message
+
     if isinstance(event, Message):
         print(f"tapediag: {event.level}: {event.text}", file=sys.stderr, flush=True)
 

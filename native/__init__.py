@@ -7,9 +7,12 @@ matters for the transport that needs it.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING, Any
 
 from native.errors import DeviceNotFound, InvalidParameter
-from native.transport import Transport
+
+if TYPE_CHECKING:
+    from native.transport import Transport
 
 _PASS_THROUGH = re.compile(r"^(/dev/(sg|nst|st)\d+|\\\\\.\\Tape\d+|Tape\d+)$", re.IGNORECASE)
 
@@ -60,3 +63,15 @@ def open_transport(device: str, *, chap_secret: str | None = None) -> Transport:
 
 
 __all__ = ["open_transport", "device_kind", "Transport"]
+
+
+if not TYPE_CHECKING:  # hidden from mypy, which checks the name against the import above
+    def __getattr__(name: str) -> Any:
+        """``Transport`` on first use (PEP 562): every module of ``native`` imports this package first, and
+        ``tapediag --version`` and ``--help`` (``native.errors``) need no transport (issue 32 §3)."""
+        if name != "Transport":
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        from native.transport import Transport
+
+        return Transport
+

@@ -43,11 +43,9 @@ from native.errors import (
     TransportUnavailable,
 )
 from native.buffers import buffer_address
-from native.scsi.cdb import opcode_name
 from native.transport import (
     DEFAULT_TIMEOUT, Buffer, CommandResult, TransferLimit, Transport, WritableBuffer, make_data_in, notice,
 )
-from native.units import block_text
 
 INSTALL_HINT = "apt-get install libsgutils2-1.46-2"
 PERMISSION_HINT = "run as root or add yourself to the 'tape'/'disk' group"
@@ -97,6 +95,8 @@ def transfer_refused(device: str, err: int, nbytes: int, node_present: bool, lim
         return None
     if err == errno.EIO and not node_present:
         return None
+    from native.units import block_text  # here, not at import: see ``_opcode_name``
+
     if limit is not None and limit.max_bytes < nbytes:
         fits = f"at most {block_text(limit.max_bytes)} per transfer here ({limit.source})"
     else:
@@ -345,6 +345,10 @@ def _open_error(device: str, err: int) -> Exception:
 
 
 def _opcode_name(cdb: bytes) -> str:
+    # Imported for a message, not with this module: ``tapediag devices`` loads it to say whether
+    # libsgutils2 is there, and the CDB layouts are most of a start-up's cost (issue 32 §3).
+    from native.scsi.cdb import opcode_name
+
     return opcode_name(cdb[0]) if cdb else "a command"
 
 

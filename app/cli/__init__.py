@@ -14,12 +14,12 @@ import contextlib
 import importlib
 import os
 import sys
-from typing import Sequence
+from typing import Callable, Sequence
 
 from app import __version__
 from app.cli.commands import COMMANDS, HELP
 from app.runs import registry
-from app.runs.kind import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK, EXIT_REFUSED, EXIT_USAGE
+from app.runs.exits import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK, EXIT_REFUSED, EXIT_USAGE
 from native.errors import Cancelled, InvalidParameter, SafetyRefusal, TapediagError
 from native.transport import set_notice_listener
 
@@ -31,7 +31,17 @@ CHAP_COMMANDS = ("devices", "info", "tape-perf", "troubleshoot", "gui")
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse with a one-line error: ``tapediag tape-perf: error: ... (see 'tapediag tape-perf --help')``."""
+    """argparse with a one-line error: ``tapediag tape-perf: error: ... (see 'tapediag tape-perf --help')``,
+    and an epilog that may be built when the help is shown (``epilog_from``)."""
+
+    #: Builds the epilog when the help is formatted, for one too costly to build on every run of the command
+    #: (``devices``: the virtual drive's options table loads every generation's specs; issue 32 §3).
+    epilog_from: Callable[[], str] | None = None
+
+    def format_help(self) -> str:
+        if self.epilog_from is not None:
+            self.epilog = self.epilog_from()
+        return super().format_help()
 
     def error(self, message: str) -> "NoReturn":  # type: ignore[name-defined]  # noqa: F821
         from native.iscsi_url import scrub  # argparse quotes the command line: never a CHAP secret

@@ -15,7 +15,6 @@ from app.discovery import DeviceEntry, discover, unavailable_transports
 from app.library_discovery import LibraryEntry, discover_libraries
 from app.targets import add_target, remove_target
 from native.iscsi_url import display_device
-from native.virtual.options import options_help
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -26,8 +25,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                   "which drive of a library is which tape drive (by the drive's serial number). iSCSI "
                                   "targets cannot be discovered: add them once with --add-iscsi and they are listed "
                                   "(and probed) from then on.", 79),
-        epilog=options_help(), formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.epilog_from = _options_help  # built when the help is shown (app.cli._Parser)
     parser.add_argument("--json", action="store_true", help="print the list as JSON")
     parser.add_argument("--add-iscsi", metavar="URL",
                         help="remember iscsi://[user@]host[:port]/target-iqn/lun; a CHAP secret is asked for "
@@ -35,6 +35,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--forget", metavar="URL", help="forget a remembered iSCSI target")
     parser.add_argument("--no-probe", action="store_true", help="do not open or log in to anything")
     parser.set_defaults(func=run)
+
+
+def _options_help() -> str:
+    """The epilog: the virtual drive's options table. It loads every generation's specs, which listing the
+    devices does not need (issue 32 §3)."""
+    from native.virtual.options import options_help
+
+    return options_help()
 
 
 def _status(entry: DeviceEntry) -> str:

@@ -13,7 +13,7 @@ from app.drive.outcomes import SpaceOutcome
 from app.timeouts import ERASE_LONG_TIMEOUT
 from native.errors import NotReady, UnitAttention
 from native.scsi import cdb as C
-from native.scsi.sense import BLANK_CHECK, NO_SENSE, RECOVERED_ERROR
+from native.scsi.sensekeys import BLANK_CHECK, NO_SENSE, RECOVERED_ERROR
 from native.scsi.tape import LongPosition, Position
 from native.transport import CHECK_CONDITION
 

@@ -4,6 +4,8 @@ drive or moves the tape; each is decoded by its typed parser in ``native.scsi``.
 command that writes the cartridge memory's host attributes (WRITE ATTRIBUTE: a read-only session refuses it)."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from app.drive.gate import TapeGate
 from native.errors import ParseError
 from native.scsi import cdb as C
@@ -16,8 +18,10 @@ from native.scsi.inquiry import VPD_PARSERS, DeviceIdentification, SupportedVpdP
 from native.scsi.logpages import LogPage, SupportedPages, TapeAlertPage
 from native.scsi.logparse import parse_log_page
 from native.scsi.mam import Attribute, Mam, parse_attribute_list
-from native.scsi.sense import Sense
 from native.scsi.tape import BlockLimits
+
+if TYPE_CHECKING:  # the sense decoder (and its ASC table) loads when sense is read, not at import (issue 32 §3)
+    from native.scsi.sense import Sense
 
 
 class Queries(TapeGate):
@@ -30,6 +34,8 @@ class Queries(TapeGate):
         return parser.parse(data) if parser else data
 
     def request_sense(self) -> Sense:
+        from native.scsi.sense import Sense
+
         return Sense.parse(self._data_in(C.request_sense(252), 252))
 
     def read_block_limits(self) -> BlockLimits:

@@ -11,16 +11,19 @@ from __future__ import annotations
 
 import time
 from array import array
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from app.drive.gate import TapeGate
 from app.drive.outcomes import WRITTEN, O, Burst, ReadOutcome, WriteOutcome
 from native.errors import DeviceError, InvalidParameter
 from native.scsi import cdb as C
-from native.scsi.sense import BLANK_CHECK, NO_SENSE, RECOVERED_ERROR, Sense
+from native.scsi.sensekeys import BLANK_CHECK, NO_SENSE, RECOVERED_ERROR
 from native.transport import CHECK_CONDITION, CONDITION_MET, GOOD, CommandResult, Fill, Repeated, Transport, \
     WritableBuffer
 from native.units import block_text
+
+if TYPE_CHECKING:  # decoded by ``app.device`` with the first CHECK CONDITION, not at import (issue 32 §3)
+    from native.scsi.sense import Sense
 
 
 class DataPath(TapeGate):

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Generic, Protocol, TypeVar
 
 from app.events import CancelToken, EventSink, discard
+from app.runs.exits import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK, EXIT_REFUSED, EXIT_USAGE  # the kinds' too
 
 if TYPE_CHECKING:
     from app.runs.fields import Field
@@ -24,13 +25,6 @@ if TYPE_CHECKING:
 P = TypeVar("P")
 R = TypeVar("R")
 R_co = TypeVar("R_co", covariant=True)
-
-#: The exit statuses every command shares (README); a kind's own verdict codes (10, 11, 12, 13) are its ``exit_code``.
-EXIT_OK = 0
-EXIT_FAILED = 1  # the test ran and found a problem, or the device failed
-EXIT_USAGE = 2  # bad input, refused before anything happened
-EXIT_REFUSED = 3  # a safety refusal: nothing was written
-EXIT_CANCELLED = 130
 
 #: How a finding reads at a glance (the PDF's colour): fine, look at it, act now, or no verdict.
 TONES = ("good", "warn", "bad", "none")

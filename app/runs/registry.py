@@ -8,9 +8,10 @@ a known kind.
 """
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
-from app.runs.kind import RunKind
+if TYPE_CHECKING:  # the command line asks the registry on every start; the run model loads with a kind
+    from app.runs.kind import RunKind
 
 _REGISTRY: dict[str, RunKind[Any, Any]] = {}
 _installed = False

@@ -7,14 +7,28 @@ what tapediag's callers use; the emulators read the same classes back (``Read6.p
 sender and the receiver of a command cannot disagree about a field. Nothing here does I/O. Values that
 do not fit their field raise ``InvalidParameter`` rather than being silently truncated, since a
 wrapped-around transfer length on a tape drive writes the wrong amount of data.
+
+The commands that act (move the tape, transfer data, change the drive's or the cartridge's state) are
+stored in ``native.scsi.cdb_actions`` and named here all the same (``cdb.Read6``, ``cdb.rewind()``):
+they are loaded when one is first used (PEP 562), since each layout is a dataclass built at import and
+``info`` or ``devices`` send queries only (issue 32 §3).
 """
 from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from native.errors import InvalidParameter
 from native.scsi.layout import Cdb, at
+
+if TYPE_CHECKING:
+    from native.scsi.cdb_actions import (  # noqa: F401 - named here, stored there (see the docstring)
+        Erase6, FormatMedium, LoadUnload, Locate10, Locate16, ModeSelect6, ModeSelect10, PreventAllowMediumRemoval,
+        Read6, Rewind, SendDiagnostic, Space6, Space16, Write6, WriteAttribute, WriteFilemarks6, erase, format_medium,
+        load_unload, locate10, locate16, mode_select6, mode_select10, prevent_allow_medium_removal, read6, rewind,
+        send_diagnostic_self_test, space, write6, write_attribute, write_filemarks,
+    )
 
 # Operation codes (SPC-5, SSC-5, SMC-3): every command tapediag sends, answers in its emulators or names.
 TEST_UNIT_READY = 0x00
@@ -196,12 +210,6 @@ class TestUnitReady(Cdb):
 
 
 @dataclass(frozen=True)
-class Rewind(Cdb):
-    OPCODE, LENGTH = REWIND, 6
-    immed: bool = at(1, 0x01)
-
-
-@dataclass(frozen=True)
 class RequestSense(Cdb):
     OPCODE, LENGTH = REQUEST_SENSE, 6
     desc: bool = at(1, 0x01)
@@ -225,47 +233,6 @@ class Inquiry(Cdb):
 
 
 @dataclass(frozen=True)
-class Read6(Cdb):
-    """READ(6): ``transfer_length`` counts blocks with FIXED, bytes without."""
-
-    OPCODE, LENGTH = READ_6, 6
-    sili: bool = at(1, 0x02)
-    fixed: bool = at(1, 0x01)
-    transfer_length: int = at(2, 0xFFFFFF, what="transfer length")
-
-
-@dataclass(frozen=True)
-class Write6(Cdb):
-    OPCODE, LENGTH = WRITE_6, 6
-    fixed: bool = at(1, 0x01)
-    transfer_length: int = at(2, 0xFFFFFF, what="transfer length")
-
-
-@dataclass(frozen=True)
-class WriteFilemarks6(Cdb):
-    OPCODE, LENGTH = WRITE_FILEMARKS_6, 6
-    setmarks: bool = at(1, 0x02)  # WSMK
-    immed: bool = at(1, 0x01)
-    count: int = at(2, 0xFFFFFF, what="filemark count")
-
-
-@dataclass(frozen=True)
-class Space6(Cdb):
-    """SPACE(6): a signed 24-bit count; negative moves toward BOP."""
-
-    OPCODE, LENGTH = SPACE_6, 6
-    code: int = at(1, 0x0F)
-    count: int = at(2, 0xFFFFFF, signed=True, what="space count")
-
-
-@dataclass(frozen=True)
-class Space16(Cdb):
-    OPCODE, LENGTH = SPACE_16, 16
-    code: int = at(1, 0x0F)
-    count: int = at(4, 0xFFFF_FFFF_FFFF_FFFF, signed=True, what="space count")
-
-
-@dataclass(frozen=True)
 class ModeSense6(Cdb):
     OPCODE, LENGTH = MODE_SENSE_6, 6
     dbd: bool = at(1, 0x08)
@@ -283,81 +250,6 @@ class ModeSense10(Cdb):
     page_code: int = at(2, 0x3F, what="mode page")
     subpage_code: int = at(3, what="subpage")
     allocation_length: int = at(7, 0xFFFF, what=_ALLOC)
-
-
-@dataclass(frozen=True)
-class ModeSelect6(Cdb):
-    OPCODE, LENGTH = MODE_SELECT_6, 6
-    pf: bool = at(1, 0x10)
-    sp: bool = at(1, 0x01)
-    parameter_list_length: int = at(4, what="parameter list length")
-
-
-@dataclass(frozen=True)
-class ModeSelect10(Cdb):
-    OPCODE, LENGTH = MODE_SELECT_10, 10
-    pf: bool = at(1, 0x10)
-    sp: bool = at(1, 0x01)
-    parameter_list_length: int = at(7, 0xFFFF, what="parameter list length")
-
-
-@dataclass(frozen=True)
-class Erase6(Cdb):
-    OPCODE, LENGTH = ERASE_6, 6
-    immed: bool = at(1, 0x02)
-    long: bool = at(1, 0x01)
-
-
-@dataclass(frozen=True)
-class LoadUnload(Cdb):
-    OPCODE, LENGTH = LOAD_UNLOAD, 6
-    immed: bool = at(1, 0x01)
-    hold: bool = at(4, 0x08)
-    eot: bool = at(4, 0x04)
-    retension: bool = at(4, 0x02)
-    load: bool = at(4, 0x01)
-
-
-@dataclass(frozen=True)
-class SendDiagnostic(Cdb):
-    """SEND DIAGNOSTIC (SPC-5 6.42); SELFTEST=1 with no parameter data is the default self-test."""
-
-    OPCODE, LENGTH = SEND_DIAGNOSTIC, 6
-    self_test_code: int = at(1, 0xE0)
-    pf: bool = at(1, 0x10)
-    self_test: bool = at(1, 0x04)
-    devoffl: bool = at(1, 0x02)
-    unitoffl: bool = at(1, 0x01)
-    parameter_list_length: int = at(3, 0xFFFF, what="parameter list length")
-
-
-@dataclass(frozen=True)
-class PreventAllowMediumRemoval(Cdb):
-    """PREVENT ALLOW MEDIUM REMOVAL (SPC-4 6.15): PREVENT field 01b (prevent) or 00b (allow)."""
-
-    OPCODE, LENGTH = PREVENT_ALLOW_MEDIUM_REMOVAL, 6
-    prevent: int = at(4, 0x03)
-
-
-@dataclass(frozen=True)
-class Locate10(Cdb):
-    OPCODE, LENGTH = LOCATE_10, 10
-    cp: bool = at(1, 0x02)  # change partition
-    immed: bool = at(1, 0x01)
-    block_address: int = at(3, 0xFFFF_FFFF, what="block address")
-    partition: int = at(8, what="partition")
-
-
-@dataclass(frozen=True)
-class Locate16(Cdb):
-    """LOCATE(16); ``dest_type`` 0 = logical object, 1 = logical file, 3 = end of data."""
-
-    OPCODE, LENGTH = LOCATE_16, 16
-    dest_type: int = at(1, 0x38, what="destination type")
-    cp: bool = at(1, 0x02)
-    immed: bool = at(1, 0x01)
-    partition: int = at(3, what="partition")
-    logical_identifier: int = at(4, 0xFFFF_FFFF_FFFF_FFFF, what="logical identifier")
 
 
 @dataclass(frozen=True)
@@ -411,28 +303,6 @@ class ReadAttribute(Cdb):
 
 
 @dataclass(frozen=True)
-class WriteAttribute(Cdb):
-    """WRITE ATTRIBUTE (SPC-4 6.40): ``parameter_list_length`` bytes of data (a 4-byte length, then attributes)."""
-
-    OPCODE, LENGTH = WRITE_ATTRIBUTE, 16
-    write_through: bool = at(1, 0x01)  # WTC
-    volume: int = at(5, what="volume")
-    partition: int = at(7, what="partition")
-    parameter_list_length: int = at(10, 0xFFFF_FFFF, what="parameter list length")
-
-
-@dataclass(frozen=True)
-class FormatMedium(Cdb):
-    """FORMAT MEDIUM (SSC-5 7.3): FORMAT 0h default, 1h partition the medium, 2h default then partition."""
-
-    OPCODE, LENGTH = FORMAT_MEDIUM, 6
-    verify: bool = at(1, 0x02)
-    immed: bool = at(1, 0x01)
-    format: int = at(2, 0x0F, what="format")
-    transfer_length: int = at(3, 0xFFFF, what="transfer length")
-
-
-@dataclass(frozen=True)
 class SecurityProtocolIn(Cdb):
     """SECURITY PROTOCOL IN (12 bytes): reads a security page; it changes nothing on the drive or the tape."""
 
@@ -462,10 +332,6 @@ def test_unit_ready() -> bytes:
     return TestUnitReady().build()
 
 
-def rewind(*, immed: bool = False) -> bytes:
-    return Rewind(immed=immed).build()
-
-
 def request_sense(alloc: int = 252, *, desc: bool = False) -> bytes:
     return RequestSense(desc=desc, allocation_length=alloc).build()
 
@@ -480,69 +346,12 @@ def inquiry(alloc: int = 96, *, evpd: bool = False, page: int = 0) -> bytes:
     return Inquiry(evpd=evpd, page_code=page, allocation_length=alloc).build()
 
 
-def send_diagnostic_self_test() -> bytes:
-    """SEND DIAGNOSTIC with SELFTEST=1 (SPC-5 6.42): the device's default self-test, no parameter data.
-    GOOD means it passed; a failure is a CHECK CONDITION (typically HARDWARE ERROR, ASC 40h)."""
-    return SendDiagnostic(self_test=True).build()
-
-
-def read6(length: int, *, fixed: bool = False, sili: bool = False) -> bytes:
-    if fixed and sili:
-        raise InvalidParameter("READ(6) with both FIXED and SILI set is an illegal request")
-    return Read6(sili=sili, fixed=fixed, transfer_length=length).build()
-
-
-def write6(length: int, *, fixed: bool = False) -> bytes:
-    return Write6(fixed=fixed, transfer_length=length).build()
-
-
-def write_filemarks(count: int = 1, *, immed: bool = False, setmarks: bool = False) -> bytes:
-    return WriteFilemarks6(setmarks=setmarks, immed=immed, count=count).build()
-
-
-def space(count: int, code: SpaceCode | int = SpaceCode.BLOCKS) -> bytes:
-    """SPACE(6): a signed 24-bit count; negative moves toward BOP."""
-    return Space6(code=int(code) & 0x0F, count=count).build()
-
-
 def mode_sense6(page: int, subpage: int = 0, *, pc: PageControl | int = 0, dbd: bool = False, alloc: int = 255) -> bytes:
     return ModeSense6(dbd=dbd, pc=int(pc), page_code=page, subpage_code=subpage, allocation_length=alloc).build()
 
 
 def mode_sense10(page: int, subpage: int = 0, *, pc: PageControl | int = 0, dbd: bool = False, alloc: int = 4096) -> bytes:
     return ModeSense10(dbd=dbd, pc=int(pc), page_code=page, subpage_code=subpage, allocation_length=alloc).build()
-
-
-def mode_select6(length: int, *, pf: bool = True, sp: bool = False) -> bytes:
-    return ModeSelect6(pf=pf, sp=sp, parameter_list_length=length).build()
-
-
-def mode_select10(length: int, *, pf: bool = True, sp: bool = False) -> bytes:
-    return ModeSelect10(pf=pf, sp=sp, parameter_list_length=length).build()
-
-
-def erase(*, long: bool = False, immed: bool = False) -> bytes:
-    return Erase6(immed=immed, long=long).build()
-
-
-def load_unload(*, load: bool = True, immed: bool = False, retension: bool = False, eot: bool = False, hold: bool = False) -> bytes:
-    return LoadUnload(immed=immed, hold=hold, eot=eot, retension=retension, load=load).build()
-
-
-def prevent_allow_medium_removal(*, prevent: bool) -> bytes:
-    """PREVENT ALLOW MEDIUM REMOVAL (SPC-4 6.15): PREVENT field 01b (prevent) or 00b (allow)."""
-    return PreventAllowMediumRemoval(prevent=int(prevent)).build()
-
-
-def locate10(block: int, *, partition: int | None = None, immed: bool = False) -> bytes:
-    """LOCATE(10) to a logical object identifier; CP set only when a partition is given."""
-    return Locate10(cp=partition is not None, immed=immed, block_address=block, partition=partition or 0).build()
-
-
-def locate16(identifier: int, *, partition: int | None = None, dest_type: int = 0, immed: bool = False) -> bytes:
-    """LOCATE(16); ``dest_type`` 0 = logical object, 1 = logical file, 3 = end of data."""
-    return Locate16(dest_type=dest_type, cp=partition is not None, immed=immed, partition=partition or 0,
-                    logical_identifier=identifier).build()
 
 
 def read_position(form: PositionForm | int = PositionForm.SHORT, alloc: int = 0) -> bytes:
@@ -567,17 +376,6 @@ def read_attribute(action: AttributeAction | int = AttributeAction.VALUES, *, fi
                          allocation_length=alloc, cache=cache).build()
 
 
-def write_attribute(length: int, *, partition: int = 0, volume: int = 0, write_through: bool = False) -> bytes:
-    """WRITE ATTRIBUTE (SPC-4 6.40): ``length`` bytes of parameter data (a 4-byte length, then attributes)."""
-    return WriteAttribute(write_through=write_through, volume=volume, partition=partition,
-                          parameter_list_length=length).build()
-
-
-def format_medium(fmt: int = 0, *, immed: bool = False) -> bytes:
-    """FORMAT MEDIUM (SSC-5 7.3): FORMAT 0h default, 1h partition the medium, 2h default then partition."""
-    return FormatMedium(immed=immed, format=fmt).build()
-
-
 def security_protocol_in(protocol: int, specific: int, *, alloc: int = 0x2000) -> bytes:
     """SECURITY PROTOCOL IN (12 bytes): reads a security page; it changes nothing on the drive or the tape."""
     return SecurityProtocolIn(security_protocol=protocol, protocol_specific=specific, allocation_length=alloc).build()
@@ -594,3 +392,23 @@ def read_buffer(mode: BufferMode | int, buffer_id: int, *, offset: int = 0, allo
     """READ BUFFER(10) (SPC-4): reads a buffer of the device. Which buffer IDs are safe to read is not this
     builder's business: ``app.device.state_changing`` names the forms that clear or snapshot something."""
     return ReadBuffer(mode=int(mode), buffer_id=buffer_id, offset=offset, allocation_length=alloc).build()
+
+
+#: What ``native.scsi.cdb_actions`` holds: layouts and builders of the commands that act (see the docstring).
+_ACTIONS = frozenset({
+    "Erase6", "FormatMedium", "LoadUnload", "Locate10", "Locate16", "ModeSelect6", "ModeSelect10",
+    "PreventAllowMediumRemoval", "Read6", "Rewind", "SendDiagnostic", "Space6", "Space16", "Write6", "WriteAttribute",
+    "WriteFilemarks6", "erase", "format_medium", "load_unload", "locate10", "locate16", "mode_select6", "mode_select10",
+    "prevent_allow_medium_removal", "read6", "rewind", "send_diagnostic_self_test", "space", "write6",
+    "write_attribute", "write_filemarks",
+})
+
+if not TYPE_CHECKING:  # hidden from mypy, which checks each name against the imports above
+    def __getattr__(name: str) -> Any:
+        if name not in _ACTIONS:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        from native.scsi import cdb_actions
+
+        # Bound here at once: later lookups (the emulators parse every READ and WRITE) are plain ones.
+        globals().update({n: getattr(cdb_actions, n) for n in _ACTIONS})
+        return globals()[name]

@@ -38,13 +38,15 @@ refuse a document type declaration (no entity can expand), and a damaged label i
 """
 from __future__ import annotations
 
-import xml.etree.ElementTree as ET
 from dataclasses import asdict, dataclass, replace
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from native.errors import ParseError
 from native.scsi._bytes import need, uint
 from native.scsi.mam import Mam
+
+if TYPE_CHECKING:  # the XML parser loads with a label or an index to read: ``info`` reads the MAM's LTFS fields only
+    import xml.etree.ElementTree as ET
 
 VOL1_BYTES = 80
 #: The implementation identifier an LTFS VOL1 label carries (bytes 24-36, left-justified).
@@ -91,6 +93,8 @@ def _xml_root(data: bytes, what: str) -> ET.Element:
         raise ParseError(f"{what}: {len(body)} bytes, more than an LTFS {what} holds")
     if b"<!DOCTYPE" in body or b"<!ENTITY" in body:
         raise ParseError(f"{what}: a document type declaration, which LTFS never writes")
+    import xml.etree.ElementTree as ET
+
     try:
         return ET.fromstring(body)
     except ET.ParseError as err:
@@ -161,6 +165,8 @@ _INDEX_FIELDS = ("volumeuuid", "generationnumber", "updatetime", "creator")
 def _index_fields(body: bytes) -> dict[str, str]:
     """The index's top-level fields and the root directory's name, from a document that may be cut short
     (the first block of a long index): an incremental parser stops at the root directory's name."""
+    import xml.etree.ElementTree as ET
+
     fields: dict[str, str] = {}
     depth, in_root_dir = 0, False
     parser: ET.XMLPullParser = ET.XMLPullParser(events=("start", "end"))

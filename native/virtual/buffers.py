@@ -20,7 +20,6 @@ so that parser, emulator and sg3_utils' ``sg_read_buffer`` are three readers of 
 """
 from __future__ import annotations
 
-import hashlib
 import struct
 
 TRACE_BYTES = 300 * 1024
@@ -33,6 +32,8 @@ CLEAR_IDS = (0xFE, 0xFF)
 
 def _stream(seed: str, size: int) -> bytes:
     """``size`` deterministic bytes (SHA-256 in counter mode): the same drive gives the same buffer."""
+    import hashlib  # here: OpenSSL's digests cost ~2 ms to load, and only a READ BUFFER asks for this
+
     blocks = (hashlib.sha256(f"{seed}:{i}".encode()).digest() for i in range((size + 31) // 32))
     return b"".join(blocks)[:size]
 

@@ -1,4 +1,4 @@
-"""``tapediag --version`` imports nothing heavy (issue 13.4): a structural check, not a timed one."""
+"""What each command imports at start-up (issues 13.4 and 32 §3): structural checks, not timed ones (the timing is `benchmarks/bench_startup.py`)."""
 
 from __future__ import annotations
 
@@ -6,6 +6,15 @@ import subprocess
 import sys
 
 HEAVY = ("numpy", "sqlite3", "PySide6")
+
+#: What starting the command line and listing the devices never needs (issue 32 §3): the run model and the
+#: events' dataclasses (``app.runs.kind``, ``app.events``: the signal policy needs only ``app.cancel``), the
+#: command watch's timeouts table, the virtual drive's options table (``devices --help`` only), a changer's
+#: codecs (a library's inventory only), nor the layouts of the commands that act (a probe only asks).
+NOT_AT_START = {"app.runs.kind", "app.events", "app.timeouts", "native.virtual.options", "native.virtual.specs",
+                "native.scsi.smc", "native.scsi.cdb_actions"}
+#: ... and, while nothing is probed, the CDB layouts (a probe sends INQUIRY: ``native.scsi.cdb``).
+CDB_LAYOUTS = {"native.scsi.cdb", "native.scsi.layout"}
 
 
 def _imported(*args: str) -> set[str]:
@@ -29,6 +38,15 @@ def test_help_and_devices_import_only_their_own_command() -> None:
         assert not {"app.tapeperf", "app.history", "app.disk", "app.scan", "app.assess"} & modules, args
     assert "app.discovery" in _imported("devices", "--no-probe")  # the command's own module did run
     assert "app.discovery" not in _imported("--help")
+
+
+def test_starting_and_listing_devices_load_neither_the_run_model_nor_the_cdb_layouts() -> None:
+    for args in (("--help",), ("devices", "--no-probe")):
+        modules = _imported(*args)
+        assert "app.stop" in modules and "app.cancel" in modules  # the signal policy was installed
+        assert not (NOT_AT_START | CDB_LAYOUTS) & modules, args
+    assert "native.sgpt" in _imported("devices", "--no-probe")  # it said which transports work
+    assert not NOT_AT_START & _imported("devices")  # probing: what a probe needs, no more
 
 
 def test_devices_does_not_import_the_iscsi_transport_or_spawn_a_library_search() -> None:
@@ -56,3 +74,10 @@ def test_info_on_a_virtual_drive_loads_no_test_engine(tmp_path, monkeypatch) -> 
     modules = _imported("info", "virtual:lto9")
     assert "app.visits" in modules and "app.scan.thresholds" in modules  # the path that used to load them ran
     assert not {"app.scan.engine", "app.scan.results", "app.tapeperf", "app.tapeperf.engine"} & modules
+    # ... nor what only an error, a label, a lock or a buffer needs: the sense decoder (no CHECK CONDITION came),
+    # the XML parser (LTFS labels and indexes), OpenSSL's digests and tempfile (a claimed drive's lock file, a
+    # drive buffer's bytes), a changer's codecs (issue 32 §3) ...
+    assert "app.drive" in modules and "app.claims" in modules and "native.virtual.buffers" in modules
+    assert not {"native.scsi.sense", "xml.etree.ElementTree", "hashlib", "tempfile", "native.scsi.smc"} & modules
+    # ... nor the layouts of the commands that act (move the tape, write, change a state): info only asks
+    assert "native.scsi.cdb" in modules and "native.scsi.cdb_actions" not in modules
