@@ -25,8 +25,11 @@ from .model import DriveContext, Figure, TroubleshootInput
 from .parse import parse_generation
 
 if TYPE_CHECKING:
+    from app.assess.engine import AssessResult
     from app.disk.results import DiskResult, ReadDataResult
+    from app.info.model import DriveInfo
     from app.nettest.result import NetTestResult
+    from app.scan.results import ScanResult
     from app.tapeperf.results import TapePerfResult
     from app.watch.result import WatchResult
 
@@ -172,26 +175,26 @@ class _Said:
 
 
 def _said(loaded: Loaded[Any]) -> _Said:
-    """The drive as the kind's typed result names it; nothing for a kind that names none."""
-    from app.assess.engine import AssessResult
-    from app.info.model import DriveInfo
-    from app.scan.results import ScanResult
-    from app.tapeperf.results import TapePerfResult
-    from app.watch.result import WatchResult
-
-    result = loaded.result
-    if isinstance(result, DriveInfo):
-        return _Said((result.identity.vendor, result.identity.product), result.identity.serial, result.generation)
-    if isinstance(result, TapePerfResult):
-        return _Said((result.vendor, result.product), None, result.generation)
-    if isinstance(result, WatchResult):
-        drive = result.drive
-        return _Said((drive.vendor, drive.product), drive.serial, drive.generation, drive.form == "half height")
-    if isinstance(result, (AssessResult, ScanResult)):
-        return _Said((result.vendor, result.product), result.serial)
-    if loaded.run.kind == "troubleshoot":  # a session's drive is in its input (its parameters), read by its kind
+    """The drive as the kind's typed result names it; nothing for a kind that names none. By the run's kind, whose
+    result type the loader guarantees (a result of another shape is an error here, not a drive left unnamed)."""
+    kind, result = loaded.run.kind, loaded.result
+    if kind == "troubleshoot":  # a session's drive is in its input (its parameters), read by its kind's own reader
         given = TroubleshootInput.from_dict(loaded.run.params).drive
         return _Said((given.description or "",), given.serial, given.generation, given.half_height)
+    if result is None:
+        return _Said()
+    if kind == "drive-info":
+        ident = cast("DriveInfo", result).identity
+        return _Said((ident.vendor, ident.product), ident.serial, cast("DriveInfo", result).generation)
+    if kind == "tape-perf":
+        tape = cast("TapePerfResult", result)
+        return _Said((tape.vendor, tape.product), None, tape.generation)
+    if kind == WATCH_KIND:
+        drive = cast("WatchResult", result).drive
+        return _Said((drive.vendor, drive.product), drive.serial, drive.generation, drive.form == "half height")
+    if kind in ("assessment", "media-scan"):
+        named = cast("AssessResult | ScanResult", result)
+        return _Said((named.vendor, named.product), named.serial)
     return _Said()
 
 
