@@ -236,7 +236,7 @@ def _newest(out: dict[str, int], run: Run) -> None:
         out.setdefault("network_run", run.id)
     elif run.kind in ("read-data", "create-data"):
         side = "disk_read" if run.kind == "read-data" else "disk_write"
-        out.setdefault(side if streams_of(loaded) == 1 else f"{side}_parallel", run.id)
+        out.setdefault(f"{side}_parallel" if streams_of(loaded) > 1 else side, run.id)
     elif run.kind == WATCH_KIND:
         direction = cast("WatchResult", loaded.result).direction
         if direction in ("backup", "restore"):
