@@ -3,14 +3,23 @@
 A run is keyed by the drive's serial number (VPD 80h) and the cartridge's barcode and MAM serial
 (the cartridge memory's serial, burned in at manufacture: a relabelled cartridge keeps it).
 ``keys_from_results`` finds them in the stored results: first the identities a run on a drive
-records (``app.identity``, read from the drive before the test), else, for runs stored before
+records (``app.identity``, read by its own typed reader ``recorded``), else, for runs stored before
 those existed, ``info``'s identity and MAM, an assessment's serial, a scan's MAM figures (the
 migration to schema 3 uses it).
+
+This is the store indexing its own rows, not a reader of results: it runs as a run is recorded
+(``app.history.recorder``) and inside the schema migration, on the dictionary being written or the
+row's JSON, where no run kind is at hand (the migration selects results only) and the history must
+not import the kinds (``app.runs.stored.load`` is above it). So the few keys of rows older than the
+identities are read here by name, tolerantly: an odd row gives no key, never an error that would
+stop a recording or a migration.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from typing import Any
+
+from app.identity import TAPE_DRIVE, recorded
 
 
 @dataclass(frozen=True)
@@ -38,12 +47,11 @@ def keys_from_results(results: Any) -> RunKeys:
     figures. Anything else (an odd or damaged result) gives no key rather than an error."""
     if not isinstance(results, dict):
         return RunKeys()
-    drives = [i for i in results.get("identities") or () if isinstance(i, dict) and i.get("role") == "tape drive"]
-    recorded = RunKeys(_text(drives[0].get("serial")), _text(drives[0].get("barcode")),
-                       _text(drives[0].get("cartridge_serial"))) if len(drives) == 1 else RunKeys()
+    drives = [i for i in recorded(results) or () if i.role == TAPE_DRIVE]
+    own = RunKeys(drives[0].serial, drives[0].barcode, drives[0].cartridge_serial) if len(drives) == 1 else RunKeys()
     identity, cartridge, volume = (_dict(results.get(k)) for k in ("identity", "cartridge", "volume_statistics"))
     if volume.get("page_valid") == 0:  # not the loaded cartridge's (none loaded): its barcode is no key
         volume = {}
-    return recorded.merged(RunKeys(drive_serial=_text(identity.get("serial")) or _text(results.get("serial")),
-                                   barcode=_text(cartridge.get("barcode")) or _text(volume.get("volume_barcode")),
-                                   mam_serial=_text(cartridge.get("serial"))))
+    return own.merged(RunKeys(drive_serial=_text(identity.get("serial")) or _text(results.get("serial")),
+                              barcode=_text(cartridge.get("barcode")) or _text(volume.get("volume_barcode")),
+                              mam_serial=_text(cartridge.get("serial"))))

@@ -184,7 +184,7 @@ def _from_other_runs(device: str, runs: list[Loaded[Any]], identity: dict[str, s
                     identity[name] = value
         if run.device != device:  # a run that only passed through this device (a library's drive)
             continue
-        ctx = drive_from_run(run) if run.kind != "drive-info" else None  # type: ignore[arg-type]
+        ctx = drive_from_run(loaded) if run.kind != "drive-info" else None
         if ctx and ctx.serial and "Serial" not in identity:
             identity["Serial"] = ctx.serial
         if ctx and ctx.description and not {"Vendor", "Product", "Drive"} & set(identity):

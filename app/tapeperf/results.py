@@ -419,6 +419,16 @@ class TapePerfResult:
             return Limiter(phase.limited_by, phase.limited_why), phase.percent_of_possible
         return self.limiter(phase), self.percent_of_possible(phase)
 
+    def figure(self, name: str) -> tuple[float, Limiter] | None:
+        """Phase ``name``'s rate as a component figure elsewhere (troubleshooting): its headline rate, the overall one
+        when it never streamed, with what limited it as ``show`` says it (``judged``). None: no such phase, or it
+        moved no data."""
+        phase = self.phase(name)
+        if phase is None:
+            return None
+        rate = headline_rate(phase) or (phase.mb_s if phase.mb_s > 0 else None)
+        return (rate, self.judged(phase)[0]) if rate else None
+
     def percent_of_possible(self, phase: PhaseResult) -> float | None:
         """The streaming rate as % of what this drive can do with this data (None when unknown)."""
         ref = self.possible

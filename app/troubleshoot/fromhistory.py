@@ -1,22 +1,37 @@
-"""Taking a component figure (MB/s) from a run stored in the history.
+"""Taking a component figure (MB/s), what limited it and the drive it was on from a run stored in the history.
 
-The engines' result dicts are read by looking for the phase's MB/s under the usual
-keys (``{"write": {"mb_s": ..}}``, ``write_mb_s``, ``mb_s``, a ``phases`` list). If the
-results carry none, the rate is computed from the stored samples — bytes of the
-phase over the phase's duration — which needs nothing from the engine but its samples.
+Every run is read through the one loader (``app.runs.stored.load``) into its kind's typed result, and the
+result is asked, never its stored dictionary: a tape-perf run for its phase's rate and what limited it
+(``TapePerfResult.figure``), a disk run for its rate, streams and files (``DiskResult``), a net-test run for
+each direction's rate (``NetTestResult.phase``), a watch for the job's rate (``WatchResult``), and each for the
+drive it says it ran on (``drive_from_run``). A field renamed in a result is then an attribute error in a test
+(and in mypy), not a figure that silently vanishes. A run the loader cannot read is said in one line naming it
+(``read_run``): the technician chose it, so it is bad input, never skipped. A phase whose result carries no
+rate is computed from the stored samples: bytes of the phase over its duration.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from app.history import History, Run
-from native.errors import InvalidParameter
+from app.identity import TAPE_DRIVE
+from app.runs.stored import Loaded, load
+from native.errors import DamagedResult, InvalidParameter
 from native.units import percent
 
-from .model import DriveContext, Figure
+from .model import DriveContext, Figure, TroubleshootInput
 from .parse import parse_generation
+
+if TYPE_CHECKING:
+    from app.assess.engine import AssessResult
+    from app.disk.results import DiskResult, ReadDataResult
+    from app.info.model import DriveInfo
+    from app.nettest.result import NetTestResult
+    from app.scan.results import ScanResult
+    from app.tapeperf.results import TapePerfResult
+    from app.watch.result import WatchResult
 
 # Which run kind and phase each troubleshooting step reads.
 STEP_SOURCES = {
@@ -27,37 +42,35 @@ STEP_SOURCES = {
     "network_backup": ("net-test", ("backup",)),  # client -> server: the backup's way
     "network_restore": ("net-test", ("restore",)),
 }
-_RATE_KEYS = ("mb_s", "rate_mb_s", "throughput_mb_s", "average_mb_s", "avg_mb_s")
+#: The run kind whose runs measure the backup application itself: a watch of the customer's own job (``app.watch``).
+WATCH_KIND = "backup-watch"
+#: The kind whose runs are on several drives at once: none of them is the one drive a session is about.
+MULTI_KIND = "tape-perf-multi"
 
 
-def _rate_in(d: Any) -> float | None:
-    if isinstance(d, dict):
-        for key in _RATE_KEYS:
-            v = d.get(key)
-            if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0:
-                return float(v)
-    return None
+def read_run(run: Run) -> Loaded[Any]:
+    """``run`` read through the one loader into its kind's typed result. What cannot be read is said in one line
+    naming the run (the loader's "run 12 (tape-perf) has results this tapediag cannot read: ...", or "run 12 could
+    not be read: ..."), as bad input (exit 2): the technician chose the run."""
+    from app import catalog  # noqa: F401  (installs the kinds the loader reads by; only once a run is read)
+
+    if run.damaged:
+        raise InvalidParameter(f"run {run.id} could not be read: {run.damaged}")
+    try:
+        loaded = load(run)
+    except DamagedResult as err:
+        raise InvalidParameter(err.message, hint=err.hint) from None  # the loader names the run
+    if loaded.result is None:
+        raise InvalidParameter(f"run {run.id} could not be read: it stored no {run.kind} result")
+    return loaded
 
 
-def rate_from_results(results: dict | None, phases: tuple[str, ...]) -> float | None:
-    if not results:
-        return None
-    for phase in phases:
-        got = _rate_in(results.get(phase))
-        if got is None:
-            for key in _RATE_KEYS:
-                v = results.get(f"{phase.replace('-', '_')}_{key}")
-                if isinstance(v, (int, float)) and v > 0:
-                    got = float(v)
-                    break
-        if got is None and isinstance(results.get("phases"), list):
-            got = next((_rate_in(p) for p in results["phases"]
-                        if isinstance(p, dict) and p.get("phase") == phase and _rate_in(p)), None)
-        if got is None and isinstance(results.get("phases"), dict):
-            got = _rate_in(results["phases"].get(phase))
-        if got is not None:
-            return got
-    return _rate_in(results)
+def _complete(run: Run, kind: str, what: str, how: str = "") -> None:
+    """Refuse a run of another kind, or one that did not complete (its figures are not comparable)."""
+    if run.kind != kind:
+        raise InvalidParameter(f"run {run.id} is a {run.kind} run; the {what} comes from a {kind} run{how}")
+    if run.status != "complete":
+        raise InvalidParameter(f"run {run.id} did not complete ({run.status}); its figures are not comparable")
 
 
 def rate_from_samples(run: Run, phases: tuple[str, ...]) -> float | None:
@@ -72,39 +85,46 @@ def rate_from_samples(run: Run, phases: tuple[str, ...]) -> float | None:
     return None
 
 
+def _result_figure(loaded: Loaded[Any], phases: tuple[str, ...]) -> tuple[float | None, str, str]:
+    """(MB/s, limited by, why) of the first of ``phases`` the typed result measured; (None, "", "") when none."""
+    kind = loaded.run.kind
+    for phase in phases:
+        if kind == "tape-perf":
+            found = cast("TapePerfResult", loaded.result).figure(phase)
+            if found is not None:
+                return found[0], found[1].who, found[1].why
+        elif kind == "net-test":
+            direction = cast("NetTestResult", loaded.result).phase(phase)
+            if direction is not None and direction.mb_s > 0:
+                return direction.mb_s, "", ""
+    if kind in ("read-data", "create-data"):
+        rate = cast("DiskResult", loaded.result).mb_s
+        return (rate if rate > 0 else None), "", ""
+    return None, "", ""
+
+
 def figure_from_run(history: History, run_id: int, step: str) -> Figure:
     """The MB/s of ``step`` (a ``STEP_SOURCES`` key: "tape_write", "disk_read", "network_backup" ...) in run
-    ``run_id``."""
+    ``run_id``, with what the run said limited it (a tape run's ``limited_by``)."""
     kind, phases = STEP_SOURCES[step]
     run = history.get_run(run_id)
-    if run.kind != kind:
-        raise InvalidParameter(f"run {run_id} is a {run.kind} run; the {step.replace('_', ' ')} figure "
-                               f"comes from a {kind} run")
-    if run.status != "complete":
-        raise InvalidParameter(f"run {run_id} did not complete ({run.status}); its figures are not comparable")
-    rate = rate_from_results(run.results, phases) or rate_from_samples(run, phases)
+    _complete(run, kind, f"{step.replace('_', ' ')} figure")
+    rate, who, why = _result_figure(read_run(run), phases)
+    rate = rate or rate_from_samples(run, phases)
     if rate is None:
         raise InvalidParameter(f"run {run_id} has no {'/'.join(phases)} rate in its results or samples")
-    who, why = limit_of(run.results, phases)
     return Figure(mb_s=round(rate, 2), source=f"run {run_id}", run_id=run_id, limited_by=who, limited_why=why)
 
 
 def network_figures(history: History, run_id: int) -> dict[str, Figure]:
     """The directions a net-test run measured, as ``Measurements``' ``network_backup``/``network_restore``."""
     run = history.get_run(run_id, samples=False)
-    if run.kind != "net-test":
-        raise InvalidParameter(f"run {run_id} is a {run.kind} run; the network figure comes from a net-test run")
-    if run.status != "complete":
-        raise InvalidParameter(f"run {run_id} did not complete ({run.status}); its figures are not comparable")
-    measured = {f"network_{p['phase']}" for p in (run.results or {}).get("phases", [])
-                if isinstance(p, dict) and p.get("phase") in ("backup", "restore")}
+    _complete(run, "net-test", "network figure")
+    result = cast("NetTestResult", read_run(run).result)
+    measured = {f"network_{p.phase}" for p in result.phases if p.phase in ("backup", "restore")}
     if not measured:
         raise InvalidParameter(f"run {run_id} measured no direction")
     return {step: figure_from_run(history, run_id, step) for step in sorted(measured)}
-
-
-#: The run kind whose runs measure the backup application itself: a watch of the customer's own job (``app.watch``).
-WATCH_KIND = "backup-watch"
 
 
 @dataclass(frozen=True)
@@ -121,16 +141,9 @@ class Watched:
 def watched_figure(history: History, run_id: int, direction: str) -> Watched:
     """The ``direction`` ("backup" or "restore") rate of the job watched in run ``run_id`` (a ``backup-watch`` run):
     what the application achieved, measured by the kernel's own counters instead of typed in from its log."""
-    from app.runs.typed import from_dict
-    from app.watch.result import WatchResult
-
     run = history.get_run(run_id, samples=False)
-    if run.kind != WATCH_KIND:
-        raise InvalidParameter(f"run {run_id} is a {run.kind} run; the {direction}'s achieved rate comes from a "
-                               f"{WATCH_KIND} run (a watch of the job: tapediag watch)")
-    if run.status != "complete":
-        raise InvalidParameter(f"run {run_id} did not complete ({run.status}); its figures are not comparable")
-    watched = from_dict(WatchResult, run.results or {})
+    _complete(run, WATCH_KIND, f"{direction}'s achieved rate", " (a watch of the job: tapediag watch)")
+    watched = cast("WatchResult", read_run(run).result)
     if watched.direction != direction or watched.mb_s <= 0:
         saw = f"a {watched.direction}" if watched.direction else "no I/O"
         raise InvalidParameter(f"run {run_id} watched {saw}, not a {direction}: it gives no {direction} rate")
@@ -140,88 +153,113 @@ def watched_figure(history: History, run_id: int, direction: str) -> Watched:
                    watched.drive.ratio if watched.drive.queried else None)
 
 
-def limit_of(results: dict | None, phases: tuple[str, ...]) -> tuple[str, str]:
-    """What the run itself said limited the phase (a tape-perf phase's ``limited_by``/``limited_why``), or ("", "")."""
-    for p in (results or {}).get("phases") or []:
-        if isinstance(p, dict) and p.get("phase") in phases and isinstance(p.get("limited_by"), str):
-            return p["limited_by"], str(p.get("limited_why") or "")
-    return "", ""
+def streams_of(loaded: Loaded[Any]) -> int:
+    """How many parallel streams a disk run (read-data, create-data) measured: one is the single-stream figure."""
+    return len(cast("DiskResult", loaded.result).streams)
 
 
-def streams_of(run: Run) -> int | None:
-    """How many parallel streams/threads a disk run used (to file it as single or parallel)."""
-    for where in (run.params, run.results or {}):
-        for key in ("streams", "threads", "parallel", "jobs", "workers"):
-            v = where.get(key)
-            if isinstance(v, int) and not isinstance(v, bool) and v > 0:
-                return v
-    return None
+def file_stats(loaded: Loaded[Any]) -> tuple[int, float] | None:
+    """(files, average KB per file) a read-data run read, when it read any: the customer's own file sizes."""
+    result = cast("ReadDataResult", loaded.result)
+    return (result.total_files, result.total_bytes / result.total_files / 1024) if result.total_files > 0 else None
 
 
-def drive_from_run(run: Run) -> DriveContext | None:
-    """Drive generation, serial and description from a drive-info or tape-perf run, if present.
+@dataclass(frozen=True)
+class _Said:
+    """What a run's typed result says of the one drive it ran on."""
 
-    None for a run on several drives at once (``tape-perf-multi``): it has no one drive, and the
-    first generation or serial found in it would be credited to all of them."""
-    if len(run.params.get("devices") or []) > 1:
+    words: tuple[str, ...] = ()  # vendor, product
+    serial: str | None = None
+    generation: int | None = None
+    half_height: bool = False
+
+
+def _said(loaded: Loaded[Any]) -> _Said:
+    """The drive as the kind's typed result names it; nothing for a kind that names none. By the run's kind, whose
+    result type the loader guarantees (a result of another shape is an error here, not a drive left unnamed)."""
+    kind, result = loaded.run.kind, loaded.result
+    if kind == "troubleshoot":  # a session's drive is in its input (its parameters), read by its kind's own reader
+        given = TroubleshootInput.from_dict(loaded.run.params).drive
+        return _Said((given.description or "",), given.serial, given.generation, given.half_height)
+    if result is None:
+        return _Said()
+    if kind == "drive-info":
+        ident = cast("DriveInfo", result).identity
+        return _Said((ident.vendor, ident.product), ident.serial, cast("DriveInfo", result).generation)
+    if kind == "tape-perf":
+        tape = cast("TapePerfResult", result)
+        return _Said((tape.vendor, tape.product), None, tape.generation)
+    if kind == WATCH_KIND:
+        drive = cast("WatchResult", result).drive
+        return _Said((drive.vendor, drive.product), drive.serial, drive.generation, drive.form == "half height")
+    if kind in ("assessment", "media-scan"):
+        named = cast("AssessResult | ScanResult", result)
+        return _Said((named.vendor, named.product), named.serial)
+    return _Said()
+
+
+def drive_from_run(loaded: Loaded[Any]) -> DriveContext | None:
+    """Drive generation, serial and description from a stored run (read by ``read_run`` or ``load``): the drive
+    identity the run recorded (``app.identity``), then what its kind's result says of the drive; the generation
+    from the product name (or the device string, "virtual:lto9") when no result says it.
+
+    None for a run on several drives at once (``tape-perf-multi``): it has no one drive, and the first
+    generation or serial found in it would be credited to all of them."""
+    drives = [i for i in loaded.identities or () if i.role == TAPE_DRIVE]
+    if loaded.run.kind == MULTI_KIND or len(drives) > 1:
         return None
-    blobs: list[dict] = [run.results or {}, run.params]
-    for b in list(blobs):
-        for key in ("drive", "identity", "inquiry", "device"):
-            if isinstance(b.get(key), dict):
-                blobs.append(b[key])
-    found: dict[str, Any] = {}
-    for b in blobs:
-        for key in ("serial", "serial_number", "unit_serial"):
-            if isinstance(b.get(key), str) and b[key].strip() and "serial" not in found:
-                found["serial"] = b[key].strip()
-        for key in ("generation", "lto_generation"):
-            v = b.get(key)
-            if isinstance(v, int) and "generation" not in found:
-                found["generation"] = v
-            elif isinstance(v, str) and "generation" not in found:
-                try:
-                    found["generation"], found["half"] = parse_generation(v)
-                except InvalidParameter:
-                    pass
-        if isinstance(b.get("description"), str) and b["description"].strip() and "description" not in found:
-            found["description"] = b["description"].strip()
-        words = [str(b[k]) for k in ("vendor", "product", "model", "revision") if isinstance(b.get(k), str)]
-        if words and "description" not in found:
-            found["description"] = " ".join(w.strip() for w in words if w.strip())
-    if "generation" not in found:
-        text = " ".join([found.get("description", ""), run.device])
-        m = re.search(r"(?:LTO|ULTRIUM)[\s_-]*(?:HH|TD|FH)?[\s_-]*\d{1,2}", text, re.IGNORECASE)
+    said = _said(loaded)
+    recorded = drives[0] if drives else None
+    words = (recorded.vendor or "", recorded.product or "") if recorded and recorded.product else said.words
+    description = " ".join(w.strip() for w in words if w and w.strip()) or None
+    serial = (recorded.serial if recorded else None) or (said.serial.strip() if said.serial else None) or None
+    generation, half = said.generation, said.half_height
+    if generation is None:
+        m = re.search(r"(?:LTO|ULTRIUM)[\s_-]*(?:HH|TD|FH)?[\s_-]*\d{1,2}", f"{description or ''} {loaded.run.device}",
+                      re.IGNORECASE)
         if m:
-            found["generation"], found["half"] = parse_generation(m.group(0))
-    if not found:
+            generation, half = parse_generation(m.group(0))
+    if generation is None and description is None and serial is None:
         return None
-    return DriveContext(generation=found.get("generation"), half_height=bool(found.get("half", False)),
-                        description=found.get("description"), serial=found.get("serial"))
+    return DriveContext(generation=generation, half_height=half, description=description, serial=serial)
+
+
+def _newest(out: dict[str, int], run: Run) -> None:
+    """File ``run`` (complete, read by the loader) under the figures it gives that no newer run gave."""
+    loaded = read_run(run)
+    if run.kind == "tape-perf":
+        result = cast("TapePerfResult", loaded.result)
+        for phase in ("write", "read"):
+            if result.phase(phase) is not None:
+                out.setdefault(f"tape_{phase}", run.id)
+    elif run.kind == "net-test":
+        out.setdefault("network_run", run.id)
+    elif run.kind in ("read-data", "create-data"):
+        side = "disk_read" if run.kind == "read-data" else "disk_write"
+        out.setdefault(f"{side}_parallel" if streams_of(loaded) > 1 else side, run.id)
+    elif run.kind == WATCH_KIND:
+        direction = cast("WatchResult", loaded.result).direction
+        if direction in ("backup", "restore"):
+            out.setdefault(direction, run.id)  # the application's figure, watched
+
+
+#: The figures of the troubleshooting form each kind of run can fill (``latest_figures``).
+_FILLS = {"tape-perf": ("tape_write", "tape_read"), "net-test": ("network_run",),
+          "read-data": ("disk_read", "disk_read_parallel"), "create-data": ("disk_write", "disk_write_parallel"),
+          WATCH_KIND: ("backup", "restore")}
 
 
 def latest_figures(history: "History") -> dict[str, int]:
     """The newest complete run for each figure of the troubleshooting form: field -> run id (``network_run``: the
     newest net-test; the application's "backup" or "restore" from the newest watch of such a job).
 
-    A disk run is filed by its stream count exactly as the CLI files it (``streams_of``):
-    one stream is the single-stream figure, more the parallel one.
+    A disk run is filed by the streams it measured, exactly as a session files it (``streams_of``): one stream is
+    the single-stream figure, more the parallel one. Each run is read by the loader only while it could still fill
+    a field, and one that cannot be read then is said (``read_run``), not passed over for an older one.
     """
     out: dict[str, int] = {}
     for run in history.list_runs():  # newest first
-        if run.status != "complete":
-            continue
-        if run.kind == "tape-perf":
-            phases = {p.get("phase") for p in (run.results or {}).get("phases", []) if isinstance(p, dict)}
-            for phase in ("write", "read"):
-                if phase in phases:
-                    out.setdefault(f"tape_{phase}", run.id)
-        elif run.kind == "net-test":
-            out.setdefault("network_run", run.id)
-        elif run.kind in ("read-data", "create-data"):
-            side = "disk_read" if run.kind == "read-data" else "disk_write"
-            streams = streams_of(run) or 1
-            out.setdefault(side if streams == 1 else f"{side}_parallel", run.id)
-        elif run.kind == WATCH_KIND and (run.results or {}).get("direction") in ("backup", "restore"):
-            out.setdefault(str((run.results or {})["direction"]), run.id)  # the application's figure, watched
+        fills = _FILLS.get(run.kind, ())
+        if run.status == "complete" and not all(f in out for f in fills):
+            _newest(out, run)
     return out

@@ -20,7 +20,8 @@ from app.execute import execute
 from app.history import History
 
 from .kind import TROUBLESHOOT
-from .fromhistory import drive_from_run, figure_from_run, network_figures, streams_of, watched_figure
+from .fromhistory import (drive_from_run, figure_from_run, file_stats, network_figures, read_run, streams_of,
+                          watched_figure)
 from .model import Diagnosis, DriveContext, Figure, Measurements, TroubleshootInput, Workload
 from .parse import parse_block_size, parse_generation, parse_link
 
@@ -206,14 +207,6 @@ class TroubleshootRequest:
                     or self.backup_run is not None or self.restore_run is not None)
 
 
-def _file_stats(results: dict) -> tuple[int, float] | None:
-    """(files, average KB per file) of a read-data run, when it says."""
-    files, nbytes = results.get("total_files"), results.get("total_bytes")
-    if isinstance(files, int) and isinstance(nbytes, int) and files > 0:
-        return files, nbytes / files / 1024
-    return None
-
-
 def build_input(req: TroubleshootRequest, hist: History) -> tuple[TroubleshootInput, str]:
     """The typed input from the request and its history runs; also the device to file the session under."""
     device = ""
@@ -227,21 +220,20 @@ def build_input(req: TroubleshootRequest, hist: History) -> tuple[TroubleshootIn
     for step in RUN_STEPS[:-1]:
         for run_id in req.runs.get(step, []):
             fig = figure_from_run(hist, run_id, step)
-            run = hist.get_run(run_id, samples=False)
+            loaded = read_run(hist.get_run(run_id, samples=False))
             if step.startswith("tape"):
                 m[step] = fig
-                device = device or run.device
-                found = drive_from_run(run)
+                device = device or loaded.run.device
+                found = drive_from_run(loaded)
                 if found and drive_ctx.generation is None:
                     drive_ctx = found
             else:
-                n = streams_of(run)
-                m[f"{step}_{'parallel' if n and n > 1 else 'single'}"] = fig
+                m[f"{step}_{'parallel' if streams_of(loaded) > 1 else 'single'}"] = fig
                 if step == "disk_read":  # read-data walks the customer's own data: its file sizes count
-                    source_files = _file_stats(run.results or {}) or source_files
+                    source_files = file_stats(loaded) or source_files
     if req.drive_run:
         run = hist.get_run(req.drive_run, samples=False)
-        found = drive_from_run(run)
+        found = drive_from_run(read_run(run))
         if not found:
             raise InvalidParameter(f"run {req.drive_run} does not say which drive it was")
         drive_ctx, device = found, run.device
@@ -278,7 +270,7 @@ def _watched(req: TroubleshootRequest, hist: History, drive_ctx: DriveContext,
         achieved.update({f"{side}_mb_s": watched.mb_s, f"{side}_source": watched.source,
                          f"{side}_waiting_share": watched.waiting_share, f"{side}_run": run_id})
         run = hist.get_run(run_id, samples=False)
-        found = drive_from_run(run)
+        found = drive_from_run(read_run(run))
         if found and drive_ctx.generation is None:
             drive_ctx, device = found, device or run.device
         if watched.compression_ratio and drive_ctx.compression_ratio is None:

@@ -59,7 +59,7 @@ def test_latest_runs_file_a_4_stream_read_as_parallel_like_the_cli(qtbot, window
         one = hist.start_run("read-data", "/srv", {"streams": 1})
         hist.finish_run(one, "complete", read_data(105.0, target="/srv"))
         four = hist.start_run("read-data", "/srv", {"streams": 4})
-        hist.finish_run(four, "complete", read_data(262.0, target="/srv"))
+        hist.finish_run(four, "complete", read_data(262.0, target="/srv", streams=4))
         expected = latest_figures(hist)
     assert expected["disk_read"] == one and expected["disk_read_parallel"] == four
     panel = window.show_panel("troubleshoot")

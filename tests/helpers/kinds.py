@@ -34,13 +34,15 @@ def tape_perf(device: str = "virtual:lto9", rates: dict[str, float] | None = Non
     return TapePerfResult(device, phases=phases, **fields).to_dict()
 
 
-def read_data(mb_s: float, target: str = "/srv/data", files: int = 8, seconds: float = 1.0,
+def read_data(mb_s: float, target: str = "/srv/data", files: int = 8, seconds: float = 1.0, streams: int = 1,
               **fields: Any) -> dict[str, Any]:
-    """A stored read-data result whose one stream read ``mb_s`` for ``seconds``."""
+    """A stored read-data result whose ``streams`` streams read ``mb_s`` together for ``seconds``, ``files`` in all."""
     from app.disk.results import LatencyStats, ReadDataResult, StreamResult
 
-    return ReadDataResult("read-data", target, "complete", [StreamResult(1, files, round(mb_s * 1e6 * seconds), seconds)],
-                          LatencyStats(), fields.pop("params", {}), True, **fields).to_dict()
+    each = [StreamResult(n + 1, files // streams + (n < files % streams), round(mb_s * 1e6 * seconds / streams), seconds)
+            for n in range(streams)]
+    return ReadDataResult("read-data", target, "complete", each, LatencyStats(), fields.pop("params", {}), True,
+                          **fields).to_dict()
 
 
 def drive_info(serial: str = "HU1234ABCD", verdict: str = "Healthy", reasons: tuple[str, ...] = (),

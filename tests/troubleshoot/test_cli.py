@@ -7,7 +7,8 @@ import json
 import pytest
 
 
-from tests.helpers.kinds import read_data
+from tests.helpers.kinds import drive_info, read_data, tape_perf
+from app.identity import IDENTITIES, TAPE_DRIVE, DeviceIdentity
 from app.cli import main
 from app.events import Sample
 from app.history import History
@@ -41,11 +42,14 @@ def test_json_output(capsys) -> None:
 def test_figures_from_history_runs(capsys) -> None:
     with History.open() as hist:
         tape = hist.start_run("tape-perf", "virtual:lto9", {"block_size": 262144})
-        # 100 I/Os of 2 MB in 1 s = 200 MB/s computed from the samples; no rate in the results.
+        # 100 I/Os of 2 MB in 1 s = 200 MB/s computed from the samples; no phase (so no rate) in the results. The drive
+        # as the run recorded it (``app.identity``): its serial is only there.
         hist.add_samples(tape, [Sample(t=(i + 1) * 0.01, nbytes=2_000_000, latency=0.01, phase="write") for i in range(100)])
-        hist.finish_run(tape, "complete", {"drive": {"vendor": "HPE", "product": "Ultrium 9-SCSI", "serial": "VX9001"}})
-        disk = hist.start_run("read-data", "/srv/data", {"threads": 8})
-        hist.finish_run(disk, "complete", {"read-data": {"mb_s": 350.5}})
+        drive = DeviceIdentity("virtual:lto9", TAPE_DRIVE, "HPE", "Ultrium 9-SCSI", "VX9001")
+        hist.finish_run(tape, "complete", {**tape_perf(vendor="HPE", product="Ultrium 9-SCSI"),
+                                           IDENTITIES: [drive.to_dict()]})
+        disk = hist.start_run("read-data", "/srv/data", {"streams": 8})
+        hist.finish_run(disk, "complete", read_data(350.5, files=800, streams=8))
     assert main(["troubleshoot", "--tape-write-run", str(tape), "--disk-read-run", str(disk),
                  "--backup", "190", "--streams", "8", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
@@ -111,9 +115,10 @@ def test_show_prints_a_stored_session_as_it_was_printed(capsys) -> None:
 def test_drive_from_a_drive_info_run_and_run_ids_in_prompts(monkeypatch, capsys) -> None:
     with History.open() as hist:
         info = hist.start_run("drive-info", "/dev/sg4", {})
-        hist.finish_run(info, "complete", {"vendor": "HP", "product": "Ultrium 4-SCSI", "serial": "HU19KT1234"})
+        hist.finish_run(info, "complete", drive_info(serial="HU19KT1234", device="/dev/sg4"))  # an HP LTO-4
         tape = hist.start_run("tape-perf", "/dev/sg4", {})
-        hist.finish_run(tape, "complete", {"phases": [{"phase": "write", "mb_s": 118.0}]})
+        stored = tape_perf("/dev/sg4", {"write": 118.0})
+        hist.finish_run(tape, "complete", stored)
     answers = [f"#{tape}", "", "", "", "10.59", "", "22.98", "", "1", "64K", "", "", "no"]
     monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(answers) + "\n"))
     assert main(["troubleshoot", "--interactive", "--drive-run", str(info), "--json"]) == 0
@@ -121,8 +126,11 @@ def test_drive_from_a_drive_info_run_and_run_ids_in_prompts(monkeypatch, capsys)
         run = hist.list_runs(kind="troubleshoot")[0]
     assert run.device == "/dev/sg4"
     assert run.params["drive"]["generation"] == 4 and run.params["drive"]["serial"] == "HU19KT1234"
+    said = stored["phases"][0]  # what the run said limited it (it never streamed: "not steady"), taken as it said it
+    assert said["limited_by"] == "not steady"
     assert run.params["measurements"]["tape_write"] == {"mb_s": 118.0, "run_id": tape, "source": f"run {tape}",
-                                                        "limited_by": "", "limited_why": ""}
+                                                        "limited_by": said["limited_by"],
+                                                        "limited_why": said["limited_why"]}
     assert {r["id"] for r in run.results["recommendations"]} >= {"block-size-below-256k"}
 
 
