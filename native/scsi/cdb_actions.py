@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from native.errors import InvalidParameter
-from native.scsi.cdb import (
+from native.scsi.cdb_codes import (
     ERASE_6, FORMAT_MEDIUM, LOAD_UNLOAD, LOCATE_10, LOCATE_16, MODE_SELECT_10, MODE_SELECT_6,
     PREVENT_ALLOW_MEDIUM_REMOVAL, READ_6, REWIND, SEND_DIAGNOSTIC, SPACE_16, SPACE_6, WRITE_6, WRITE_ATTRIBUTE,
     WRITE_FILEMARKS_6, SpaceCode,
