@@ -33,8 +33,15 @@ clean() {  # what one scenario leaves that the next one would otherwise find
   [ -z "$(ls /sys/class/scsi_tape 2> /dev/null)" ] || echo "scenarios: a tape device is left: $(ls /sys/class/scsi_tape)"
   command -v dmsetup > /dev/null && DM_DISABLE_UDEV=1 dmsetup remove_all --noudevsync > /dev/null 2>&1
   userdel techuser > /dev/null 2>&1
-  rm -rf /tmp/* /etc/iscsi /var/lib/iscsi /run/lock/iscsi /run/tgtd /var/run/tgtd
+  for f in /tmp/*; do [ "$f" = "$KEEP" ] || rm -rf "$f"; done
+  rm -rf /etc/iscsi /var/lib/iscsi /run/lock/iscsi /run/tgtd /var/run/tgtd
 }
+# A checkout under /tmp (guest_init.sh binds it back there) is the one thing in /tmp that clean() keeps.
+CHECKOUT=$(cat /out/checkout)
+case "$CHECKOUT/" in
+  /tmp/*) KEEP=/tmp/$(echo "${CHECKOUT#/tmp/}" | cut -d/ -f1) ;;
+  *) KEEP="" ;;
+esac
 while read -r name seconds; do
   clean
   echo "scenarios: $name starts at $(now) s"
