@@ -11,6 +11,7 @@ from html import escape
 
 from app.compare.model import Comparison
 from app.report import BarChart, Field, Headline, Plot, Report
+from ui.format import unbroken
 
 NAVY = "#1f3a5f"
 RULE = "#c8ccd2"
@@ -37,7 +38,8 @@ PAGE_BREAK = "page-break-before: always;"
 
 
 def _e(text: str) -> str:
-    return escape(str(text))
+    """Escaped, with every figure kept whole where a box or a cell wraps (``ui.format.unbroken``)."""
+    return escape(unbroken(str(text)))
 
 
 def _grid(header: tuple[str, ...], rows: list[tuple[str, ...]], *, numeric: tuple[int, ...] = (),
