@@ -38,7 +38,7 @@ def test_table_2_names_the_file_system_and_lands_in_history(qtbot, window):
     assert history.select_run(panel.run_id)
     qtbot.waitUntil(lambda: history.current_run is not None and history.current_run.id == panel.run_id,
                     timeout=10000)
-    assert history.details.find_value("kind") == "troubleshoot"
+    assert history.details.find_value("kind") == "Troubleshooting session"  # its title, as the PDF names it
     wait_idle(qtbot, window)
 
 
