@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from html import escape
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -145,7 +145,8 @@ class TroubleshootPanel(WizardPanel):
         for column in range(3):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
-        header.sectionResized.connect(lambda *_: self._fit_table())
+        # After the resize is done (the rows' heights asked for in the signal itself were those of the old width).
+        header.sectionResized.connect(lambda *_: QTimer.singleShot(0, self._fit_table))
         self.table.setWordWrap(True)
         self.table.setTextElideMode(Qt.TextElideMode.ElideNone)
         self.recommendations = QTextBrowser()
