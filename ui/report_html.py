@@ -211,7 +211,8 @@ def _runs(report: Report, plot_size: tuple[int, int]) -> list[str]:
             parts.append(f'<p class="muted"><b>Parameters</b> {_e(params)}</p>')
         if run.plot is not None:
             parts.append(_img(f"plot:run{run.run_id}", *plot_size))
-            parts.extend(f'<p class="muted">{_e(note)}</p>' for note in run.plot.notes)
+            # Clear of the chart's box (its words are checked inside it); Qt takes this margin in px, not pt.
+            parts.extend(f'<p class="muted" style="margin-top: 6px;">{_e(note)}</p>' for note in run.plot.notes)
         shown = [f for f in run.results if f not in run.headline]
         if shown:
             parts.append(_fields(shown, ("Measured", "")))
