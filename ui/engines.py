@@ -27,7 +27,7 @@ from app.execute import execute
 from app.compare.model import REPORT_TITLE, Comparison
 from app.history import History, Run
 from app.history.export import write_csv
-from app.history.summary import headline
+from app.history.summary import headline, listed
 from app.info import DriveInfo
 from app.info_kind import snapshot
 from app.nettest.kind import NET_TEST
@@ -35,7 +35,11 @@ from app.nettest.params import NetTestParams, ServeParams
 from app.nettest.result import NetTestResult
 from app.nettest.server import NetServer, ServeOutcome
 from app.nettest.token import Token, normalise
-from app.runs.stored import load
+from app.info_view import Row, Section
+from app.runs import registry
+from app.runs.kind import Stretch
+from app.runs.stored import Loaded, load
+from app.runs.words import count, when
 from app.tapeperf import TapePerfParams, TapePerfResult
 from app.tapeperf.results import phase_headline
 from app.tapeperf.multi import MultiParams
@@ -46,7 +50,7 @@ from app.troubleshoot.model import Diagnosis
 from app.troubleshoot.parse import Link, parse_block_size, parse_generation, parse_link
 from app.troubleshoot.request import (RunRef, TroubleshootRequest, diagnose_recorded, parse_figure, parse_run,
                                       parse_file_count, parse_rate, parse_streams)
-from native.errors import InvalidParameter, SafetyRefusal, TapediagError
+from native.errors import DamagedResult, InvalidParameter, SafetyRefusal, TapediagError
 from native.iscsi_url import display_device
 from native.units import files_rate_text, plural, rate_figure, rate_text, size_text
 from ui.worker import Job
@@ -165,15 +169,57 @@ def run_headline(run: Run) -> str:
     return headline(run)
 
 
-def run_curves(run: Run) -> list[tuple[str, list[tuple[float, float]]]] | None:
-    """The curves a run kind carries in its result (each drive and their aggregate), or None: plot the samples."""
-    return load(run).series()
+@dataclass(frozen=True)
+class RunReview:
+    """A recorded run as the History panel shows it, its result read once (``app.runs.stored.load``) on the
+    history's worker: its line, its curves (None: plot the stored samples), the yardstick its verdict judged
+    against, what its plot marks besides the samples (a write's flush) and its details in words."""
+
+    run: Run
+    headline: str
+    curves: list[tuple[str, list[tuple[float, float]]]] | None
+    references: list[tuple[str, float]]
+    stretches: list[Stretch]
+    sections: tuple[Section, ...]
 
 
-def reference_rates_for_run(run: Run) -> list[tuple[str, float]]:
+#: A finding's tone as the details' colour (``ui.widgets.SEVERITY_COLOURS``).
+_TONE_SEVERITY = {"good": "healthy", "warn": "attention", "bad": "failing"}
+
+
+def review_run(run_id: int) -> RunReview:
+    """Everything the History panel shows of a run (worker thread): one read of the history, one load."""
+    run = get_run(run_id)
+    try:
+        loaded: Loaded[Any] | None = None if run.damaged else load(run)
+    except DamagedResult:
+        loaded = None
+    if loaded is None:  # a damaged record: its line says so; its details are the run's own facts
+        return RunReview(run, headline(run), None, [], [], (_run_facts(run),))
+    from app.report.build import parameter_fields, result_fields  # the report's words: only when a run is shown
+    from app.report.plots import stretches_of
+
+    verdicts = tuple(Row(f.topic, f.words, _TONE_SEVERITY.get(f.tone)) for f in loaded.findings())
+    sections = (_run_facts(run), Section("Verdicts", verdicts),
+                Section("Parameters", tuple(Row(f.label, f.value) for f in parameter_fields(run, loaded))),
+                Section("Results", tuple(Row(f.label, f.value) for f in result_fields(run, loaded))))
+    return RunReview(run, listed(run, loaded=loaded)[0], loaded.series(), _references(loaded), stretches_of(loaded),
+                     tuple(s for s in sections if s.rows))
+
+
+def _run_facts(run: Run) -> Section:
+    rows = [Row("Run", f"#{run.id}"), Row("Kind", registry.title(run.kind)),
+            Row("Device", display_device(run.device) if run.device else "none"), Row("Status", run.status),
+            Row("Started", when(run.started_at)), Row("Finished", when(run.finished_at))]
+    rows += [Row("Error", run.error)] if run.error else []
+    rows += [Row("Record damaged", run.damaged)] if run.damaged else []
+    rows.append(Row("Samples stored", count(run.sample_count, "sample")))
+    return Section("Run", tuple(rows))
+
+
+def _references(loaded: Loaded[Any]) -> list[tuple[str, float]]:
     """The stored run's yardstick, the figure its headline judges against (``app.report.plots``, as the PDF
     draws it); the generation's rated rates only for a tape run stored without one."""
-    loaded = load(run)
     stick = loaded.yardstick()
     if stick is not None:
         return [stick]

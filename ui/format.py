@@ -1,7 +1,9 @@
 """Numbers as a technician reads them, in ``native.units``' one way of writing them (the CLI's and the PDF's):
 decimal MB/s (as drive vendors rate them), binary sizes where a block or file size is meant. Only the GUI's
-dash for a missing figure is its own."""
+dash for a missing figure is its own, and ``unbroken``: how a figure stays whole where a line wraps."""
 from __future__ import annotations
+
+import re
 
 from native.units import block_text, duration_text, rate_text, size_text
 
@@ -24,3 +26,20 @@ def human_rate(mb_s: float | None) -> str:
 def human_duration(seconds: float | None) -> str:
     """``native.units.duration_text``, the CLI's and the PDF's words, with the GUI's dash for "none"."""
     return "–" if seconds is None else duration_text(seconds)
+
+
+#: A unit ``native.units`` writes after a figure ('814.5 MB/s', '1.07 GB', '256 KiB', '0.3 ms', '2,062 files/s').
+_UNIT = r"(?:[KMGTP]i?B|[KMGT]bit|files|bytes?|µs|ms|s|min|h)(?:/s)?"
+_FIGURE_SPACE = re.compile(rf"(?<=\d) (?={_UNIT}(?!\w))")
+#: The slash inside a unit ('MB/s', 'files/s', 'I/O'): a line may break after a slash (Unicode's line breaking
+#: rules), and a narrow headline read "814.5 MB/" over "s".
+_UNIT_SLASH = re.compile(r"(?<=[A-Za-z])/(?=(?:s|Os?)(?!\w))")
+NBSP, WORD_JOINER = "\u00a0", "\u2060"
+
+
+def unbroken(text: str) -> str:
+    """``text`` with every figure kept whole on one line: a no-break space between a figure and its unit and a
+    word joiner after a unit's slash (both invisible; PDF text extraction reads them as ' ' and nothing).
+    For any text a line may wrap in: a headline label, a PDF verdict box or table cell. Applying it twice
+    changes nothing."""
+    return _UNIT_SLASH.sub("/" + WORD_JOINER, _FIGURE_SPACE.sub(NBSP, text))

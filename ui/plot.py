@@ -17,9 +17,11 @@ import numpy.ma  # noqa: F401  pyqtgraph imports it lazily at the first curve up
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import QGraphicsItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGraphicsItem, QLabel, QVBoxLayout, QWidget
 
 from app.events import Sample
+from app.runs.kind import Stretch
+from ui.format import unbroken
 
 TOP_ROOM = 1.05  # the y range's top over its highest tick (the tick's label inside the plot)
 BIN_S = 0.1  # width of one rate bin, seconds
@@ -158,9 +160,17 @@ class ThroughputPlot(QWidget):
             static.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.view.setMinimumHeight(220)
         self.view.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        # Why the curve and the verdict's figure differ (a short write's flush, ``set_stretches``): under the plot.
+        self.note = QLabel()
+        self.note.setObjectName("plotNote")
+        self.note.setWordWrap(True)
+        self.note.hide()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.view)
+        layout.addWidget(self.view, 1)
+        layout.addWidget(self.note)
+        self._phase_end: dict[str, float] = {}
+        self._shaded: list[tuple[pg.LinearRegionItem, pg.TextItem]] = []
         self._series: dict[str, _Series] = {}
         self.by_drive = False  # several drives at once: curves per drive (``prepare``)
         self._curves: dict[str, tuple[pg.PlotDataItem, pg.PlotDataItem]] = {}
@@ -224,6 +234,8 @@ class ThroughputPlot(QWidget):
         self._x_hi = self._y_hi = 0.0
         self.t_max = 0.0
         self.sample_count = 0
+        self._phase_end.clear()
+        self.set_stretches([])
 
     def add_samples(self, samples: Sequence[Sample], *, final: bool = False) -> None:
         """Fold a batch of samples in and redraw (the curve objects are reused)."""
@@ -246,6 +258,7 @@ class ThroughputPlot(QWidget):
                 lat = np.fromiter((s.latency for s in group), float, len(group))
                 n = np.fromiter((s.nbytes for s in group), float, len(group))
                 self._series.setdefault(phase, _Series()).add(np.maximum(t - lat, 0.0), t, n)
+                self._phase_end[phase] = max(self._phase_end.get(phase, 0.0), float(t.max()))
                 self._find_stalls(t, lat)
             self.sample_count += len(samples)
             self.t_max = max(self.t_max, max(s.t for s in samples))
@@ -362,6 +375,42 @@ class ThroughputPlot(QWidget):
             self._curves[key] = (line, line)
             self.t_max = max(self.t_max, float(x.max()))
         self._fit_ranges()
+
+    # -- stretches without samples ------------------------------------------------------
+    def set_stretches(self, stretches: Sequence[Stretch]) -> None:
+        """Shade each stretch after its phase's last I/O (a write's flush: ``RunKind.stretches``) with its words,
+        and print the stretches' notes under the plot (none: the note is hidden). A stretch whose phase has no
+        samples here is left out, as the PDF leaves it out (``app.report.plots.placed``)."""
+        item = self.view.getPlotItem()
+        for region, text in self._shaded:
+            item.removeItem(region)
+            item.removeItem(text)
+        self._shaded.clear()
+        fg = self.palette().color(QPalette.ColorRole.Text)
+        shade = QColor(fg)
+        shade.setAlpha(40)
+        notes = []
+        for st in stretches:
+            start = self._phase_end.get(st.phase)
+            if start is None:
+                continue
+            region = pg.LinearRegionItem(values=(start, start + st.seconds), movable=False, brush=pg.mkBrush(shade),
+                                         pen=pg.mkPen(None))
+            region.setZValue(-10)  # under the curves
+            text = pg.TextItem(st.label, color=fg, anchor=(0, 1))
+            text.setPos(start, 0.0)
+            item.addItem(region)
+            item.addItem(text)
+            self._shaded.append((region, text))
+            self.t_max = max(self.t_max, start + st.seconds)
+            notes.append(st.note)
+        self.note.setText(unbroken("\n".join(notes)))
+        self.note.setVisible(bool(notes))
+        self._fit_ranges()
+
+    def shaded(self) -> list[tuple[float, float, str]]:
+        """(start, end, words) of each shaded stretch (tests, screenshots)."""
+        return [(*region.getRegion(), text.toPlainText()) for region, text in self._shaded]
 
     # -- reference lines -------------------------------------------------------------
     def set_reference_rates(self, refs: Iterable[tuple[str, float]]) -> None:

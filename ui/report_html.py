@@ -11,6 +11,7 @@ from html import escape
 
 from app.compare.model import Comparison
 from app.report import BarChart, Field, Headline, Plot, Report
+from ui.format import unbroken
 
 NAVY = "#1f3a5f"
 RULE = "#c8ccd2"
@@ -37,7 +38,8 @@ PAGE_BREAK = "page-break-before: always;"
 
 
 def _e(text: str) -> str:
-    return escape(str(text))
+    """Escaped, with every figure kept whole where a box or a cell wraps (``ui.format.unbroken``)."""
+    return escape(unbroken(str(text)))
 
 
 def _grid(header: tuple[str, ...], rows: list[tuple[str, ...]], *, numeric: tuple[int, ...] = (),
@@ -209,6 +211,8 @@ def _runs(report: Report, plot_size: tuple[int, int]) -> list[str]:
             parts.append(f'<p class="muted"><b>Parameters</b> {_e(params)}</p>')
         if run.plot is not None:
             parts.append(_img(f"plot:run{run.run_id}", *plot_size))
+            # Clear of the chart's box (its words are checked inside it); Qt takes this margin in px, not pt.
+            parts.extend(f'<p class="muted" style="margin-top: 6px;">{_e(note)}</p>' for note in run.plot.notes)
         shown = [f for f in run.results if f not in run.headline]
         if shown:
             parts.append(_fields(shown, ("Measured", "")))

@@ -7,7 +7,8 @@ Every label is measured in the font it is drawn in and kept inside the chart's b
 
 The scale ends where the model says (``Plot.y_top``, ``app.report.plots``): readings above it
 are marked with a ▲ at the top edge and named in the title line, never allowed to squash the
-rest. The run's yardstick (``Plot.reference``) is the dashed line its verdict judges against.
+rest. The run's yardstick (``Plot.reference``) is the dashed line its verdict judges against; a stretch that
+carries no samples but belongs to the run (a write's flush, ``Plot.shaded``) is shaded with its words.
 """
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from native.units import rate_text
 # Colour-blind-safe palette (Okabe-Ito), in the order series appear.
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")
 TEXT, GRID, FRAME, REFERENCE = "#444444", "#dddddd", "#888888", "#222222"
+SHADE = "#e4e4e4"  # a stretch without samples (a write's flush): light enough for the curves over it, seen in grey print
 ABOVE = "▲"
 
 
@@ -100,7 +102,7 @@ class _Frame:
 def _frame(plot: Plot, box: QRectF, pen: Pen) -> _Frame:
     """The plotting area inside ``box``: room for the title, the tick labels (the top one's upper half
     and the last x label's right half included) and the axis titles."""
-    xs = [x for s in plot.series for x, _ in s.points]
+    xs = [x for s in plot.series for x, _ in s.points] + [sh.end for sh in plot.shaded]
     ys = [y for s in plot.series for _, y in s.points]
     x_ticks = nice_ticks(0.0, max(xs) if xs else 1.0)
     top = plot.y_top if plot.y_top else (max(ys) if ys else 1.0) * 1.05
@@ -153,6 +155,22 @@ def _reference(p: QPainter, pen: Pen, plot: Plot, f: _Frame) -> None:
                  fm.horizontalAdvance(text) + 4 * pen.pt, fm.height())
     p.fillRect(box, QColor(255, 255, 255, 220))
     draw_line(p, pen, box.adjusted(2 * pen.pt, 0, 0, 0), text, colour=REFERENCE)
+
+
+def _shaded(p: QPainter, pen: Pen, plot: Plot, f: _Frame) -> None:
+    """Each shaded stretch (a write's flush, ``Plot.shaded``) under the curves, its words at its foot on a white
+    ground, starting at its left edge (a flush is narrow; the words may run on to its right)."""
+    fm, area = pen.fm, f.area
+    for sh in plot.shaded:
+        left, right = max(f.tx(sh.start), area.left()), min(f.tx(sh.end), area.right())
+        if right <= left:
+            continue
+        p.fillRect(QRectF(left, area.top(), right - left, area.height()), QColor(SHADE))
+        text = fm.elidedText(sh.label, Qt.TextElideMode.ElideRight, area.right() - left - 4 * pen.pt)
+        box = QRectF(left + pen.pt, area.bottom() - fm.height() * 1.3, fm.horizontalAdvance(text) + 4 * pen.pt,
+                     fm.height())
+        p.fillRect(box, QColor(255, 255, 255, 220))
+        draw_line(p, pen, box.adjusted(2 * pen.pt, 0, 0, 0), text, colour=REFERENCE)
 
 
 def _series(p: QPainter, pen: Pen, plot: Plot, f: _Frame) -> float | None:
@@ -226,6 +244,7 @@ def paint_plot(p: QPainter, box: QRectF, plot: Plot) -> None:
     _axes(p, pen, plot, box, f)
     if not plot.series:
         draw_line(p, pen, f.area, "no samples recorded", align=Qt.AlignmentFlag.AlignHCenter)
+    _shaded(p, pen, plot, f)
     highest = _series(p, pen, plot, f)
     _reference(p, pen, plot, f)
     _legend(p, pen, plot, f)

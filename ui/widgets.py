@@ -16,6 +16,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ui.format import unbroken
+
 if TYPE_CHECKING:
     from app.info_view import Section
 
@@ -268,8 +270,17 @@ def error_label(object_name: str = "") -> QLabel:
     return label
 
 
+class Headline(QLabel):
+    """A verdict line that wraps, with every figure kept whole (``ui.format.unbroken``): at a narrow width a
+    rate was cut at its slash, "814.5 MB/" over "s". ``text()`` is the text as shown, joins included."""
+
+    def setText(self, text: str) -> None:  # noqa: N802 (Qt)
+        super().setText(unbroken(text))
+
+
 def headline(text: str, colour: QColor | None = None) -> QLabel:
-    label = QLabel(text)
+    label = Headline()
+    label.setText(text)
     label.setWordWrap(True)
     label.setTextFormat(Qt.TextFormat.RichText)
     font = label.font()

@@ -14,6 +14,7 @@ from native.units import rate_text
 
 if TYPE_CHECKING:
     from app.history.store import Run
+    from app.runs.stored import Loaded
 
 _CONTAINERS_SKIPPED = ("samples", "tables", "recommendations", "facts", "input", "log_deltas", "stalls", "params", "streams")
 
@@ -68,15 +69,16 @@ def _short(error: str) -> str:
     return error if len(error) <= 90 else error[:87] + "..."
 
 
-def listed(run: "Run", limit: int = 3) -> tuple[str, str]:
+def listed(run: "Run", limit: int = 3, loaded: "Loaded[Any] | None" = None) -> tuple[str, str]:
     """(the run's line, what is damaged in its record: "" when nothing). A run that did not complete says its
-    error; a damaged record says so, and only that (the history still lists it, beside the others)."""
+    error; a damaged record says so, and only that (the history still lists it, beside the others). ``loaded``:
+    the run already read (``app.runs.stored.load``), so that a reader that needs more than the line reads it once."""
     if run.damaged:
         return f"record damaged: {run.damaged}", run.damaged
     if run.status != "complete" and run.error:
         return _short(run.error), ""
     try:
-        loaded = load(run)
+        loaded = loaded if loaded is not None else load(run)
     except DamagedResult as err:
         return f"record damaged: {err.message}", err.message
     if loaded.kind is not None:

@@ -25,10 +25,10 @@ from native.errors import InvalidParameter
 from .devices import device_section
 from .model import (AppendixBlock, Bar, BarChart, BottleneckRow, BottleneckSection, Cover, Field, Headline, Plot,
                     RecommendationItem, Report, RunSection, SeriesData)
-from .plots import throughput_plot
+from .plots import stretches_of, throughput_plot
 from .values import flatten, label, value_text
 
-__all__ = ["build_report", "flatten", "host_name", "label", "value_text"]
+__all__ = ["build_report", "flatten", "host_name", "label", "parameter_fields", "result_fields", "value_text"]
 
 _CLI_NOISE = ("json", "command", "func", "samples_csv", "chap_secret_file", "read_only")  # how, not what
 # Raw pages ("evidence", "raw_pages") stay in the history and the support ticket, never in a customer's PDF.
@@ -43,7 +43,7 @@ _TOPIC_ORDER = ("Drive health", "Drive alarms during the test", "Drive assessmen
 
 def _plot(by_phase: dict[str, list[ThroughputPoint]], title: str, loaded: Loaded[Any]) -> Plot | None:
     series = tuple(SeriesData(phase, tuple((p.t, p.mb_s) for p in points)) for phase, points in by_phase.items())
-    return throughput_plot(title, series, loaded.yardstick(), loaded.scale())
+    return throughput_plot(title, series, loaded.yardstick(), loaded.scale(), stretches_of(loaded))
 
 
 def _messages(loaded: Loaded[Any]) -> list[str]:
@@ -62,19 +62,29 @@ def _run_section(run: Run, loaded: Loaded[Any], by_phase: dict[str, list[Through
         run_id=run.id, kind=run.kind, title=f"{registry.title(run.kind)} — {run.device or 'no device'}",
         device=run.device, status=run.status, started_at=when(run.started_at), finished_at=when(run.finished_at),
         headline=headline,
-        parameters=_parameters(run, loaded),
+        parameters=parameter_fields(run, loaded),
         results=tuple(Field(name, value) for name, value in own or ()),
         messages=tuple(_messages(loaded)),
         plot=_own_plot(loaded) or _plot(by_phase, f"Throughput of run {run.id}", loaded),
     )
 
 
-def _parameters(run: Run, loaded: Loaded[Any]) -> tuple[Field, ...]:
+def parameter_fields(run: Run, loaded: Loaded[Any]) -> tuple[Field, ...]:
     """The run's parameter line: labelled by its kind's field table (``app.runs.fields``), each value with its unit;
     a kind without one (a troubleshooting session's workload, a kind this version does not know) listed as stored."""
     if loaded.kind is not None and (loaded.kind.fields or loaded.kind.parameters):
         return tuple(Field(label, value) for label, value in loaded.kind.parameter_rows(run.params))
     return tuple(f for f in flatten(run.params, skip=_SKIP_IN_BODY + _CLI_NOISE) if f.value not in ("—", ""))
+
+
+def result_fields(run: Run, loaded: Loaded[Any]) -> tuple[Field, ...]:
+    """The run's results for people: its kind's labelled rows (the report's "Measured"), else its stored figures
+    listed as the appendix lists them, each labelled and with its unit (``flatten``); never a raw key."""
+    own = loaded.rows()
+    if own is not None:
+        return tuple(Field(name, value) for name, value in own)
+    skip = _SKIP_IN_BODY + _CLI_NOISE + ("identities", "curves", "result_version", "verdict", "notes")
+    return tuple(f for f in flatten(run.results or {}, skip=skip) if f.value not in ("—", ""))
 
 
 def _own_plot(loaded: Loaded[Any]) -> Plot | None:

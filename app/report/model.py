@@ -77,10 +77,21 @@ class SeriesData:
 
 
 @dataclass(frozen=True)
+class Shaded:
+    """A stretch of a plot's time axis drawn shaded with its words: a write's closing flush (``RunKind.stretches``)."""
+
+    start: float  # seconds
+    end: float
+    label: str
+
+
+@dataclass(frozen=True)
 class Plot:
     """A throughput plot. ``reference`` is the yardstick the run's verdict judges against ("800 MB/s possible
     for 2:1 data on LTO-9"), drawn as a line; ``y_top`` is the scale's top (``app.report.plots.scale_top``):
-    a reading above it is marked at the top edge, never allowed to squash the rest."""
+    a reading above it is marked at the top edge, never allowed to squash the rest. ``shaded`` stretches carry
+    no samples but belong to the run (a write's flush); ``notes`` are printed under the plot (why its curve and
+    the verdict's figure differ)."""
 
     title: str
     series: tuple[SeriesData, ...]
@@ -89,6 +100,8 @@ class Plot:
     reference: float | None = None  # MB/s
     reference_label: str = ""
     y_top: float | None = None  # MB/s; None: the highest reading
+    shaded: tuple[Shaded, ...] = ()
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -47,6 +47,19 @@ class Finding:
     action: str = ""
 
 
+@dataclass(frozen=True)
+class Stretch:
+    """A stretch of a run's throughput plot that carries no samples but must be read with them: a write's closing
+    flush, when the drive writes out its buffer after the host's last WRITE (a short run's curve shows the rate into
+    the buffer, its headline the rate onto tape). It lies ``seconds`` long after ``phase``'s last I/O; ``label`` is
+    drawn on it, ``note`` (a sentence naming both figures and why they differ) is printed under the plot."""
+
+    phase: str
+    seconds: float
+    label: str
+    note: str
+
+
 class Target(enum.Enum):
     """What a kind runs on, which says what ``app.execute`` does before the engine starts."""
 
@@ -138,6 +151,8 @@ class RunKind(Generic[P, R]):
     yardstick: Callable[[R], tuple[str, float] | None] | None = None
     #: The rate its plot's scale is made for when it has no yardstick (several drives: their sum); None: the readings.
     scale: Callable[[R], float | None] | None = None
+    #: What its plot must mark besides the samples (``Stretch``: a write's closing flush); None: nothing.
+    stretches: Callable[[R], list[Stretch]] | None = None
     exit_code: Callable[[R], int] = _no_exit_code  # the documented exit status of a finished run
     command: Command | None = None
     #: What a refused second run on the device names a run of this kind by (``app.claims``); "": its command.
@@ -174,4 +189,4 @@ class RunKind(Generic[P, R]):
         return self.target.device
 
 
-__all__ = ["EXIT_CANCELLED", "EXIT_FAILED", "EXIT_OK", "EXIT_REFUSED", "EXIT_USAGE", "Call", "Command", "Engine", "Finding", "RunContext", "RunKind", "Rows", "Series", "TONES", "Target"]
+__all__ = ["EXIT_CANCELLED", "EXIT_FAILED", "EXIT_OK", "EXIT_REFUSED", "EXIT_USAGE", "Call", "Command", "Engine", "Finding", "RunContext", "RunKind", "Rows", "Series", "Stretch", "TONES", "Target"]

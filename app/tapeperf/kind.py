@@ -8,6 +8,7 @@ from __future__ import annotations
 from app.alerts import judge_alerts, worst_exit
 from app.runs.kind import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK, Command, Finding, RunContext, RunKind, Rows, Series, Target
 from app.runs.words import count, duration, mb_s, volume
+from app.tapeperf.buffered import stretches as flush_stretches
 from app.tapeperf.engine import TapePerfTest
 from app.tapeperf.multi import MultiDriveTest, MultiParams
 from app.tapeperf.multiresult import DriveRun, MultiTapePerfResult, headline as multi_headline
@@ -203,7 +204,7 @@ def _multi_engine(ctx: RunContext[MultiParams]) -> MultiDriveTest:
 TAPE_PERF: RunKind[TapePerfParams, TapePerfResult] = RunKind(
     "tape-perf", "Tape performance", Target.DRIVE, TapePerfParams, TapePerfResult, _engine,
     headline=headline, text=lambda r: "\n".join(summary_lines(r)), rows=rows, findings=findings, exit_code=exit_code,
-    yardstick=lambda r: r.yardstick, command=Command("tape-perf", "measure a tape drive's write/read rate"))
+    yardstick=lambda r: r.yardstick, stretches=flush_stretches, command=Command("tape-perf", "measure a tape drive's write/read rate"))
 
 TAPE_PERF_MULTI: RunKind[MultiParams, MultiTapePerfResult] = RunKind(
     "tape-perf-multi", "Tape performance, several drives", Target.DRIVES, MultiParams, MultiTapePerfResult,

@@ -56,3 +56,9 @@ def select_device(qtbot, window, device: str) -> None:
         qtbot.waitUntil(lambda: device in window.devices.devices(), timeout=10000)
         window.devices.select(device)
     qtbot.waitUntil(lambda: window.devices.selected == device, timeout=5000)
+
+
+def as_read(text: str) -> str:
+    """A label's text as a reader reads it: the joins that keep a figure whole on one line (``ui.format.unbroken``:
+    a no-break space, a word joiner after a unit's slash) are invisible."""
+    return text.replace("\u2060", "").replace("\u00a0", " ")

@@ -11,7 +11,7 @@ import pytest
 
 from app.assess.kind import ASSESSMENT
 from app.scan.kind import MEDIA_SCAN
-from tests.gui.conftest import select_device, wait_idle
+from tests.gui.conftest import as_read, select_device, wait_idle
 
 pytestmark = pytest.mark.gui
 
@@ -36,7 +36,7 @@ def _to_confirm(qtbot, panel, values: dict) -> None:  # type: ignore[no-untyped-
 
 
 def _checked(qtbot, panel) -> None:  # type: ignore[no-untyped-def]
-    qtbot.waitUntil(lambda: panel.found_label.text() and "Checking" not in panel.found_label.text(), timeout=20000)
+    qtbot.waitUntil(lambda: as_read(panel.found_label.text()) and "Checking" not in as_read(panel.found_label.text()), timeout=20000)
 
 
 def _run(qtbot, panel) -> None:  # type: ignore[no-untyped-def]
@@ -62,11 +62,11 @@ def test_assessment_then_scan_show_their_verdicts_and_are_recorded_as_the_cli_re
     _to_confirm(qtbot, panel, {"no_write": False, "size": "256M"})
     assert "writes 256 MiB" in panel.confirm_label.text() and "overwritten" in panel.confirm_label.text()
     _checked(qtbot, panel)
-    assert "blank" in panel.found_label.text()
+    assert "blank" in as_read(panel.found_label.text())
     _run(qtbot, panel)
     verdict = panel.result_dict["verdict"]
     assert verdict in ("PASS", "PASS WITH WARNINGS") and panel.outcome == "complete"  # a healthy virtual drive
-    label = panel.result_label.text()
+    label = as_read(panel.result_label.text())
     assert f"Drive assessment: {verdict}" in label and verdict_colour(ASSESSMENT, panel.result) in label
     assert f"Next: {panel.result_dict['next_action']}" in label
     assert f"Results of <b>drive {DEVICE}</b> (run {panel.run_id})" in panel.result_subject.text()
@@ -93,7 +93,7 @@ def test_assessment_then_scan_show_their_verdicts_and_are_recorded_as_the_cli_re
     assert "Nothing is written" in scan.confirm_label.text()
     _run(qtbot, scan)
     assert scan.result_dict["verdict"] == "keep" and scan.result_dict["end_reason"] == "end of data"
-    label = scan.result_label.text()
+    label = as_read(scan.result_label.text())
     assert "Cartridge KEEP: 268 MB read" in label and verdict_colour(MEDIA_SCAN, scan.result) in label
     assert f"Results of <b>drive {DEVICE}</b> (run {scan.run_id})" in scan.result_subject.text()
     assert scan.result_tree.find_value("Cartridge verdict") == "KEEP"
@@ -122,7 +122,7 @@ def test_a_cartridge_holding_data_needs_the_confirmation_and_read_only_refuses(q
     _to_confirm(qtbot, panel, {"no_write": False, "size": "8M"})
     _checked(qtbot, panel)
     # tape-perf's flow: the engine's own finding, a box to tick, Start only once it is ticked.
-    assert "Found on the cartridge" in panel.found_label.text() and "block at BOT" in panel.found_label.text()
+    assert "Found on the cartridge" in as_read(panel.found_label.text()) and "block at BOT" in as_read(panel.found_label.text())
     assert panel.confirm_box.isVisible() and not panel.start_button.isEnabled()
 
     # File › Read-only session: ticking the box cannot get the write through; refused before any command.
@@ -131,8 +131,8 @@ def test_a_cartridge_holding_data_needs_the_confirmation_and_read_only_refuses(q
         assert "[read-only]" in window.windowTitle()
         panel.confirm_box.setChecked(True)
         _run_refused(qtbot, panel)
-        assert "read-only session" in panel.found_label.text() and not panel.start_button.isEnabled()
-        assert "assessment was not started" in panel.found_label.text()
+        assert "read-only session" in as_read(panel.found_label.text()) and not panel.start_button.isEnabled()
+        assert "assessment was not started" in as_read(panel.found_label.text())
         refused = _history("assessment")[0]
         assert refused.status == "refused" and refused.params["force"] is True
         # The media scan needs no write: it runs in the read-only session and judges the customer's cartridge.
@@ -160,7 +160,7 @@ def test_a_cartridge_holding_data_needs_the_confirmation_and_read_only_refuses(q
 
 def _run_refused(qtbot, panel) -> None:  # type: ignore[no-untyped-def]
     panel.start_button.click()
-    qtbot.waitUntil(lambda: panel.current_page() == "confirm" and "read-only" in panel.found_label.text(),
+    qtbot.waitUntil(lambda: panel.current_page() == "confirm" and "read-only" in as_read(panel.found_label.text()),
                     timeout=20000)
 
 
@@ -173,7 +173,7 @@ def test_a_failing_self_test_is_shown_as_fail_in_red_with_the_next_action(qtbot,
     _to_confirm(qtbot, panel, {"no_write": True})
     assert "Nothing is written" in panel.confirm_label.text() and not panel.fields["size"].isEnabled()
     _run(qtbot, panel)
-    label = panel.result_label.text()
+    label = as_read(panel.result_label.text())
     assert "Drive assessment: FAIL" in label and verdict_colour(ASSESSMENT, panel.result) in label
     assert "support case" in label
     assert panel.result_tree.find_value("FAIL: drive self-test").startswith("the self-test failed")

@@ -10,7 +10,7 @@ import pytest
 
 from tests.helpers.kinds import findings
 
-from tests.gui.conftest import select_device, wait_idle
+from tests.gui.conftest import as_read, select_device, wait_idle
 
 pytestmark = pytest.mark.gui
 
@@ -118,3 +118,57 @@ def test_a_damaged_run_is_listed_among_the_others(qtbot, window, capsys) -> None
     rows = {history.table.item(r, 0).text(): history.table.item(r, 5).text() for r in range(history.table.rowCount())}
     assert rows[str(bad)] == "record damaged: its results are not valid JSON"
     wait_idle(qtbot, window)
+
+
+def test_a_selected_run_is_read_once_and_shown_in_words_with_its_flush(qtbot, window, monkeypatch):
+    """Issue 31: selecting a run read it three times (its line, its curves, its yardstick), and its details were the
+    stored dictionaries (snake_case keys, raw numbers). Now one review job reads it once, and the details are the
+    run kind's words: its verdicts, its parameters by the field table's labels, its report rows. A short write's
+    flush is shaded on the plot with the note naming both figures, as in the PDF."""
+    from app.history import History
+    from app.history import summary
+    from app.runs.stored import load
+    from app.tapeperf.buffered import buffered_writes
+    from tests.helpers.kinds import short_write
+    from tests.helpers.words import gui_texts, number_problems, unexpected
+    from ui import engines
+
+    with History.open() as hist:
+        run_id = short_write(hist)
+    history = window.show_panel("history")
+    history.refresh()
+    qtbot.waitUntil(lambda: any(r.id == run_id for r in history.runs), timeout=10000)
+    wait_idle(qtbot, window)
+    loads: list[int] = []
+    reviews: list[int] = []
+
+    def counted(run):
+        loads.append(run.id)
+        return load(run)
+
+    review = engines.review_run
+    monkeypatch.setattr(engines, "load", counted)
+    monkeypatch.setattr(summary, "load", counted)
+    monkeypatch.setattr(engines, "review_run", lambda rid: reviews.append(rid) or review(rid))
+    assert history.select_run(run_id)
+    qtbot.waitUntil(lambda: history.current_run is not None and history.current_run.id == run_id, timeout=10000)
+    wait_idle(qtbot, window)
+    assert loads == [run_id] and reviews == [run_id]  # one job, one read of the result
+    history.refresh()  # the list read again re-selects the same run: not reviewed again
+    qtbot.waitUntil(lambda: reviews != [run_id] or not window.workers.active_jobs(), timeout=10000)
+    wait_idle(qtbot, window)
+    assert reviews == [run_id]
+
+    shown = gui_texts(history.details)
+    assert not sorted({w for t in shown for w in unexpected(t)})
+    assert not [p for t in shown for p in number_problems(t)]
+    assert history.details.find_value("Kind") == "Tape performance"  # its title, not "tape-perf"
+    assert history.details.find_value("Data pattern") == "2:1"  # the field table's label
+    assert history.details.find_value("Tape write rate").startswith("826.3 MB/s streaming")  # its verdict
+    assert history.details.find_value("Write commands") == "200 I/Os, 800 blocks, 1 filemark, 0 slow I/Os"
+
+    with History.open() as hist:
+        [written] = buffered_writes(load(hist.get_run(run_id)).result)
+    [(start, end, words)] = history.plot.shaded()
+    assert words == "flush to tape" and start == pytest.approx(2.0) and end - start == pytest.approx(0.9)
+    assert history.plot.note.isVisibleTo(history) and as_read(history.plot.note.text()) == written.note()

@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtWidgets import QLineEdit
 
 from app.history import History
-from tests.gui.conftest import wait_idle
+from tests.gui.conftest import as_read, wait_idle
 from tests.helpers.nettest import start_server
 
 pytestmark = pytest.mark.gui
@@ -38,7 +38,7 @@ def test_a_test_against_a_server_process_runs_recorded_and_the_token_is_never_ke
     assert server.finish()[0] == 0
     assert panel.outcome == "complete", panel.result_dict
     assert panel.runview.plot.sample_count > 0 and set(panel.runview.plot.phases()) == {"backup", "restore"}
-    headline = panel.result_label.text()
+    headline = as_read(panel.result_label.text())
     assert "backup" in headline and "restore" in headline and "Mbit/s" in headline and "2 streams" in headline
     assert panel.result_tree.find_value("Stream 2") is not None
     assert "MB/s" in (panel.result_tree.find_value("Total") or "")
@@ -126,7 +126,7 @@ def test_the_troubleshooting_form_offers_the_recorded_network_test_and_opens_one
     assert "Backup: Network, client to server" in cells, cells
     row = cells.index("Backup: Network, client to server")
     assert panel.table.item(row, 3).text() == f"run {net}, net-test"
-    assert "the network" in panel.verdict.text()
+    assert "the network" in as_read(panel.verdict.text())
     wait_idle(qtbot, window)
 
 

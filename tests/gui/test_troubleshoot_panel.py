@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from tests.gui.conftest import wait_idle
+from tests.gui.conftest import as_read, wait_idle
 from tests.helpers.kinds import read_data
 
 pytestmark = pytest.mark.gui
@@ -23,7 +23,7 @@ def test_table_2_names_the_file_system_and_lands_in_history(qtbot, window):
     panel.analyse_button.click()
     qtbot.waitUntil(lambda: panel.current_page() == "results", timeout=15000)
     assert panel.run_id is not None
-    verdict = panel.verdict.text().lower()
+    verdict = as_read(panel.verdict.text()).lower()
     assert "file system" in verdict or "disk" in verdict
     bottleneck_rows = [panel.table.item(r, 2).text() for r in range(panel.table.rowCount())
                        if panel.table.item(r, 2).text().startswith("Yes")]
@@ -38,7 +38,7 @@ def test_table_2_names_the_file_system_and_lands_in_history(qtbot, window):
     assert history.select_run(panel.run_id)
     qtbot.waitUntil(lambda: history.current_run is not None and history.current_run.id == panel.run_id,
                     timeout=10000)
-    assert history.details.find_value("kind") == "troubleshoot"
+    assert history.details.find_value("kind") == "Troubleshooting session"  # its title, as the PDF names it
     wait_idle(qtbot, window)
 
 
@@ -82,3 +82,48 @@ def test_the_form_takes_what_the_cli_takes_windows_small_file_restore(qtbot, win
     assert "Millions of small files on Windows: restore in a single stream" in panel.recommendation_titles
     assert panel.diagnosis is not None and panel.diagnosis.input.workload.os == "windows"
     wait_idle(qtbot, window)
+
+
+def test_at_1024_by_700_every_source_is_read_whole_and_every_row_shown(qtbot):
+    """Issue 31: at 1024 pixels the Source column was cut ("125 MB/s line rate, practical…", the rest only in a
+    tooltip) and, once wrapped, the last rows scrolled out of sight. Each source now wraps in its row, and the
+    table is as tall as its rows."""
+    from PySide6.QtCore import QRect
+
+    from ui.mainwindow import MainWindow
+
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.show()
+    w.resize(1024, 700)
+    qtbot.waitExposed(w)
+    qtbot.waitUntil(lambda: w.width() == 1024, timeout=5000)
+    from app.history import History
+    from tests.helpers.kinds import short_write
+
+    with History.open() as hist:
+        tape = short_write(hist)  # a recorded figure: its source names the run and what limited it
+    panel = w.show_panel("troubleshoot")
+    for key, text in {"tape_write": f"run {tape}", "disk_read_parallel": "1633", "backup": "95", "restore": "90",
+                      "tape_read": "814.7", "disk_write_parallel": "1644"}.items():
+        panel.fields[key].setText(text)
+    panel.fields["block_size"].setText("64K")
+    panel.fields["network"].setText("1GbE")
+    panel.figures_next.click()
+    panel.analyse_button.click()
+    qtbot.waitUntil(lambda: panel.current_page() == "results", timeout=15000)
+    table = panel.table
+    sources = [as_read(table.item(r, 3).text()) for r in range(table.rowCount())]
+    longest = max(sources, key=len)
+    assert longest.startswith(f"run {tape}, limited by")  # a source wider than its column at this size ...
+    qtbot.waitUntil(lambda: table.columnWidth(3) < table.fontMetrics().horizontalAdvance(longest), timeout=5000)
+    for r in range(table.rowCount()):  # ... wrapped whole in its row
+        cell = table.visualRect(table.model().index(r, 3))
+        needed = table.fontMetrics().boundingRect(QRect(0, 0, cell.width() - 8, 10_000), Qt.TextFlag.TextWordWrap,
+                                                  table.item(r, 3).text()).height()
+        assert cell.height() >= needed, (sources[r], cell.height(), needed)
+    last = table.visualRect(table.model().index(table.rowCount() - 1, 0))
+    assert last.bottom() <= table.viewport().height() and not table.verticalScrollBar().isVisible()  # every row shown
+    assert table.geometry().bottom() <= panel.height()
+    wait_idle(qtbot, w)
+    w.close()

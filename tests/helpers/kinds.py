@@ -67,3 +67,27 @@ def drive_info(serial: str = "HU1234ABCD", verdict: str = "Healthy", reasons: tu
 def cartridge(**given: Any) -> dict[str, Any]:
     """A cartridge memory as ``info`` stores it: these figures, the others not reported."""
     return {"supported": True, **given}
+
+
+def short_write(hist: Any, flush: float = 0.9) -> int:
+    """A recorded tape-perf run on an LTO-9 with 2:1 data whose write fitted in the drive's buffer (issue 31): 2 s of
+    12 MB WRITEs every 10 ms (1,200 MB/s, the link's pace, the samples' curve), then a closing filemark that took
+    ``flush`` s to write out the buffer (the streaming figure counts it). Its samples are stored as the engine
+    publishes them; the phase is summarised by the engine's own ``summarize``. Returns the run's id."""
+    from app.events import Sample
+    from app.tapeperf.results import PhaseResult, SampleLog, TapePerfResult, summarize
+
+    log, samples = SampleLog("write"), []
+    for i in range(200):
+        log.add(0.01 * (i + 1), 0.009, 12_000_000)
+        samples.append(Sample(0.01 * (i + 1), 12_000_000, 0.009, "write"))
+    ph = PhaseResult("write", bytes=200 * 12_000_000, ios=200, blocks=800, filemarks=1, end_reason="size reached")
+    summarize(ph, log, 0.0, 2.0 + flush, flush_seconds=flush)
+    result = TapePerfResult("virtual:lto9", {"pattern": "2:1", "direction": "write"}, vendor="HPE",
+                            product="Ultrium 9-SCSI", generation=9, phases=[ph], predicted_ratio=2.0,
+                            rated_native_mb_s=400.0, rated_compressed_mb_s=1000.0, buffer_bytes=1_073_741_824,
+                            compression="on")
+    run_id = hist.start_run("tape-perf", "virtual:lto9", {"pattern": "2:1", "direction": "write"})
+    hist.add_samples(run_id, samples)
+    hist.finish_run(run_id, "complete", result.to_dict())
+    return int(run_id)

@@ -22,9 +22,12 @@ from PySide6.QtWidgets import (
 )
 
 from app.compare.model import Comparison
+from app.history import Run
 from app.runs import registry
 from ui import engines
+from native.iscsi_url import display_device
 from ui.compareview import ComparePicker, ComparisonView
+from ui.format import unbroken
 from ui.plot import ThroughputPlot
 from ui.widgets import SEVERITY_COLOURS, ResultTree
 from ui.wizard import WizardPanel
@@ -117,7 +120,8 @@ class HistoryPanel(WizardPanel):
         self.add_page("compare", self._compare_page(), 1)
         self.show_page("runs")
         self.runs: list = []
-        self.current_run = None
+        self.current_run: Run | None = None
+        self._reviewing: tuple | None = None  # the run (id, status, end) the last review job was asked for
         self.last_report: Path | None = None
         self._update_buttons()
         self.refresh()
@@ -190,34 +194,38 @@ class HistoryPanel(WizardPanel):
         return False
 
     def _selection_changed(self) -> None:
+        """Review the last selected run: one job that reads it once (``engines.review_run``), and none when the
+        selection changed but that run did not (a refreshed list re-selecting its rows, a second row added)."""
         self._update_buttons()
         ids = self.selected_ids()
         if not ids:
             self.summary.setText("Select a run to review it.")
-        if len(ids) >= 1:
-            self.show_page("runs")
-            run_id = ids[-1]
-            self.workers.submit(Job(HISTORY_KEY, "load run", lambda job: engines.get_run(run_id),
-                                    on_done=self._loaded, on_error=lambda e: self.show_error("History", e)))
+            self._reviewing = None
+            return
+        self.show_page("runs")
+        run_id = ids[-1]
+        listed = next((r for r in self.runs if r.id == run_id), None)
+        key = (run_id, listed.status, listed.finished_at) if listed is not None else (run_id,)
+        if key == self._reviewing:  # the same run as listed before: a run that has since ended is read again
+            return
+        self._reviewing = key
+        self.workers.submit(Job(HISTORY_KEY, "load run", lambda job: engines.review_run(run_id),
+                                on_done=self._loaded, on_error=lambda e: self.show_error("History", e)))
 
-    def _loaded(self, run) -> None:
+    def _loaded(self, review: engines.RunReview) -> None:
+        run = review.run
         self.current_run = run
-        self.summary.setText(f"<b>Run {run.id}</b> — {escape(registry.title(run.kind))} on <b>{escape(run.device)}</b>, "
-                             f"{escape(run.status)}: {escape(engines.run_headline(run))}")
-        self.details.clear()
-        self.details.add_section("Run", {"id": run.id, "kind": run.kind, "device": run.device, "status": run.status,
-                                         "started": run.started_at, "finished": run.finished_at, "error": run.error,
-                                         "samples": run.sample_count})
-        self.details.add_section("Parameters", run.params)
-        if run.results:
-            self.details.add_section("Results", run.results)
+        self.summary.setText(unbroken(f"<b>Run {run.id}</b> — {escape(registry.title(run.kind))} on "
+                                      f"<b>{escape(display_device(run.device))}</b>, {escape(run.status)}: "
+                                      f"{escape(review.headline)}"))
+        self.details.show_view(review.sections)
         self.plot.clear()
-        curves = engines.run_curves(run)
-        if curves:  # several drives: each drive and their aggregate, as the report draws them
-            self.plot.show_curves(curves)
+        if review.curves:  # several drives: each drive and their aggregate, as the report draws them
+            self.plot.show_curves(review.curves)
         else:
             self.plot.add_samples(list(run.samples), final=True)
-        self.plot.set_reference_rates(engines.reference_rates_for_run(run))
+        self.plot.set_reference_rates(review.references)
+        self.plot.set_stretches(review.stretches)
 
     def _update_buttons(self) -> None:
         n = len(self.selected_ids())

@@ -240,6 +240,12 @@ class TapePerfPanel(TestPanel):
             return engines.tapeperf_multi_headline(r)
         return engines.tapeperf_headline(r)
 
+    def plot_stretches(self, r: TapePerfResult | MultiTapePerfResult):
+        """A short write's flush, shaded, with both figures named under the plot (``app.tapeperf.buffered``)."""
+        from app.tapeperf.kind import TAPE_PERF
+
+        return TAPE_PERF.stretches(r) if isinstance(r, TapePerfResult) and TAPE_PERF.stretches else []
+
     def result_sections(self, r: TapePerfResult | MultiTapePerfResult):
         from app.tapeperf.kind import multi_rows
         from ui.summaries import tapeperf_sections

@@ -109,6 +109,10 @@ class TestPanel(WizardPanel):
         """The typed result as (title, data, expanded) sections."""
         return [("Results", self.result_dict or {}, True)]
 
+    def plot_stretches(self, result: Any) -> list[Any]:
+        """What the plot marks besides the samples (``RunKind.stretches``: a write's flush); none by default."""
+        return []
+
     # -- pages ---------------------------------------------------------------------------
     def _build_choose(self) -> None:
         page = QWidget()
@@ -428,6 +432,7 @@ class TestPanel(WizardPanel):
         self.result_label.setText(text)
         self._label_results()
         self.result_tree.show_sections(self.result_sections(self.result))
+        self.runview.plot.set_stretches(self.plot_stretches(self.result))
         self.report_button.setEnabled(self.run_id is not None)
         self._plot_to_results_page()
         self.show_page("results")

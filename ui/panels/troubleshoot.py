@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from html import escape
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from app.troubleshoot.model import Diagnosis
 from ui import engines
+from ui.format import unbroken
 from ui.settings import load_json, save_json
 from ui.widgets import SEVERITY_COLOURS, ValidatedField, error_label, headline
 from ui.wizard import WizardPanel, nav_row
@@ -137,10 +138,17 @@ class TroubleshootPanel(WizardPanel):
         self.table.verticalHeader().setVisible(False)
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        # The test's name whole, the source wrapped in what is left (at 1024 px the names were cut: "Backup: Network ...").
-        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
-        self.table.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        # The test's name, figure and verdict whole, the source wrapped in what is left (at 1024 px the names were
+        # cut: "Backup: Network ...", then the source: "125 MB/s line rate, practical..."). Each row grows to its
+        # wrapped source whenever the column's width changes (a window resized, the results shown).
+        header = self.table.horizontalHeader()
+        for column in range(3):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        # After the resize is done (the rows' heights asked for in the signal itself were those of the old width).
+        header.sectionResized.connect(lambda *_: QTimer.singleShot(0, self._fit_table))
         self.table.setWordWrap(True)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideNone)
         self.recommendations = QTextBrowser()
         self.recommendations.setObjectName("recommendations")
         self.recommendations.setOpenLinks(False)
@@ -234,7 +242,7 @@ class TroubleshootPanel(WizardPanel):
             cells = [f"{direction.capitalize()}: {r.test}", "–" if r.mb_s is None else rate_figure(r.mb_s),
                      r.bottleneck_text, r.source]
             for c, text in enumerate(cells):
-                item = QTableWidgetItem(text)
+                item = QTableWidgetItem(unbroken(text))
                 item.setToolTip(text)
                 if r.bottleneck:
                     font = item.font()
@@ -243,8 +251,7 @@ class TroubleshootPanel(WizardPanel):
                     if c == 2:
                         item.setForeground(SEVERITY_COLOURS["critical"])
                 self.table.setItem(i, c, item)
-        self.table.resizeColumnsToContents()
-        self.table.resizeRowsToContents()
+        self._fit_table()
         self.recommendation_titles = [rec.title for rec in d.recommendations]
         html = []
         for rec in d.recommendations:
@@ -256,6 +263,14 @@ class TroubleshootPanel(WizardPanel):
         self.recommendations.setHtml("".join(html) or "<p>No rule applies to these figures.</p>")
         self.report_button.setEnabled(self.run_id is not None)
         self.show_page("results")
+
+    def _fit_table(self) -> None:
+        """Every row as tall as its wrapped source, and the table as tall as its rows: the recommendations below
+        scroll, the table does not (its last row was hidden at 700 pixels)."""
+        table = self.table
+        table.resizeRowsToContents()
+        rows = sum(table.rowHeight(r) for r in range(table.rowCount()))
+        table.setFixedHeight(table.horizontalHeader().height() + rows + 2 * table.frameWidth())
 
     def ask_save_report(self) -> None:
         from ui.reportdialog import ask_report
