@@ -25,7 +25,11 @@ from native import netio
 from native._pattern import block_key
 
 SLICE_NS = 50_000_000  # 50 ms: samples at 20 Hz per stream, a stop within one slice
-RECV_BUFFER = 256 << 10
+#: A receiver's read size: iperf3's (128 KiB). On a fast path both ends are CPU-bound on their copies, and a
+#: 256 KiB buffer (with the socket's own memory) was measured to crowd the receiving core's cache: 0.85-0.93
+#: of iperf3 on one loopback stream against 0.98-1.05 with 128 KiB, paired in the same runs
+#: (benchmarks/README.md, "Network").
+RECV_BUFFER = 128 << 10
 #: Past the phase's time a receiver keeps counting the sender's last bytes (socket buffers and
 #: queues draining over a slow link) as long as they come, until this much silence...
 IDLE_LIMIT = 10.0
