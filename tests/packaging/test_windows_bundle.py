@@ -23,11 +23,10 @@ from pathlib import Path
 import pytest
 
 import app
-from tests.helpers.wine import BUNDLE, ROOT, Wine, build_if_asked, build_prefix
+from tests.helpers.wine import BUNDLE, Wine, build_if_asked, build_prefix
 
 pytestmark = pytest.mark.slow
 
-SCREENSHOT = ROOT / "docs" / "screenshots" / "windows-gui.png"
 
 
 @pytest.fixture(scope="module")
@@ -204,8 +203,10 @@ def _grab(display: str, out: Path) -> None:
 
 
 @pytest.mark.gui
-def test_gui_under_xvfb(wine: Wine, place: Path, cli) -> None:
-    """The GUI executable opens its main window on an X server; a screenshot is saved."""
+def test_gui_under_xvfb(wine: Wine, place: Path, cli, tmp_path: Path) -> None:
+    """The GUI executable opens its main window on an X server; a screenshot is saved (in the test's own
+    directory: a test run changes no file of the checkout)."""
+    screenshot = tmp_path / "windows-gui.png"
     if shutil.which("Xvfb") is None or shutil.which("xwininfo") is None:
         pytest.skip("needs Xvfb and xwininfo (Debian packages xvfb, x11-utils)")
     server, display = _xvfb()
@@ -225,19 +226,18 @@ def test_gui_under_xvfb(wine: Wine, place: Path, cli) -> None:
             # and only a program that has used WINDOW_CPU_S of CPU (several times a quiet start-up's) without
             # showing its window has failed. The wall-clock limit is the backstop for one that hangs idle.
             deadline = time.monotonic() + WINDOW_WALL_S
-            SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
             while f"tapediag {app.__version__}" not in (names := _window_names(display)):
                 assert gui.poll() is None, f"tapediag.exe exited {gui.returncode}: {gui.communicate()[1]}"
                 used = _cpu_seconds(wine)
                 if used > WINDOW_CPU_S or time.monotonic() > deadline:
-                    _grab(display, SCREENSHOT.with_name("windows-gui-failed.png"))
+                    _grab(display, screenshot.with_name("windows-gui-failed.png"))
                     pytest.fail(f"no main window after {used:.0f} CPU seconds of the prefix's programs; "
                                 f"programs: {_programs(wine)}; windows: {names}")
                 time.sleep(1)
             time.sleep(5)  # first paint of the panels
-            _grab(display, SCREENSHOT)
-            assert SCREENSHOT.stat().st_size > 10_000
-            print(f"Windows GUI screenshot: {SCREENSHOT}")
+            _grab(display, screenshot)
+            assert screenshot.stat().st_size > 10_000
+            print(f"Windows GUI screenshot: {screenshot}")
         finally:
             gui.kill()
             gui.communicate(timeout=30)
