@@ -21,6 +21,26 @@ def _cancelled_while_loading(kind: type[BaseException], value: BaseException, tb
 if sys.excepthook is sys.__excepthook__:  # a host that set its own (a test runner, an IDE) keeps it
     sys.excepthook = _cancelled_while_loading
 
+#: Ctrl-Cs (and the other cancelling signals, once ``app.stop``'s policy raises them) that landed while Python
+#: ran a finaliser and so could not propagate. ``app.stop`` cancels on them at its next check.
+INTERRUPTS_IN_FINALISERS: list[str] = []
+
+
+def _interrupt_in_finaliser(unraisable: "sys.UnraisableHookArgs") -> None:
+    """A signal's ``KeyboardInterrupt`` raised while Python runs a finaliser (an object's ``__del__``, a generator
+    the garbage collector closes, mid-import as anywhere) cannot propagate: Python prints "Exception ignored" with
+    a traceback and goes on as if no Ctrl-C had come (seen once under load, in a write test that then had to be
+    stopped by its token). Remembered instead, and not printed: ``app.stop`` treats it as the cancel it was, so
+    the run stops before anything is written. Anything else is reported as Python reports it."""
+    if isinstance(unraisable.exc_value, KeyboardInterrupt):
+        INTERRUPTS_IN_FINALISERS.append(repr(unraisable.object))
+        return
+    sys.__unraisablehook__(unraisable)
+
+
+if sys.unraisablehook is sys.__unraisablehook__:  # a host that set its own (a test runner) keeps it
+    sys.unraisablehook = _interrupt_in_finaliser
+
 # numpy (the engines' sample arrays, pyqtgraph) starts OpenBLAS's worker threads at import, one
 # per core, and they spin when woken: on a two-core box that is the core a local target or the
 # disk under test needs. tapediag does no BLAS work (a whole-run profile of a tape write found

@@ -69,6 +69,8 @@ def installed() -> Iterator[CancelToken]:
     if threading.current_thread() is not threading.main_thread():
         yield CancelToken()
         return
+    if _interrupted_in_a_finaliser():  # a Ctrl-C before the policy, swallowed by a finaliser: the cancel it was
+        raise KeyboardInterrupt
     policy = _Policy()
     for name in CANCEL_SIGNALS:
         number = getattr(signal, name)
@@ -90,6 +92,13 @@ def installed() -> Iterator[CancelToken]:
             signal.signal(number, handler)  # type: ignore[arg-type]
 
 
+def _interrupted_in_a_finaliser() -> bool:
+    """A cancelling signal whose ``KeyboardInterrupt`` a finaliser swallowed (``app.INTERRUPTS_IN_FINALISERS``)."""
+    import app
+
+    return bool(app.INTERRUPTS_IN_FINALISERS)
+
+
 def token() -> CancelToken:
     """The process's token while the policy is installed; a fresh one otherwise."""
     return _policy.token if _policy is not None else CancelToken()
@@ -108,7 +117,7 @@ def cancelling() -> Iterator[CancelToken]:
     if _policy is None:
         yield CancelToken()
         return
-    if _policy.token.cancelled:
+    if _policy.token.cancelled or _interrupted_in_a_finaliser():
         raise KeyboardInterrupt
     _policy.runs += 1
     try:

@@ -203,3 +203,30 @@ def test_a_ctrl_c_while_tapediag_is_still_importing_is_one_line_and_130() -> Non
     got = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
                          cwd=Path(__file__).resolve().parents[1])
     assert (got.returncode, got.stderr, got.stdout) == (130, "tapediag: cancelled\n", "")
+
+
+def test_a_ctrl_c_a_finaliser_swallowed_still_cancels_and_prints_no_traceback() -> None:
+    """A Ctrl-C raised while Python runs a finaliser cannot propagate (Python says "Exception ignored" and goes on):
+    tapediag keeps it, prints no traceback, and its policy then cancels as for any Ctrl-C: before the command (the
+    policy's install) and at a run's start. Here a real finaliser raises the interrupt, in a child interpreter."""
+    code = """if True:
+        import gc, sys
+        import app
+        from app import stop
+
+        class Finalised:
+            def __del__(self):
+                raise KeyboardInterrupt  # where a signal's handler would raise it
+
+        Finalised()
+        gc.collect()
+        try:
+            with stop.installed():
+                print("the command ran")
+        except KeyboardInterrupt:
+            print("cancelled before the command")
+    """
+    got = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                         cwd=Path(__file__).resolve().parents[1])
+    assert got.returncode == 0 and got.stdout == "cancelled before the command\n", got
+    assert "Traceback" not in got.stderr and "Exception ignored" not in got.stderr, got.stderr
