@@ -15,10 +15,8 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from app.history.keys import RunKeys
-from app.runs.kind import VisitFigures
-from app.runs.stored import load
 from app.scan.thresholds import CORRECTED_PER_GB_MONITOR
-from native.errors import DamagedResult, InvalidParameter
+from native.errors import InvalidParameter
 from native.units import plural
 
 if TYPE_CHECKING:
@@ -59,32 +57,59 @@ class Visit:
         return self.mam_serial or self.barcode
 
 
-def figures(run: "Run") -> VisitFigures:
-    """What ``run`` says about its cartridge and drive, as its kind reads its own typed result
-    (``RunKind.visit``, through the one loader). A row the loader cannot read (damaged, or stored by a
-    version whose shape this one cannot read) counts as a visit with no figures: one bad row of the
-    customer's history must not stop ``info``, and it still shows as a visit."""
-    if run.damaged:
-        return VisitFigures()
-    try:
-        loaded = load(run)
-        if loaded.kind is None or loaded.kind.visit is None or loaded.result is None:
-            return VisitFigures()
-        return loaded.kind.visit(loaded.result)
-    except DamagedResult:
-        return VisitFigures()
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _deltas(items: Any) -> tuple[int | None, int | None]:
+    """Corrected and uncorrected errors from a run's counter deltas (``app.tapeperf.logs`` names)."""
+    corrected = uncorrected = None
+    for d in items if isinstance(items, list) else []:
+        name, delta = (d.get("name"), _int(d.get("delta"))) if isinstance(d, dict) else ("", None)
+        if delta is None or not isinstance(name, str):
+            continue
+        if name.endswith("errors corrected"):
+            corrected = (corrected or 0) + delta
+        elif name.endswith("errors uncorrected"):
+            uncorrected = (uncorrected or 0) + delta
+    return corrected, uncorrected
+
+
+def _figures(kind: str, res: dict[str, Any]) -> tuple[float | None, int | None, int | None, bool]:
+    """(GB moved, corrected, uncorrected, slow) from one kind's stored result."""
+    if kind == "drive-info":
+        sides = [s for s in (_dict(res.get(k)) for k in ("write_errors", "read_errors")) if s.get("supported")]
+        if not sides:
+            return None, None, None, False
+        total = sum(_int(s.get("bytes_processed")) or 0 for s in sides)
+        return (total / 1e9 or None, sum(_int(s.get("corrected")) or 0 for s in sides),
+                sum(_int(s.get("uncorrected")) or 0 for s in sides), False)
+    if kind == "assessment":
+        res = _dict(res.get("tape"))
+    corrected, uncorrected = _deltas(res.get("log_deltas"))
+    if kind == "media-scan":
+        read = _dict(res.get("read"))
+        moved = _int(read.get("bytes")) or 0
+        return moved / 1e9 or None, corrected, uncorrected, bool(res.get("slow_zones"))
+    moved = sum(_int(p.get("bytes")) or 0 for p in res.get("phases") or [] if isinstance(p, dict))
+    return moved / 1e9 or None, corrected, uncorrected, False
 
 
 def visit(run: "Run", keys: RunKeys) -> Visit:
     """A stored run as a visit. It erred when the drive counted an uncorrected error, more corrected
     errors per GB than the media scan's threshold, or a scan found slow zones or stopped on an error."""
-    seen = figures(run)
-    per_gb = seen.corrected / seen.gb if seen.corrected is not None and seen.gb else None
-    erred = (bool(seen.uncorrected) or (per_gb is not None and per_gb > CORRECTED_PER_GB_MONITOR) or seen.slow
-             or seen.stopped)
-    signals = seen.signals if run.status == "complete" else ()  # a scan cut short settles nothing about the tape
-    return Visit(run.id, run.kind, run.started_at, keys.drive_serial, keys.barcode, keys.mam_serial, seen.gb,
-                 seen.corrected, seen.uncorrected, seen.slow, erred, signals)
+    res = run.results if isinstance(run.results, dict) else {}
+    gb, corrected, uncorrected, slow = _figures(run.kind, res)
+    per_gb = corrected / gb if corrected is not None and gb else None
+    stopped = run.kind == "media-scan" and res.get("end_reason") == "error"
+    erred = bool(uncorrected) or (per_gb is not None and per_gb > CORRECTED_PER_GB_MONITOR) or slow or stopped
+    signals = res.get("cartridge_signals") if run.kind == "media-scan" and run.status == "complete" else None
+    return Visit(run.id, run.kind, run.started_at, keys.drive_serial, keys.barcode, keys.mam_serial, gb, corrected,
+                 uncorrected, slow, erred, tuple(str(x) for x in signals) if isinstance(signals, list) else ())
 
 
 @dataclass(frozen=True)

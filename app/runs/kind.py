@@ -60,21 +60,6 @@ class Stretch:
     note: str
 
 
-@dataclass(frozen=True)
-class VisitFigures:
-    """What one run says about the cartridge it read or wrote in the drive it ran on (``app.visits``, which tells
-    a worn cartridge from a worn drive by these over several runs): the GB the drive moved (None: not counted), its
-    corrected and uncorrected errors over them (None: not counted), slow zones found, a read stopped by an error,
-    and the cartridge's own signals a scan found."""
-
-    gb: float | None = None
-    corrected: int | None = None
-    uncorrected: int | None = None
-    slow: bool = False
-    stopped: bool = False
-    signals: tuple[str, ...] = ()
-
-
 class Target(enum.Enum):
     """What a kind runs on, which says what ``app.execute`` does before the engine starts."""
 
@@ -168,9 +153,6 @@ class RunKind(Generic[P, R]):
     scale: Callable[[R], float | None] | None = None
     #: What its plot must mark besides the samples (``Stretch``: a write's closing flush); None: nothing.
     stretches: Callable[[R], list[Stretch]] | None = None
-    #: What a run says about the cartridge and drive it visited (``VisitFigures``, read by ``app.visits``); None:
-    #: its runs are no visits.
-    visit: Callable[[R], VisitFigures] | None = None
     exit_code: Callable[[R], int] = _no_exit_code  # the documented exit status of a finished run
     command: Command | None = None
     #: What a refused second run on the device names a run of this kind by (``app.claims``); "": its command.

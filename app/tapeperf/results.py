@@ -343,19 +343,6 @@ class LogDelta:
         return f"{self.name}: {self.change}"
 
 
-def error_deltas(deltas: list[LogDelta]) -> tuple[int | None, int | None]:
-    """The corrected and uncorrected errors a run's counter deltas add up to (``app.tapeperf.logs`` names them
-    "... errors corrected" / "... errors uncorrected", write and read); None where none was counted."""
-    corrected = uncorrected = None
-    for d in deltas:
-        if d.delta is None:
-            continue
-        if d.name.endswith("errors corrected"):
-            corrected = (corrected or 0) + d.delta
-        elif d.name.endswith("errors uncorrected"):
-            uncorrected = (uncorrected or 0) + d.delta
-    return corrected, uncorrected
-
 @dataclass
 class TapePerfResult:
     """The whole test. ``status``: complete, cancelled or failed (with ``error``)."""
@@ -567,4 +554,4 @@ def headline(result: TapePerfResult) -> str:
     return "; ".join(phase_headline(result, p) for p in result.phases)
 
 
-__all__ = ["headline", "phase_headline", "headline_rate", "Limiter", "PhaseResult", "TapePerfResult", "SampleLog", "Stall", "LogDelta", "error_deltas", "summarize", "MB", "MiB"]
+__all__ = ["headline", "phase_headline", "headline_rate", "Limiter", "PhaseResult", "TapePerfResult", "SampleLog", "Stall", "LogDelta", "summarize", "MB", "MiB"]

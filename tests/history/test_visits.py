@@ -142,13 +142,3 @@ def test_assess_names_the_cartridges_earlier_visits(tmp_path: Path, capsys: pyte
     assert "History of this drive and cartridge" in out
     assert "2 earlier visits (1 tape test, 1 scan), both clean, in drive HUA" in out
     assert "this drive (HUB): no earlier visit in this history" in out
-
-
-def test_every_visit_kind_says_its_own_figures() -> None:
-    """A kind that visits a cartridge answers for its figures (``RunKind.visit``): a kind listed without one would
-    make every run of it a visit with no figures, which ``erred`` can never be."""
-    from app import catalog  # noqa: F401  (installs the kinds)
-    from app.runs import registry
-    from app.visits import VISIT_KINDS
-
-    assert [k for k in VISIT_KINDS if registry.get(k).visit is None] == []
