@@ -17,7 +17,9 @@ once, here, by what the kind runs on (``RunKind.target``):
   ``app.identity.IDENTITIES`` (every report names them; the history is keyed by them);
 * the kind's engine is built (``RunKind.engine``: bad input refused there leaves no run), then run
   inside ``app.history.run_recorded``, which records it once with the result's own status;
-* the results keep the version of the kind's shape (``app.runs.stored.VERSION_KEY``).
+* the results keep the version of the kind's shape (``app.runs.stored.VERSION_KEY``);
+* what the run says about the cartridge it moved through the drive (``RunKind.visit``) is stored with it, from
+  its typed result, as the history's index of visits (``app.history.figures``, read by ``app.visits``).
 
 The signal policy (``app.stop``) stays the front end's: the CLI passes the token ``cancelling()`` gives it,
 the GUI its job's.
@@ -146,7 +148,7 @@ def execute(kind: RunKind[P, R], params: P, device: str, *, sink: EventSink = di
 
             run_id, result = run_recorded(kind.name, device, params_dict(params),
                                           lambda s: engine.run(s, ctx.cancel), sink=sink, history=history,
-                                          extra=extra)
+                                          extra=extra, visit=kind.visit)
         finally:
             _close(engine)
     return Recorded(run_id, result, engine)

@@ -20,10 +20,11 @@ from app.history import History
 from app.info import DriveInfo, gather
 from app.info.stored import block_mode
 from app.info_view import render_text
+from app.history.figures import VisitFigures
 from app.runs.kind import Command, Finding, RunContext, RunKind, Rows, Target
 from app.runs.typed import from_dict
 from app.runs.words import count, date, density, mb_s, volume
-from app.drive import TapeDrive
+from app.drive import Supported, TapeDrive
 
 @dataclass(frozen=True)
 class DriveInfoParams:
@@ -173,10 +174,22 @@ def _engine(ctx: RunContext[DriveInfoParams]) -> _Snapshot | _Ticket:
     return _Snapshot(ctx.device)
 
 
+def visit_figures(info: DriveInfo) -> VisitFigures:
+    """What a drive-information read says about its cartridge and drive (``app.visits``): the write and read
+    error counters the drive keeps for the cartridge loaded (pages 02h/03h: bytes processed, total corrected and
+    uncorrected), where it reports them."""
+    sides = [s.value for s in (info.write_errors, info.read_errors) if isinstance(s, Supported)]
+    if not sides:
+        return VisitFigures()
+    moved = sum(s.total_bytes_processed or 0 for s in sides)
+    return VisitFigures(moved / 1e9 or None, sum(s.total_corrected or 0 for s in sides),
+                        sum(s.total_uncorrected or 0 for s in sides))
+
+
 DRIVE_INFO: RunKind[DriveInfoParams, DriveInfo] = RunKind(
     "drive-info", "Drive information and health", Target.QUERIES, DriveInfoParams, DriveInfo, _engine,
     headline=headline, text=lambda info: render_text(info).rstrip("\n"), rows=rows, findings=findings,
-    exit_code=lambda info: info.health.exit_code, load=load,
+    exit_code=lambda info: info.health.exit_code, load=load, visit=visit_figures,
     command=Command("info", "show a drive's identity, cartridge, TapeAlert flags, error counters, drive statistics "
                             "and health"))
 

@@ -14,13 +14,14 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
+from app.history.figures import StoredVisit, VisitFigures
 from app.history.keys import RunKeys
 from app.scan.thresholds import CORRECTED_PER_GB_MONITOR
 from native.errors import InvalidParameter
 from native.units import plural
 
 if TYPE_CHECKING:
-    from app.history import History, Run
+    from app.history import History
 
 #: The run kinds that put a cartridge through a drive (a visit) and what each is called in a sentence.
 VISIT_KINDS = {"drive-info": "drive information read", "media-scan": "scan", "assessment": "assessment",
@@ -57,59 +58,19 @@ class Visit:
         return self.mam_serial or self.barcode
 
 
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _deltas(items: Any) -> tuple[int | None, int | None]:
-    """Corrected and uncorrected errors from a run's counter deltas (``app.tapeperf.logs`` names)."""
-    corrected = uncorrected = None
-    for d in items if isinstance(items, list) else []:
-        name, delta = (d.get("name"), _int(d.get("delta"))) if isinstance(d, dict) else ("", None)
-        if delta is None or not isinstance(name, str):
-            continue
-        if name.endswith("errors corrected"):
-            corrected = (corrected or 0) + delta
-        elif name.endswith("errors uncorrected"):
-            uncorrected = (uncorrected or 0) + delta
-    return corrected, uncorrected
-
-
-def _figures(kind: str, res: dict[str, Any]) -> tuple[float | None, int | None, int | None, bool]:
-    """(GB moved, corrected, uncorrected, slow) from one kind's stored result."""
-    if kind == "drive-info":
-        sides = [s for s in (_dict(res.get(k)) for k in ("write_errors", "read_errors")) if s.get("supported")]
-        if not sides:
-            return None, None, None, False
-        total = sum(_int(s.get("bytes_processed")) or 0 for s in sides)
-        return (total / 1e9 or None, sum(_int(s.get("corrected")) or 0 for s in sides),
-                sum(_int(s.get("uncorrected")) or 0 for s in sides), False)
-    if kind == "assessment":
-        res = _dict(res.get("tape"))
-    corrected, uncorrected = _deltas(res.get("log_deltas"))
-    if kind == "media-scan":
-        read = _dict(res.get("read"))
-        moved = _int(read.get("bytes")) or 0
-        return moved / 1e9 or None, corrected, uncorrected, bool(res.get("slow_zones"))
-    moved = sum(_int(p.get("bytes")) or 0 for p in res.get("phases") or [] if isinstance(p, dict))
-    return moved / 1e9 or None, corrected, uncorrected, False
-
-
-def visit(run: "Run", keys: RunKeys) -> Visit:
-    """A stored run as a visit. It erred when the drive counted an uncorrected error, more corrected
-    errors per GB than the media scan's threshold, or a scan found slow zones or stopped on an error."""
-    res = run.results if isinstance(run.results, dict) else {}
-    gb, corrected, uncorrected, slow = _figures(run.kind, res)
-    per_gb = corrected / gb if corrected is not None and gb else None
-    stopped = run.kind == "media-scan" and res.get("end_reason") == "error"
-    erred = bool(uncorrected) or (per_gb is not None and per_gb > CORRECTED_PER_GB_MONITOR) or slow or stopped
-    signals = res.get("cartridge_signals") if run.kind == "media-scan" and run.status == "complete" else None
-    return Visit(run.id, run.kind, run.started_at, keys.drive_serial, keys.barcode, keys.mam_serial, gb, corrected,
-                 uncorrected, slow, erred, tuple(str(x) for x in signals) if isinstance(signals, list) else ())
+def visit(row: StoredVisit) -> Visit:
+    """A recorded run as a visit, from the figures stored with it (``app.history.figures``; a run that recorded
+    none, e.g. one that ended before its result, is a visit with no figures). It erred when the drive counted an
+    uncorrected error, more corrected errors per GB than the media scan's threshold, or a scan found slow zones
+    or stopped on an error."""
+    seen = row.figures or VisitFigures()
+    per_gb = seen.corrected / seen.gb if seen.corrected is not None and seen.gb else None
+    erred = (bool(seen.uncorrected) or (per_gb is not None and per_gb > CORRECTED_PER_GB_MONITOR) or seen.slow
+             or seen.stopped)
+    signals = seen.signals if row.status == "complete" else ()  # a scan cut short settles nothing about the tape
+    keys = row.keys
+    return Visit(row.run_id, row.kind, row.started_at, keys.drive_serial, keys.barcode, keys.mam_serial, seen.gb,
+                 seen.corrected, seen.uncorrected, seen.slow, erred, signals)
 
 
 @dataclass(frozen=True)
@@ -132,7 +93,7 @@ class Prior:
 
 def prior(history: "History", keys: RunKeys, *, before: int | None = None) -> Prior:
     """The visits of ``keys``' cartridge and drive recorded before run ``before`` (all, when None)."""
-    earlier = [visit(r, k) for r, k in history.keyed_runs(keys, before=before) if r.kind in VISIT_KINDS]
+    earlier = [visit(row) for row in history.visit_rows(keys, VISIT_KINDS, before=before)]
     cart = keys.mam_serial or keys.barcode
     return Prior(tuple(v for v in earlier if cart and v.cartridge == cart),
                  tuple(v for v in earlier if keys.drive_serial and v.drive_serial == keys.drive_serial
@@ -247,9 +208,9 @@ def _attribution(current: Visit | None, cartridge: tuple[Visit, ...], drive: tup
 
 def media_history(history: "History", run_id: int) -> MediaHistory:
     """Run ``run_id``'s cartridge and drive across the runs recorded before it."""
-    keys = history.keys(run_id)
-    run = history.get_run(run_id, samples=False)
-    current = visit(run, keys) if run.kind in VISIT_KINDS else None
+    row = history.visit_row(run_id)
+    keys = row.keys
+    current = visit(row) if row.kind in VISIT_KINDS else None
     before = prior(history, keys, before=run_id)
     who, why = _attribution(current, before.cartridge, before.drive)
     return MediaHistory(keys, current, before.cartridge, before.drive, who, why)

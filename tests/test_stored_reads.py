@@ -18,11 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 #: The one loader: reading the stored dictionary is its job.
 LOADER = "app/runs/stored.py"
 #: Readers by key not yet moved to typed results, each with why; a file leaves this list once it reads none.
-NOT_YET: dict[str, str] = {
-    "app/visits.py": "a visit's GB and error counters, read from four kinds' stored dictionaries: visits sits below "
-                     "the kinds (the scan's engine and rules ask for prior visits), so it cannot import the catalog "
-                     "the loader needs without an import circle; moving it is a step of its own",
-}
+NOT_YET: dict[str, str] = {}
 _DICTS = ("results", "params")
 _READS = ("get", "setdefault", "pop")
 

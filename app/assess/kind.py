@@ -4,7 +4,10 @@ from __future__ import annotations
 from app.assess.engine import AssessParams, AssessResult, DriveAssessment
 from app.assess.rules import Outcome, words
 from app.assess.text import summary_lines
+from app.history.figures import VisitFigures
 from app.runs.kind import EXIT_CANCELLED, Command, Finding, RunContext, RunKind, Rows, Target
+from app.runs.stored import result_of
+from app.tapeperf.kind import TAPE_PERF, visit_figures as tape_visit_figures
 from native.units import plural
 
 #: The assessment's verdicts as a tone: the one place both the PDF and the GUI take it from.
@@ -48,9 +51,16 @@ def _engine(ctx: RunContext[AssessParams]) -> DriveAssessment:
     return DriveAssessment(ctx.drive, ctx.params)
 
 
+def visit_figures(r: AssessResult) -> VisitFigures:
+    """What an assessment says about its cartridge and drive (``app.visits``): its write/read step's, read as the
+    tape test it stores (``DamagedResult`` when it cannot be); none when it did not get that far."""
+    tape = result_of(TAPE_PERF, r.tape) if r.tape is not None else None
+    return tape_visit_figures(tape) if tape is not None else VisitFigures()
+
+
 ASSESSMENT: RunKind[AssessParams, AssessResult] = RunKind(
     "assessment", "Drive assessment", Target.DRIVE, AssessParams, AssessResult, _engine, headline=headline,
-    text=lambda r: "\n".join(summary_lines(r)), rows=rows, findings=findings, exit_code=exit_code,
+    text=lambda r: "\n".join(summary_lines(r)), rows=rows, findings=findings, exit_code=exit_code, visit=visit_figures,
     command=Command("assess", "drive assessment: evidence, self-test and a write/read/verify on a scratch cartridge "
                               "-> PASS/WARN/FAIL"))
 

@@ -29,6 +29,7 @@ from app.events import Checkpoint, Event, EventSink, Sample, SampleBatch, Sample
 from native.errors import Cancelled, InvalidParameter, SafetyRefusal, TapediagError
 from native.iscsi_url import display_device
 
+from .figures import VisitFigures
 from .keys import RunKeys, keys_from_results
 from .store import History, HistoryError
 
@@ -44,6 +45,9 @@ class Recorder:
         #: reports its own failure or cancellation (with partial results) sets these.
         self.status = "complete"
         self.error: str | None = None
+        #: What the run says about the cartridge it moved through its drive (``app.history.figures``), when its kind
+        #: says it; stored with the keys as the run finishes.
+        self.visit: VisitFigures | None = None
         self._buffer: list[Sample] = []
         self._columns: list[SampleColumns] = []  # engines' arrays, stored as rows without a Sample each
         self._pending = 0
@@ -145,6 +149,8 @@ def _finish(rec: Recorder, status: str, error: str | None) -> None:
     keys = keys_from_results(rec.results)  # the identities the run recorded (``app.identity``), else its own fields
     if keys != RunKeys():
         rec.history.set_keys(rec.run_id, keys)
+    if rec.visit is not None:
+        rec.history.set_visit(rec.run_id, rec.visit)
 
 
 def _not_started(err: HistoryError) -> HistoryError:
@@ -169,7 +175,8 @@ def result_status(result: Any) -> str:
 
 def run_recorded(kind: str, device: str, params: dict | None, run_callable: Callable[[EventSink], Any], *,
                  sink: EventSink = discard, history: History | None = None,
-                 extra: Callable[[], dict[str, Any]] | None = None) -> tuple[int, Any]:
+                 extra: Callable[[], dict[str, Any]] | None = None,
+                 visit: Callable[[Any], VisitFigures] | None = None) -> tuple[int, Any]:
     """Call ``run_callable(sink)`` inside ``record()`` and store its result.
 
     The result's ``to_dict()`` (or the dict it returns) becomes the run's results; a
@@ -178,7 +185,8 @@ def run_recorded(kind: str, device: str, params: dict | None, run_callable: Call
     ``error``. Returns ``(run_id, result)``. For engines shaped
     ``Test(...).run(sink, cancel)``: ``run_recorded("tape-perf", dev, params, lambda s: test.run(s, cancel))``.
     ``extra()``, called after the run, adds keys to the stored results (the devices' identities,
-    ``app.identity``).
+    ``app.identity``). ``visit(result)`` says what the run tells of the cartridge it moved (``RunKind.visit``),
+    stored beside the keys.
     """
     with record(kind, device, params, history=history) as rec:
         result = run_callable(rec.sink(sink))
@@ -187,5 +195,7 @@ def run_recorded(kind: str, device: str, params: dict | None, run_callable: Call
         if extra is not None and rec.results is not None:
             rec.results = {**rec.results, **extra()}
         rec.status = result_status(result)
+        if visit is not None and rec.results is not None:
+            rec.visit = visit(result)
         rec.error = getattr(result, "error", None) or None
     return rec.run_id, result

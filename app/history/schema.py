@@ -76,8 +76,31 @@ def _m3_identity_keys(conn: sqlite3.Connection) -> None:
                      (keys.drive_serial, keys.barcode, keys.mam_serial, run_id))
 
 
+def _m4_visit_figures(conn: sqlite3.Connection) -> None:
+    """What each run says about the cartridge it moved through its drive (``app.history.figures``), in columns
+    written as a run is recorded, so that ``app.visits`` reads no stored result (issue 26). Existing runs of the
+    visiting kinds get the figures their stored results carry (``legacy_figures``); a row whose results cannot be
+    read keeps none and still counts as a visit (with no figures)."""
+    import json
+
+    from .figures import VisitFigures, legacy_figures
+
+    for column, sql_type in zip(VisitFigures.COLUMNS, ("REAL", "INTEGER", "INTEGER", "INTEGER", "INTEGER", "TEXT")):
+        conn.execute(f"ALTER TABLE runs ADD COLUMN {column} {sql_type}")
+    placeholders = ", ".join(f"{column} = ?" for column in VisitFigures.COLUMNS)
+    rows = conn.execute("SELECT id, kind, results FROM runs WHERE results IS NOT NULL").fetchall()
+    for run_id, kind, text in rows:
+        try:
+            figures = legacy_figures(kind, json.loads(text))
+        except ValueError:
+            continue
+        if figures is not None:
+            conn.execute(f"UPDATE runs SET {placeholders} WHERE id = ?", (*figures.row(), run_id))
+
+
 # Ordered: MIGRATIONS[n] upgrades version n to n + 1. Append only; never edit a shipped one.
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_m1_initial, _m2_sample_count, _m3_identity_keys)
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_m1_initial, _m2_sample_count, _m3_identity_keys,
+                                                                _m4_visit_figures)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -33,6 +33,7 @@ from native.errors import InvalidParameter, TapediagError
 
 from app.runs import registry
 
+from .figures import StoredVisit, VisitFigures
 from .keys import RunKeys
 from .schema import SCHEMA_VERSION, migrate
 
@@ -364,6 +365,14 @@ class History:
             self._conn.execute("UPDATE runs SET drive_serial = ?, barcode = ?, mam_serial = ? WHERE id = ?",
                                (keys.drive_serial, keys.barcode, keys.mam_serial, run_id))
 
+    def set_visit(self, run_id: int, figures: VisitFigures) -> None:
+        """What the run says about the cartridge it moved through its drive (``app.history.figures``): written as
+        the run is recorded, from its kind's typed result, and read by ``app.visits`` instead of the results."""
+        _check_id(run_id)
+        columns = ", ".join(f"{column} = ?" for column in VisitFigures.COLUMNS)
+        with self._db(write=True):
+            self._conn.execute(f"UPDATE runs SET {columns} WHERE id = ?", (*figures.row(), run_id))
+
     def keys(self, run_id: int) -> RunKeys:
         _check_id(run_id)
         with self._db():
@@ -372,10 +381,10 @@ class History:
             raise InvalidParameter(f"no run {run_id} in the history", hint="'tapediag history' lists the runs")
         return RunKeys(*row)
 
-    def keyed_runs(self, keys: RunKeys, *, before: int | None = None) -> list[tuple[Run, RunKeys]]:
-        """Runs on this drive or this cartridge (by MAM serial, or barcode where the MAM serial is unknown),
-        oldest first, each with its keys; only runs before ``before`` when given. A row whose stored JSON
-        cannot be read is left out: it cannot say what happened on that visit."""
+    @staticmethod
+    def _keyed(keys: RunKeys) -> tuple[str, list[str | int]]:
+        """The SQL condition (and its arguments) for runs on this drive or this cartridge: by MAM serial, or by
+        barcode where the MAM serial is unknown; "" when the keys name neither."""
         where: list[str] = []
         args: list[str | int] = []
         for column, value in (("drive_serial", keys.drive_serial), ("mam_serial", keys.mam_serial),
@@ -383,9 +392,16 @@ class History:
             if value:
                 where.append(f"{column} = ?")
                 args.append(value)
+        return " OR ".join(where), args
+
+    def keyed_runs(self, keys: RunKeys, *, before: int | None = None) -> list[tuple[Run, RunKeys]]:
+        """Runs on this drive or this cartridge (by MAM serial, or barcode where the MAM serial is unknown),
+        oldest first, each with its keys; only runs before ``before`` when given. A row whose stored JSON
+        cannot be read is left out: it cannot say what happened on that visit."""
+        where, args = self._keyed(keys)
         if not where:
             return []
-        sql = f"SELECT {self._COLUMNS}, drive_serial, barcode, mam_serial FROM runs WHERE ({' OR '.join(where)})"
+        sql = f"SELECT {self._COLUMNS}, drive_serial, barcode, mam_serial FROM runs WHERE ({where})"
         if before is not None:
             sql += " AND id < ?"
             args.append(before)
@@ -398,6 +414,38 @@ class History:
             except ValueError:
                 continue
         return out
+
+    _VISIT_COLUMNS = "id, kind, started_at, status, drive_serial, barcode, mam_serial, " + ", ".join(VisitFigures.COLUMNS)
+
+    def visit_rows(self, keys: RunKeys, kinds: Iterable[str], *, before: int | None = None) -> list[StoredVisit]:
+        """The runs of ``kinds`` on this drive or this cartridge (as ``keyed_runs`` finds them), oldest first, as
+        the index keeps them: keys and visit figures, no stored result read."""
+        where, args = self._keyed(keys)
+        if not where:
+            return []
+        wanted = list(kinds)
+        sql = (f"SELECT {self._VISIT_COLUMNS} FROM runs WHERE ({where}) "
+               f"AND kind IN ({', '.join('?' * len(wanted))})")
+        args += wanted
+        if before is not None:
+            sql += " AND id < ?"
+            args.append(before)
+        with self._db():
+            rows = self._conn.execute(sql + " ORDER BY id", args).fetchall()
+        return [self._stored_visit(row) for row in rows]
+
+    def visit_row(self, run_id: int) -> StoredVisit:
+        """Run ``run_id`` as the visits' index keeps it."""
+        _check_id(run_id)
+        with self._db():
+            row = self._conn.execute(f"SELECT {self._VISIT_COLUMNS} FROM runs WHERE id = ?", (run_id,)).fetchone()
+        if row is None:
+            raise InvalidParameter(f"no run {run_id} in the history", hint="'tapediag history' lists the runs")
+        return self._stored_visit(row)
+
+    @staticmethod
+    def _stored_visit(row: tuple[Any, ...]) -> StoredVisit:
+        return StoredVisit(row[0], row[1], row[2], row[3], RunKeys(*row[4:7]), VisitFigures.from_row(row[7:]))
 
     def save_progress(self, run_id: int, results: dict) -> None:
         """Keep what a run still going has done so far: if the process dies before ``finish_run``

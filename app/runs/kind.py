@@ -20,6 +20,7 @@ from app.events import CancelToken, EventSink, discard
 from app.runs.exits import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK, EXIT_REFUSED, EXIT_USAGE  # the kinds' too
 
 if TYPE_CHECKING:
+    from app.history.figures import VisitFigures
     from app.runs.fields import Field
 
 P = TypeVar("P")
@@ -153,6 +154,9 @@ class RunKind(Generic[P, R]):
     scale: Callable[[R], float | None] | None = None
     #: What its plot must mark besides the samples (``Stretch``: a write's closing flush); None: nothing.
     stretches: Callable[[R], list[Stretch]] | None = None
+    #: What a run says about the cartridge and drive it visited (``app.history.figures``): stored with the run as it
+    #: is recorded, read by ``app.visits``; None: its runs are no visits.
+    visit: Callable[[R], VisitFigures] | None = None
     exit_code: Callable[[R], int] = _no_exit_code  # the documented exit status of a finished run
     command: Command | None = None
     #: What a refused second run on the device names a run of this kind by (``app.claims``); "": its command.

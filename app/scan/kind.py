@@ -5,11 +5,13 @@ report (page 1 and its rows) and the history; the CLI's text is ``app.scan.text`
 """
 from __future__ import annotations
 
+from app.history.figures import VisitFigures
 from app.runs.kind import EXIT_CANCELLED, EXIT_FAILED, Command, Finding, RunContext, RunKind, Rows, Target
 from app.runs.words import block, count, duration, volume
 from app.scan.engine import MediaScan
 from app.scan.params import ScanParams
 from app.scan.results import ScanResult, where
+from app.tapeperf.results import error_deltas
 from app.scan.text import summary_lines
 from native.units import rate_text
 
@@ -85,9 +87,17 @@ def _engine(ctx: RunContext[ScanParams]) -> MediaScan:
     return MediaScan(ctx.drive, ctx.params)
 
 
+def visit_figures(r: ScanResult) -> VisitFigures:
+    """What a scan says about its cartridge and drive (``app.visits``): what it read, the error counters' change,
+    its slow zones, a read an error stopped, and the cartridge's own signals."""
+    corrected, uncorrected = error_deltas(r.log_deltas)
+    return VisitFigures(r.read.bytes / 1e9 or None, corrected, uncorrected, slow=bool(r.slow_zones),
+                        stopped=r.end_reason == "error", signals=tuple(r.cartridge_signals))
+
+
 MEDIA_SCAN: RunKind[ScanParams, ScanResult] = RunKind(
     "media-scan", "Media scan", Target.DRIVE, ScanParams, ScanResult, _engine, headline=headline,
-    text=lambda r: "\n".join(summary_lines(r)), rows=rows, findings=findings, exit_code=exit_code,
+    text=lambda r: "\n".join(summary_lines(r)), rows=rows, findings=findings, exit_code=exit_code, visit=visit_figures,
     command=Command("scan", "read a cartridge from BOT to end of data, read-only: layout, read rate per zone, "
                             "repositions, verdict"))
 

@@ -6,7 +6,8 @@ them. The words here are the report's and the history's; the CLI's text is ``app
 from __future__ import annotations
 
 from app.alerts import judge_alerts, worst_exit
-from app.runs.kind import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK, Command, Finding, RunContext, RunKind, Rows, Series, Target
+from app.history.figures import VisitFigures
+from app.runs.kind import (EXIT_CANCELLED, EXIT_FAILED, EXIT_OK, Command, Finding, RunContext, RunKind, Rows, Series, Target)
 from app.runs.words import count, duration, mb_s, volume
 from app.tapeperf.buffered import stretches as flush_stretches
 from app.tapeperf.engine import TapePerfTest
@@ -14,7 +15,7 @@ from app.tapeperf.multi import MultiDriveTest, MultiParams
 from app.tapeperf.multiresult import DriveRun, MultiTapePerfResult, headline as multi_headline
 from app.tapeperf.multiresult import summary_lines as multi_lines
 from app.tapeperf.params import TapePerfParams
-from app.tapeperf.results import PhaseResult, TapePerfResult, headline
+from app.tapeperf.results import PhaseResult, TapePerfResult, error_deltas, headline
 from app.tapeperf.text import summary_lines
 from native.units import percent, plural
 
@@ -201,10 +202,18 @@ def _multi_engine(ctx: RunContext[MultiParams]) -> MultiDriveTest:
     return MultiDriveTest(ctx.drives, ctx.params)
 
 
+def visit_figures(result: TapePerfResult) -> VisitFigures:
+    """What a tape test says about its cartridge and drive (``app.visits``): the bytes of every phase, the error
+    counters' change over them. The assessment's write/read step says the same."""
+    corrected, uncorrected = error_deltas(result.log_deltas)
+    return VisitFigures(sum(p.bytes for p in result.phases) / 1e9 or None, corrected, uncorrected)
+
+
 TAPE_PERF: RunKind[TapePerfParams, TapePerfResult] = RunKind(
     "tape-perf", "Tape performance", Target.DRIVE, TapePerfParams, TapePerfResult, _engine,
     headline=headline, text=lambda r: "\n".join(summary_lines(r)), rows=rows, findings=findings, exit_code=exit_code,
-    yardstick=lambda r: r.yardstick, stretches=flush_stretches, command=Command("tape-perf", "measure a tape drive's write/read rate"))
+    yardstick=lambda r: r.yardstick, stretches=flush_stretches, visit=visit_figures,
+    command=Command("tape-perf", "measure a tape drive's write/read rate"))
 
 TAPE_PERF_MULTI: RunKind[MultiParams, MultiTapePerfResult] = RunKind(
     "tape-perf-multi", "Tape performance, several drives", Target.DRIVES, MultiParams, MultiTapePerfResult,

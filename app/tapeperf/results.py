@@ -343,6 +343,14 @@ class LogDelta:
         return f"{self.name}: {self.change}"
 
 
+def error_deltas(deltas: list[LogDelta]) -> tuple[int | None, int | None]:
+    """The corrected and uncorrected errors a run's counter deltas add up to (``app.history.figures``); None where
+    none was counted."""
+    from app.history.figures import error_counts
+
+    return error_counts([(d.name, d.delta) for d in deltas])
+
+
 @dataclass
 class TapePerfResult:
     """The whole test. ``status``: complete, cancelled or failed (with ``error``)."""
@@ -554,4 +562,4 @@ def headline(result: TapePerfResult) -> str:
     return "; ".join(phase_headline(result, p) for p in result.phases)
 
 
-__all__ = ["headline", "phase_headline", "headline_rate", "Limiter", "PhaseResult", "TapePerfResult", "SampleLog", "Stall", "LogDelta", "summarize", "MB", "MiB"]
+__all__ = ["headline", "phase_headline", "headline_rate", "Limiter", "PhaseResult", "TapePerfResult", "SampleLog", "Stall", "LogDelta", "error_deltas", "summarize", "MB", "MiB"]

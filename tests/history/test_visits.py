@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -16,6 +18,8 @@ from app.cli import main
 from app.history import History, RunKeys
 from app.history.schema import MIGRATIONS, migrate
 from app.visits import for_run
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def dev(tmp_path: Path, cart: str, serial: str, **options: object) -> str:
@@ -142,3 +146,61 @@ def test_assess_names_the_cartridges_earlier_visits(tmp_path: Path, capsys: pyte
     assert "History of this drive and cartridge" in out
     assert "2 earlier visits (1 tape test, 1 scan), both clean, in drive HUA" in out
     assert "this drive (HUB): no earlier visit in this history" in out
+
+
+def test_every_visit_kind_says_its_own_figures() -> None:
+    """A kind that visits a cartridge answers for its figures (``RunKind.visit``): a kind listed without one would
+    make every run of it a visit with no figures, which ``erred`` can never be."""
+    from app import catalog  # noqa: F401  (installs the kinds)
+    from app.runs import registry
+    from app.visits import VISIT_KINDS
+
+    assert [k for k in VISIT_KINDS if registry.get(k).visit is None] == []
+
+
+def _tapediag(*args: str) -> subprocess.CompletedProcess[str]:
+    """The command as a technician runs it: its own process, which loads only the run kinds it runs."""
+    return subprocess.run([sys.executable, "-m", "app", *args], capture_output=True, text=True, timeout=300,
+                          cwd=ROOT, check=False)
+
+
+def test_scan_and_info_judge_by_the_visits_in_processes_of_their_own(tmp_path: Path) -> None:
+    """The visits are read from the figures stored with each run, not through the run kinds' catalog, which the
+    command line does not load for ``scan`` or ``info`` (reading through it refused every such command once)."""
+    bad = dev(tmp_path, "bad", "PROC1", wornmedia=50, barcode="PROC01L9")
+    assert _tapediag("tape-perf", bad, "--size", "64M", "--direction", "write", "--force").returncode in (0, 10)
+    first = _tapediag("scan", dev(tmp_path, "bad", "PROC1"))
+    second = _tapediag("scan", dev(tmp_path, "bad", "PROC2"))
+    info = _tapediag("info", dev(tmp_path, "bad", "PROC3"))
+    for done in (first, second, info):
+        assert "Traceback" not in done.stderr and "catalog" not in done.stderr, done.stderr
+    assert "2 with errors (runs 1, 2), in drive PROC1" in second.stdout, second.stdout
+    assert "points at the cartridge: the cartridge erred in 2 different drives (PROC1, PROC2)" in info.stdout, info.stdout
+
+
+def test_migration_to_4_gives_older_runs_their_figures(tmp_path: Path) -> None:
+    """A history written before the figures existed (schema 3): its scans' and tape tests' figures come from their
+    stored results, once, so earlier visits still count; a run of another kind gets none."""
+    path = tmp_path / "history.sqlite"
+    conn = sqlite3.connect(path, isolation_level=None)
+    migrate(conn, MIGRATIONS[:3])
+    rows = [
+        ("tape-perf", {"phases": [{"bytes": 2 * 10**9}], "log_deltas": [
+            {"name": "write errors corrected", "before": 0, "after": 10, "delta": 10}]}),
+        ("media-scan", {"read": {"bytes": 10**9}, "slow_zones": [{"start": 0}], "cartridge_signals": ["slow zones"],
+                        "log_deltas": []}),
+        ("disk-read", {"phases": [{"bytes": 10**9}]}),
+    ]
+    for kind, results in rows:
+        conn.execute("INSERT INTO runs (kind, device, status, started_at, results, mam_serial) VALUES (?, "
+                     "'virtual:lto9', 'complete', '2026-01-01T00:00:00+00:00', ?, 'MAMOLD')", (kind, json.dumps(results)))
+    conn.close()
+    with History.open(path) as hist:
+        tape, scanned, disk = (hist.visit_row(i) for i in (1, 2, 3))
+    assert tape.figures is not None and (tape.figures.gb, tape.figures.corrected) == (2.0, 10)
+    assert scanned.figures is not None and scanned.figures.slow and scanned.figures.signals == ("slow zones",)
+    assert disk.figures is None
+    with History.open(path) as hist:
+        found = for_run(2, hist)
+    assert found is not None and found.current is not None and found.current.erred
+    assert [v.run_id for v in found.cartridge_visits] == [1]
