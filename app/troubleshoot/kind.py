@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from native.errors import InvalidParameter
+
 from app.runs.fields import Field, stored_rows
 from app.runs.kind import Call, Command, Finding, RunContext, RunKind, Target
 from app.runs.words import mb_s
 from app.troubleshoot import diagnose
+from app.troubleshoot.parse import parse_link
 from app.troubleshoot.model import COMPONENT_LABELS, BottleneckTable, Diagnosis, TroubleshootInput
 from app.troubleshoot.text import format_text
 
@@ -57,6 +60,15 @@ WORKLOAD_WORDS = (
 )
 
 
+def _link_words(typed: str) -> str:
+    """'Gigabit Ethernet' for a stored 'gige'; what was typed when this version does not know the link (a row
+    from a version that knew more links: shown as stored, never an error)."""
+    try:
+        return parse_link(typed).label
+    except InvalidParameter:
+        return typed
+
+
 def parameter_rows(params: dict[str, Any]) -> list[tuple[str, str]]:
     """A session's workload as 'Backup rate 40.0 MB/s', 'Average file size 10.1 KB' (never 'Avg file kb: 10 KB'),
     and the drive's generation when it was given."""
@@ -64,6 +76,8 @@ def parameter_rows(params: dict[str, Any]) -> list[tuple[str, str]]:
     workload = {f.name: getattr(given.workload, f.name, None) for f in WORKLOAD_WORDS if f.name != "avg_file_bytes"}
     if given.workload.avg_file_kb is not None:  # KiB, as the tree walk measured it
         workload["avg_file_bytes"] = given.workload.avg_file_kb * 1024
+    if given.workload.link:  # the link by its name ("Gigabit Ethernet"), not as it was typed ("gige")
+        workload["link"] = _link_words(given.workload.link)
     if given.workload.software_compression is False:
         workload["software_compression"] = "off"  # a False is left out of the rows, but "off" was said
     rows = stored_rows(WORKLOAD_WORDS, workload)

@@ -167,3 +167,12 @@ def test_the_operating_system_reaches_the_advice(capsys) -> None:  # type: ignor
                  "--streams", "1", "--small-files", "--os", "windows", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert "small-files-restore-windows-single-stream" in {r["id"] for r in data["recommendations"]}
+
+
+def test_the_link_is_shown_by_its_name_not_as_it_was_typed(capsys) -> None:
+    """'gige' is what a technician types; 'Gigabit Ethernet' is what the customer reads in show and the report."""
+    assert main(["troubleshoot", "--tape-write", "300", "--disk-read", "200", "--backup", "90", "--network", "gige"]) == 0
+    capsys.readouterr()
+    assert main(["show", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "Network link Gigabit Ethernet" in out and "gige" not in out
