@@ -5,9 +5,11 @@ from app.assess.engine import AssessParams, AssessResult, DriveAssessment
 from app.assess.rules import Outcome, words
 from app.assess.text import summary_lines
 from app.history.figures import VisitFigures
-from app.runs.kind import EXIT_CANCELLED, Command, Finding, RunContext, RunKind, Rows, Target
+from app.runs.kind import EXIT_CANCELLED, Command, Finding, RunContext, RunKind, Rows, Stretch, Target
 from app.runs.stored import result_of
+from app.tapeperf.buffered import stretches as flush_stretches
 from app.tapeperf.kind import TAPE_PERF, visit_figures as tape_visit_figures
+from app.tapeperf.results import TapePerfResult
 from native.units import plural
 
 #: The assessment's verdicts as a tone: the one place both the PDF and the GUI take it from.
@@ -51,16 +53,29 @@ def _engine(ctx: RunContext[AssessParams]) -> DriveAssessment:
     return DriveAssessment(ctx.drive, ctx.params)
 
 
+def _tape_test(r: AssessResult) -> TapePerfResult | None:
+    """The write/read step's tape test, read as the tape test it stores (``DamagedResult`` when it cannot be); None
+    when the assessment did not get that far."""
+    return result_of(TAPE_PERF, r.tape) if r.tape is not None else None
+
+
 def visit_figures(r: AssessResult) -> VisitFigures:
-    """What an assessment says about its cartridge and drive (``app.visits``): its write/read step's, read as the
-    tape test it stores (``DamagedResult`` when it cannot be); none when it did not get that far."""
-    tape = result_of(TAPE_PERF, r.tape) if r.tape is not None else None
+    """What an assessment says about its cartridge and drive (``app.visits``): its write/read step's."""
+    tape = _tape_test(r)
     return tape_visit_figures(tape) if tape is not None else VisitFigures()
+
+
+def stretches(r: AssessResult) -> list[Stretch]:
+    """The write step's closing flush on the plot, as the tape test marks it (``app.tapeperf.buffered``): the
+    assessment's write is short, so the curve is the host's pace into the buffer, not what the drive wrote."""
+    tape = _tape_test(r)
+    return flush_stretches(tape) if tape is not None else []
 
 
 ASSESSMENT: RunKind[AssessParams, AssessResult] = RunKind(
     "assessment", "Drive assessment", Target.DRIVE, AssessParams, AssessResult, _engine, headline=headline,
     text=lambda r: "\n".join(summary_lines(r)), rows=rows, findings=findings, exit_code=exit_code, visit=visit_figures,
+    stretches=stretches,
     command=Command("assess", "drive assessment: evidence, self-test and a write/read/verify on a scratch cartridge "
                               "-> PASS/WARN/FAIL"))
 

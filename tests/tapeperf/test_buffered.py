@@ -51,3 +51,16 @@ def test_the_run_kind_marks_each_noted_flush_on_the_plot() -> None:
     assert marked == stretches(result)
     assert [(s.phase, s.seconds, s.label) for s in marked] == [("write", 0.5, "flush to tape")]
     assert marked[0].note == buffered_writes(result)[0].note()
+
+
+def test_the_assessment_marks_its_write_steps_flush_as_the_tape_test_does() -> None:
+    """The assessment's write/read step is a short tape test: its plot's curve is the host's pace into the buffer
+    too, so its flush is marked with the same words (``ASSESSMENT.stretches``)."""
+    from app.assess.engine import AssessResult
+    from app.assess.kind import ASSESSMENT
+
+    tape = TapePerfResult("virtual:lto9", {}, phases=[_write(1.0, 0.5), _write(1.0, 0.0, "read")])
+    result = AssessResult("virtual:lto9", {}, tape=tape.to_dict())
+    marked = ASSESSMENT.stretches(result) if ASSESSMENT.stretches else []
+    assert [(s.phase, s.seconds, s.note) for s in marked] == [(s.phase, s.seconds, s.note) for s in stretches(tape)]
+    assert marked and ASSESSMENT.stretches is not None and ASSESSMENT.stretches(AssessResult("virtual:lto9", {})) == []
