@@ -16,11 +16,18 @@ from app.runs.fields import add_options, values
 from app.runs.kind import RunKind, Target
 
 
-def register_kind(subparsers: argparse._SubParsersAction, kind: RunKind[Any, Any]) -> None:
+def register_kind(subparsers: argparse._SubParsersAction, kind: RunKind[Any, Any], *, description: str = "",
+                  epilog: str | None = None) -> None:
+    """The kind's sub-command; ``description`` (default: its one-line help as a sentence) and ``epilog`` (its exit
+    statuses) are what a kind's own CLI module adds for ``tapediag NAME --help``."""
     assert kind.command is not None
     words = kind.command.help
-    parser = subparsers.add_parser(kind.command.name, help=words, description=words[:1].upper() + words[1:] + ".")
-    if kind.target in (Target.DRIVE, Target.LIBRARY, Target.QUERIES):
+    parser = subparsers.add_parser(kind.command.name, help=words,
+                                   description=description or words[:1].upper() + words[1:] + ".", epilog=epilog)
+    if kind.target is Target.LIBRARY:
+        parser.add_argument("target", metavar="DEVICE", help="/dev/sgN (a changer), iscsi://host/iqn/lun or "
+                                                             "virtual:library")
+    elif kind.target in (Target.DRIVE, Target.QUERIES):
         parser.add_argument("target", metavar="DEVICE", help="/dev/sgN, iscsi://host/iqn/lun or virtual:lto9")
     elif kind.target is Target.DIRECTORY:
         parser.add_argument("target", metavar="DIR", help="the directory")

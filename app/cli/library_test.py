@@ -7,11 +7,8 @@ before the robot is asked. The run is in the history like every test (``show``, 
 from __future__ import annotations
 
 import argparse
-import json
 
-from app.cli.commands import HELP
-from app.libtest.params import LibraryTestParams
-from app.runs.fields import add_options, values
+from app.cli._kind import register_kind
 
 EPILOG = ("exit status: 0 PASS, 11 FAIL (a robotics error, or a cartridge not back home), 12 NOT ASSESSED "
           "(nothing to move, no empty drive, cancelled); 1 the library could not be read, 2 bad input or not a "
@@ -19,32 +16,13 @@ EPILOG = ("exit status: 0 PASS, 11 FAIL (a robotics error, or a cartridge not ba
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "library-test", help=HELP["library-test"],
+    """The kind's own command (``app.cli._kind``: target, options from its field table, run, text or JSON, exit
+    status), with what it does and its exit statuses in words."""
+    from app.libtest.kind import LIBRARY_TEST
+
+    register_kind(
+        subparsers, LIBRARY_TEST, epilog=EPILOG,
         description="Moves cartridges between their home slots and empty drives, times every move, stops at the "
                     "first robotics error and puts every cartridge back (checked by a final inventory). Cleaning "
                     "(CLN...) and unlabelled cartridges are never moved, loaded drives never used. Elements are "
-                    "named as in 'tapediag library': slot:N (from 1), drive:N (from 0) or an element address.",
-        epilog=EPILOG,
-    )
-    parser.add_argument("device", metavar="DEVICE", help="/dev/sgN (a changer), iscsi://host/iqn/lun or virtual:library")
-    add_options(parser, LibraryTestParams.FIELDS)  # declared once, with the library panel's fields
-    parser.add_argument("--json", action="store_true", help="print machine-readable JSON instead of text")
-    parser.set_defaults(func=run)
-
-
-def run(args: argparse.Namespace) -> int:
-    from app.cli._drive_run import warnings_to_stderr
-    from app.execute import execute
-    from app.libtest.kind import LIBRARY_TEST
-    from app.stop import cancelling
-
-    params = LibraryTestParams.from_values(values(args, LibraryTestParams.FIELDS))
-    with cancelling() as cancel:
-        run = execute(LIBRARY_TEST, params, args.device, sink=warnings_to_stderr, cancel=cancel)
-    if args.json:
-        print(json.dumps({"run_id": run.run_id, **run.result.to_dict()}, indent=2, default=str))
-    else:
-        print(LIBRARY_TEST.text(run.result) if LIBRARY_TEST.text is not None else LIBRARY_TEST.headline(run.result))
-        print(f"\nRecorded as run {run.run_id} ('tapediag report {run.run_id} -o report.pdf').")
-    return LIBRARY_TEST.exit_code(run.result)
+                    "named as in 'tapediag library': slot:N (from 1), drive:N (from 0) or an element address.")
