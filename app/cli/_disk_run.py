@@ -6,14 +6,16 @@ import argparse
 import json
 import sys
 import time
-from typing import Any
+from typing import Any, Callable
 
+from app.cli.commands import HELP
 from app.disk.text import render
 from app.events import Event, EventSink, Message, Progress
 from app.execute import execute
+from app.runs.fields import Field, add_options
 from app.runs.kind import RunKind
 from app.stop import cancelling
-from native.units import duration_text, rate_text, size_text
+from native.units import SIZES_HELP, duration_text, rate_text, size_text
 
 
 def progress_printer(quiet: bool) -> EventSink:
@@ -32,6 +34,17 @@ def progress_printer(quiet: bool) -> EventSink:
                 print(f"  {event.phase}: {done}{rate}, {duration_text(event.elapsed)}", file=sys.stderr)
 
     return sink
+
+
+def register_disk_command(subparsers: argparse._SubParsersAction, name: str, description: str, dir_help: str,
+                          fields: tuple[Field, ...], run: Callable[[argparse.Namespace], int]) -> None:
+    """``tapediag NAME DIR [options] [--json]``: the directory, the options from the kind's field table (declared
+    once, with the GUI's form: ``app.disk.params``), the JSON switch."""
+    parser = subparsers.add_parser(name, help=HELP[name], description=f"{description} {SIZES_HELP}")
+    parser.add_argument("dir", help=dir_help)
+    add_options(parser, fields)
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.set_defaults(func=run)
 
 
 def run_disk_test(args: argparse.Namespace, kind: RunKind[Any, Any], params: Any) -> int:

@@ -4,29 +4,21 @@ from __future__ import annotations
 import argparse
 import sys
 
-from app.cli.commands import HELP
 from native.errors import NoSpace, TargetNotEmpty
 
 from app.cli import EXIT_REFUSED
-from app.cli._disk_run import run_disk_test
+from app.cli._disk_run import register_disk_command, run_disk_test
 from app.disk.kind import CREATE_DATA
 from app.disk.params import CreateDataParams
-from app.runs.fields import add_options, values
-from native.units import SIZES_HELP
+from app.runs.fields import values
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "create-data", help=HELP["create-data"],
-        description="Create a tree of files with a known compression ratio, the way HPCreateData did, and "
-        "report MB/s and files/s (total volume / slowest stream). Only writes inside DIR; refuses a "
-        "non-empty DIR unless --allow-non-empty; records what it made in DIR/.tapediag-manifest.json. "
-        f"{SIZES_HELP}",
-    )
-    parser.add_argument("dir", help="target directory (created if missing)")
-    add_options(parser, CreateDataParams.FIELDS)  # declared once, with the GUI's form (app.disk.params)
-    parser.add_argument("--json", action="store_true", help="print the result as JSON")
-    parser.set_defaults(func=run)
+    register_disk_command(
+        subparsers, "create-data", "Create a tree of files with a known compression ratio, the way HPCreateData did, "
+        "and report MB/s and files/s (total volume / slowest stream). Only writes inside DIR; refuses a non-empty "
+        "DIR unless --allow-non-empty; records what it made in DIR/.tapediag-manifest.json.",
+        "target directory (created if missing)", CreateDataParams.FIELDS, run)
 
 
 def params_from_args(args: argparse.Namespace) -> CreateDataParams:
