@@ -65,6 +65,14 @@ def visit_figures(r: AssessResult) -> VisitFigures:
     return tape_visit_figures(tape) if tape is not None else VisitFigures()
 
 
+def yardstick(r: AssessResult) -> tuple[str, float] | None:
+    """What the speed steps judge the write/read step's rates against ("400 MB/s possible for incompressible data on
+    LTO-9"): the plot's one reference line, and a scale made for it, which a few readings from the drive's buffer
+    cannot squash (``app.report.plots``)."""
+    tape = _tape_test(r)
+    return tape.yardstick if tape is not None else None
+
+
 def stretches(r: AssessResult) -> list[Stretch]:
     """The write step's closing flush on the plot, as the tape test marks it (``app.tapeperf.buffered``): the
     assessment's write is short, so the curve is the host's pace into the buffer, not what the drive wrote."""
@@ -75,7 +83,7 @@ def stretches(r: AssessResult) -> list[Stretch]:
 ASSESSMENT: RunKind[AssessParams, AssessResult] = RunKind(
     "assessment", "Drive assessment", Target.DRIVE, AssessParams, AssessResult, _engine, headline=headline,
     text=lambda r: "\n".join(summary_lines(r)), rows=rows, findings=findings, exit_code=exit_code, visit=visit_figures,
-    stretches=stretches,
+    yardstick=yardstick, stretches=stretches,
     command=Command("assess", "drive assessment: evidence, self-test and a write/read/verify on a scratch cartridge "
                               "-> PASS/WARN/FAIL"))
 

@@ -64,3 +64,20 @@ def test_the_assessment_marks_its_write_steps_flush_as_the_tape_test_does() -> N
     marked = ASSESSMENT.stretches(result) if ASSESSMENT.stretches else []
     assert [(s.phase, s.seconds, s.note) for s in marked] == [(s.phase, s.seconds, s.note) for s in stretches(tape)]
     assert marked and ASSESSMENT.stretches is not None and ASSESSMENT.stretches(AssessResult("virtual:lto9", {})) == []
+
+
+def test_the_assessments_plot_judges_against_what_its_speed_steps_judge_against() -> None:
+    """The write/read step's yardstick ("400 MB/s possible for incompressible data on LTO-9") is the assessment
+    plot's reference line and sets its scale, so that a few readings from the drive's buffer cannot squash it."""
+    from app.assess.engine import AssessResult
+    from app.assess.kind import ASSESSMENT
+    from app.report.plots import throughput_plot
+    from app.report.model import SeriesData
+
+    tape = TapePerfResult("virtual:lto9", {}, phases=[_write(1.0, 0.0)], generation=9, predicted_ratio=1.0)
+    result = AssessResult("virtual:lto9", {}, tape=tape.to_dict())
+    stick = ASSESSMENT.yardstick(result) if ASSESSMENT.yardstick else None
+    assert stick is not None and stick == tape.yardstick and stick[1] == 400
+    spiky = SeriesData("read", tuple((i / 10, 1300.0 if i < 3 else 400.0) for i in range(100)))
+    plot = throughput_plot("run 1", (spiky,), stick)
+    assert plot is not None and plot.y_top == 500 and plot.reference == 400
