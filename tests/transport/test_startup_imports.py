@@ -49,6 +49,16 @@ def test_starting_and_listing_devices_load_neither_the_run_model_nor_the_cdb_lay
     assert not NOT_AT_START & _imported("devices")  # probing: what a probe needs, no more
 
 
+def test_devices_loads_neither_json_nor_textwrap_without_their_use(tmp_path, monkeypatch) -> None:
+    """``json`` (six regular expressions compiled at import) only for ``--json`` or a remembered targets file;
+    no ``textwrap`` (the description is wrapped in the source; issue 32 §3)."""
+    monkeypatch.setenv("TAPEDIAG_DATA_DIR", str(tmp_path))  # no remembered iSCSI targets file
+    modules = _imported("devices")
+    assert "app.discovery" in modules and "app.targets" in modules  # the command ran and listed the targets
+    assert not {"json", "textwrap"} & modules
+    assert "json" in _imported("devices", "--json")
+
+
 def test_devices_does_not_import_the_iscsi_transport_or_spawn_a_library_search() -> None:
     """Listing devices loads libsgutils2 and libiscsi to say which transports work, but needs neither
     the iSCSI transport module nor ``ctypes.util`` (its ``find_library`` runs ldconfig and a compiler)."""
