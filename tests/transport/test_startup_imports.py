@@ -90,6 +90,10 @@ def test_info_on_a_virtual_drive_loads_no_test_engine(tmp_path, monkeypatch) -> 
     # drive buffer's bytes), a changer's codecs (issue 32 §3) ...
     assert "app.drive" in modules and "app.claims" in modules and "native.virtual.buffers" in modules
     assert not {"native.scsi.sense", "xml.etree.ElementTree", "hashlib", "tempfile", "native.scsi.smc"} & modules
+    # ... nor the answers of the queries it does not send (READ POSITION, REPORT DENSITY SUPPORT), nor the ASC table
+    # (a device statistics page names a kept error's sense by it, and the virtual drive kept none)
+    assert "native.scsi.tape" in modules and "native.scsi.density" in modules and "native.scsi.devicelogs" in modules
+    assert not {"native.scsi.position", "native.scsi.density_support", "native.scsi.asc", "native.scsi.asc_table"} & modules
     # ... nor the layouts of the commands that act (move the tape, write, change a state): info only asks, nor those
     # of the queries it does not send (REQUEST SENSE, MODE SENSE(6), READ POSITION, READ BUFFER, REPORT DENSITY SUPPORT)
     assert "native.scsi.cdb" in modules and not {"native.scsi.cdb_actions", "native.scsi.cdb_more"} & modules
