@@ -90,6 +90,8 @@ def test_info_on_a_virtual_drive_loads_no_test_engine(tmp_path, monkeypatch) -> 
     # drive buffer's bytes), a changer's codecs (issue 32 §3) ...
     assert "app.drive" in modules and "app.claims" in modules and "native.virtual.buffers" in modules
     assert not {"native.scsi.sense", "xml.etree.ElementTree", "hashlib", "tempfile", "native.scsi.smc"} & modules
+    # ... nor LTFS's label parsers, nor app.ltfs (partition counting) when the cartridge memory names no LTFS volume
+    assert "native.scsi.ltfs" in modules and not {"native.scsi.ltfs_labels", "app.ltfs"} & modules
     # ... nor the answers of the queries it does not send (READ POSITION, REPORT DENSITY SUPPORT), nor the ASC table
     # (a device statistics page names a kept error's sense by it, and the virtual drive kept none)
     assert "native.scsi.tape" in modules and "native.scsi.density" in modules and "native.scsi.devicelogs" in modules
