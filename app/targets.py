@@ -40,6 +40,8 @@ _secret_file: Path | None = None  # set by the CLI's --chap-secret-file
 
 @dataclass(frozen=True)
 class RememberedTarget:
+    """An iSCSI target a technician added with ``devices --add-iscsi``, as the targets file keeps it."""
+
     url: str
     added: str  # ISO 8601, UTC
 

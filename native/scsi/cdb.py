@@ -150,12 +150,16 @@ _ALLOC = "allocation length"
 
 @dataclass(frozen=True)
 class TestUnitReady(Cdb):
+    """TEST UNIT READY (SPC-4): is the device ready for a medium-access command? It moves nothing."""
+
     __test__ = False  # not a pytest test class
     OPCODE, LENGTH = TEST_UNIT_READY, 6
 
 
 @dataclass(frozen=True)
 class ReadBlockLimits(Cdb):
+    """READ BLOCK LIMITS (SSC-4): the block sizes the drive takes (its answer: ``native.scsi.tape.BlockLimits``)."""
+
     OPCODE, LENGTH = READ_BLOCK_LIMITS, 6
     mloc: bool = at(1, 0x01)  # SSC-5: the maximum logical object identifier instead of the block limits
 
@@ -172,6 +176,8 @@ class Inquiry(Cdb):
 
 @dataclass(frozen=True)
 class ModeSense10(Cdb):
+    """MODE SENSE(10) (SPC-4): a mode page with the 8-byte header; the form tapediag asks first."""
+
     OPCODE, LENGTH = MODE_SENSE_10, 10
     dbd: bool = at(1, 0x08)
     pc: int = at(2, 0xC0)
@@ -182,6 +188,8 @@ class ModeSense10(Cdb):
 
 @dataclass(frozen=True)
 class LogSense(Cdb):
+    """LOG SENSE (SPC-4): a log page (its answer: ``native.scsi.logpages``)."""
+
     OPCODE, LENGTH = LOG_SENSE, 10
     sp: bool = at(1, 0x01)
     pc: int = at(2, 0xC0)
@@ -193,6 +201,8 @@ class LogSense(Cdb):
 
 @dataclass(frozen=True)
 class ReadAttribute(Cdb):
+    """READ ATTRIBUTE (SPC-4): the cartridge memory's attributes (MAM; the answer: ``native.scsi.mam``)."""
+
     OPCODE, LENGTH = READ_ATTRIBUTE, 16
     service_action: int = at(1, 0x1F, what="service action")
     volume: int = at(5, what="volume")
