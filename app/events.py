@@ -94,12 +94,16 @@ class SampleBatch:
 
 @dataclass(frozen=True)
 class PhaseStarted:
+    """A phase of a run began (its total, when it has one)."""
+
     phase: str
     total_bytes: int | None = None  # None when the phase runs for a duration or to EOD
 
 
 @dataclass(frozen=True)
 class Progress:
+    """How far a phase has come: bytes, time, rate and the time left."""
+
     phase: str
     done_bytes: int
     total_bytes: int | None
@@ -110,12 +114,16 @@ class Progress:
 
 @dataclass(frozen=True)
 class Message:
+    """A line for the technician, at its level."""
+
     level: str  # "info", "warning", "error"
     text: str
 
 
 @dataclass(frozen=True)
 class PhaseFinished:
+    """A phase of a run ended, with its summary."""
+
     phase: str
     summary: dict = field(default_factory=dict)
 

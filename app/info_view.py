@@ -40,6 +40,8 @@ _VOLUME_FLAGS = frozenset({"page_valid", "write_protect", "worm", "max_recommend
 
 @dataclass(frozen=True)
 class Row:
+    """One labelled line of a section, with the severity its value is shown in."""
+
     label: str
     value: str
     severity: Severity = None
@@ -48,6 +50,8 @@ class Row:
 
 @dataclass(frozen=True)
 class Section:
+    """A titled group of rows, as the text, the GUI and the report lay it out."""
+
     title: str
     rows: tuple[Row, ...]
     expanded: bool = True

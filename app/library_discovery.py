@@ -42,6 +42,8 @@ _CH = re.compile(r"^ch(\d+)$")
 
 @dataclass(frozen=True)
 class LibraryEntry:
+    """One tape library ``devices`` lists: how to reach it, what it is and which tape drive each drive element is."""
+
     device: str
     kind: str  # "passthrough", "iscsi", "virtual"
     description: str

@@ -17,7 +17,8 @@ from dataclasses import replace
 from native.errors import DeviceError, ParseError
 
 from app.drive import TapeDrive
-from native.scsi.ltfs import VOL1_BYTES, IndexHeader, LtfsLabel, LtfsVolume, Vol1Label, from_mam
+from native.scsi.ltfs import VOL1_BYTES, LtfsVolume, from_mam
+from native.scsi.ltfs_labels import IndexHeader, LtfsLabel, Vol1Label
 from native.scsi.mode import PAGE_MEDIUM_PARTITION, MediumPartitionPage
 
 #: The READ buffer for the labels and the index's first block: LTFS's largest block size is 1 MiB

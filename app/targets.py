@@ -13,7 +13,6 @@ where a secret comes from; none of the ways puts it on a command line.
 """
 from __future__ import annotations
 
-import json
 import os
 import sys
 from dataclasses import asdict, dataclass
@@ -41,6 +40,8 @@ _secret_file: Path | None = None  # set by the CLI's --chap-secret-file
 
 @dataclass(frozen=True)
 class RememberedTarget:
+    """An iSCSI target a technician added with ``devices --add-iscsi``, as the targets file keeps it."""
+
     url: str
     added: str  # ISO 8601, UTC
 
@@ -62,6 +63,8 @@ def list_targets() -> list[RememberedTarget]:
     path = _path()
     if not path.exists():
         return []
+    import json  # here: ``devices`` lists the targets on every run, most often without a file (issue 32 §3)
+
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
         return [RememberedTarget(str(item["url"]), str(item.get("added", ""))) for item in raw["targets"]]
@@ -70,6 +73,8 @@ def list_targets() -> list[RememberedTarget]:
 
 
 def _save(targets: list[RememberedTarget]) -> None:
+    import json
+
     path = _path()
     payload = json.dumps({"targets": [t.to_dict() for t in targets]}, indent=2) + "\n"
     import tempfile

@@ -76,6 +76,8 @@ class WearFigure:
 
 @dataclass(frozen=True)
 class CartridgeWear:
+    """The cartridge's wear: a verdict, the reasons for it and the figures it rests on."""
+
     verdict: CartridgeVerdict
     reasons: tuple[str, ...]
     figures: tuple[WearFigure, ...]
@@ -83,6 +85,8 @@ class CartridgeWear:
 
 @dataclass(frozen=True)
 class Wear:
+    """The drive's wear figures and the cartridge's wear, as ``info`` shows them."""
+
     drive: tuple[WearFigure, ...]
     cartridge: CartridgeWear | None  # None: no cartridge information (none loaded, or no MAM)
 

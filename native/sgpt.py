@@ -255,6 +255,8 @@ def _candidates_then_the_system() -> Iterator[str]:
 
 @dataclass(frozen=True)
 class SgUtils:
+    """libsgutils2 as loaded: the library, where it was found and its version."""
+
     lib: ctypes.CDLL
     path: str
     version: str

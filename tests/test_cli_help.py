@@ -46,3 +46,27 @@ def test_an_unknown_option_names_exactly_the_documented_ones() -> None:
     with pytest.raises(InvalidParameter) as err:
         parse_device("virtual:lto9?writeprotect=1")
     assert err.value.hint == "known: " + ", ".join(opt.key for opt in OPTIONS)
+
+
+def _commands_built(argv: list[str]) -> set[str]:
+    parser = build_parser(argv)
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return set(action.choices)
+
+
+def test_a_named_command_builds_no_parser_for_the_others() -> None:
+    """Running a command never shows the list of the others, so their placeholders are not built (each is an
+    ArgumentParser that looks its messages up in the locale's catalogues; issue 32 §3) ..."""
+    for command, argv in (("devices", ["devices"]), ("info", ["info", "virtual:lto9"]),
+                          ("devices", ["--read-only", "devices"]), ("devices", ["--chap-secret-file", "info", "devices"]),
+                          ("info", ["--chap-secret-file=f", "info", "--help"])):
+        built = _commands_built(argv)
+        assert command in built and not built & (set(COMMANDS) - {command}), argv
+
+
+@pytest.mark.parametrize("argv", [[], ["--help"], ["-h", "devices"], ["--he", "devices"], ["--bogus", "info"],
+                                  ["bogus"], ["--read-only", "--help", "info"]])
+def test_every_command_is_listed_where_the_list_may_be_shown(argv: list[str]) -> None:
+    """... but wherever ``tapediag --help`` may be what runs (an option before the command that is not one of the
+    quiet global ones, or no command at all), every command is there."""
+    assert set(COMMANDS) <= _commands_built(argv)

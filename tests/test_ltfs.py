@@ -16,7 +16,8 @@ from app.scan import MediaScan, ScanParams
 from app.visits import Prior
 from native.errors import IllegalRequest, ParseError
 from native.scsi import cdb as C
-from native.scsi.ltfs import CoherencyInfo, IndexHeader, LtfsLabel, Vol1Label, from_mam
+from native.scsi.ltfs import CoherencyInfo, from_mam
+from native.scsi.ltfs_labels import IndexHeader, LtfsLabel, Vol1Label
 from native.scsi.mam import Mam
 from native.transport import DEFAULT_TIMEOUT, CommandResult, Transport
 from native.virtual import open_virtual

@@ -65,10 +65,33 @@ def _command_in(argv: Sequence[str]) -> str | None:
     return None
 
 
+#: The global options that may come before the command's name and never show the list of commands.
+_QUIET_GLOBALS = ("--read-only", "--chap-secret-file")
+
+
+def _may_list_commands(argv: Sequence[str], command: str | None) -> bool:
+    """Whether this command line may show ``tapediag --help``'s list of the commands: with no command named,
+    or with anything before the command's name but the global options that never do (``--help``, ``-h``,
+    ``--he``, a mistyped option: the list is kept whenever in doubt). Walks the line as ``_command_in`` does."""
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg == "--chap-secret-file":
+            skip = True
+        elif not (arg in _QUIET_GLOBALS or arg.startswith("--chap-secret-file=")):
+            return arg != command
+    return True
+
+
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The parser; with ``argv``, only the named command's module is imported (the others get a
-    placeholder with their one-line help), so a command starts without loading what it does not use."""
+    placeholder with their one-line help, for ``tapediag --help``'s list), so a command starts without
+    loading what it does not use. When the command line cannot show that list (``_may_list_commands``),
+    the others are left out: each placeholder is an ``ArgumentParser``, whose messages argparse looks up
+    in the locale's catalogues on the disk, about a tenth of a millisecond each (issue 32 §3)."""
     wanted = _command_in(argv) if argv is not None else None
+    placeholders = argv is None or _may_list_commands(argv, wanted)
     parser = _Parser(
         prog="tapediag",
         description="Diagnose tape drives and the disks that feed them.",
@@ -78,7 +101,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     for name, (module_name, help_text) in COMMANDS.items():
         if argv is None or name == wanted:
             importlib.import_module(f"app.cli.{module_name}").register(subparsers)
-        else:
+        elif placeholders:
             subparsers.add_parser(name, help=help_text)
     for name, kind in registry.commands().items():  # a registered kind without a module here: made from the kind
         if name not in COMMANDS:

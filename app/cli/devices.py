@@ -5,9 +5,6 @@ drive each one is, matched by serial number (``app.library_discovery``)."""
 from __future__ import annotations
 
 import argparse
-import json
-import textwrap
-
 import sys
 
 from app.cli.commands import HELP
@@ -16,15 +13,18 @@ from app.library_discovery import LibraryEntry, discover_libraries
 from app.targets import add_target, remove_target
 from native.iscsi_url import display_device
 
+#: Wrapped at 79 columns by hand, not by ``textwrap`` on every run (issue 32 §3): the raw formatter keeps it, and
+#: the options table of the epilog, as laid out.
+DESCRIPTION = ("List the tape drives and tape libraries (medium changers) tapediag can reach,\n"
+               "and which drive of a library is which tape drive (by the drive's serial\n"
+               "number). iSCSI targets cannot be discovered: add them once with --add-iscsi and\n"
+               "they are listed (and probed) from then on.")
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "devices", help=HELP["devices"],
-        # Pre-wrapped: the raw formatter keeps the options table of the epilog as laid out.
-        description=textwrap.fill("List the tape drives and tape libraries (medium changers) tapediag can reach, and "
-                                  "which drive of a library is which tape drive (by the drive's serial number). iSCSI "
-                                  "targets cannot be discovered: add them once with --add-iscsi and they are listed "
-                                  "(and probed) from then on.", 79),
+        description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.epilog_from = _options_help  # built when the help is shown (app.cli._Parser)
@@ -100,6 +100,8 @@ def run(args: argparse.Namespace) -> int:
     changers = {lib.device for lib in libraries}
     entries = [e for e in entries if e.device not in changers]  # a remembered changer LUN is listed as a library
     if args.json:
+        import json  # only for --json: its import compiles six regular expressions (issue 32 §3)
+
         print(json.dumps([e.to_dict() for e in entries] + [lib.to_dict() for lib in libraries], indent=2))
     else:
         print(format_table(entries))

@@ -6,7 +6,7 @@ filemark, BOP, EOD) are an outcome with a residual, not an error."""
 from __future__ import annotations
 
 import time
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from app.drive.gate import TapeGate
 from app.drive.outcomes import SpaceOutcome
@@ -14,8 +14,10 @@ from app.timeouts import ERASE_LONG_TIMEOUT
 from native.errors import NotReady, UnitAttention
 from native.scsi import cdb as C
 from native.scsi.sensekeys import BLANK_CHECK, NO_SENSE, RECOVERED_ERROR
-from native.scsi.tape import LongPosition, Position
 from native.transport import CHECK_CONDITION
+
+if TYPE_CHECKING:  # loaded by the READ POSITION that reads them: ``info`` never asks where the tape is (issue 32 §3)
+    from native.scsi.position import LongPosition, Position
 
 
 class TapeMotion(TapeGate):
@@ -77,9 +79,13 @@ class TapeMotion(TapeGate):
         self._raise(cdb, sense)
 
     def read_position(self) -> Position:
+        from native.scsi.position import Position
+
         return Position.parse(self._data_in(C.read_position(), 20))
 
     def read_position_long(self) -> LongPosition:
+        from native.scsi.position import LongPosition
+
         return LongPosition.parse(self._data_in(C.read_position(C.PositionForm.LONG), 32))
 
     def locate(self, block: int, *, partition: int | None = None) -> None:

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 from app.drive.gate import TapeGate
 from native.errors import ParseError
 from native.scsi import cdb as C
-from native.scsi.density import DensitySupport
 from native.scsi.encryption import PAGE_CAPABILITIES as PAGE_ENCRYPTION_CAPABILITIES
 from native.scsi.encryption import PAGE_STATUS as PAGE_ENCRYPTION_STATUS
 from native.scsi.encryption import PAGE_NEXT_BLOCK as PAGE_ENCRYPTION_NEXT_BLOCK
@@ -21,6 +20,7 @@ from native.scsi.mam import Attribute, Mam, parse_attribute_list
 from native.scsi.tape import BlockLimits
 
 if TYPE_CHECKING:  # the sense decoder (and its ASC table) loads when sense is read, not at import (issue 32 §3)
+    from native.scsi.density_support import DensitySupport  # ... and REPORT DENSITY SUPPORT's answer when asked
     from native.scsi.sense import Sense
 
 
@@ -42,6 +42,8 @@ class Queries(TapeGate):
         return BlockLimits.parse(self._data_in(C.read_block_limits(), 6))
 
     def report_density_support(self, *, media: bool = True) -> DensitySupport:
+        from native.scsi.density_support import DensitySupport
+
         return DensitySupport.parse(self._data_in(C.report_density_support(media=media), 8192), media=media)
 
     def log_sense(self, page: int, subpage: int = 0, *, pc: int = C.LogPageControl.CUMULATIVE) -> LogPage:

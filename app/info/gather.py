@@ -225,12 +225,14 @@ def _cartridge_sections(reading: _Reading) -> dict[str, Any]:
 
 def _ltfs(drive: TapeDrive, mam: Mam) -> LtfsVolume | None:
     """The LTFS volume the cartridge memory names, with its partition count (mode page 11h, asked only then)."""
+    volume = from_mam(mam)
+    if volume is None:
+        return None
     from dataclasses import replace
 
-    from app.ltfs import partition_count
+    from app.ltfs import partition_count  # with a volume to count the partitions of (issue 32 §3)
 
-    volume = from_mam(mam)
-    return replace(volume, partitions=partition_count(drive)) if volume is not None else None
+    return replace(volume, partitions=partition_count(drive))
 
 
 def _log_sections(reading: _Reading, vendor: str) -> dict[str, Any]:

@@ -65,6 +65,9 @@ class Encryption:
 
 @dataclass(frozen=True)
 class DriveInfo:
+    """What ``info`` read from a drive and its cartridge, section by section, with the verdict (``health``): the
+    model the text, the JSON, the history and the report all render."""
+
     device: str
     identity: Identity
     generation: int | None

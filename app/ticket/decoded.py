@@ -8,7 +8,7 @@ from typing import Callable
 from native.errors import ParseError
 from native.scsi.buffers import SNAPSHOT_RETRIEVED, SNAPSHOT_SOURCE, ErrorHistoryDirectory, ErrorHistoryEntry
 from native.scsi.cdb import opcode_name
-from native.scsi.density import DensitySupport
+from native.scsi.density_support import DensitySupport
 from native.scsi.encryption import (PAGE_CAPABILITIES, PAGE_NEXT_BLOCK, PAGE_STATUS, EncryptionCapabilities,
                                     EncryptionStatus, KeyDescriptor, NextBlockStatus)
 from native.scsi.logpages import PAGE_HP_PERFORMANCE, HpPerformance, LogPage

@@ -9,9 +9,10 @@ do not fit their field raise ``InvalidParameter`` rather than being silently tru
 wrapped-around transfer length on a tape drive writes the wrong amount of data.
 
 The commands that act (move the tape, transfer data, change the drive's or the cartridge's state) are
-stored in ``native.scsi.cdb_actions`` and named here all the same (``cdb.Read6``, ``cdb.rewind()``):
-they are loaded when one is first used (PEP 562), since each layout is a dataclass built at import and
-``info`` or ``devices`` send queries only (issue 32 §3).
+stored in ``native.scsi.cdb_actions``, and the queries neither ``info`` nor ``devices`` sends (REQUEST SENSE,
+MODE SENSE(6), READ POSITION, READ BUFFER, REPORT DENSITY SUPPORT) in ``native.scsi.cdb_more``; both are named
+here all the same (``cdb.Read6``, ``cdb.rewind()``, ``cdb.read_position()``) and loaded when one is first used
+(PEP 562), since each layout is a dataclass built at import (issue 32 §3).
 """
 from __future__ import annotations
 
@@ -28,6 +29,10 @@ if TYPE_CHECKING:
         Read6, Rewind, SendDiagnostic, Space6, Space16, Write6, WriteAttribute, WriteFilemarks6, erase, format_medium,
         load_unload, locate10, locate16, mode_select6, mode_select10, prevent_allow_medium_removal, read6, rewind,
         send_diagnostic_self_test, space, write6, write_attribute, write_filemarks,
+    )
+    from native.scsi.cdb_more import (  # noqa: F401 - named here, stored there (see the docstring)
+        ModeSense6, ReadBuffer, ReadPosition, ReportDensitySupport, RequestSense, mode_sense6, read_buffer,
+        read_position, report_density_support, request_sense,
     )
 
 from native.scsi.cdb_codes import (  # named through this module (cdb.READ_6): see cdb_codes' docstring
@@ -48,7 +53,7 @@ from native.scsi.cdb_codes import (  # named through this module (cdb.READ_6): s
     SECURITY_PROTOCOL_IN as SECURITY_PROTOCOL_IN, MAINTENANCE_IN as MAINTENANCE_IN,
     MAINTENANCE_OUT as MAINTENANCE_OUT, MOVE_MEDIUM as MOVE_MEDIUM, EXCHANGE_MEDIUM as EXCHANGE_MEDIUM,
     SECURITY_PROTOCOL_OUT as SECURITY_PROTOCOL_OUT, READ_ELEMENT_STATUS as READ_ELEMENT_STATUS,
-    SpaceCode as SpaceCode,
+    SpaceCode as SpaceCode, PageControl as PageControl, PositionForm as PositionForm, BufferMode as BufferMode,
 )
 
 #: Every command's name, as messages, the read-only list and the command watch say it: the one table.
@@ -117,15 +122,6 @@ def cdb_length(opcode: int) -> int:
 
 
 
-class PageControl(enum.IntEnum):
-    """MODE SENSE / LOG SENSE page control (PC) field."""
-
-    CURRENT = 0
-    CHANGEABLE = 1
-    DEFAULT = 2
-    SAVED = 3
-
-
 class LogPageControl(enum.IntEnum):
     """LOG SENSE page control: which set of values the page reports."""
 
@@ -133,21 +129,6 @@ class LogPageControl(enum.IntEnum):
     CUMULATIVE = 1
     DEFAULT_THRESHOLD = 2
     DEFAULT_CUMULATIVE = 3
-
-
-class PositionForm(enum.IntEnum):
-    SHORT = 0x00
-    SHORT_VENDOR = 0x01
-    LONG = 0x06
-    EXTENDED = 0x08
-
-
-class BufferMode(enum.IntEnum):
-    """READ BUFFER modes tapediag sends (SPC-4 READ BUFFER, "MODE field")."""
-
-    DATA = 0x02  # the buffer's bytes from the offset on
-    DESCRIPTOR = 0x03  # four bytes: offset boundary, buffer capacity
-    ERROR_HISTORY = 0x1C  # the error history: buffer 00h its directory, 10h-EFh its data buffers
 
 
 class AttributeAction(enum.IntEnum):
@@ -169,19 +150,16 @@ _ALLOC = "allocation length"
 
 @dataclass(frozen=True)
 class TestUnitReady(Cdb):
+    """TEST UNIT READY (SPC-4): is the device ready for a medium-access command? It moves nothing."""
+
     __test__ = False  # not a pytest test class
     OPCODE, LENGTH = TEST_UNIT_READY, 6
 
 
 @dataclass(frozen=True)
-class RequestSense(Cdb):
-    OPCODE, LENGTH = REQUEST_SENSE, 6
-    desc: bool = at(1, 0x01)
-    allocation_length: int = at(4, what=_ALLOC)
-
-
-@dataclass(frozen=True)
 class ReadBlockLimits(Cdb):
+    """READ BLOCK LIMITS (SSC-4): the block sizes the drive takes (its answer: ``native.scsi.tape.BlockLimits``)."""
+
     OPCODE, LENGTH = READ_BLOCK_LIMITS, 6
     mloc: bool = at(1, 0x01)  # SSC-5: the maximum logical object identifier instead of the block limits
 
@@ -197,17 +175,9 @@ class Inquiry(Cdb):
 
 
 @dataclass(frozen=True)
-class ModeSense6(Cdb):
-    OPCODE, LENGTH = MODE_SENSE_6, 6
-    dbd: bool = at(1, 0x08)
-    pc: int = at(2, 0xC0)
-    page_code: int = at(2, 0x3F, what="mode page")
-    subpage_code: int = at(3, what="subpage")
-    allocation_length: int = at(4, what=_ALLOC)
-
-
-@dataclass(frozen=True)
 class ModeSense10(Cdb):
+    """MODE SENSE(10) (SPC-4): a mode page with the 8-byte header; the form tapediag asks first."""
+
     OPCODE, LENGTH = MODE_SENSE_10, 10
     dbd: bool = at(1, 0x08)
     pc: int = at(2, 0xC0)
@@ -217,35 +187,9 @@ class ModeSense10(Cdb):
 
 
 @dataclass(frozen=True)
-class ReadPosition(Cdb):
-    """READ POSITION; the allocation length is only meaningful for the extended form."""
-
-    OPCODE, LENGTH = READ_POSITION, 10
-    service_action: int = at(1, 0x1F, what="service action")
-    allocation_length: int = at(7, 0xFFFF, what=_ALLOC)
-
-
-@dataclass(frozen=True)
-class ReadBuffer(Cdb):
-    """READ BUFFER(10) (SPC-4): a buffer of the device, from ``offset``."""
-
-    OPCODE, LENGTH = READ_BUFFER, 10
-    mode: int = at(1, 0x1F, what="buffer mode")
-    buffer_id: int = at(2, what="buffer ID")
-    offset: int = at(3, 0xFFFFFF, what="buffer offset")
-    allocation_length: int = at(6, 0xFFFFFF, what=_ALLOC)
-
-
-@dataclass(frozen=True)
-class ReportDensitySupport(Cdb):
-    OPCODE, LENGTH = REPORT_DENSITY_SUPPORT, 10
-    medium_type: bool = at(1, 0x02)
-    media: bool = at(1, 0x01)
-    allocation_length: int = at(7, 0xFFFF, what=_ALLOC)
-
-
-@dataclass(frozen=True)
 class LogSense(Cdb):
+    """LOG SENSE (SPC-4): a log page (its answer: ``native.scsi.logpages``)."""
+
     OPCODE, LENGTH = LOG_SENSE, 10
     sp: bool = at(1, 0x01)
     pc: int = at(2, 0xC0)
@@ -257,6 +201,8 @@ class LogSense(Cdb):
 
 @dataclass(frozen=True)
 class ReadAttribute(Cdb):
+    """READ ATTRIBUTE (SPC-4): the cartridge memory's attributes (MAM; the answer: ``native.scsi.mam``)."""
+
     OPCODE, LENGTH = READ_ATTRIBUTE, 16
     service_action: int = at(1, 0x1F, what="service action")
     volume: int = at(5, what="volume")
@@ -296,10 +242,6 @@ def test_unit_ready() -> bytes:
     return TestUnitReady().build()
 
 
-def request_sense(alloc: int = 252, *, desc: bool = False) -> bytes:
-    return RequestSense(desc=desc, allocation_length=alloc).build()
-
-
 def read_block_limits() -> bytes:
     return ReadBlockLimits().build()
 
@@ -310,21 +252,8 @@ def inquiry(alloc: int = 96, *, evpd: bool = False, page: int = 0) -> bytes:
     return Inquiry(evpd=evpd, page_code=page, allocation_length=alloc).build()
 
 
-def mode_sense6(page: int, subpage: int = 0, *, pc: PageControl | int = 0, dbd: bool = False, alloc: int = 255) -> bytes:
-    return ModeSense6(dbd=dbd, pc=int(pc), page_code=page, subpage_code=subpage, allocation_length=alloc).build()
-
-
 def mode_sense10(page: int, subpage: int = 0, *, pc: PageControl | int = 0, dbd: bool = False, alloc: int = 4096) -> bytes:
     return ModeSense10(dbd=dbd, pc=int(pc), page_code=page, subpage_code=subpage, allocation_length=alloc).build()
-
-
-def read_position(form: PositionForm | int = PositionForm.SHORT, alloc: int = 0) -> bytes:
-    """READ POSITION; the allocation length is only meaningful for the extended form."""
-    return ReadPosition(service_action=int(form), allocation_length=alloc).build()
-
-
-def report_density_support(*, media: bool = False, medium_type: bool = False, alloc: int = 8192) -> bytes:
-    return ReportDensitySupport(medium_type=medium_type, media=media, allocation_length=alloc).build()
 
 
 def log_sense(page: int, subpage: int = 0, *, pc: LogPageControl | int = LogPageControl.CUMULATIVE, pointer: int = 0,
@@ -352,12 +281,6 @@ def report_supported_opcodes(*, timeouts: bool = True, alloc: int = 0x2000) -> b
     return ReportSupportedOpcodes(rctd=timeouts, allocation_length=alloc).build()
 
 
-def read_buffer(mode: BufferMode | int, buffer_id: int, *, offset: int = 0, alloc: int) -> bytes:
-    """READ BUFFER(10) (SPC-4): reads a buffer of the device. Which buffer IDs are safe to read is not this
-    builder's business: ``app.device.state_changing`` names the forms that clear or snapshot something."""
-    return ReadBuffer(mode=int(mode), buffer_id=buffer_id, offset=offset, allocation_length=alloc).build()
-
-
 #: What ``native.scsi.cdb_actions`` holds: layouts and builders of the commands that act (see the docstring).
 _ACTIONS = frozenset({
     "Erase6", "FormatMedium", "LoadUnload", "Locate10", "Locate16", "ModeSelect6", "ModeSelect10",
@@ -366,13 +289,22 @@ _ACTIONS = frozenset({
     "prevent_allow_medium_removal", "read6", "rewind", "send_diagnostic_self_test", "space", "write6",
     "write_attribute", "write_filemarks",
 })
+#: What ``native.scsi.cdb_more`` holds: the queries ``info`` and ``devices`` do not send (see the docstring).
+_MORE = frozenset({
+    "ModeSense6", "ReadBuffer", "ReadPosition", "ReportDensitySupport", "RequestSense", "mode_sense6", "read_buffer",
+    "read_position", "report_density_support", "request_sense",
+})
 
 if not TYPE_CHECKING:  # hidden from mypy, which checks each name against the imports above
     def __getattr__(name: str) -> Any:
-        if name not in _ACTIONS:
+        if name in _ACTIONS:
+            from native.scsi import cdb_actions as stored
+            names = _ACTIONS
+        elif name in _MORE:
+            from native.scsi import cdb_more as stored
+            names = _MORE
+        else:
             raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        from native.scsi import cdb_actions
-
         # Bound here at once: later lookups (the emulators parse every READ and WRITE) are plain ones.
-        globals().update({n: getattr(cdb_actions, n) for n in _ACTIONS})
+        globals().update({n: getattr(stored, n) for n in names})
         return globals()[name]

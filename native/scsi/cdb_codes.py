@@ -2,8 +2,8 @@
 fields' enumerations that both halves of ``native.scsi.cdb`` use.
 
 Named through ``native.scsi.cdb`` (``cdb.READ_6``), as before; stored here, at the bottom, so that
-``native.scsi.cdb_actions`` (the layouts ``cdb`` loads on first use, issue 32 §3) takes them from below
-instead of from the module that loads it.
+``native.scsi.cdb_actions`` and ``native.scsi.cdb_more`` (the layouts ``cdb`` loads on first use, issue 32 §3)
+take them from below instead of from the module that loads it.
 """
 from __future__ import annotations
 
@@ -66,3 +66,27 @@ class SpaceCode(enum.IntEnum):
     FILEMARKS = 1
     SEQUENTIAL_FILEMARKS = 2
     END_OF_DATA = 3
+
+
+class PageControl(enum.IntEnum):
+    """MODE SENSE / LOG SENSE page control (PC) field."""
+
+    CURRENT = 0
+    CHANGEABLE = 1
+    DEFAULT = 2
+    SAVED = 3
+
+
+class PositionForm(enum.IntEnum):
+    SHORT = 0x00
+    SHORT_VENDOR = 0x01
+    LONG = 0x06
+    EXTENDED = 0x08
+
+
+class BufferMode(enum.IntEnum):
+    """READ BUFFER modes tapediag sends (SPC-4 READ BUFFER, "MODE field")."""
+
+    DATA = 0x02  # the buffer's bytes from the offset on
+    DESCRIPTOR = 0x03  # four bytes: offset boundary, buffer capacity
+    ERROR_HISTORY = 0x1C  # the error history: buffer 00h its directory, 10h-EFh its data buffers

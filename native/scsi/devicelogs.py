@@ -37,7 +37,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from native.scsi._bytes import ascii_field, bit
-from native.scsi.asc import asc_text
 from native.scsi.logpages import LogPage, LogParameter, TapeAlertFlag
 from native.scsi.sensekeys import sense_key_name
 from native.scsi.tapealert import definition
@@ -348,7 +347,10 @@ class DiagnosticEntry:
 
     @property
     def sense_text(self) -> str:
-        """The kept error's sense as a technician reads it: "MEDIUM ERROR: Write error (03/0C/00)"."""
+        """The kept error's sense as a technician reads it: "MEDIUM ERROR: Write error (03/0C/00)". The ASC table
+        is loaded here, for a drive that kept an error: ``info`` reads this page on every drive (issue 32 §3)."""
+        from native.scsi.asc import asc_text
+
         return (f"{sense_key_name(self.sense_key)}: {asc_text(self.asc, self.ascq)} "
                 f"({self.sense_key:02X}/{self.asc:02X}/{self.ascq:02X})")
 

@@ -67,6 +67,8 @@ def counter(code: int, value: int, size: int = 4) -> LogParameter:
 
 @dataclass(frozen=True)
 class LogPage:
+    """A LOG SENSE page as read: its header bits and its parameters, typed further by the pages tapediag knows."""
+
     page_code: int
     subpage: int
     ds: bool
@@ -310,6 +312,8 @@ class CompressionStatistics(LogPage):
 
 @dataclass(frozen=True)
 class TapeAlertFlag:
+    """One TapeAlert flag as a drive reported it (page 2Eh or 12h), with its definition from ``native.scsi.tapealert``."""
+
     code: int
     active: bool
     definition: TapeAlertDefinition

@@ -78,6 +78,8 @@ MEDIUM_TYPES = {0x00: "data", 0x01: "cleaning", 0x80: "WORM"}
 
 @dataclass(frozen=True)
 class Attribute:
+    """One cartridge-memory attribute as READ ATTRIBUTE returned it: its identifier, format and raw bytes."""
+
     id: int
     read_only: bool
     format: AttrFormat

@@ -22,6 +22,8 @@ I, W, C = Severity.INFORMATION, Severity.WARNING, Severity.CRITICAL
 
 @dataclass(frozen=True)
 class TapeAlertDefinition:
+    """One TapeAlert flag as the table below defines it: its code, name, severity and the text a technician reads."""
+
     code: int
     name: str
     severity: Severity

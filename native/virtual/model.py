@@ -58,6 +58,8 @@ CUSHION = 0.1
 
 @dataclass(frozen=True)
 class ModelParams:
+    """The timing model's inputs for one drive: its speed steps, buffer, host link and repositioning."""
+
     steps: tuple[float, ...]  # tape speeds, compressed bytes/s, ascending
     buffer: float  # bytes
     interface: float  # bytes/s on the host link

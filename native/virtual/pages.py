@@ -53,6 +53,8 @@ def vpd_page(page: int, spec: GenerationSpec, serial: str, naa: int) -> bytes | 
 # ---------------------------------------------------------------- MODE pages
 @dataclass
 class ModeState:
+    """The virtual drive's current mode settings, which its MODE SENSE pages report and MODE SELECT changes."""
+
     block_length: int = 0  # 0 = variable
     compression: bool = True  # DCE
     density_code: int = 0
@@ -149,6 +151,8 @@ def attribute(ident: int, value: bytes, fmt: int = BINARY, read_only: bool = Tru
 
 @dataclass(frozen=True)
 class MamValues:
+    """The figures the virtual cartridge's memory (MAM) reports, in the units of their attributes."""
+
     remaining_mib: int
     maximum_mib: int
     load_count: int

@@ -5,7 +5,7 @@ bytes. Values resemble an HPE LTO-9 drive with a FUJIFILM cartridge.
 """
 from __future__ import annotations
 
-from native.scsi.density import DensityDescriptor, DensitySupport
+from native.scsi.density_support import DensityDescriptor, DensitySupport
 from native.scsi.logpages import LogPage, LogParameter, counter, tapealert_page
 from native.scsi.mam import Attribute, AttrFormat, Mam, ascii_attr, binary
 

@@ -12,14 +12,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from native.scsi.buffers import BufferDescriptor, ErrorHistoryDirectory
-from native.scsi.density import DensitySupport
+from native.scsi.density_support import DensitySupport
 from native.scsi.inquiry import DeviceIdentification, Inquiry, SupportedVpdPages, UnitSerialNumber
 from native.scsi.logpages import LogPage, SupportedPages
 from native.scsi.logparse import parse_log_page
 from native.scsi.mam import Mam, parse_attribute_list
 from native.scsi.mode import CompressionPage, DeviceConfigurationPage, ModeData, ModePage
 from native.scsi.sense import Sense
-from native.scsi.tape import BlockLimits, LongPosition, Position
+from native.scsi.position import LongPosition, Position
+from native.scsi.tape import BlockLimits
 from native.errors import ParseError
 from tests.scsi import samples
 

@@ -3,13 +3,15 @@ from __future__ import annotations
 
 import pytest
 
-from native.scsi.density import LTO_DENSITIES, DensitySupport, density_name, lto_generation
+from native.scsi.density import LTO_DENSITIES, density_name, lto_generation
+from native.scsi.density_support import DensitySupport
 from native.scsi.inquiry import DeviceIdentification, Inquiry, SupportedVpdPages, UnitSerialNumber
 from native.scsi.logpages import CompressionStatistics, ErrorCounters, LogPage, SequentialAccess, SupportedPages, TapeAlertPage, VolumeStatistics
 from native.scsi.logparse import parse_log_page
 from native.scsi.mam import Mam, parse_attribute_list
 from native.scsi.mode import BlockDescriptor, CompressionPage, DeviceConfigurationPage, ModeData
-from native.scsi.tape import BlockLimits, LongPosition, Position
+from native.scsi.position import LongPosition, Position
+from native.scsi.tape import BlockLimits
 from native.scsi.tapealert import TAPEALERTS, Severity
 from native.errors import ParseError
 from tests.scsi import samples
