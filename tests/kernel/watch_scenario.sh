@@ -71,19 +71,21 @@ started() {  # until the kernel has counted a write since $1 bytes, or the job (
 }
 as_user() { su techuser -s /bin/sh -c "TAPEDIAG_DATA_DIR=/tmp/techuser-data HOME=/tmp $*"; }
 watched_job() {  # watched_job NAME SOURCE: a watch and tapestat over the same WINDOW s of a dd from SOURCE
+  # The job runs first, as a backup does when a technician comes to watch it: both windows then lie inside it,
+  # so the fraction of a second between the watch's first reading and tapestat's is the same steady job to
+  # both (started beside them, the job's start fell inside tapestat's window but partly outside the watch's).
   name=$1
   mt -f /dev/nst0 rewind
+  dd if=$2 of=/dev/nst0 bs=256k iflag=direct 2> $R/$name.dd & job=$!
+  started $(stat_of write_byte_cnt) $job
   watch_bg $name $TD watch /dev/nst0 --for ${WINDOW}s --json
-  if ready $name; then  # the watch has its first reading: tapestat and the job start beside it
+  if ready $name; then  # the watch has its first reading: tapestat starts beside it
     now > $R/$name.tapestat_start
     tapestat -k -y $WINDOW 1 > $R/$name.tapestat 2>&1 & tapestat=$!
-    dd if=$2 of=/dev/nst0 bs=256k iflag=direct 2> $R/$name.dd & job=$!
     wait $tapestat
-  else
-    job=""
   fi
   finish $name $WATCH
-  [ -n "$job" ] && { kill $job; wait $job 2> /dev/null; }  # the job's own process, by its id
+  kill $job; wait $job 2> /dev/null  # the job's own process, by its id
 }
 user_job() {  # a user without root and outside the tape group watches a throttled job
   mt -f /dev/nst0 rewind
