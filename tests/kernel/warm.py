@@ -1,0 +1,92 @@
+"""Inside the real-kernel guest: ``tapediag`` commands started from one warm interpreter (a fork server).
+
+Under software emulation a fresh ``tapediag`` spends most of its life starting: measured in the guest on a quiet
+machine, ``info /dev/nst0`` took 2.5 s as a process of its own and 0.1 s of work once its modules were loaded;
+a 16 MiB write-and-verify 5.5 s against 2.3 s. So ``scenario.sh`` starts this server once and sends it the
+commands whose tests ask what tapediag does with the kernel's nodes; the server forks one child per command.
+
+Each child is a process of its own: its own PID, signal policy (``app.stop``), read-only latch, history
+connection and exit status, with stdout and stderr the files named in the request and the scenario's stdin. It
+runs ``app.__main__.run()`` as the ``tapediag`` console script does. What it shares with the server is what the
+server had imported: the modules earlier children of this server imported (each child lists its modules when it
+ends, and the server imports the ones it lacks), so only a command's first run pays for its imports. That a
+command imports what it needs by itself is not what these steps prove: every kind's command runs in a fresh
+process on the host (``tests/report/test_every_kind.py``), and the scenario's own fresh ``tapediag`` processes
+(the other user's, the faults', the environment's read-only session) remain.
+
+Protocol (``scenario.sh``'s ``warm``): a request is one write to the REQUESTS fifo: the stdout file, the stderr
+file and the command's arguments, each followed by ``\\x1f``; the reply is the child's exit status (128 + N for a
+child killed by signal N, as a shell says it), one line on the REPLIES fifo. An empty request ends the server.
+"""
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+import threading
+from pathlib import Path
+from typing import NoReturn
+
+SEP = "\x1f"
+#: The console script this server stands in for: its directory heads ``sys.path`` and it is ``sys.argv[0]``.
+TAPEDIAG = Path(sys.executable).with_name("tapediag")
+
+
+def _child(stdout: str, stderr: str, args: list[str], modules: Path) -> NoReturn:
+    """Become ``tapediag ARGS > stdout 2> stderr``; list the modules it imported in ``modules`` as it ends."""
+    for fd, path in ((1, stdout), (2, stderr)):
+        opened = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        os.dup2(opened, fd)
+        os.close(opened)
+    sys.argv = [str(TAPEDIAG), *args]
+    from app.__main__ import run
+
+    try:
+        code = run()
+    finally:
+        modules.write_text("\n".join(sorted(sys.modules)))
+    sys.exit(code)  # a normal interpreter exit: buffers flushed, atexit run, threads joined
+
+
+def _learn(modules: Path) -> None:
+    """Import what a child imported (a module that fails to import here is left to the children)."""
+    names = modules.read_text().split() if modules.exists() else []
+    modules.unlink(missing_ok=True)
+    for name in names:
+        if name not in sys.modules and name != "__main__":
+            try:
+                importlib.import_module(name)
+            except Exception:  # noqa: BLE001  # only a head start: the child imports it itself, or fails as tapediag would
+                continue
+    if threading.active_count() != 1:  # a fork copies only the forking thread: never fork beside another
+        raise RuntimeError(f"importing {names} started a thread in the warm server: {threading.enumerate()}")
+
+
+def serve(requests: str, replies: str) -> None:
+    while True:
+        with open(requests, encoding="utf-8") as fifo:
+            request = fifo.read()
+        if not request:
+            return
+        stdout, stderr, *args = request.split(SEP)[:-1]
+        modules = Path(f"/tmp/tapediag-warm.{os.getpid()}.modules")
+        pid = os.fork()
+        if pid == 0:
+            _child(stdout, stderr, args, modules)
+        _, status = os.waitpid(pid, 0)
+        code = os.waitstatus_to_exitcode(status)
+        with open(replies, "w", encoding="utf-8") as fifo:
+            fifo.write(f"{code if code >= 0 else 128 - code}\n")
+        _learn(modules)
+
+
+def main() -> int:
+    sys.path[0] = str(TAPEDIAG.parent)  # as the console script has it, not this file's directory
+    import app.__main__  # noqa: F401  # what the console script imports before it reads its arguments
+
+    serve(sys.argv[1], sys.argv[2])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
