@@ -32,21 +32,7 @@ run() {  # run NAME CMD...: record a call (`run NAME $T ARGS`: a tapediag comman
   echo $? > $R/$name.rc
   echo "$t0 $(now)" | awk '{print $2 - $1}' > $R/$name.time
 }
-REQ=/tmp/warm.requests; REP=/tmp/warm.replies
-warm_start() {  # the fork server; should it end early, each request still gets an answer (125) and a line
-  mkfifo $REQ $REP
-  ( "$PY" "$CHECKOUT/tests/kernel/warm.py" $REQ $REP
-    while req=$(cat $REQ) && [ -n "$req" ]; do
-      echo "tests/kernel/warm.py ended early: see the scenario's guest.log" > "$(echo "$req" | cut -d "$(printf '\037')" -f2)"
-      echo 125 > $REP
-    done ) &
-}
-warm() {  # warm OUT ERR ARGS...: tapediag ARGS > OUT 2> ERR, forked from the warm interpreter; its exit status
-  printf '%s\037' "$@" > $REQ
-  read -r rc < $REP
-  return "${rc:-125}"
-}
-warm_stop() { printf '' > $REQ; }
+. "$CHECKOUT/tests/kernel/warm.sh"
 adm() { tgtadm --lld iscsi "$@"; }
 changer() { adm --op update --mode logicalunit --tid 2 --lun 3 --params "$1"; }
 

@@ -14,9 +14,12 @@ command imports what it needs by itself is not what these steps prove: every kin
 process on the host (``tests/report/test_every_kind.py``), and the scenario's own fresh ``tapediag`` processes
 (the other user's, the faults', the environment's read-only session) remain.
 
-Protocol (``scenario.sh``'s ``warm``): a request is one write to the REQUESTS fifo: the stdout file, the stderr
-file and the command's arguments, each followed by ``\\x1f``; the reply is the child's exit status (128 + N for a
-child killed by signal N, as a shell says it), one line on the REPLIES fifo. An empty request ends the server.
+Protocol (``scenario.sh``'s ``warm``, ``watch_scenario.sh``'s ``watch_bg``): a request is one write to the
+REQUESTS fifo: ``-`` or a path prefix, the stdout file, the stderr file and the command's arguments, each followed
+by ``\\x1f``. With ``-`` the reply is the child's exit status (128 + N for a child killed by signal N, as a shell
+says it), one line on the REPLIES fifo. With a prefix the command runs in the background: the reply is its PID at
+once (the scenario signals it, and looks at it, by that PID), and when it ends PREFIX.end gets the guest's uptime
+and then PREFIX.rc its exit status, from a waiter forked for it. An empty request ends the server.
 """
 from __future__ import annotations
 
@@ -62,22 +65,57 @@ def _learn(modules: Path) -> None:
         raise RuntimeError(f"importing {names} started a thread in the warm server: {threading.enumerate()}")
 
 
+def _status(pid: int) -> str:
+    code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    return str(code if code >= 0 else 128 - code)
+
+
+def _reply(replies: str, text: str) -> None:
+    with open(replies, "w", encoding="utf-8") as fifo:
+        fifo.write(f"{text}\n")
+
+
+def _start(stdout: str, stderr: str, args: list[str], modules: Path) -> int:
+    """Fork the child that becomes the command; its PID."""
+    pid = os.fork()
+    if pid == 0:
+        _child(stdout, stderr, args, modules)
+    return pid
+
+
+def _background(prefix: str, replies: str, command: tuple[str, str, list[str], Path]) -> NoReturn:
+    """The waiter: start the command, say its PID, wait for it, leave PREFIX.end and then PREFIX.rc."""
+    pid = _start(*command)
+    _reply(replies, str(pid))
+    status = _status(pid)
+    Path(f"{prefix}.end").write_text(Path("/proc/uptime").read_text().split()[0] + "\n")
+    Path(f"{prefix}.rc.tmp").write_text(f"{status}\n")
+    os.rename(f"{prefix}.rc.tmp", f"{prefix}.rc")  # whole, for the scenario waiting on it
+    os._exit(0)
+
+
 def serve(requests: str, replies: str) -> None:
+    modules = Path(f"/tmp/tapediag-warm.{os.getpid()}.modules")
     while True:
         with open(requests, encoding="utf-8") as fifo:
             request = fifo.read()
         if not request:
             return
-        stdout, stderr, *args = request.split(SEP)[:-1]
-        modules = Path(f"/tmp/tapediag-warm.{os.getpid()}.modules")
-        pid = os.fork()
-        if pid == 0:
-            _child(stdout, stderr, args, modules)
-        _, status = os.waitpid(pid, 0)
-        code = os.waitstatus_to_exitcode(status)
-        with open(replies, "w", encoding="utf-8") as fifo:
-            fifo.write(f"{code if code >= 0 else 128 - code}\n")
-        _learn(modules)
+        prefix, stdout, stderr, *args = request.split(SEP)[:-1]
+        if prefix == "-":
+            _reply(replies, _status(_start(stdout, stderr, args, modules)))
+            _learn(modules)
+        elif os.fork() == 0:
+            _background(prefix, replies, (stdout, stderr, args, modules))
+        while _reaped():  # the waiters that have ended
+            continue
+
+
+def _reaped() -> bool:
+    try:
+        return os.waitpid(-1, os.WNOHANG)[0] != 0
+    except ChildProcessError:
+        return False
 
 
 def main() -> int:
