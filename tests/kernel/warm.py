@@ -2,8 +2,9 @@
 
 Under software emulation a fresh ``tapediag`` spends most of its life starting: measured in the guest on a quiet
 machine, ``info /dev/nst0`` took 2.5 s as a process of its own and 0.1 s of work once its modules were loaded;
-a 16 MiB write-and-verify 5.5 s against 2.3 s. So ``scenario.sh`` starts this server once and sends it the
-commands whose tests ask what tapediag does with the kernel's nodes; the server forks one child per command.
+a 16 MiB write-and-verify 5.5 s against 2.3 s. So each scenario script starts this server once (``warm.sh``)
+and sends it the tapediag commands whose tests ask what tapediag does with the kernel's nodes; the server forks
+one child per command.
 
 Each child is a process of its own: its own PID, signal policy (``app.stop``), read-only latch, history
 connection and exit status, with stdout and stderr the files named in the request and the scenario's stdin. It
@@ -14,7 +15,7 @@ command imports what it needs by itself is not what these steps prove: every kin
 process on the host (``tests/report/test_every_kind.py``), and the scenario's own fresh ``tapediag`` processes
 (the other user's, the faults', the environment's read-only session) remain.
 
-Protocol (``scenario.sh``'s ``warm``, ``watch_scenario.sh``'s ``watch_bg``): a request is one write to the
+Protocol (``warm.sh``'s ``warm`` and ``warm_bg``): a request is one write to the
 REQUESTS fifo: ``-`` or a path prefix, the stdout file, the stderr file and the command's arguments, each followed
 by ``\\x1f``. With ``-`` the reply is the child's exit status (128 + N for a child killed by signal N, as a shell
 says it), one line on the REPLIES fifo. With a prefix the command runs in the background: the reply is its PID at
