@@ -120,8 +120,8 @@ class Scenario:
     tools: tuple[str, ...] = ()  # what it needs beyond the guest's own (check_available)
 
 
-#: Every scenario, in the order one boot runs them. Quiet-machine durations: passthrough about three
-#: minutes, watch about ninety seconds, netem about a minute.
+#: Every scenario, in the order one boot runs them. Quiet-machine durations: passthrough about ninety seconds,
+#: watch about a hundred, netem about fifty (the boot itself about four).
 SCENARIOS = {s.name: s for s in (
     Scenario("passthrough", HERE / "scenario.sh", "tests/kernel/test_real_kernel.py", 1800),
     Scenario("watch", HERE / "watch_scenario.sh", "tests/kernel/test_watch_kernel.py", 1200,

@@ -3,7 +3,10 @@
 # as tests/helpers/tgt_library.py lays it out) from tgtd on the guest's own 127.0.0.1, logs the
 # kernel's iSCSI initiator in to them, and runs tapediag against the st/sg nodes the kernel made.
 # Every command's stdout, stderr, exit status and seconds land in /out/r/NAME.{out,err,rc,time}
-# for the host's tests. Faults (a logout, a killed tgtd) are triggered by progress: the bytes tgtd
+# for the host's tests. The tapediag commands of `run` are forked from one warm interpreter
+# (tests/kernel/warm.py: under emulation a fresh start costs more than most commands' work); the steps that
+# are about a process of its own (another user, a fault under a running test, the environment's read-only
+# session) start a fresh tapediag. Faults (a logout, a killed tgtd) are triggered by progress: the bytes tgtd
 # has written (/proc/PID/io), never by a fixed sleep.
 set -u
 CHECKOUT=$(cat /out/checkout)
@@ -18,12 +21,18 @@ PORTAL=127.0.0.1:3260
 TRACE=/sys/kernel/tracing
 
 now() { cut -d' ' -f1 /proc/uptime; }
-run() {  # run NAME CMD...: record a tapediag call
+run() {  # run NAME CMD...: record a call (`run NAME $T ARGS`: a tapediag command, from the warm interpreter)
   name=$1; shift
   t0=$(now)
-  "$@" > $R/$name.out 2> $R/$name.err; echo $? > $R/$name.rc
+  if [ "$1" = "$T" ]; then
+    shift; warm $R/$name.out $R/$name.err "$@"
+  else
+    "$@" > $R/$name.out 2> $R/$name.err
+  fi
+  echo $? > $R/$name.rc
   echo "$t0 $(now)" | awk '{print $2 - $1}' > $R/$name.time
 }
+. "$CHECKOUT/tests/kernel/warm.sh"
 adm() { tgtadm --lld iscsi "$@"; }
 changer() { adm --op update --mode logicalunit --tid 2 --lun 3 --params "$1"; }
 
@@ -93,6 +102,7 @@ done
 for lun in 1 2; do
   tgtimg --op new --device-type tape --barcode PLACE00$lun --size 1 --type data --file $W/place$lun.img > /dev/null
 done
+warm_start
 start_tgtd
 echo "InitiatorName=iqn.2026-11.org.tapediag:initiator" > /etc/iscsi/initiatorname.iscsi
 iscsid -f & sleep 1
@@ -230,5 +240,6 @@ for node in nst sg; do
   fi
   TAPE_SG=$(sg_of $IQN 1 1)
 done
+warm_stop
 dmesg > $R/dmesg
 exit 0

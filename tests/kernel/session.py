@@ -35,6 +35,13 @@ UNITS = {
     # wineserver at once: a windowed program must get a desktop of its own, on the X server its test started
     "tests/packaging/test_windows_bundle.py": "wine",
     "tests/packaging/test_windows_tests.py": "wine",
+    # a module fixture that costs tens of seconds (runs recorded by the command line, a tape written): one worker
+    # builds it once, where tests spread over both had each worker build its own (seen twice in --durations)
+    "tests/report/test_every_kind.py": "every-kind",
+    "tests/report/test_report_pdf.py": "report-pdf",
+    "tests/report/test_report_pages.py": "report-pages",
+    "tests/compare/test_compare.py": "compare",
+    "tests/test_scan_attribution.py": "scan-attribution",
 }
 
 

@@ -1,9 +1,10 @@
 """The OS pass-through on a real Linux kernel (issue 13): st/sg nodes made by the kernel's
 own SCSI stack, in a guest under qemu (``tests/kernel/guest.py``).
 
-The session's one boot (``tests/kernel/session.py``) runs ``scenario.sh`` (about three minutes under
-software emulation on a quiet machine: some fifty tapediag runs of 2-5 s each, most of it the interpreter
-starting); each test below reads what one of its steps recorded. Nothing here is a performance figure.
+The session's one boot (``tests/kernel/session.py``) runs ``scenario.sh`` (about ninety seconds under
+software emulation on a quiet machine: some fifty tapediag runs, most forked from one warm interpreter,
+``warm.py``, as a fresh one spends seconds starting); each test below reads what one of its steps recorded.
+Nothing here is a performance figure.
 """
 from __future__ import annotations
 

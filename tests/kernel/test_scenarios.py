@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.kernel.guest import ROOT, SCENARIOS
+from tests.kernel.session import UNITS
 
 
 def test_every_scenario_has_its_script_and_a_test_module_that_reads_it() -> None:
@@ -20,3 +21,8 @@ def test_no_other_test_module_asks_for_the_guest() -> None:
     asking = {str(path.relative_to(ROOT)) for path in (ROOT / "tests").rglob("test_*.py")
               if path != Path(__file__) and "kernel_guest.run(" in path.read_text()}
     assert asking == {scenario.tests for scenario in SCENARIOS.values()}
+
+
+def test_every_module_kept_on_one_worker_exists() -> None:
+    """A module of ``session.UNITS`` that moved would spread over both workers again, each building its fixture."""
+    assert [module for module in UNITS if not (ROOT / module).is_file()] == []

@@ -3,8 +3,8 @@ iscsi_tcp to tgtd, in the guest of ``tests/kernel/guest.py``), watched by ``tape
 technician types: each watch a ``backup-watch`` run recorded in the history), with sysstat's tapestat beside it as
 the oracle.
 
-The session's one boot (``tests/kernel/session.py``) runs ``watch_scenario.sh`` (about 90 s under software
-emulation on a quiet machine) from a clean guest, after the pass-through scenario. The figures are the guest's, never performance figures: the same dd
+The session's one boot (``tests/kernel/session.py``) runs ``watch_scenario.sh`` (about 100 s under software
+emulation on a quiet machine; root's watches are forked from one warm interpreter, ``warm.py``) from a clean guest, after the pass-through scenario. The figures are the guest's, never performance figures: the same dd
 job reads a device-mapper device that holds each read 40 ms (a few MB/s), or the same device without the delay,
 which the target then cannot keep up with.
 """

@@ -46,11 +46,17 @@ target() {  # one tape LUN, the kernel's initiator logged in to it
   for d in /sys/class/scsi_tape/nst0/device/scsi_generic/sg*; do echo /dev/$(basename $d); done > $R/tape_sg
   chgrp tape /dev/nst0 /dev/st0 $(cat $R/tape_sg); chmod 660 /dev/nst0 /dev/st0 $(cat $R/tape_sg)
 }
-watch_bg() {  # watch_bg NAME ARGS...: a watch in the background (its PID in $WATCH); start time recorded
+. "$CHECKOUT/tests/kernel/warm.sh"
+watch_bg() {  # watch_bg NAME ARGS...: a watch in the background (its PID in $WATCH); start time recorded.
+  # `watch_bg NAME $TD ...` is forked from the warm interpreter (warm.sh); another (the user's su) is a process
   name=$1; shift
   now > $R/$name.start
-  "$@" > $R/$name.out 2> $R/$name.err &
-  WATCH=$!
+  if [ "$1" = "$TD" ]; then
+    shift; warm_bg $R/$name $R/$name.out $R/$name.err "$@"; WATCH=$WARM_PID; WARMED=1
+  else
+    "$@" > $R/$name.out 2> $R/$name.err &
+    WATCH=$!; WARMED=""
+  fi
 }
 ready() {  # ready NAME: until the watch has taken its first sample (it says "watching"), or it ended (1)
   while kill -0 $WATCH 2> /dev/null; do
@@ -59,8 +65,8 @@ ready() {  # ready NAME: until the watch has taken its first sample (it says "wa
   done
   return 1
 }
-finish() {  # finish NAME PID: its exit status once it ends
-  wait $2; echo $? > $R/$1.rc; now > $R/$1.end
+finish() {  # finish NAME PID: its exit status (NAME.rc) and when it ended (NAME.end), once it ends
+  if [ -n "$WARMED" ]; then warm_wait $R/$1 "$2"; else wait $2; echo $? > $R/$1.rc; now > $R/$1.end; fi
 }
 started() {  # until the kernel has counted a write since $1 bytes, or the job ($2) ended
   while kill -0 $2 2> /dev/null; do
@@ -113,6 +119,7 @@ tar_job() {  # tar_job NAME [watch]: tar of the source tree to the tape, read ba
 
 modules
 sources
+warm_start
 target
 useradd -M -d /tmp techuser 2> /dev/null  # in no group of the drive's: its sg node is not for this user
 for p in "$PY" "$(readlink -f "$PY")"; do  # the checkout may sit under /root (mode 700): open the way, in the guest only
@@ -149,6 +156,7 @@ tar_job tar_alone
 tgtadm --lld iscsi --op update --mode logicalunit --tid 1 --lun 1 --params vendor_id=IBM,product_id=ULT3580-TD2
 watched_job floor /dev/mapper/slow
 # What the history recorded: one backup-watch run per watch root ran (the user's went to its own data directory).
-$TD history --json > $R/history.json 2> $R/history.err
+warm $R/history.json $R/history.err history --json
+warm_stop
 dmesg > $R/dmesg
 exit 0
