@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 from pathlib import Path
 from typing import Iterator
 
@@ -16,6 +17,13 @@ provide_front_ends()  # the PDF writer and the desktop app, as the tapediag comm
 pytest_plugins = ["tests.helpers.tgt", "tests.helpers.tgt_library", "tests.kernel.session"]
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+# A shell without job control that starts the suite in the background (`bash scripts/test.sh &` from a script, a
+# CI runner's step) ignores SIGINT for it, and every program a test starts inherits that: tapediag, started by a
+# test that presses Ctrl-C at 0.1 s, before its own policy is installed, then ran to the end (rc 0, seen in a
+# quiet run started so). Here each test's program gets SIGINT as a terminal's foreground program has it.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 #: Each test's reports (setup, call), for its own directories' teardown (``_tidy``).

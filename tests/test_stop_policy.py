@@ -230,3 +230,15 @@ def test_a_ctrl_c_a_finaliser_swallowed_still_cancels_and_prints_no_traceback() 
                          cwd=Path(__file__).resolve().parents[1])
     assert got.returncode == 0 and got.stdout == "cancelled before the command\n", got
     assert "Traceback" not in got.stderr and "Exception ignored" not in got.stderr, got.stderr
+
+
+def test_a_program_a_test_starts_gets_ctrl_c_as_a_terminal_gives_it() -> None:
+    """However the suite was started (a background job of a script ignores SIGINT, and its children inherit that),
+    a program a test starts takes SIGINT as a terminal's foreground program does (``tests/conftest.py``): the
+    stopping tests press Ctrl-C before tapediag's own policy is installed too."""
+    import subprocess
+    import sys
+
+    shown = subprocess.run([sys.executable, "-c", "import signal; print(signal.getsignal(signal.SIGINT).__name__)"],
+                           capture_output=True, text=True, check=True, timeout=60).stdout.strip()
+    assert shown == "default_int_handler"
