@@ -14,7 +14,7 @@ import contextlib
 import importlib
 import os
 import sys
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Sequence
 
 from app import __version__
 from app.cli.commands import COMMANDS, HELP
@@ -49,17 +49,22 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {scrub(message)} (see '{self.prog} --help')\n")
 
 
-def _command_in(argv: Sequence[str]) -> str | None:
-    """The sub-command named on the command line (the first word that is one: of ``COMMANDS``, or a registered
-    kind's), or None."""
+def _words(argv: Sequence[str]) -> Iterator[str]:
+    """The command line's words but the value of ``--chap-secret-file``, the global option that takes one: what
+    ``_command_in`` and ``_may_list_commands`` read the line by."""
     skip = False
     for arg in argv:
         if skip:
             skip = False
             continue
-        if arg == "--chap-secret-file":  # the global option that takes a value
-            skip = True
-            continue
+        skip = arg == "--chap-secret-file"
+        yield arg
+
+
+def _command_in(argv: Sequence[str]) -> str | None:
+    """The sub-command named on the command line (the first word that is one: of ``COMMANDS``, or a registered
+    kind's), or None."""
+    for arg in _words(argv):
         if not arg.startswith("-"):
             return arg if arg in COMMANDS or arg in registry.commands() else None
     return None
@@ -72,14 +77,9 @@ _QUIET_GLOBALS = ("--read-only", "--chap-secret-file")
 def _may_list_commands(argv: Sequence[str], command: str | None) -> bool:
     """Whether this command line may show ``tapediag --help``'s list of the commands: with no command named,
     or with anything before the command's name but the global options that never do (``--help``, ``-h``,
-    ``--he``, a mistyped option: the list is kept whenever in doubt). Walks the line as ``_command_in`` does."""
-    skip = False
-    for arg in argv:
-        if skip:
-            skip = False
-        elif arg == "--chap-secret-file":
-            skip = True
-        elif not (arg in _QUIET_GLOBALS or arg.startswith("--chap-secret-file=")):
+    ``--he``, a mistyped option: the list is kept whenever in doubt)."""
+    for arg in _words(argv):
+        if not (arg in _QUIET_GLOBALS or arg.startswith("--chap-secret-file=")):
             return arg != command
     return True
 
