@@ -46,3 +46,9 @@ if sys.unraisablehook is sys.__unraisablehook__:  # a host that set its own (a t
 # disk under test needs. tapediag does no BLAS work (a whole-run profile of a tape write found
 # 4 % of its samples in blas_thread_server); set before numpy is imported, a user's setting kept.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+# Before any of tapediag's classes is built: their dataclass methods come compiled from beside the
+# bytecode instead of being compiled again at every start (``app.classcache``, issue 32 §3).
+from app import classcache as _classcache  # noqa: E402
+
+_classcache.install()
