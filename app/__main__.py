@@ -43,6 +43,9 @@ def provide_front_ends() -> None:
 
 
 def run() -> int:
+    from app import collector
+
+    collector.pause_while_loading()  # resumed by app.cli once the command is loaded (app.collector)
     try:
         provide_front_ends()
         from app.cli import main
@@ -51,6 +54,8 @@ def run() -> int:
     except KeyboardInterrupt:
         print("tapediag: cancelled", file=sys.stderr)
         return 130
+    finally:
+        collector.leaving()
 
 
 if __name__ == "__main__":

@@ -14,9 +14,9 @@ import contextlib
 import importlib
 import os
 import sys
-from typing import Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
-from app import __version__
+from app import __version__, collector
 from app.cli.commands import COMMANDS, HELP
 from app.runs import registry
 from app.runs.exits import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK, EXIT_REFUSED, EXIT_USAGE
@@ -42,6 +42,26 @@ class _Parser(argparse.ArgumentParser):
         if self.epilog_from is not None:
             self.epilog = self.epilog_from()
         return super().format_help()
+
+    #: True while argparse checks a new argument (``add_argument``), when the formatter it asks for is thrown away
+    _checking_argument = False
+
+    def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
+        self._checking_argument = True
+        try:
+            return super().add_argument(*args, **kwargs)
+        finally:
+            self._checking_argument = False
+
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        """argparse formats every new argument once to check its metavar, with a formatter as wide as the
+        terminal: asking for that width imports ``shutil`` (and its compressors) and asks the terminal, once per
+        argument, about 1.5 ms of a command's start-up (issue 32 §3). The check does not depend on the width;
+        the help and the usage, which do, still get the terminal's."""
+        if self._checking_argument:
+            formatter: Callable[..., argparse.HelpFormatter] = self.formatter_class  # typeshed names prog only
+            return formatter(prog=self.prog, width=80)
+        return super()._get_formatter()
 
     def error(self, message: str) -> "NoReturn":  # type: ignore[name-defined]  # noqa: F821
         from native.iscsi_url import scrub  # argparse quotes the command line: never a CHAP secret
@@ -97,7 +117,8 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         description="Diagnose tape drives and the disks that feed them.",
     )
     parser.add_argument("--version", action="version", version=f"tapediag {__version__}")
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    # prog given: argparse would otherwise format the usage (terminal width and all) to find "tapediag"
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser, prog=parser.prog)
     for name, (module_name, help_text) in COMMANDS.items():
         if argv is None or name == wanted:
             importlib.import_module(f"app.cli.{module_name}").register(subparsers)
@@ -199,6 +220,7 @@ def _run(argv: Sequence[str] | None, args_in: list[str]) -> int:
             from app.targets import use_secret_file
 
             use_secret_file(args.chap_secret_file)
+        collector.loaded()  # the command's modules are imported; its run collects as usual (app.collector)
         code = int(args.func(args) or EXIT_OK)
         sys.stdout.flush()  # here, where a reader that left is caught below, not by the interpreter at exit
         return code
