@@ -25,7 +25,8 @@ import time
 from typing import TYPE_CHECKING, ClassVar, NoReturn, TypeVar
 
 from app.commandwatch import CommandWatch, default_watch
-from app.events import CancelToken, EventSink, discard
+from app.cancel import CancelToken
+from app.sink import EventSink, discard
 from app.timeouts import notice_after
 from native.errors import Cancelled, CheckCondition, InvalidParameter, ParseError, SafetyRefusal, ScsiStatusError, \
     check_condition_class
@@ -34,7 +35,7 @@ from native.scsi import cdb as C
 from native.scsi.inquiry import Inquiry, UnitSerialNumber
 from native.scsi.sensekeys import RECOVERED_ERROR
 from native.transport import CHECK_CONDITION, CONDITION_MET, DEFAULT_TIMEOUT, GOOD, STATUS_NAMES, CommandResult, \
-    Transport, WritableBuffer
+    Transport, WritableBuffer, watched
 
 if TYPE_CHECKING:  # the sense decoder (and its ASC table) loads with the first CHECK CONDITION (issue 32 §3)
     from native.scsi.sense import Sense
@@ -161,8 +162,6 @@ class ScsiDevice:
                                      timeout_of=self._timeout_of))
 
     def _use_watch(self, watch: CommandWatch) -> None:
-        from native.waiting import watched
-
         self.watch = watch
         self.transport = watched(self.transport, watch)
 

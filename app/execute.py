@@ -33,7 +33,8 @@ from typing import Any, Callable, Generic, Iterator, Sequence, TypeVar
 from app import identity
 from app.claims import claimed, claimed_all
 from app.drive import TapeDrive
-from app.events import CancelToken, EventSink, discard
+from app.cancel import CancelToken
+from app.sink import EventSink, discard
 from app.history import History, run_recorded
 from app.runs import registry
 from app.runs.kind import RunContext, RunKind, Target

@@ -24,7 +24,6 @@ from __future__ import annotations
 import enum
 import json
 import operator
-import string
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -167,23 +166,35 @@ def holds(clause: Mapping[str, Any], facts: Mapping[str, Any]) -> bool:
         return False
 
 
+class _Field:
+    """A fact as a template's ``{name:spec}`` meets it: formatted by its spec where the spec applies to it, else
+    printed plain (an unknown fact's '?' under ``:,``, a text under ``:02X``) instead of failing the verdict."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __format__(self, spec: str) -> str:
+        try:
+            return format(self.value, spec)
+        except (ValueError, TypeError):
+            return str(self.value)
+
+
 class _Facts(dict):
-    """Facts for ``str.format_map``: an unknown one prints as '?' instead of failing the verdict."""
+    """Facts for ``str.format_map``, each a ``_Field``; an unknown one prints as '?'. (``str.format_map`` rather
+    than ``string.Formatter``: ``string`` compiles a regular expression at import, for every ``info``; issue 32 §3.)"""
+
+    def __getitem__(self, key: str) -> _Field:
+        return _Field(super().__getitem__(key))
 
     def __missing__(self, key: str) -> str:
         return "?"
 
 
-class _Formatter(string.Formatter):
-    def format_field(self, value: Any, format_spec: str) -> str:
-        try:
-            return super().format_field(value, format_spec)
-        except (ValueError, TypeError):  # "?" with ":,": print it plain
-            return str(value)
-
-
 def render(template: str, facts: Mapping[str, Any]) -> str:
-    return _Formatter().vformat(template, (), _Facts(facts))
+    return template.format_map(_Facts(facts))
 
 
 def _finding(rule: Mapping[str, Any], facts: Mapping[str, Any]) -> Finding:

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any, Callable, cast
 
 from app.alerts import HEALTH
-from app.events import CancelToken, EventSink
+from app.cancel import CancelToken
+from app.sink import EventSink
 from app.execute import Recorded, execute
 from app.history import History
 from app.info import DriveInfo, gather

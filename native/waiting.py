@@ -160,14 +160,4 @@ class ThreadedWaits(Transport):
         return getattr(self.inner, name)
 
 
-def watched(transport: Transport, watch: Watch | None) -> Transport:
-    """``transport`` with its commands watched by ``watch``: itself when it watches them (iSCSI) or never
-    waits in the OS (the virtual drive runs in this process, where handlers run between its steps);
-    else (``waits_in_os``) a ``ThreadedWaits`` around it, made once."""
-    if isinstance(transport, ThreadedWaits) or transport.watches or not transport.waits_in_os:
-        transport.watch = watch
-        return transport
-    return ThreadedWaits(transport, watch)
-
-
-__all__ = ["ThreadedWaits", "watched"]
+__all__ = ["ThreadedWaits"]

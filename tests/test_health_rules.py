@@ -283,3 +283,13 @@ def test_findings_travel_in_json_and_come_back_typed() -> None:
     assert back.health.findings == info.health.findings
     text = render_text(back)
     assert "Culprit: path" in text and "Threshold               more than 100; source: tapediag's own judgement" in text
+
+
+def test_a_template_prints_an_unknown_fact_or_an_unfitting_spec_plainly() -> None:
+    """A rule's text never fails on its facts: an unknown one is '?', also under a number's spec, and a value its
+    spec does not fit (a text under ``:02X``) prints as it is; the rest formats as ``format`` does."""
+    from app.health_rules import render
+
+    facts = {"errors": 12345, "code": "n/a", "asc": 10, "port": None}
+    assert render("{errors:,} {missing:,} {code:02X} {asc:02X} {port} {{literal}}", facts) == \
+        "12,345 ? n/a 0A None {literal}"

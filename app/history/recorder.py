@@ -23,15 +23,18 @@ from __future__ import annotations
 import threading
 import time
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
-from app.events import Checkpoint, Event, EventSink, Sample, SampleBatch, SampleColumns, discard
+from app.sink import EventSink, discard
 from native.errors import Cancelled, InvalidParameter, SafetyRefusal, TapediagError
 from native.iscsi_url import display_device
 
 from .figures import VisitFigures
 from .keys import RunKeys, keys_from_results
 from .store import History, HistoryError
+
+if TYPE_CHECKING:  # the events' classes load with the first event a run emits (``_sink``); info emits none
+    from app.events import Event, Sample, SampleColumns
 
 
 class Recorder:
@@ -60,6 +63,10 @@ class Recorder:
         """An event sink that stores samples, then passes every event on to ``inner``."""
 
         def _sink(event: Event) -> None:
+            # Imported here, not at the top: whatever made the event loaded them (a lookup in sys.modules),
+            # and a run that emits none (``info``) does without building the events' classes (issue 32 §3).
+            from app.events import Checkpoint, SampleBatch
+
             if isinstance(event, SampleBatch):
                 if event.columns is not None:
                     self.add_columns(event.columns)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Iterable
 if TYPE_CHECKING:
     import numpy as np
 
-from app.events import Sample
+    from app.events import Sample
 
 
 @dataclass(frozen=True)

@@ -23,11 +23,10 @@ import time
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 from urllib.parse import quote
 
 from app import __version__
-from app.events import Sample, SampleColumns
 from app.paths import data_dir
 from native.errors import InvalidParameter, TapediagError
 
@@ -36,6 +35,9 @@ from app.runs import registry
 from .figures import StoredVisit, VisitFigures
 from .keys import RunKeys
 from .schema import SCHEMA_VERSION, migrate
+
+if TYPE_CHECKING:  # only ``iter_samples`` makes a Sample: recording a snapshot (info) does without the events' classes
+    from app.events import Sample, SampleColumns
 
 STATUSES = ("incomplete", "complete", "failed", "cancelled", "refused")
 DB_NAME = "history.sqlite"
@@ -566,5 +568,7 @@ class History:
             rows = self._conn.execute(
                 "SELECT t, nbytes, latency, phase, stream FROM samples WHERE run_id = ? ORDER BY rowid", (run_id,)
             ).fetchall()
+        from app.events import Sample
+
         for t, nbytes, latency, phase, stream in rows:
             yield Sample(t=t, nbytes=nbytes, latency=latency, phase=phase, stream=stream)

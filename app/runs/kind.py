@@ -16,7 +16,8 @@ import enum
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Generic, Protocol, TypeVar
 
-from app.events import CancelToken, EventSink, discard
+from app.cancel import CancelToken
+from app.sink import EventSink, discard
 from app.runs.exits import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK, EXIT_REFUSED, EXIT_USAGE  # the kinds' too
 
 if TYPE_CHECKING:
