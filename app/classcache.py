@@ -144,7 +144,7 @@ def install() -> None:
     """Give ``dataclasses`` the caching ``exec`` (once; before tapediag's first class is built)."""
     import dataclasses
 
-    if vars(dataclasses).get("exec") is _exec:
-        return
+    if getattr(sys, "frozen", False) or vars(dataclasses).get("exec") is _exec:
+        return  # a bundle (PyInstaller) keeps its modules in an archive, with no bytecode directory to write beside
     dataclasses.exec = _exec  # type: ignore[attr-defined]
     atexit.register(_save)

@@ -133,3 +133,13 @@ def test_a_damaged_or_foreign_table_is_ignored_and_replaced(tmp_path) -> None:
         assert data.startswith(HEADER)
         assert isinstance(marshal.loads(data[len(HEADER):]), dict)
 
+
+
+def test_a_bundle_compiles_its_classes_as_python_does(tmp_path) -> None:
+    """A PyInstaller bundle (``sys.frozen``) keeps its modules in an archive: nothing is installed, nothing written."""
+    script = ("import sys; sys.frozen = True\nimport dataclasses, app\n"
+              "assert 'exec' not in vars(dataclasses), 'installed'\nimport app.info_kind\nprint('ok')")
+    proc = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=_env(tmp_path / "pyc"),
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr
+    assert not _tables(tmp_path / "pyc")
