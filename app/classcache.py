@@ -8,7 +8,7 @@ bytecode but not these methods.
 
 How: ``dataclasses`` calls ``exec`` once per method text (3.11, 3.12) or once per class (3.13), and nowhere
 else. :func:`install` gives that module its own ``exec`` (a name in its namespace, found before the
-builtin): for a class of ``app``, ``native`` or ``ui`` it looks the text up in a table stored beside
+builtin): for a class of ``app``, ``native`` or ``ui`` (which says so: ``keep_for``) it looks the text up in a table stored beside
 the class's module's bytecode (``<module>.<tag>.dataclass-methods``, in the same ``__pycache__`` Python
 uses, so ``PYTHONPYCACHEPREFIX`` applies), compiling only a text it has not seen; then runs the compiled
 code exactly as the builtin would have run the text. The text is the key, so a changed class is simply a
@@ -36,8 +36,9 @@ from importlib.util import MAGIC_NUMBER
 from types import CodeType
 from typing import Any
 
-#: the packages whose classes' methods are kept: tapediag's own, whose ``__pycache__`` it may write
-OWN_PACKAGES = ("app", "native", "ui")
+#: the packages whose classes' methods are kept: tapediag's own, whose ``__pycache__`` it may write (``ui`` adds
+#: itself with ``keep_for``: nothing in ``app`` names the desktop app's package)
+OWN_PACKAGES = {"app", "native"}
 #: what a file starts with: ours, and for this Python's bytecode only (marshal's format follows it)
 HEADER = b"tapediag dataclass methods\n" + MAGIC_NUMBER
 SUFFIX = ".dataclass-methods"
@@ -130,6 +131,11 @@ def _write(path: str, used: dict[str, CodeType]) -> None:
             os.unlink(aside)
         except OSError:
             pass
+
+
+def keep_for(package: str) -> None:
+    """Keep the methods of ``package``'s classes too (a package of tapediag's, before its first class is built)."""
+    OWN_PACKAGES.add(package)
 
 
 def counts() -> tuple[int, int]:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, ClassVar, NoReturn, TypeVar
 
 from app.commandwatch import CommandWatch, default_watch
 from app.cancel import CancelToken
-from app.sink import EventSink, discard
+from app.sink import discard
 from app.timeouts import notice_after
 from native.errors import Cancelled, CheckCondition, InvalidParameter, ParseError, SafetyRefusal, ScsiStatusError, \
     check_condition_class
@@ -38,6 +38,7 @@ from native.transport import CHECK_CONDITION, CONDITION_MET, DEFAULT_TIMEOUT, GO
     Transport, WritableBuffer, watched
 
 if TYPE_CHECKING:  # the sense decoder (and its ASC table) loads with the first CHECK CONDITION (issue 32 §3)
+    from app.events import EventSink  # in annotations only: the events' classes are not needed to send commands
     from native.scsi.sense import Sense
 
 #: Commands that write data or change a state the backup application relies on (SPC-5, SSC-5, SMC-3

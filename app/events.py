@@ -14,10 +14,10 @@ from __future__ import annotations
 from array import array
 from dataclasses import dataclass, field, replace
 from itertools import repeat
-from typing import Iterator, Union
+from typing import Callable, Iterator, Union
 
 from app.cancel import CancelToken as CancelToken  # its own module: the command line's signal policy needs only it
-from app.sink import EventSink as EventSink, discard as discard  # its own module: a run that emits nothing needs only it
+from app.sink import discard as discard  # its own module: a run that emits nothing needs only it
 
 
 @dataclass(frozen=True)
@@ -187,3 +187,4 @@ class DriveBusy:
 
 Event = Union[SampleBatch, PhaseStarted, Progress, Message, PhaseFinished, RatedRates, Yardstick, RobotMove, Checkpoint,
               DriveBusy]
+EventSink = Callable[[Event], None]

@@ -28,17 +28,20 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import asdict, dataclass, is_dataclass
-from typing import Any, Callable, Generic, Iterator, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Generic, Iterator, Sequence, TypeVar
 
 from app import identity
 from app.claims import claimed, claimed_all
 from app.drive import TapeDrive
 from app.cancel import CancelToken
-from app.sink import EventSink, discard
+from app.sink import discard
 from app.history import History, run_recorded
 from app.runs import registry
 from app.runs.kind import RunContext, RunKind, Target
 from app.runs.stored import VERSION_KEY
+
+if TYPE_CHECKING:  # in annotations only (app.sink)
+    from app.events import EventSink
 
 P = TypeVar("P")
 R = TypeVar("R")

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, cast
+from typing import TYPE_CHECKING, Any, Callable, cast
 
 from app.alerts import HEALTH
 from app.cancel import CancelToken
-from app.sink import EventSink
 from app.execute import Recorded, execute
 from app.history import History
 from app.info import DriveInfo, gather
@@ -26,6 +25,10 @@ from app.runs.kind import Command, Finding, RunContext, RunKind, Rows, Target
 from app.runs.typed import from_dict
 from app.runs.words import count, date, density, mb_s, volume
 from app.drive import Supported, TapeDrive
+
+if TYPE_CHECKING:  # in annotations only (app.sink)
+    from app.events import EventSink
+
 
 @dataclass(frozen=True)
 class DriveInfoParams:

@@ -9,3 +9,7 @@ import os
 # QGraphicsView::paintEvent); plot-sized fills are cheaper done on the GUI thread itself
 # (benchmarks/bench_gui_fluid.py, issue 19). Qt reads the variable once, when the pool is first asked for.
 os.environ.setdefault("QT_NO_GUI_THREADPOOL", "1")
+
+from app import classcache  # noqa: E402
+
+classcache.keep_for(__name__)  # the dataclass methods of ui's classes are kept beside its bytecode too

@@ -25,7 +25,7 @@ import time
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
-from app.sink import EventSink, discard
+from app.sink import discard
 from native.errors import Cancelled, InvalidParameter, SafetyRefusal, TapediagError
 from native.iscsi_url import display_device
 
@@ -34,6 +34,7 @@ from .keys import RunKeys, keys_from_results
 from .store import History, HistoryError
 
 if TYPE_CHECKING:  # the events' classes load with the first event a run emits (``_sink``); info emits none
+    from app.events import EventSink
     from app.events import Event, Sample, SampleColumns
 
 

@@ -17,10 +17,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Generic, Protocol, TypeVar
 
 from app.cancel import CancelToken
-from app.sink import EventSink, discard
+from app.sink import discard
 from app.runs.exits import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK, EXIT_REFUSED, EXIT_USAGE  # the kinds' too
 
 if TYPE_CHECKING:
+    from app.events import EventSink
     from app.history.figures import VisitFigures
     from app.runs.fields import Field
 
