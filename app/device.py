@@ -35,7 +35,7 @@ from native.scsi import cdb as C
 from native.scsi.inquiry import Inquiry, UnitSerialNumber
 from native.scsi.sensekeys import RECOVERED_ERROR
 from native.transport import CHECK_CONDITION, CONDITION_MET, DEFAULT_TIMEOUT, GOOD, STATUS_NAMES, CommandResult, \
-    Transport, WritableBuffer, watched
+    Transport, WritableBuffer
 
 if TYPE_CHECKING:  # the sense decoder (and its ASC table) loads with the first CHECK CONDITION (issue 32 §3)
     from app.events import EventSink  # in annotations only: the events' classes are not needed to send commands
@@ -163,6 +163,8 @@ class ScsiDevice:
                                      timeout_of=self._timeout_of))
 
     def _use_watch(self, watch: CommandWatch) -> None:
+        from native.waiting import watched
+
         self.watch = watch
         self.transport = watched(self.transport, watch)
 

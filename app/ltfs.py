@@ -18,7 +18,7 @@ from native.errors import DeviceError, ParseError
 
 from app.drive import TapeDrive
 from native.scsi.ltfs import VOL1_BYTES, LtfsVolume, from_mam
-from native.scsi.ltfs_labels import IndexHeader, LtfsLabel, Vol1Label
+from native.scsi.ltfs_labels import IndexHeader, LtfsLabel, Vol1Label, with_labels
 from native.scsi.mode import PAGE_MEDIUM_PARTITION, MediumPartitionPage
 
 #: The READ buffer for the labels and the index's first block: LTFS's largest block size is 1 MiB
@@ -72,7 +72,7 @@ def read_labels(drive: TapeDrive, known: LtfsVolume | None = None) -> LtfsVolume
         label = LtfsLabel.parse(bytes(buf[:got.nbytes]))
     except ParseError:
         return vol1_only
-    return base.with_labels(vol1, label, _index_header(drive, buf))
+    return with_labels(base, vol1, label, _index_header(drive, buf))
 
 
 def _index_header(drive: TapeDrive, buf: bytearray) -> IndexHeader | None:

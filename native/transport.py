@@ -135,8 +135,8 @@ class Transport(abc.ABC):
     #: sg node for a user without CAP_SYS_RAWIO); None: as named.
     route: str | None = None
     #: Asked while a command is outstanding (``Watch``); None: commands are waited for until they end.
-    #: Only a transport whose ``watches`` is True asks it; ``watched`` gives any other transport that
-    #: waits in the OS the same behaviour.
+    #: Only a transport whose ``watches`` is True asks it; ``native.waiting.watched`` gives any other
+    #: transport that waits in the OS the same behaviour.
     watch: "Watch | None" = None
     #: This transport asks ``watch`` itself (iSCSI: in its own wait loop) and can give a command up.
     watches: bool = False
@@ -235,17 +235,3 @@ def make_data_in(data_in: int | WritableBuffer) -> memoryview:
     if view.readonly:
         raise TypeError("data_in buffer must be writable")
     return view.cast("B") if view.format != "B" or view.ndim != 1 else view
-
-
-def watched(transport: Transport, watch: Watch | None) -> Transport:
-    """``transport`` with its commands watched by ``watch``: itself when it watches them (iSCSI, or one already
-    wrapped) or never waits in the OS (the virtual drive runs in this process, where handlers run between its
-    steps); else (``waits_in_os``) a ``native.waiting.ThreadedWaits`` around it, made once. That module (its
-    helper thread, queue and signal mask) is imported only then: ``tapediag info`` on a virtual drive does
-    without it (issue 32 §3)."""
-    if transport.watches or not transport.waits_in_os:
-        transport.watch = watch
-        return transport
-    from native.waiting import ThreadedWaits
-
-    return ThreadedWaits(transport, watch)

@@ -17,13 +17,12 @@ while a run watches the drive.
 from __future__ import annotations
 
 import math
-import queue
 import signal
 import sys
 import threading
 import time
 from array import array
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from native.errors import CommandLeftRunning
 from native.scsi.cdb import opcode_name
@@ -39,6 +38,9 @@ from native.transport import (
     Watch,
     WritableBuffer,
 )
+
+if TYPE_CHECKING:
+    import queue
 
 _CANCEL_SIGNALS = frozenset(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 
@@ -67,6 +69,8 @@ class ThreadedWaits(Transport):
     watches = True
 
     def __init__(self, inner: Transport, watch: Watch | None) -> None:
+        import queue  # only a transport waiting in the OS is wrapped: info on a virtual drive needs none (issue 32 §3)
+
         self.inner = inner
         self.device = inner.device
         self.watch = watch
@@ -160,4 +164,14 @@ class ThreadedWaits(Transport):
         return getattr(self.inner, name)
 
 
-__all__ = ["ThreadedWaits"]
+def watched(transport: Transport, watch: Watch | None) -> Transport:
+    """``transport`` with its commands watched by ``watch``: itself when it watches them (iSCSI) or never
+    waits in the OS (the virtual drive runs in this process, where handlers run between its steps);
+    else (``waits_in_os``) a ``ThreadedWaits`` around it, made once."""
+    if isinstance(transport, ThreadedWaits) or transport.watches or not transport.waits_in_os:
+        transport.watch = watch
+        return transport
+    return ThreadedWaits(transport, watch)
+
+
+__all__ = ["ThreadedWaits", "watched"]

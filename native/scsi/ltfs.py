@@ -36,20 +36,18 @@ Everything here parses bytes a customer's tape holds, so nothing is trusted: the
 refuse a document type declaration (no entity can expand), and a damaged label is a
 ``ParseError``, never a crash.
 
-The parsers of the labels and the index header on tape are ``native.scsi.ltfs_labels``: ``info`` reads the
-cartridge memory only (``from_mam``), and each label is a dataclass built at import (issue 32 §3).
+The parsers of the labels and the index header on tape are ``native.scsi.ltfs_labels`` (with ``with_labels``,
+a volume completed by them): ``info`` reads the cartridge memory only (``from_mam``), and each label is a
+dataclass built at import (issue 32 §3).
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, replace
-from typing import TYPE_CHECKING, Any
+from dataclasses import asdict, dataclass
+from typing import Any
 
 from native.errors import ParseError
 from native.scsi._bytes import need, uint
 from native.scsi.mam import Mam
-
-if TYPE_CHECKING:  # the labels on tape: ``native.scsi.ltfs_labels`` (``info`` reads the MAM's LTFS fields only)
-    from native.scsi.ltfs_labels import IndexHeader, LtfsLabel, Vol1Label
 
 VOL1_BYTES = 80
 #: The implementation identifier an LTFS VOL1 label carries (bytes 24-36, left-justified).
@@ -120,22 +118,6 @@ class LtfsVolume:
         uuid = f" (UUID {self.volume_uuid})" if self.volume_uuid else ""
         by = f", written by {self.written_by}" if self.written_by else ""
         return f"LTFS volume {name}{uuid}{by}"
-
-    def with_labels(self, vol1: Vol1Label, label: LtfsLabel, index: "IndexHeader | None") -> "LtfsVolume":
-        """This volume completed by the labels read on tape (the label's creator says who formatted it)."""
-        return replace(
-            self,
-            volume_uuid=label.volume_uuid or self.volume_uuid,
-            name=(index.volume_name if index is not None and index.volume_name else self.name),
-            barcode=self.barcode or vol1.volume_id,
-            written_by=label.creator or self.written_by,
-            format_version=label.version or self.format_version,
-            index_partition=label.index_partition, data_partition=label.data_partition,
-            blocksize=label.blocksize, compression=label.compression, format_time=label.format_time,
-            generation=index.generation if index is not None and index.generation is not None else self.generation,
-            evidence=self.evidence + ("VOL1 and LTFS labels at the start of partition 0",)
-            + (("the index on partition 0",) if index is not None else ()),
-        )
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)

@@ -9,11 +9,11 @@ document type declaration (no entity can expand), and a damaged label is a ``Par
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, cast
 
 from native.errors import ParseError
-from native.scsi.ltfs import LTFS_IMPLEMENTATION, MAX_XML, VOL1_BYTES
+from native.scsi.ltfs import LTFS_IMPLEMENTATION, MAX_XML, VOL1_BYTES, LtfsVolume
 
 if TYPE_CHECKING:  # the XML parser loads with a label or an index to read
     import xml.etree.ElementTree as ET
@@ -150,4 +150,22 @@ def _index_fields(body: bytes) -> dict[str, str]:
     return fields
 
 
-__all__ = ["IndexHeader", "LtfsLabel", "Vol1Label"]
+def with_labels(volume: LtfsVolume, vol1: Vol1Label, label: LtfsLabel, index: IndexHeader | None) -> LtfsVolume:
+    """``volume`` (what the cartridge memory said, or only a barcode) completed by the labels read on tape (the
+    label's creator says who formatted it). Here, beside the labels, so ``native.scsi.ltfs`` needs none of them."""
+    return replace(
+        volume,
+        volume_uuid=label.volume_uuid or volume.volume_uuid,
+        name=(index.volume_name if index is not None and index.volume_name else volume.name),
+        barcode=volume.barcode or vol1.volume_id,
+        written_by=label.creator or volume.written_by,
+        format_version=label.version or volume.format_version,
+        index_partition=label.index_partition, data_partition=label.data_partition,
+        blocksize=label.blocksize, compression=label.compression, format_time=label.format_time,
+        generation=index.generation if index is not None and index.generation is not None else volume.generation,
+        evidence=volume.evidence + ("VOL1 and LTFS labels at the start of partition 0",)
+        + (("the index on partition 0",) if index is not None else ()),
+    )
+
+
+__all__ = ["IndexHeader", "LtfsLabel", "Vol1Label", "with_labels"]

@@ -23,8 +23,7 @@ from app.events import CancelToken
 from native.errors import CommandLeftRunning, ConnectionLost
 from native.iscsi import IscsiTransport
 from native.transport import DEFAULT_TIMEOUT, CommandResult, Transport
-from native.transport import watched
-from native.waiting import ThreadedWaits
+from native.waiting import ThreadedWaits, watched
 
 TUR = bytes(6)
 WRITE6 = bytes([0x0A, 0, 0, 2, 0, 0])
