@@ -8,10 +8,10 @@ bytecode but not these methods.
 
 How: ``dataclasses`` calls ``exec`` once per method text (3.11, 3.12) or once per class (3.13), and nowhere
 else. :func:`install` gives that module its own ``exec`` (a name in its namespace, found before the
-builtin): for a class of ``app``, ``native`` or ``ui`` (which says so: ``keep_for``) it looks the text up in a table stored beside
-the class's module's bytecode (``<module>.<tag>.dataclass-methods``, in the same ``__pycache__`` Python
-uses, so ``PYTHONPYCACHEPREFIX`` applies), compiling only a text it has not seen; then runs the compiled
-code exactly as the builtin would have run the text. The text is the key, so a changed class is simply a
+builtin): for a class of ``app``, ``native`` or ``ui`` (which says so: ``keep_for``) it looks the text up
+in a table stored beside the class's module's bytecode (``<module>.<tag>.dataclass-methods``, in the same
+``__pycache__`` Python uses, so ``PYTHONPYCACHEPREFIX`` applies), compiling only a text it has not seen;
+then runs the compiled code exactly as the builtin would have run the text. The text is the key, so a changed class is simply a
 miss, and the same text always gives the same code: what ``==``, ``repr``, ``hash``, ``asdict`` and the
 signatures of a class do cannot differ from what the stock ``dataclasses`` makes (``tests/test_classcache.py``
 builds every class of ``app`` and ``native`` both ways and compares the methods' code).

@@ -14,8 +14,8 @@ no longer walk the objects frozen at start-up).
 What freezing at exit leaves undone: the finalisers of objects in reference cycles (an object held only by
 itself or a cycle is not closed by the interpreter). Nothing of tapediag's leans on that: a file is closed
 by its ``with``, the history's connection commits and closes before the command returns, and what must run at
-exit runs from ``atexit`` (before the freeze, which does not touch it); objects outside cycles are released
-by their reference counts as before.
+exit runs from ``atexit``, which the freeze does not touch (``app.classcache`` writes its tables so); objects
+outside cycles are released by their reference counts as before.
 
 Only the process's entry points (``app.__main__.run``, the bundles' launcher through it) pause and freeze; a
 test or a program that calls ``app.cli.main`` in its own process keeps its collector as it was.

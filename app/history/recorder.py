@@ -34,8 +34,7 @@ from .keys import RunKeys, keys_from_results
 from .store import History, HistoryError
 
 if TYPE_CHECKING:  # the events' classes load with the first event a run emits (``_sink``); info emits none
-    from app.events import EventSink
-    from app.events import Event, Sample, SampleColumns
+    from app.events import Event, EventSink, Sample, SampleColumns
 
 
 class Recorder:
