@@ -42,7 +42,22 @@ def provide_front_ends() -> None:
     frontends.provide(pdf_writer=_pdf_writer, desktop=_desktop)
 
 
+def _interrupted_in_python_start() -> bool:
+    """Whether a Ctrl-C came in the interpreter's own start-up and Python carried on past it.
+
+    CPython 3.11 checks whether the script it runs (the ``tapediag`` console script) is a zip archive before it
+    runs it; a KeyboardInterrupt there is printed ("Failed checking if argv[0] is an import path entry" and a
+    traceback through ``zipimport``) and the script then runs as if no Ctrl-C had come. Seen once under load: a
+    tape write test interrupted 0.1 s after its start ran to its end. Python keeps the exception it printed as
+    ``sys.last_value``; nothing else sets it before this function, the first line of tapediag's own that runs
+    for a command (an interrupt while tapediag's modules load is ``app._cancelled_while_loading``'s)."""
+    return isinstance(getattr(sys, "last_value", None), KeyboardInterrupt)
+
+
 def run() -> int:
+    if _interrupted_in_python_start():
+        print("tapediag: cancelled", file=sys.stderr)
+        return 130
     from app import collector
 
     collector.pause_while_loading()  # resumed by app.cli once the command is loaded (app.collector)
