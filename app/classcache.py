@@ -121,9 +121,18 @@ def _save() -> None:
 
 
 def _write(path: str, used: dict[str, CodeType]) -> None:
-    aside = f"{path}.{os.getpid()}.tmp"
+    """The table, written beside ``path`` then renamed over it. The new file is ``app.paths.create_beside``'s (never
+    an existing file or a planted link); not synced: a table lost or cut short by a crash is read as none."""
+    from pathlib import Path
+
+    from app.paths import create_beside
+
     try:
-        with open(aside, "wb") as file:
+        fd, aside = create_beside(Path(path))
+    except OSError:
+        return
+    try:
+        with os.fdopen(fd, "wb") as file:
             file.write(HEADER + marshal.dumps(used))
         os.replace(aside, path)
     except OSError:
