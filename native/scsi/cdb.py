@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from native.errors import InvalidParameter
-from native.scsi.layout import Cdb, at
+from native.scsi.layout import ALLOC, Cdb, at
 
 if TYPE_CHECKING:
     from native.scsi.cdb_actions import (  # noqa: F401 - named here, stored there (see the docstring)
@@ -143,7 +143,6 @@ PROTOCOL_TAPE_ENCRYPTION = 0x20
 #: MAINTENANCE IN service action REPORT SUPPORTED OPERATION CODES (SPC-4).
 SA_REPORT_SUPPORTED_OPCODES = 0x0C
 
-_ALLOC = "allocation length"
 
 
 # -- the layouts (SPC-4 / SSC-4 field positions) -------------------------------------------------
@@ -171,7 +170,7 @@ class Inquiry(Cdb):
     OPCODE, LENGTH = INQUIRY, 6
     evpd: bool = at(1, 0x01)
     page_code: int = at(2, what="VPD page")
-    allocation_length: int = at(3, 0xFFFF, what=_ALLOC)
+    allocation_length: int = at(3, 0xFFFF, what=ALLOC)
 
 
 @dataclass(frozen=True)
@@ -183,7 +182,7 @@ class ModeSense10(Cdb):
     pc: int = at(2, 0xC0)
     page_code: int = at(2, 0x3F, what="mode page")
     subpage_code: int = at(3, what="subpage")
-    allocation_length: int = at(7, 0xFFFF, what=_ALLOC)
+    allocation_length: int = at(7, 0xFFFF, what=ALLOC)
 
 
 @dataclass(frozen=True)
@@ -196,7 +195,7 @@ class LogSense(Cdb):
     page_code: int = at(2, 0x3F, what="log page")
     subpage_code: int = at(3, what="subpage")
     parameter_pointer: int = at(5, 0xFFFF, what="parameter pointer")
-    allocation_length: int = at(7, 0xFFFF, what=_ALLOC)
+    allocation_length: int = at(7, 0xFFFF, what=ALLOC)
 
 
 @dataclass(frozen=True)
@@ -208,7 +207,7 @@ class ReadAttribute(Cdb):
     volume: int = at(5, what="volume")
     partition: int = at(7, what="partition")
     first_attribute: int = at(8, 0xFFFF, what="first attribute")
-    allocation_length: int = at(10, 0xFFFF_FFFF, what=_ALLOC)
+    allocation_length: int = at(10, 0xFFFF_FFFF, what=ALLOC)
     cache: bool = at(14, 0x01)
 
 
@@ -220,7 +219,7 @@ class SecurityProtocolIn(Cdb):
     security_protocol: int = at(1, what="security protocol")
     protocol_specific: int = at(2, 0xFFFF, what="protocol specific")
     inc_512: bool = at(4, 0x80)
-    allocation_length: int = at(6, 0xFFFF_FFFF, what=_ALLOC)
+    allocation_length: int = at(6, 0xFFFF_FFFF, what=ALLOC)
 
 
 @dataclass(frozen=True)
@@ -233,7 +232,7 @@ class ReportSupportedOpcodes(Cdb):
     reporting_options: int = at(2, 0x07)
     requested_opcode: int = at(3)
     requested_service_action: int = at(4, 0xFFFF)
-    allocation_length: int = at(6, 0xFFFF_FFFF, what=_ALLOC)
+    allocation_length: int = at(6, 0xFFFF_FFFF, what=ALLOC)
 
 
 # -- the builders tapediag's callers use -------------------------------------------------------------

@@ -16,9 +16,8 @@ from native.scsi.cdb_codes import (
     MODE_SENSE_6, READ_BUFFER, READ_POSITION, REPORT_DENSITY_SUPPORT, REQUEST_SENSE, BufferMode, PageControl,
     PositionForm,
 )
-from native.scsi.layout import Cdb, at
+from native.scsi.layout import ALLOC, Cdb, at
 
-_ALLOC = "allocation length"
 
 # -- the layouts (SPC-4 / SSC-4 field positions) -------------------------------------------------
 
@@ -26,7 +25,7 @@ _ALLOC = "allocation length"
 class RequestSense(Cdb):
     OPCODE, LENGTH = REQUEST_SENSE, 6
     desc: bool = at(1, 0x01)
-    allocation_length: int = at(4, what=_ALLOC)
+    allocation_length: int = at(4, what=ALLOC)
 
 
 @dataclass(frozen=True)
@@ -36,7 +35,7 @@ class ModeSense6(Cdb):
     pc: int = at(2, 0xC0)
     page_code: int = at(2, 0x3F, what="mode page")
     subpage_code: int = at(3, what="subpage")
-    allocation_length: int = at(4, what=_ALLOC)
+    allocation_length: int = at(4, what=ALLOC)
 
 
 @dataclass(frozen=True)
@@ -45,7 +44,7 @@ class ReadPosition(Cdb):
 
     OPCODE, LENGTH = READ_POSITION, 10
     service_action: int = at(1, 0x1F, what="service action")
-    allocation_length: int = at(7, 0xFFFF, what=_ALLOC)
+    allocation_length: int = at(7, 0xFFFF, what=ALLOC)
 
 
 @dataclass(frozen=True)
@@ -56,7 +55,7 @@ class ReadBuffer(Cdb):
     mode: int = at(1, 0x1F, what="buffer mode")
     buffer_id: int = at(2, what="buffer ID")
     offset: int = at(3, 0xFFFFFF, what="buffer offset")
-    allocation_length: int = at(6, 0xFFFFFF, what=_ALLOC)
+    allocation_length: int = at(6, 0xFFFFFF, what=ALLOC)
 
 
 @dataclass(frozen=True)
@@ -64,7 +63,7 @@ class ReportDensitySupport(Cdb):
     OPCODE, LENGTH = REPORT_DENSITY_SUPPORT, 10
     medium_type: bool = at(1, 0x02)
     media: bool = at(1, 0x01)
-    allocation_length: int = at(7, 0xFFFF, what=_ALLOC)
+    allocation_length: int = at(7, 0xFFFF, what=ALLOC)
 
 
 # -- the builders tapediag's callers use -------------------------------------------------------------

@@ -65,6 +65,10 @@ class Place:
         return value
 
 
+#: The name an allocation length field gives in a refusal (every layout of a query has one).
+ALLOC = "allocation length"
+
+
 def at(byte: int, mask: int = 0xFF, *, signed: bool = False, what: str = "", default: int = 0) -> Any:
     """A CDB field's declaration: its ``Place`` and its default (0: a flag off, a length of nothing)."""
     return dataclasses.field(default=default, metadata={"place": Place(byte, mask, signed, what)})

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from native.errors import ParseError
 from native.scsi.cdb import INITIALIZE_ELEMENT_STATUS, MOVE_MEDIUM, READ_ELEMENT_STATUS  # noqa: F401 - named here too
-from native.scsi.layout import Cdb, at
+from native.scsi.layout import ALLOC, Cdb, at
 
 PAGE_ELEMENT_ADDRESS = 0x1D
 
@@ -40,7 +40,7 @@ class ReadElementStatus(Cdb):
     start: int = at(2, 0xFFFF, what="starting element address")
     count: int = at(4, 0xFFFF, what="number of elements")
     dvcid: bool = at(6, 0x01)
-    allocation_length: int = at(7, 0xFFFFFF, what="allocation length")
+    allocation_length: int = at(7, 0xFFFFFF, what=ALLOC)
 
 
 @dataclass(frozen=True)
