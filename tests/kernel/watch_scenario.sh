@@ -17,7 +17,7 @@ export TAPEDIAG_DATA_DIR=/tmp/tapediag-data HOME=/tmp
 IQN=iqn.2026-11.org.tapediag:watch
 PORTAL=127.0.0.1:3260
 STATS=/sys/class/scsi_tape/nst0/stats
-WINDOW=10  # seconds: the watch's --for (tapestat reports every second through it)
+WINDOW=10  # seconds: the watch's --for and tapestat's interval, over the same stretch of the job
 
 now() { cut -d' ' -f1 /proc/uptime; }
 stat_of() { cat $STATS/$1; }
@@ -76,21 +76,22 @@ started() {  # until the kernel has counted a write since $1 bytes, or the job (
   return 1
 }
 as_user() { su techuser -s /bin/sh -c "TAPEDIAG_DATA_DIR=/tmp/techuser-data HOME=/tmp $*"; }
-watched_job() {  # watched_job NAME SOURCE: a watch of WINDOW s of a dd from SOURCE, tapestat every second beside it
-  # The job runs first, as a backup does when a technician comes to watch it. tapestat reports every second from
-  # before the watch's first reading to after its last (the test averages the seconds inside the watch's window):
-  # started once the watch had its first reading, tapestat's own start in this one-CPU guest slowed the job inside
-  # the watch's window and not inside its own (5 % apart under a busy host, the rest of the seconds agreeing).
+watched_job() {  # watched_job NAME SOURCE: a watch and tapestat over the same WINDOW s of a dd from SOURCE
+  # The job runs first, as a backup does when a technician comes to watch it: both windows then lie inside it,
+  # so the fraction of a second between the watch's first reading and tapestat's is the same steady job to
+  # both (started beside them, the job's start fell inside tapestat's window but partly outside the watch's).
   name=$1
   mt -f /dev/nst0 rewind
   dd if=$2 of=/dev/nst0 bs=256k iflag=direct 2> $R/$name.dd & job=$!
   started $(stat_of write_byte_cnt) $job
-  now > $R/$name.tapestat_start
-  tapestat -k -y 1 600 > $R/$name.tapestat 2>&1 & tapestat=$!  # unbuffered (sysstat): a row per second as it goes
   watch_bg $name $TD watch /dev/nst0 --for ${WINDOW}s --json
-  ready $name
+  if ready $name; then  # the watch has its first reading: tapestat starts beside it
+    now > $R/$name.tapestat_start
+    tapestat -k -y $WINDOW 1 > $R/$name.tapestat 2>&1 & tapestat=$!
+    wait $tapestat
+  fi
   finish $name $WATCH
-  kill $tapestat $job; wait $tapestat $job 2> /dev/null  # their own processes, by their ids
+  kill $job; wait $job 2> /dev/null  # the job's own process, by its id
 }
 user_job() {  # a user without root and outside the tape group watches a throttled job
   mt -f /dev/nst0 rewind
